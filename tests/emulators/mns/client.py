@@ -1,0 +1,152 @@
+"""Test helper: start the MNS emulator as a subprocess and drive its control API.
+
+    with MnsEmulator() as emu:
+        emu.create_queue("q1", visibility_timeout=5)
+        account = mns.account.Account(emu.endpoint, emu.access_key_id, emu.access_key_secret)
+
+`MnsControl(url)` drives an already running emulator (e.g. the one the OSS server embeds).
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+
+SERVER = pathlib.Path(__file__).resolve().with_name("server.py")
+DEFAULT_ACCESS_KEY_ID = "AKTEST"
+DEFAULT_ACCESS_KEY_SECRET = "SKTEST"
+
+
+class ControlError(RuntimeError):
+    def __init__(self, status: int, body: str):
+        super().__init__(f"control call failed: HTTP {status}: {body}")
+        self.status, self.body = status, body
+
+
+def control_call(base_url: str, method: str, path: str, body: dict | None = None,
+                 timeout: float = 60.0) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base_url + "/_emulator" + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"} if data else {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as err:
+        raise ControlError(err.code, err.read().decode(errors="replace")) from None
+
+
+def wait_for_listening(proc: subprocess.Popen, expect: tuple[str, ...] = ("LISTENING",),
+                       timeout: float = 20.0) -> dict[str, int]:
+    """Read announce lines (`LISTENING <port>`, `MNS_LISTENING <port>`...) until all of
+    `expect` were seen; the server prints them first, before serving."""
+    ports: dict[str, int] = {}
+
+    def reader():
+        for _ in range(len(expect) + 4):  # bounded: a handful of announce lines
+            line = proc.stdout.readline()
+            if not line:
+                return
+            words = line.decode().split()
+            if len(words) == 2 and words[0].endswith("LISTENING") and words[1].isdigit():
+                ports[words[0]] = int(words[1])
+            if all(name in ports for name in expect):
+                return
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not all(name in ports for name in expect):
+        proc.kill()
+        raise RuntimeError(f"emulator did not report {expect} within {timeout}s (got {ports})")
+    return ports
+
+
+class MnsControl:
+    """Control-API helpers; `url` is `http://127.0.0.1:<port>`."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.access_key_id = DEFAULT_ACCESS_KEY_ID
+        self.access_key_secret = DEFAULT_ACCESS_KEY_SECRET
+
+    @property
+    def endpoint(self) -> str:
+        return self.url
+
+    def control(self, method: str, path: str, body: dict | None = None) -> dict:
+        return control_call(self.url, method, path, body)
+
+    def reset(self) -> dict:
+        self.access_key_id, self.access_key_secret = DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET
+        return self.control("POST", "/reset")
+
+    def set_credentials(self, access_key_id: str, access_key_secret: str,
+                        security_token: str = "", keep_existing: bool = False,
+                        verify_signatures: bool = True) -> dict:
+        self.access_key_id, self.access_key_secret = access_key_id, access_key_secret
+        return self.control("PUT", "/credentials", {
+            "access_key_id": access_key_id, "access_key_secret": access_key_secret,
+            "security_token": security_token, "keep_existing": keep_existing,
+            "verify_signatures": verify_signatures})
+
+    def create_queue(self, name: str, **attrs) -> dict:
+        return self.control("POST", "/queues", {"name": name, **attrs})
+
+    def set_queue_attributes(self, name: str, **attrs) -> dict:
+        return self.control("PATCH", f"/queues/{name}", attrs)
+
+    def queue(self, name: str) -> dict:
+        return self.control("GET", f"/queues/{name}")
+
+    def delete_queue(self, name: str) -> dict:
+        return self.control("DELETE", f"/queues/{name}")
+
+    def send(self, queue: str, body: str, priority: int = 8, delay_seconds: int | None = None) -> dict:
+        item = {"body": body, "priority": priority}
+        if delay_seconds is not None:
+            item["delay_seconds"] = delay_seconds
+        return self.control("POST", f"/queues/{queue}/messages", item)["messages"][0]
+
+    def messages(self, queue: str) -> list[dict]:
+        return self.control("GET", f"/queues/{queue}/messages")["messages"]
+
+    def purge(self, queue: str) -> dict:
+        return self.control("DELETE", f"/queues/{queue}/messages")
+
+    def inject_fault(self, action: str = "*", kind: str = "error", count: int = 1, **extra) -> dict:
+        return self.control("POST", "/faults", {"action": action, "kind": kind, "count": count, **extra})
+
+    def clear_faults(self) -> dict:
+        return self.control("DELETE", "/faults")
+
+    def counters(self) -> dict[str, int]:
+        return self.control("GET", "/counters")["counters"]
+
+
+class MnsEmulator(MnsControl):
+    """Context manager running `server.py` on a free loopback port."""
+
+    def __init__(self, extra_args: list[str] | None = None):
+        super().__init__("")
+        self.extra_args = extra_args or []
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+
+    def __enter__(self) -> "MnsEmulator":
+        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", *self.extra_args],
+                                     stdout=subprocess.PIPE)
+        self.port = wait_for_listening(self.proc)["LISTENING"]
+        self.url = f"http://127.0.0.1:{self.port}"
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            self.proc.stdout.close()
