@@ -1,0 +1,66 @@
+#include "config/pipeline_options.h"
+
+namespace cdcd::config {
+
+const ConnectorOptionsSpec& pipeline_options_spec() {
+    static const ConnectorOptionsSpec spec{
+        {
+            OptionSpec::string("name")
+                .default_("Flink CDC Pipeline Job")
+                .desc("Name of the pipeline, shown in logs and metrics"),
+            OptionSpec::integer("parallelism")
+                .default_("1")
+                .at_least(1)
+                .desc("Number of parallel sink writers; records are partitioned by primary key"),
+            OptionSpec::enum_of("schema.change.behavior",
+                                {"IGNORE", "LENIENT", "TRY_EVOLVE", "EVOLVE", "EXCEPTION"})
+                .default_("LENIENT")
+                .desc("How upstream schema changes are applied to the sink"),
+            OptionSpec::enum_of("route-mode", {"ALL_MATCH", "FIRST_MATCH"})
+                .default_("ALL_MATCH")
+                .desc("Apply every matching route rule, or only the first one"),
+            OptionSpec::string("local-time-zone")
+                .default_("systemDefault")
+                .desc("Session time zone, e.g. Asia/Shanghai or GMT+08:00"),
+            OptionSpec::enum_of("execution.runtime-mode", {"STREAMING", "BATCH"})
+                .default_("STREAMING")
+                .desc("STREAMING runs forever; BATCH stops after the snapshot"),
+            OptionSpec::duration("schema-operator.rpc-timeout")
+                .default_("3min")
+                .desc("How long a schema change may wait for the sinks to flush"),
+            OptionSpec::duration("execution.checkpointing.interval")
+                .default_("10s")
+                .at_least(1)
+                .desc("Interval between checkpoints"),
+            OptionSpec::integer("state.checkpoints.num-retained")
+                .default_("3")
+                .at_least(1)
+                .desc("Number of completed checkpoints kept"),
+            OptionSpec::string("state.dir")
+                .default_("./cdcd-state")
+                .desc("Directory of the RocksDB checkpoint store"),
+            OptionSpec::string("operator.uid.prefix")
+                .desc("Prefix of operator ids (accepted for Flink compatibility)"),
+            OptionSpec::duration("shutdown.timeout")
+                .default_("30s")
+                .desc("How long a graceful stop (final checkpoint) may take"),
+            OptionSpec::string("admin.address")
+                .desc("host:port of the admin HTTP endpoint (metrics, health); off if unset"),
+            OptionSpec::enum_of("sink.partitioning.strategy",
+                                {"SINK_DEFINED", "PRIMARY_KEY", "TABLE_ID"})
+                .desc("How records are distributed over the parallel sink writers"),
+            OptionSpec::enum_of("transform.decimal.precision.mode", {"UP_TO_19", "UP_TO_38"})
+                .default_("UP_TO_19")
+                .desc("Maximum precision of DECIMAL results of transform arithmetic"),
+        },
+        {},
+    };
+    return spec;
+}
+
+ValidatedOptions validate_pipeline_options(const PipelineDef& def, Diagnostics& diags) {
+    return validate_options(pipeline_options_spec(), def.pipeline, def.pipeline_where,
+                            "`pipeline` block", diags);
+}
+
+}  // namespace cdcd::config
