@@ -1,0 +1,163 @@
+"""Start the VikingDB emulator as a subprocess and drive its /_emulator/ API.
+
+    with VikingDBEmulator() as emu:
+        emu.create_collection("docs", fields=[...], indexes=[{"IndexName": "idx", "Distance": "cosine"}])
+        ... point an SDK at emu.host / emu.url ...
+        emu.rows("docs"); emu.counters()
+
+Only the standard library is used so C++ test harnesses can reuse it as is.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
+
+
+class EmulatorError(RuntimeError):
+    def __init__(self, status: int, body: Any):
+        super().__init__(f"emulator control call failed: HTTP {status}: {body}")
+        self.status = status
+        self.body = body
+
+
+class VikingDBEmulator:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, startup_timeout: float = 15.0):
+        self._host = host
+        self._port = port
+        self._timeout = startup_timeout
+        self.proc: subprocess.Popen | None = None
+        self.port: int | None = None
+
+    # ------------------------------------------------------------ lifecycle
+    def start(self) -> "VikingDBEmulator":
+        self.proc = subprocess.Popen(
+            [sys.executable, SERVER, "--host", self._host, "--port", str(self._port)],
+            stdout=subprocess.PIPE, stderr=None, text=True)
+        line_box: list[str] = []
+        reader = threading.Thread(target=lambda: line_box.append(self.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(self._timeout)
+        line = line_box[0].strip() if line_box else ""
+        if not line.startswith("LISTENING "):
+            self.stop()
+            raise RuntimeError(f"emulator did not report LISTENING within {self._timeout}s (got {line!r})")
+        self.port = int(line.split()[1])
+        return self
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.proc = None
+
+    def __enter__(self) -> "VikingDBEmulator":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def host(self) -> str:
+        """host:port, the form the SDKs take as `host`."""
+        return f"{self._host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}"
+
+    # ------------------------------------------------------------ control API
+    def control(self, method: str, path: str, body: Any = None, timeout: float = 60.0) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"{self.url}/_emulator/{path.lstrip('/')}", data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as e:
+            raise EmulatorError(e.code, e.read().decode(errors="replace")) from None
+
+    def reset(self, credentials: bool = False) -> None:
+        self.control("POST", "reset", {"credentials": credentials})
+
+    def set_credentials(self, api_keys: list[str] | None = None,
+                        access_keys: dict[str, str] | None = None) -> dict:
+        body: dict = {}
+        if api_keys is not None:
+            body["api_keys"] = api_keys
+        if access_keys is not None:
+            body["access_keys"] = access_keys
+        return self.control("POST", "credentials", body)
+
+    def configure(self, **settings) -> dict:
+        return self.control("POST", "config", settings)
+
+    def create_collection(self, name: str, fields: list[dict], project_name: str = "default",
+                          vectorize: dict | None = None, indexes: list[dict] | None = None,
+                          description: str = "") -> dict:
+        body = {"ProjectName": project_name, "CollectionName": name, "Fields": fields,
+                "Description": description}
+        if vectorize:
+            body["Vectorize"] = vectorize
+        if indexes:
+            body["Indexes"] = indexes
+        return self.control("POST", "collections", body)
+
+    def create_index(self, collection: str, index_name: str, distance: str = "ip",
+                     project_name: str = "default") -> dict:
+        return self.control("POST", f"collections/{collection}/indexes?project_name={project_name}",
+                            {"IndexName": index_name, "Distance": distance})
+
+    def collection(self, name: str, project_name: str = "default") -> dict:
+        return self.control("GET", f"collections/{name}?project_name={project_name}")
+
+    def collections(self) -> list[dict]:
+        return self.control("GET", "collections")["collections"]
+
+    def rows(self, name: str, project_name: str = "default", vectors: bool = False) -> dict:
+        """{"count": n, "rows": [{"id", "fields", "vector"?, "expires_at"?}]}"""
+        return self.control("GET", f"collections/{name}/rows?project_name={project_name}"
+                                   f"&vectors={'1' if vectors else '0'}")
+
+    def inject_faults(self, *faults: dict) -> dict:
+        """Each fault: {"kind": error|reset|delay|throttle, "count": N, "status", "code",
+        "delay_ms", "match": counter name, "plane": data|control}."""
+        return self.control("POST", "faults", {"faults": list(faults)})
+
+    def clear_faults(self) -> None:
+        self.control("DELETE", "faults")
+
+    def throttle(self, qps: float | None, match: str = "*", burst: float | None = None) -> dict:
+        return self.control("POST", "throttle", {"match": match, "qps": qps, "burst": burst})
+
+    def counters(self) -> dict:
+        return self.control("GET", "counters")
+
+    def reset_counters(self) -> None:
+        self.control("POST", "counters/reset")
+
+
+def wait_until(predicate, timeout: float = 5.0, interval: float = 0.05) -> bool:
+    """Bounded polling helper for tests."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
