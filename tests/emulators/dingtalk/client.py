@@ -155,9 +155,11 @@ class DingTalkEmulator:
         return self.control("POST", "tokens/expire", {"appKey": app_key} if app_key else {})
 
     def set_limit(self, endpoint: str, qps: float | None, scope: str = "app", status: int = 403,
-                  retry_after: float | None = None):
+                  retry_after: float | None = None, per_minute: bool = False):
+        """qps requests per 1 s sliding window (per_minute: per 60 s, QPM code)."""
         return self.control("POST", "limits", {"endpoint": endpoint, "qps": qps, "scope": scope,
-                                               "status": status, "retryAfter": retry_after})
+                                               "status": status, "retryAfter": retry_after,
+                                               "perMinute": per_minute})
 
     def inject_fault(self, endpoint: str, kind: str = "status", count: int = 1, **extra):
         """kind: status | reset | delay | throttle; extra: skip, key, status, code, message,

@@ -191,7 +191,8 @@ async def expire_tokens(request):
 async def set_limit(request):
     b = await _body(request)
     request.app["state"].traffic.set_limit(b["endpoint"], b.get("qps"), b.get("scope", "app"),
-                                           int(b.get("status", 403)), b.get("retryAfter"))
+                                           int(b.get("status", 403)), b.get("retryAfter"),
+                                           bool(b.get("perMinute", False)))
     return _ok()
 
 

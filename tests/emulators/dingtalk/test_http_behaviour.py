@@ -314,6 +314,9 @@ def test_global_api_limit_and_429_mode(emu, kb):
     assert code_of(busy) == (429, "systemBusy") and busy.headers["Retry-After"] == "1"
     emu.set_limit("DocBlocksQuery", qps=None)
     assert first.blocks(doc["nodeId"]).status_code == 200
+    emu.set_limit("GetNode", qps=2, per_minute=True)
+    assert [first.node(doc["nodeId"]).status_code for _ in range(2)] == [200, 200]
+    assert code_of(first.node(doc["nodeId"])) == (403, "Forbidden.AccessDenied.QpmLimitForAppkeyAndApi")
 
 
 def test_rate_log_measures_client_rate(emu, kb):

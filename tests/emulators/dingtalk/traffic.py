@@ -22,18 +22,21 @@ class Limit:
     scope: str  # "app" -> QpsLimitForAppkeyAndApi, "api" -> QpsLimitForApi (global)
     status: int  # 403 (DingTalk's usual) or 429 (systemBusy)
     retry_after: float | None
+    window_s: float = 1.0  # 60 -> a per-minute (QPM) budget of `qps` requests
     accepted: dict = field(default_factory=dict)  # bucket key -> deque of accept times
 
     def code(self) -> str:
         if self.status == 429:
             return "systemBusy"
+        if self.window_s >= 60:
+            return "Forbidden.AccessDenied.QpmLimitForAppkeyAndApi"
         return ("Forbidden.AccessDenied.QpsLimitForAppkeyAndApi" if self.scope == "app"
                 else "Forbidden.AccessDenied.QpsLimitForApi")
 
     def admit(self, app_key: str, now: float) -> bool:
-        """Sliding one-second window over accepted requests (DingTalk's QPS windows are 1 s)."""
+        """Sliding window over accepted requests (DingTalk's QPS windows are 1 s)."""
         bucket = self.accepted.setdefault(app_key if self.scope == "app" else "*", deque())
-        while bucket and bucket[0] <= now - 1.0:
+        while bucket and bucket[0] <= now - self.window_s:
             bucket.popleft()
         if len(bucket) >= self.qps:
             return False
@@ -91,14 +94,15 @@ class Traffic:
 
     # ---- configuration -------------------------------------------------------------
     def set_limit(self, endpoint: str, qps: float | None, scope: str = "app", status: int = 403,
-                  retry_after: float | None = None) -> None:
+                  retry_after: float | None = None, per_minute: bool = False) -> None:
         check_endpoint(endpoint)
         if qps is None:
             self.limits.pop(endpoint, None)
             return
         if scope not in ("app", "api") or status not in (403, 429) or qps <= 0:
             raise ValueError("scope must be app|api, status 403|429, qps > 0")
-        self.limits[endpoint] = Limit(float(qps), scope, status, retry_after)
+        self.limits[endpoint] = Limit(float(qps), scope, status, retry_after,
+                                      60.0 if per_minute else 1.0)
 
     def add_fault(self, spec: dict) -> Fault:
         endpoint = spec.get("endpoint", "")
@@ -156,7 +160,8 @@ class Traffic:
 
     def state_json(self) -> dict:
         return {
-            "limits": {k: {"qps": v.qps, "scope": v.scope, "status": v.status}
+            "limits": {k: {"qps": v.qps, "scope": v.scope, "status": v.status,
+                           "windowSeconds": v.window_s}
                        for k, v in self.limits.items()},
             "faults": [{"endpoint": f.endpoint, "kind": f.kind, "remaining": f.remaining,
                         "key": f.key} for f in self.faults if f.remaining > 0],
