@@ -1,0 +1,138 @@
+"""Test helper: start the OSS emulator (optionally with the MNS emulator in the same process)
+and drive its control API.
+
+    with OssEmulator(with_mns=True) as emu:
+        emu.create_bucket("b1")
+        emu.mns.create_queue("events")
+        emu.add_notification("b1", "events", events=["ObjectCreated:*"])
+        bucket = oss2.Bucket(oss2.Auth(emu.access_key_id, emu.access_key_secret), emu.endpoint, "b1")
+
+Addressing: oss2 uses path style (`/bucket/key`) for an IP endpoint; the server also accepts
+virtual-host style (`Host: bucket.127.0.0.1:port`).
+"""
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+SERVER = HERE / "server.py"
+
+_spec = importlib.util.spec_from_file_location("mns_emulator_client_for_oss", HERE.parent / "mns" / "client.py")
+mns_client = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mns_client)
+
+DEFAULT_ACCESS_KEY_ID = "AKTEST"
+DEFAULT_ACCESS_KEY_SECRET = "SKTEST"
+DEFAULT_REGION = "cn-hangzhou"
+ControlError = mns_client.ControlError
+
+
+class OssControl:
+    def __init__(self, url: str):
+        self.url = url
+        self.access_key_id = DEFAULT_ACCESS_KEY_ID
+        self.access_key_secret = DEFAULT_ACCESS_KEY_SECRET
+        self.region = DEFAULT_REGION
+
+    @property
+    def endpoint(self) -> str:
+        return self.url
+
+    def control(self, method: str, path: str, body: dict | None = None) -> dict:
+        return mns_client.control_call(self.url, method, path, body, timeout=120.0)
+
+    def reset(self) -> dict:
+        self.access_key_id, self.access_key_secret = DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET
+        self.region = DEFAULT_REGION
+        return self.control("POST", "/reset")
+
+    def set_credentials(self, access_key_id: str, access_key_secret: str, security_token: str = "",
+                        keep_existing: bool = False, verify_signatures: bool = True,
+                        region: str | None = None) -> dict:
+        self.access_key_id, self.access_key_secret = access_key_id, access_key_secret
+        body = {"access_key_id": access_key_id, "access_key_secret": access_key_secret,
+                "security_token": security_token, "keep_existing": keep_existing,
+                "verify_signatures": verify_signatures}
+        if region:
+            body["region"] = region
+            self.region = region
+        return self.control("PUT", "/credentials", body)
+
+    def create_bucket(self, name: str) -> dict:
+        return self.control("POST", "/buckets", {"name": name})
+
+    def seed(self, bucket: str, count: int, **spec) -> dict:
+        return self.control("POST", f"/buckets/{bucket}/seed", {"count": count, **spec})
+
+    def put_objects(self, bucket: str, objects: list[dict], notify: bool = False) -> dict:
+        return self.control("PUT", f"/buckets/{bucket}/objects", {"objects": objects, "notify": notify})
+
+    def objects(self, bucket: str, prefix: str = "", limit: int = 1000) -> dict:
+        return self.control("GET", f"/buckets/{bucket}/objects?prefix={prefix}&limit={limit}")
+
+    def delete_objects(self, bucket: str, keys: list[str], notify: bool = False) -> dict:
+        return self.control("DELETE", f"/buckets/{bucket}/objects", {"keys": keys, "notify": notify})
+
+    def add_notification(self, bucket: str, queue: str, events: list[str] | None = None,
+                         prefix: str = "", suffix: str = "", format: str = "simplified",
+                         mns_url: str | None = None, rule_id: str | None = None) -> dict:
+        body = {"bucket": bucket, "queue": queue, "prefix": prefix, "suffix": suffix, "format": format}
+        if events is not None:
+            body["events"] = events
+        if mns_url:
+            body["mns_url"] = mns_url
+        if rule_id:
+            body["id"] = rule_id
+        return self.control("POST", "/notifications", body)
+
+    def notifications(self) -> dict:
+        return self.control("GET", "/notifications")
+
+    def emit_event(self, bucket: str, key: str, event: str) -> dict:
+        return self.control("POST", "/events", {"bucket": bucket, "key": key, "event": event})
+
+    def inject_fault(self, action: str = "*", kind: str = "error", count: int = 1, **extra) -> dict:
+        return self.control("POST", "/faults", {"action": action, "kind": kind, "count": count, **extra})
+
+    def clear_faults(self) -> dict:
+        return self.control("DELETE", "/faults")
+
+    def counters(self) -> dict[str, int]:
+        return self.control("GET", "/counters")["counters"]
+
+
+class OssEmulator(OssControl):
+    """Context manager running `server.py` on a free loopback port (and, with with_mns=True,
+    the MNS emulator in the same process on another free port, as `.mns`)."""
+
+    def __init__(self, with_mns: bool = False, mns_url: str | None = None):
+        super().__init__("")
+        self.with_mns, self.mns_url = with_mns, mns_url
+        self.proc: subprocess.Popen | None = None
+        self.mns: mns_client.MnsControl | None = None
+
+    def __enter__(self) -> "OssEmulator":
+        args = [sys.executable, str(SERVER), "--port", "0"]
+        expect = ("LISTENING",)
+        if self.with_mns:
+            args += ["--mns-port", "0"]
+            expect = ("LISTENING", "MNS_LISTENING")
+        elif self.mns_url:
+            args += ["--mns-url", self.mns_url]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE)
+        ports = mns_client.wait_for_listening(self.proc, expect)
+        self.url = f"http://127.0.0.1:{ports['LISTENING']}"
+        if self.with_mns:
+            self.mns = mns_client.MnsControl(f"http://127.0.0.1:{ports['MNS_LISTENING']}")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            self.proc.stdout.close()
