@@ -11,6 +11,7 @@ from aiohttp import web
 
 import control
 import errors
+from store import StoreError
 
 TOKEN_HEADER = "x-acs-dingtalk-access-token"
 
@@ -60,7 +61,10 @@ async def _serve(request: web.Request, handler, endpoint: str, key: str | None) 
     if 200 <= response.status < 300:
         for hook in state.traffic.due_hooks(endpoint, key):
             # Runs before the next request is read: the data changes *between* two requests.
-            control.apply_action(state.store, hook.action, key)
+            try:
+                control.apply_action(state.store, hook.action, key)
+            except StoreError as err:  # e.g. the target was deleted meanwhile; report, not 500
+                hook.error = str(err)
     return response
 
 

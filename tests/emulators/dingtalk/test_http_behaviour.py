@@ -240,6 +240,15 @@ def test_hook_after_nth_request_and_delete_action(emu, kb):
     assert code_of(api.node(doc["nodeId"])) == (404, "nodeNotExist")
 
 
+
+def test_failing_hook_action_is_reported_not_served_as_500(emu, kb):
+    ws, _ = kb
+    api = Api(emu)
+    emu.add_hook("ListNodes", key=ws["rootNodeId"], action={"nodeId": "GoneNode00000000", "delete": {}})
+    assert api.nodes(ws["rootNodeId"]).status_code == 200
+    assert "does not exist" in emu.state()["hooks"][0]["error"]
+
+
 # ---- faults --------------------------------------------------------------------------------
 def test_status_fault_then_recovery(emu, kb):
     ws, _ = kb

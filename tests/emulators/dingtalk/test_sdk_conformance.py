@@ -76,6 +76,17 @@ def test_list_workspaces_paginates_at_30(emu):
     assert [w.name for w in seen][:2] == ["ws34", "ws33"]  # CREATE_TIME_DESC
 
 
+def test_get_workspace(emu):
+    ws = emu.create_workspace("kb", owner_id=OPERATOR, description="about")
+    client = wiki_client.Client(config(emu))
+    body = client.get_workspace_with_options(
+        ws["workspaceId"], wiki_models.GetWorkspaceRequest(operator_id=OPERATOR),
+        wiki_models.GetWorkspaceHeaders(x_acs_dingtalk_access_token=sdk_token(emu)),
+        util_models.RuntimeOptions()).body
+    assert body.workspace.root_node_id == ws["rootNodeId"]
+    assert body.workspace.description == "about" and body.workspace.corp_id == ws["corpId"]
+
+
 def test_over_cap_page_size_is_param_error(emu):
     client = wiki_client.Client(config(emu))
     headers = wiki_models.ListWorkspacesHeaders(x_acs_dingtalk_access_token=sdk_token(emu))

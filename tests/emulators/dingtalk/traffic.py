@@ -65,6 +65,7 @@ class Hook:
     after: int  # fire after this many matching successful requests
     action: dict
     fired: bool = False
+    error: str | None = None  # why the action could not be applied, if it failed
 
 
 class Traffic:
@@ -165,7 +166,7 @@ class Traffic:
                        for k, v in self.limits.items()},
             "faults": [{"endpoint": f.endpoint, "kind": f.kind, "remaining": f.remaining,
                         "key": f.key} for f in self.faults if f.remaining > 0],
-            "hooks": [{"endpoint": h.endpoint, "key": h.key, "fired": h.fired}
+            "hooks": [{"endpoint": h.endpoint, "key": h.key, "fired": h.fired, "error": h.error}
                       for h in self.hooks],
         }
 
