@@ -33,13 +33,17 @@ void set_error(std::string* error, std::string msg) {
     }
 }
 
-// Leading decimal digits as an unsigned value; false on overflow or when there are none.
-bool take_digits(std::string_view& s, std::uint64_t& value) {
+// Leading decimal digits as an unsigned value; false when there are none or on overflow
+// (then *overflow is set).
+bool take_digits(std::string_view& s, std::uint64_t& value, bool* overflow = nullptr) {
     std::size_t n = 0;
     value = 0;
     while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) {
         std::uint64_t digit = static_cast<std::uint64_t>(s[n] - '0');
         if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+            if (overflow) {
+                *overflow = true;
+            }
             return false;
         }
         value = value * 10 + digit;
@@ -187,7 +191,12 @@ std::optional<std::uint64_t> parse_number_with_unit(std::string_view text,
         return std::nullopt;
     }
     std::uint64_t value = 0;
-    if (!take_digits(s, value)) {
+    bool overflow = false;
+    if (!take_digits(s, value, &overflow)) {
+        if (overflow) {
+            set_error(error, std::string(what) + " is too large");
+            return std::nullopt;
+        }
         set_error(error, std::string(what) + " must start with a whole number (" +
                              std::string(hint) + ")");
         return std::nullopt;

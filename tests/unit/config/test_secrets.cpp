@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include "config/option_validator.h"
+#include "config/secrets.h"
+#include "test_helpers.h"
+
+using namespace cdcd::config;
+using Catch::Contains;
+
+TEST_CASE("registered secrets are redacted, short ones are ignored", "[config][secrets]") {
+    auto& reg = SecretRegistry::instance();
+    reg.add("hunter2-redact-test");
+    reg.add("abc");  // too short to be redacted safely
+    reg.add("");
+    CHECK(reg.contains("hunter2-redact-test"));
+    CHECK_FALSE(reg.contains("abc"));
+    CHECK(reg.redact("pw=hunter2-redact-test, again hunter2-redact-test; abc") ==
+          "pw=******, again ******; abc");
+}
+
+TEST_CASE("a secret containing another one is hidden completely", "[config][secrets]") {
+    auto& reg = SecretRegistry::instance();
+    reg.add("nest");
+    reg.add("a-nested-secret-value");
+    CHECK(reg.redact("[a-nested-secret-value]") == "[******]");
+}
+
+namespace {
+
+// A pipeline whose sink password comes from ${secret_values.sink_pw}.
+constexpr const char* kSecretPipeline = "source:\n"
+                                        "  type: values\n"
+                                        "sink:\n"
+                                        "  type: kafka\n"
+                                        "  password: ${secret_values.sink_pw}\n"
+                                        "  topic: ${UNDEFINED_TOPIC}-${secret_values.sink_pw}\n";
+
+constexpr const char* kSecretValue = "s3cr3t-from-secret-values";
+
+Secrets secrets_with_pw() {
+    Secrets s = test::no_secrets();
+    s.set("sink_pw", kSecretValue);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("a secret never appears in diagnostics", "[config][secrets]") {
+    // The topic line fails (undefined variable), and the secret was resolved on the same line.
+    std::string errors = test::load_errors(kSecretPipeline, test::env_of({}), secrets_with_pw());
+    REQUIRE_THAT(errors, Contains("p.yaml:6:10: error: undefined environment variable"));
+    CHECK_THAT(errors, !Contains(kSecretValue));
+
+    // A diagnostic whose message quotes the secret directly is redacted too.
+    Diagnostics d;
+    d.error({"p.yaml", 1, 1}, std::string("bad value `") + kSecretValue + "`");
+    CHECK(d.to_string() == "p.yaml:1:1: error: bad value `******`\n");
+}
+
+TEST_CASE("a secret never appears in a ValidatedOptions dump", "[config][secrets]") {
+    auto def = load_pipeline_string(kSecretPipeline, "p.yaml", secrets_with_pw(),
+                                    test::env_of({{"UNDEFINED_TOPIC", "orders"}}));
+    ConnectorOptionsSpec spec{{OptionSpec::string("password").secret(),
+                               OptionSpec::string("topic")},
+                              {}};
+    Diagnostics diags;
+    auto opts = validate_options(spec, def.sink.options, def.sink.where, "sink", diags);
+    REQUIRE(diags.ok());
+    CHECK(opts.get_string("password") == kSecretValue);  // the program still sees the value
+    const std::string dump = opts.dump();
+    CHECK(dump == "password = ******\ntopic = orders-******\n");
+}
+
+TEST_CASE("options declared secret are registered on validation", "[config][secrets]") {
+    ConnectorOptionsSpec spec{{OptionSpec::string("token").secret()}, {}};
+    RawOptions raw{{"token", RawValue{"literal-token-in-yaml", {"p.yaml", 3, 3}}}};
+    Diagnostics diags;
+    validate_options(spec, raw, {"p.yaml", 2, 1}, "sink", diags);
+    CHECK(SecretRegistry::instance().contains("literal-token-in-yaml"));
+}
+
+TEST_CASE("a secret never appears in a log line through the redacting sink", "[config][secrets]") {
+    auto def = load_pipeline_string(kSecretPipeline, "p.yaml", secrets_with_pw(),
+                                    test::env_of({{"UNDEFINED_TOPIC", "orders"}}));
+    std::ostringstream out;
+    auto inner = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+    spdlog::logger logger("redaction-test", make_redacting_sink(inner));
+    logger.set_pattern("%l %v");
+    logger.info("connecting with password {}", def.sink.options.at("password").value);
+    logger.warn("topic is {}", def.sink.options.at("topic").value);
+    logger.flush();
+    CHECK(out.str() == "info connecting with password ******\nwarning topic is orders-******\n");
+}
