@@ -8,10 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from client import DingTalkEmulator  # noqa: E402
-
-APP_KEY, APP_SECRET = "dingappkey0001", "app-secret-0001"
-OPERATOR = "unionOperator0001"
+from dingtalk_testenv import APP_KEY, APP_SECRET, OPERATOR, DingTalkEmulator  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from conftest import APP_KEY, APP_SECRET, OPERATOR
+from dingtalk_testenv import APP_KEY, APP_SECRET, OPERATOR, ControlError
 
 TOKEN_HEADER = "x-acs-dingtalk-access-token"
 
@@ -206,10 +206,10 @@ def test_explicit_modified_timestamp_and_bad_control_input(emu, kb):
     emu.edit(doc["nodeId"], modifiedTimestamp=1684150140000)  # 2023-05-15T11:29Z
     node = Api(emu).node(doc["nodeId"]).json()["node"]
     assert node["modifiedTime"] == "2023-05-15T11:29Z" and node["modifiedTimestamp"] == 1684150140000
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(ControlError) as exc:
         emu.create_document("NoSuchParent0000", "x")
     assert exc.value.status == 404
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(ControlError) as exc:
         emu.set_permission(ws["workspaceId"], OPERATOR, "GOD")
     assert exc.value.status == 400
 

@@ -19,7 +19,7 @@ from alibabacloud_tea_openapi import models as open_api_models
 from alibabacloud_tea_util import models as util_models
 from Tea.exceptions import TeaException
 
-from conftest import APP_KEY, APP_SECRET, OPERATOR
+from dingtalk_testenv import APP_KEY, APP_SECRET, OPERATOR
 
 DOC_BLOCK_TYPES = {"paragraph", "heading", "blockquote", "callout", "columns", "orderedList",
                    "unorderedList", "table", "unknown"}
