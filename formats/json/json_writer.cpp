@@ -1,0 +1,108 @@
+#include "formats/json/json_writer.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace cdcd::json {
+
+void append_quoted(std::string& out, std::string_view s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out.push_back('"');
+    size_t run_start = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s.data() + run_start, i - run_start);
+        run_start = i + 1;
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                out += "\\u00";
+                out.push_back(kHex[c >> 4]);
+                out.push_back(kHex[c & 15]);
+        }
+    }
+    out.append(s.data() + run_start, s.size() - run_start);
+    out.push_back('"');
+}
+
+void Writer::separate() {
+    if (need_comma_) out_.push_back(',');
+}
+
+Writer& Writer::open(char c) {
+    separate();
+    out_.push_back(c);
+    need_comma_ = false;
+    return *this;
+}
+
+Writer& Writer::close(char c) {
+    out_.push_back(c);
+    need_comma_ = true;
+    return *this;
+}
+
+Writer& Writer::key(std::string_view k) {
+    separate();
+    append_quoted(out_, k);
+    out_.push_back(':');
+    need_comma_ = false;
+    return *this;
+}
+
+Writer& Writer::string(std::string_view v) {
+    separate();
+    append_quoted(out_, v);
+    need_comma_ = true;
+    return *this;
+}
+
+Writer& Writer::integer(std::int64_t v) {
+    separate();
+    char buf[24];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    out_.append(buf, res.ptr);
+    need_comma_ = true;
+    return *this;
+}
+
+Writer& Writer::number(double v) {
+    if (std::isnan(v)) return string("NaN");
+    if (std::isinf(v)) return string(v > 0 ? "Infinity" : "-Infinity");
+    separate();
+    char buf[32];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    out_.append(buf, res.ptr);
+    need_comma_ = true;
+    return *this;
+}
+
+Writer& Writer::boolean(bool v) {
+    separate();
+    out_ += v ? "true" : "false";
+    need_comma_ = true;
+    return *this;
+}
+
+Writer& Writer::null() {
+    separate();
+    out_ += "null";
+    need_comma_ = true;
+    return *this;
+}
+
+Writer& Writer::raw(std::string_view json) {
+    separate();
+    out_.append(json);
+    need_comma_ = true;
+    return *this;
+}
+
+}  // namespace cdcd::json

@@ -1,0 +1,40 @@
+#pragma once
+// A small streaming JSON writer appending to a std::string: compact output, no allocation
+// beyond the target buffer, keys and strings escaped per RFC 8259.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cdcd::json {
+
+/// Appends `s` as a JSON string literal (quotes included).
+void append_quoted(std::string& out, std::string_view s);
+
+class Writer {
+public:
+    explicit Writer(std::string& out) : out_(out) {}
+
+    Writer& begin_object() { return open('{'); }
+    Writer& end_object() { return close('}'); }
+    Writer& begin_array() { return open('['); }
+    Writer& end_array() { return close(']'); }
+    Writer& key(std::string_view k);
+    Writer& string(std::string_view v);
+    Writer& integer(std::int64_t v);
+    Writer& number(double v);  // shortest round-trip; NaN/Inf are written as strings as Jackson does
+    Writer& boolean(bool v);
+    Writer& null();
+    /// Already-encoded JSON (a number literal, a nested document).
+    Writer& raw(std::string_view json);
+
+    std::string& out() { return out_; }
+
+private:
+    Writer& open(char c);
+    Writer& close(char c);
+    void separate();
+    std::string& out_;
+    bool need_comma_ = false;
+};
+
+}  // namespace cdcd::json

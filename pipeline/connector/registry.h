@@ -1,0 +1,75 @@
+#pragma once
+// Connector factories, registered by name (`type:` in the YAML). The runtime looks connectors up
+// here and never names one; each connector folder registers itself (see cdcd_connector() in
+// CMake, which generates the list of registration calls).
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/diagnostics.h"
+#include "config/option_spec.h"
+#include "config/option_validator.h"
+#include "config/pipeline_def.h"
+#include "pipeline/connector/sink.h"
+#include "pipeline/connector/source.h"
+
+namespace cdcd {
+
+/// Pipeline-wide settings a connector may need.
+struct PipelineSettings {
+    std::string name;
+    int parallelism = 1;
+    std::string local_time_zone;  // resolved: an IANA name or ±HH:MM, never "systemDefault"
+    std::int64_t checkpoint_interval_ms = 10'000;
+};
+
+struct ConnectorContext {
+    const config::ValidatedOptions& options;
+    const config::ConnectorDef& definition;
+    const PipelineSettings& pipeline;
+    boost::asio::io_context& io;
+};
+
+struct SourceFactory {
+    std::string name;
+    std::string description;
+    config::ConnectorOptionsSpec options;
+    /// Cross-option rules (`a` requires `b`, ...) checked by `cdcd validate` and at start.
+    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&, config::Diagnostics&)>
+        validate;
+    std::function<std::unique_ptr<Source>(const ConnectorContext&)> create;
+};
+
+struct SinkFactory {
+    std::string name;
+    std::string description;
+    config::ConnectorOptionsSpec options;
+    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&, config::Diagnostics&)>
+        validate;
+    std::function<std::unique_ptr<Sink>(const ConnectorContext&)> create;
+};
+
+class ConnectorRegistry {
+public:
+    /// The process-wide registry, filled with the built-in connectors on first use.
+    static ConnectorRegistry& builtin();
+
+    void add(SourceFactory factory);
+    void add(SinkFactory factory);
+    const SourceFactory* source(const std::string& name) const;
+    const SinkFactory* sink(const std::string& name) const;
+    std::vector<std::string> source_names() const;
+    std::vector<std::string> sink_names() const;
+
+private:
+    std::map<std::string, SourceFactory> sources_;
+    std::map<std::string, SinkFactory> sinks_;
+};
+
+/// Generated at build time from the connector folders: calls every register function.
+void register_builtin_connectors(ConnectorRegistry& registry);
+
+}  // namespace cdcd

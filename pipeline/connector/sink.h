@@ -1,0 +1,57 @@
+#pragma once
+// The sink connector interface: a metadata applier for schema changes (one per sink) and
+// `pipeline.parallelism` writers, each fed the events of its primary-key hash partition.
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "pipeline/connector/stream.h"
+
+namespace cdcd {
+
+/// Thrown by a MetadataApplier that cannot apply a schema change; TRY_EVOLVE tolerates it.
+struct UnsupportedSchemaChange : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class MetadataApplier {
+public:
+    virtual ~MetadataApplier() = default;
+    /// Applies a schema change to the target system, after every writer has flushed the events
+    /// before it. Throws UnsupportedSchemaChange (tolerated under TRY_EVOLVE) or anything else
+    /// (fails the pipeline).
+    virtual boost::asio::awaitable<void> apply(const SchemaChangeEvent& event) = 0;
+};
+
+class SinkWriter {
+public:
+    virtual ~SinkWriter() = default;
+    /// Called once, before the first write, when the pipeline resumes from a checkpoint.
+    virtual void restore(std::string_view state) { (void)state; }
+    /// Writes events in order. Schema change events (broadcast to every writer) arrive already
+    /// evolved and filtered; data is coerced to the sink table's schema.
+    virtual boost::asio::awaitable<void> write(EventBatch& events) = 0;
+    /// Makes everything written so far acknowledged by the target (checkpoint barrier, schema
+    /// change, end of input) and returns the writer's state for checkpoint `checkpoint_id`
+    /// (0 when flushing for another reason).
+    virtual boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) = 0;
+    /// Checkpoint `id` is durable (exactly-once sinks commit here).
+    virtual boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) {
+        (void)id;
+        co_return;
+    }
+    /// The pipeline ends; release connections.
+    virtual boost::asio::awaitable<void> close() { co_return; }
+};
+
+class Sink {
+public:
+    virtual ~Sink() = default;
+    virtual std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) = 0;
+    virtual MetadataApplier& metadata_applier() = 0;
+};
+
+}  // namespace cdcd

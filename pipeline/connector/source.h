@@ -1,0 +1,47 @@
+#pragma once
+// The source connector interface. A source is a coroutine on the pipeline's event loop that emits
+// events; the runtime injects checkpoint barriers between its emits.
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "pipeline/connector/stream.h"
+
+namespace cdcd {
+
+/// Implemented by the runtime; handed to Source::run.
+class SourceOutput {
+public:
+    virtual ~SourceOutput() = default;
+    /// Hands events downstream, waiting while downstream is full (back-pressure). The source must
+    /// have advanced its state past these events *before* calling emit: a barrier the runtime
+    /// injects while emit waits is ordered after them.
+    virtual boost::asio::awaitable<void> emit(EventBatch events) = 0;
+    /// True once the runtime asked the source to stop (drain on SIGTERM, or failure elsewhere).
+    virtual bool stopping() const = 0;
+    /// Waits up to `millis` or until stopping(); for poll intervals and back-offs.
+    virtual boost::asio::awaitable<void> sleep(std::int64_t millis) = 0;
+};
+
+class Source {
+public:
+    virtual ~Source() = default;
+
+    /// Called once, before run(), when the pipeline resumes from a checkpoint.
+    virtual void restore(std::string_view state) = 0;
+    /// Emits until the input ends (bounded sources return) or output.stopping().
+    virtual boost::asio::awaitable<void> run(SourceOutput& output) = 0;
+    /// State as of the last event handed to emit(). Called between emits on the event loop.
+    virtual std::string snapshot_state() = 0;
+    /// Checkpoint `id` (which holds the state last snapshotted for it) is durable: ack upstream.
+    virtual boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) {
+        (void)id;
+        co_return;
+    }
+    /// Human-readable JSON of a state blob, for `cdcd checkpoints show` (no secrets in it).
+    virtual std::string describe_state(std::string_view state) const;
+};
+
+}  // namespace cdcd

@@ -1,0 +1,184 @@
+#include "state/checkpoint_store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace cdcd::state {
+
+namespace {
+
+// Keys: "c/<pipeline>\0<id as 20 digits>"; ids sort numerically as text.
+std::string prefix_of(const std::string& pipeline) { return "c/" + pipeline + std::string(1, '\0'); }
+
+std::string key_of(const std::string& pipeline, std::uint64_t id) {
+    char digits[24];
+    std::snprintf(digits, sizeof digits, "%020llu", static_cast<unsigned long long>(id));
+    return prefix_of(pipeline) + digits;
+}
+
+void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+
+std::uint64_t get_u64(std::string_view& in) {
+    if (in.size() < 8) throw StateError("corrupt checkpoint: truncated");
+    std::uint64_t v;
+    std::memcpy(&v, in.data(), 8);
+    in.remove_prefix(8);
+    return v;
+}
+
+void put_str(std::string& out, std::string_view s) {
+    put_u64(out, s.size());
+    out.append(s);
+}
+
+std::string get_str(std::string_view& in) {
+    std::uint64_t n = get_u64(in);
+    if (in.size() < n) throw StateError("corrupt checkpoint: truncated");
+    std::string s(in.substr(0, n));
+    in.remove_prefix(n);
+    return s;
+}
+
+void put_map(std::string& out, const std::map<std::string, std::string>& m) {
+    put_u64(out, m.size());
+    for (const auto& [k, v] : m) {
+        put_str(out, k);
+        put_str(out, v);
+    }
+}
+
+std::map<std::string, std::string> get_map(std::string_view& in) {
+    std::map<std::string, std::string> m;
+    std::uint64_t n = get_u64(in);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::string k = get_str(in);
+        m[k] = get_str(in);
+    }
+    return m;
+}
+
+constexpr std::uint64_t kFormatVersion = 1;
+
+void check(const rocksdb::Status& s, const std::string& what) {
+    if (!s.ok()) throw StateError(what + ": " + s.ToString());
+}
+
+}  // namespace
+
+std::size_t Checkpoint::size_bytes() const { return CheckpointStore::encode(*this).size(); }
+
+std::string CheckpointStore::encode(const Checkpoint& c) {
+    std::string out;
+    put_u64(out, kFormatVersion);
+    put_u64(out, c.id);
+    put_u64(out, static_cast<std::uint64_t>(c.created_ms));
+    put_map(out, c.fingerprint);
+    put_map(out, c.parts);
+    return out;
+}
+
+Checkpoint CheckpointStore::decode(std::string_view in) {
+    Checkpoint c;
+    std::uint64_t version = get_u64(in);
+    if (version != kFormatVersion)
+        throw StateError("checkpoint format version " + std::to_string(version) + " is not supported");
+    c.id = get_u64(in);
+    c.created_ms = static_cast<std::int64_t>(get_u64(in));
+    c.fingerprint = get_map(in);
+    c.parts = get_map(in);
+    return c;
+}
+
+std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw StateError("cannot create state directory " + dir + ": " + ec.message());
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.max_open_files = 64;
+    options.keep_log_file_num = 2;
+    options.write_buffer_size = 8 << 20;  // checkpoints are few; keep memory small
+    rocksdb::DB* db = nullptr;
+    check(rocksdb::DB::Open(options, dir, &db), "cannot open state directory " + dir);
+    return std::unique_ptr<CheckpointStore>(new CheckpointStore(db, dir));
+}
+
+CheckpointStore::CheckpointStore(rocksdb::DB* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
+
+CheckpointStore::~CheckpointStore() {
+    if (db_) {
+        db_->Close();
+        delete db_;
+    }
+}
+
+void CheckpointStore::write(const std::string& pipeline, const Checkpoint& checkpoint, int retain) {
+    rocksdb::WriteBatch batch;
+    batch.Put(key_of(pipeline, checkpoint.id), encode(checkpoint));
+    // Older checkpoints beyond `retain` go in the same batch.
+    std::vector<std::uint64_t> ids;
+    for (const auto& c : list(pipeline)) ids.push_back(c.id);
+    ids.push_back(checkpoint.id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (retain < 1) retain = 1;
+    for (size_t i = 0; i + static_cast<size_t>(retain) < ids.size(); ++i) batch.Delete(key_of(pipeline, ids[i]));
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    check(db_->Write(wo, &batch), "cannot write checkpoint " + std::to_string(checkpoint.id) + " to " + dir_);
+}
+
+std::vector<Checkpoint> CheckpointStore::list(const std::string& pipeline) const {
+    std::vector<Checkpoint> out;
+    std::string prefix = prefix_of(pipeline);
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next())
+        out.push_back(decode(it->value().ToStringView()));
+    check(it->status(), "cannot read checkpoints from " + dir_);
+    return out;
+}
+
+std::optional<Checkpoint> CheckpointStore::latest(const std::string& pipeline) const {
+    std::string prefix = prefix_of(pipeline);
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    std::string upper = prefix;
+    upper.back() = '\x01';  // just past every key of this pipeline
+    it->SeekForPrev(upper);
+    if (it->Valid() && it->key().starts_with(prefix)) return decode(it->value().ToStringView());
+    check(it->status(), "cannot read checkpoints from " + dir_);
+    return std::nullopt;
+}
+
+std::optional<Checkpoint> CheckpointStore::get(const std::string& pipeline, std::uint64_t id) const {
+    std::string value;
+    auto s = db_->Get(rocksdb::ReadOptions(), key_of(pipeline, id), &value);
+    if (s.IsNotFound()) return std::nullopt;
+    check(s, "cannot read checkpoint from " + dir_);
+    return decode(value);
+}
+
+std::vector<std::string> CheckpointStore::pipelines() const {
+    std::vector<std::string> out;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    for (it->Seek("c/"); it->Valid() && it->key().starts_with("c/"); it->Next()) {
+        auto key = it->key().ToStringView();
+        auto name = std::string(key.substr(2, key.find('\0', 2) - 2));
+        if (out.empty() || out.back() != name) out.push_back(name);
+    }
+    return out;
+}
+
+void CheckpointStore::reset(const std::string& pipeline) {
+    rocksdb::WriteBatch batch;
+    for (const auto& c : list(pipeline)) batch.Delete(key_of(pipeline, c.id));
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    check(db_->Write(wo, &batch), "cannot reset state in " + dir_);
+}
+
+}  // namespace cdcd::state

@@ -1,0 +1,75 @@
+#include "state/checkpoint_store.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using cdcd::state::Checkpoint;
+using cdcd::state::CheckpointStore;
+
+namespace {
+std::string fresh_dir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("cdcd-state-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    return dir.string();
+}
+Checkpoint checkpoint(std::uint64_t id, std::string source_state) {
+    Checkpoint c;
+    c.id = id;
+    c.created_ms = 1000 + static_cast<std::int64_t>(id);
+    c.fingerprint["source.type"] = "values";
+    c.parts["source"] = std::move(source_state);
+    c.parts["sink/0"] = std::string("\0binary\xff", 8);
+    return c;
+}
+}  // namespace
+
+TEST_CASE("the latest checkpoint of a pipeline survives reopening the store") {
+    auto dir = fresh_dir("reopen");
+    {
+        auto store = CheckpointStore::open(dir);
+        store->write("orders", checkpoint(1, "pos=10"), 3);
+        store->write("orders", checkpoint(2, "pos=20"), 3);
+        store->write("other", checkpoint(7, "x"), 3);
+    }
+    auto store = CheckpointStore::open(dir);
+    auto latest = store->latest("orders");
+    REQUIRE(latest);
+    CHECK(latest->id == 2);
+    CHECK(latest->parts.at("source") == "pos=20");
+    CHECK(latest->parts.at("sink/0") == std::string("\0binary\xff", 8));
+    CHECK(latest->fingerprint.at("source.type") == "values");
+    CHECK(store->latest("other")->id == 7);
+    CHECK_FALSE(store->latest("none"));
+    CHECK(store->pipelines() == std::vector<std::string>{"orders", "other"});
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("only the newest num-retained checkpoints are kept") {
+    auto dir = fresh_dir("retain");
+    auto store = CheckpointStore::open(dir);
+    for (std::uint64_t id = 1; id <= 12; ++id) store->write("p", checkpoint(id, std::to_string(id)), 3);
+    auto all = store->list("p");
+    REQUIRE(all.size() == 3);
+    CHECK(all[0].id == 10);
+    CHECK(all[2].id == 12);
+    CHECK(store->get("p", 11)->parts.at("source") == "11");
+    CHECK_FALSE(store->get("p", 9));
+    store->reset("p");
+    CHECK_FALSE(store->latest("p"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a pipeline name that prefixes another does not see its checkpoints") {
+    auto dir = fresh_dir("prefix");
+    auto store = CheckpointStore::open(dir);
+    store->write("ab", checkpoint(5, "ab"), 3);
+    CHECK_FALSE(store->latest("a"));
+    store->write("a", checkpoint(1, "a"), 3);
+    CHECK(store->latest("a")->parts.at("source") == "a");
+    CHECK(store->latest("ab")->parts.at("source") == "ab");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("corrupt bytes are refused with a clear error") {
+    CHECK_THROWS_WITH(CheckpointStore::decode("abc"), Catch::Contains("truncated"));
+}
