@@ -29,7 +29,7 @@ struct Diagnostic {
 };
 
 class Diagnostics {
-public:
+  public:
     // Record an error. The message is passed through the SecretRegistry before it is stored.
     void error(SourceLocation where, std::string message);
     // Append every diagnostic of another collection.
@@ -42,17 +42,17 @@ public:
     // Every error rendered as "file:line:column: error: message", one per line, redacted.
     std::string to_string() const;
 
-private:
+  private:
     std::vector<Diagnostic> items_;
 };
 
 // Thrown when a configuration cannot be used; what() is Diagnostics::to_string().
 class ConfigError : public std::runtime_error {
-public:
+  public:
     explicit ConfigError(Diagnostics diagnostics);
     const Diagnostics& diagnostics() const { return diagnostics_; }
 
-private:
+  private:
     Diagnostics diagnostics_;
 };
 

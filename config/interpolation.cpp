@@ -137,7 +137,8 @@ Secrets Secrets::from_string(std::string_view text, const std::string& display_n
                 } else if (e.value.is_null()) {
                     secrets.values_[e.key] = "";
                 } else {
-                    diags.error(e.key_where, "secret `" + e.key + "` must be a scalar value, got a " +
+                    diags.error(e.key_where, "secret `" + e.key +
+                                                 "` must be a scalar value, got a " +
                                                  std::string(to_string(e.value.kind)));
                 }
             }
@@ -186,8 +187,7 @@ std::optional<std::string> interpolate_string(
         }
         std::size_t close = text.find('}', i + 2);
         if (close == std::string_view::npos) {
-            on_error(i, text.size() - i,
-                     "unterminated `${` (write `$${` for a literal `${`)");
+            on_error(i, text.size() - i, "unterminated `${` (write `$${` for a literal `${`)");
             failed = true;
             break;
         }
@@ -214,8 +214,9 @@ std::optional<std::string> interpolate_string(
         } else if (auto v = env(std::string(ref))) {
             out += *v;
         } else {
-            on_error(i, len, "undefined environment variable `" + std::string(ref) + "` in `${" +
-                                 std::string(ref) + "}`");
+            on_error(i, len,
+                     "undefined environment variable `" + std::string(ref) + "` in `${" +
+                         std::string(ref) + "}`");
             failed = true;
         }
         i = close + 1;

@@ -1,7 +1,7 @@
 // ${NAME} (environment) and ${secret_values.NAME} (secrets) substitution in YAML scalars.
 //
-//   password: ${secret_values.mysql_password}   # from --secrets FILE or $CDCD_SECRET_MYSQL_PASSWORD
-//   hosts: ${KAFKA_HOSTS}                       # from the environment
+//   password: ${secret_values.mysql_password}   # from --secrets FILE or
+//   $CDCD_SECRET_MYSQL_PASSWORD hosts: ${KAFKA_HOSTS}                       # from the environment
 //   literal: "cost $${not_a_var}"               # "$${" is a literal "${"
 //
 // Every value obtained from ${secret_values.*} is registered in the SecretRegistry.
@@ -27,7 +27,7 @@ std::optional<std::string> process_env(const std::string& name);
 // Where ${secret_values.NAME} comes from: an optional secrets file (given by --secrets FILE), then
 // the environment variable CDCD_SECRET_<NAME> (upper-cased, every non-alphanumeric char -> '_').
 class Secrets {
-public:
+  public:
     Secrets() = default;
 
     // A secrets file is either a YAML map (name: value) or KEY=VALUE lines ('#' comments and
@@ -45,7 +45,7 @@ public:
     // "CDCD_SECRET_" + NAME upper-cased with every non-alphanumeric char replaced by '_'.
     static std::string env_name(std::string_view name);
 
-private:
+  private:
     std::map<std::string, std::string, std::less<>> values_;
     EnvLookup env_;
 };

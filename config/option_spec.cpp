@@ -23,8 +23,7 @@ std::string_view trim(std::string_view s) {
 }
 
 bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) ==
                       std::tolower(static_cast<unsigned char>(y));
            });
@@ -108,10 +107,18 @@ OptionBuilder OptionSpec::of(std::string key, OptionType type) {
     spec.type = type;
     return OptionBuilder(std::move(spec));
 }
-OptionBuilder OptionSpec::string(std::string key) { return of(std::move(key), OptionType::String); }
-OptionBuilder OptionSpec::integer(std::string key) { return of(std::move(key), OptionType::Int); }
-OptionBuilder OptionSpec::long_(std::string key) { return of(std::move(key), OptionType::Long); }
-OptionBuilder OptionSpec::double_(std::string key) { return of(std::move(key), OptionType::Double); }
+OptionBuilder OptionSpec::string(std::string key) {
+    return of(std::move(key), OptionType::String);
+}
+OptionBuilder OptionSpec::integer(std::string key) {
+    return of(std::move(key), OptionType::Int);
+}
+OptionBuilder OptionSpec::long_(std::string key) {
+    return of(std::move(key), OptionType::Long);
+}
+OptionBuilder OptionSpec::double_(std::string key) {
+    return of(std::move(key), OptionType::Double);
+}
 OptionBuilder OptionSpec::boolean(std::string key) {
     return of(std::move(key), OptionType::Boolean);
 }
@@ -121,7 +128,9 @@ OptionBuilder OptionSpec::duration(std::string key) {
 OptionBuilder OptionSpec::memory_size(std::string key) {
     return of(std::move(key), OptionType::MemorySize);
 }
-OptionBuilder OptionSpec::list(std::string key) { return of(std::move(key), OptionType::List); }
+OptionBuilder OptionSpec::list(std::string key) {
+    return of(std::move(key), OptionType::List);
+}
 OptionBuilder OptionSpec::enum_of(std::string key, std::vector<std::string> values) {
     OptionBuilder b = of(std::move(key), OptionType::Enum);
     OptionSpec spec = b.spec();
@@ -179,7 +188,9 @@ const PrefixSpec* ConnectorOptionsSpec::find_prefix(std::string_view key) const 
     return best;
 }
 
-std::optional<int> parse_int(std::string_view text) { return parse_integral<int>(text); }
+std::optional<int> parse_int(std::string_view text) {
+    return parse_integral<int>(text);
+}
 std::optional<long long> parse_long(std::string_view text) {
     return parse_integral<long long>(text);
 }
@@ -392,8 +403,8 @@ std::string describe(const ConnectorOptionsSpec& spec, std::string_view connecto
     };
     std::string out = "Options of `" + std::string(connector_name) + "`:\n";
     for (const auto& r : rows) {
-        std::string line = pad(r.key, w[0]) + pad(r.type, w[1]) + pad(r.def, w[2]) +
-                           pad(r.req, w[3]) + r.desc;
+        std::string line =
+            pad(r.key, w[0]) + pad(r.type, w[1]) + pad(r.def, w[2]) + pad(r.req, w[3]) + r.desc;
         while (!line.empty() && line.back() == ' ') {
             line.pop_back();
         }

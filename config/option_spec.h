@@ -32,7 +32,8 @@ struct OptionSpec {
     std::string description;
     bool secret = false;
     std::vector<std::string> enum_values;  // Enum: allowed values, canonical spelling
-    std::optional<double> min, max;  // inclusive; Int/Long/Double, Duration (ms), MemorySize (bytes)
+    std::optional<double> min,
+        max;  // inclusive; Int/Long/Double, Duration (ms), MemorySize (bytes)
 
     // Builders: OptionSpec::integer("retries").range(0, 10).default_("3").desc("...")
     static OptionBuilder of(std::string key, OptionType type);
@@ -49,7 +50,7 @@ struct OptionSpec {
 
 // Fluent construction of an OptionSpec; converts implicitly to OptionSpec.
 class OptionBuilder {
-public:
+  public:
     explicit OptionBuilder(OptionSpec spec) : spec_(std::move(spec)) {}
 
     OptionBuilder& desc(std::string text);
@@ -63,7 +64,7 @@ public:
     const OptionSpec& spec() const { return spec_; }
     operator OptionSpec() const { return spec_; }  // NOLINT(google-explicit-constructor)
 
-private:
+  private:
     OptionSpec spec_;
 };
 
@@ -104,7 +105,7 @@ std::optional<std::string> check_value(const OptionSpec& spec, std::string_view 
 std::optional<int> parse_int(std::string_view text);
 std::optional<long long> parse_long(std::string_view text);
 std::optional<double> parse_double(std::string_view text);
-std::optional<bool> parse_bool(std::string_view text);  // true/false, case-insensitive
+std::optional<bool> parse_bool(std::string_view text);       // true/false, case-insensitive
 std::vector<std::string> parse_list(std::string_view text);  // comma-separated, trimmed, no empties
 
 }  // namespace cdcd::config

@@ -10,7 +10,9 @@ namespace cdcd::config {
 
 namespace {
 
-std::string quoted(std::string_view key) { return "`" + std::string(key) + "`"; }
+std::string quoted(std::string_view key) {
+    return "`" + std::string(key) + "`";
+}
 
 }  // namespace
 
@@ -45,17 +47,16 @@ ValidatedOptions validate_options(const ConnectorOptionsSpec& spec, const RawOpt
         }
         std::string canonical;
         if (auto e = check_value(*o, rv.value, &canonical)) {
-            diags.error(rv.where, "option " + quoted(key) + " (" +
-                                      std::string(to_string(o->type)) + ") in " +
-                                      std::string(block_name) + ": " + *e);
+            diags.error(rv.where, "option " + quoted(key) + " (" + std::string(to_string(o->type)) +
+                                      ") in " + std::string(block_name) + ": " + *e);
             continue;
         }
         out.values_.emplace(key, RawValue{std::move(canonical), rv.where});
     }
     for (const auto& o : spec.options) {
         if (o.required && raw.find(o.key) == raw.end()) {
-            std::string msg = "missing required option " + quoted(o.key) + " in " +
-                              std::string(block_name);
+            std::string msg =
+                "missing required option " + quoted(o.key) + " in " + std::string(block_name);
             if (!o.description.empty()) {
                 msg += " (" + o.description + ")";
             }

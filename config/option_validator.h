@@ -22,7 +22,7 @@
 namespace cdcd::config {
 
 class ValidatedOptions {
-public:
+  public:
     ValidatedOptions() = default;
 
     // True when the option was set in the YAML or its declaration has a default
@@ -55,10 +55,9 @@ public:
     // print as ******, and the whole text is redacted.
     std::string dump() const;
 
-private:
+  private:
     friend ValidatedOptions validate_options(const ConnectorOptionsSpec&, const RawOptions&,
-                                             const SourceLocation&, std::string_view,
-                                             Diagnostics&);
+                                             const SourceLocation&, std::string_view, Diagnostics&);
     const OptionSpec& declared(std::string_view key, OptionType expected) const;
     std::string value_of(const OptionSpec& spec) const;
 

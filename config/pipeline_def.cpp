@@ -9,18 +9,24 @@ namespace cdcd::config {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"source", "sink", "route", "transform",
-                                                "pipeline"};
+const std::vector<std::string> kTopLevelKeys = {"source", "sink", "route", "transform", "pipeline"};
 const std::vector<std::string> kRouteKeys = {"source-table", "sink-table", "replace-symbol",
                                              "description"};
-const std::vector<std::string> kTransformKeys = {
-    "source-table",     "projection",   "filter",
-    "primary-keys",     "partition-keys", "table-options",
-    "table-options.delimiter", "converter-after-transform", "description"};
+const std::vector<std::string> kTransformKeys = {"source-table",
+                                                 "projection",
+                                                 "filter",
+                                                 "primary-keys",
+                                                 "partition-keys",
+                                                 "table-options",
+                                                 "table-options.delimiter",
+                                                 "converter-after-transform",
+                                                 "description"};
 constexpr std::string_view kIncludeSchemaChanges = "include.schema.changes";
 constexpr std::string_view kExcludeSchemaChanges = "exclude.schema.changes";
 
-std::string quoted(std::string_view s) { return "`" + std::string(s) + "`"; }
+std::string quoted(std::string_view s) {
+    return "`" + std::string(s) + "`";
+}
 
 // "; did you mean `x`?" or "." to end a sentence either way.
 std::string hint(std::string_view word, const std::vector<std::string>& candidates) {
@@ -77,8 +83,7 @@ std::vector<std::string> schema_change_list(const MapEntry& e, std::string_view 
     if (!e.value.is_list()) {
         diags.error(e.key_where, quoted(e.key) + " in " + std::string(context) +
                                      " must be a list of schema change types, got " +
-                                     kind_phrase(e.value) +
-                                     ". Perhaps you meant `[" +
+                                     kind_phrase(e.value) + ". Perhaps you meant `[" +
                                      (e.value.is_scalar() ? e.value.scalar : std::string()) +
                                      "]`?");
         return out;
@@ -105,8 +110,8 @@ void parse_connector(const MapEntry& block, bool is_sink, ConnectorDef& def, Dia
     const std::string ctx = quoted(block.key) + " block";
     def.where = block.key_where;
     if (!block.value.is_map()) {
-        diags.error(block.key_where, ctx + " must be a map with at least a `type`, got " +
-                                         kind_phrase(block.value));
+        diags.error(block.key_where,
+                    ctx + " must be a map with at least a `type`, got " + kind_phrase(block.value));
         return;
     }
     bool has_type = false;
@@ -141,11 +146,11 @@ void parse_connector(const MapEntry& block, bool is_sink, ConnectorDef& def, Dia
 // Reads a list of maps with a fixed set of keys, calling fill(entry_node, key, value, value_where)
 // for each scalar field. Returns false when the block is not a list.
 template <typename Def>
-void parse_entries(const MapEntry& block, const std::vector<std::string>& allowed,
-                   const std::vector<std::string>& required, std::string_view what,
-                   std::vector<Def>& out, Diagnostics& diags,
-                   const std::function<void(Def&, const std::string&, std::string,
-                                            const SourceLocation&)>& fill) {
+void parse_entries(
+    const MapEntry& block, const std::vector<std::string>& allowed,
+    const std::vector<std::string>& required, std::string_view what, std::vector<Def>& out,
+    Diagnostics& diags,
+    const std::function<void(Def&, const std::string&, std::string, const SourceLocation&)>& fill) {
     if (block.value.is_null()) {
         return;
     }
@@ -168,9 +173,8 @@ void parse_entries(const MapEntry& block, const std::vector<std::string>& allowe
         for (const auto& e : item.entries) {
             if (std::find(allowed.begin(), allowed.end(), e.key) == allowed.end()) {
                 diags.error(e.key_where, "Unexpected key " + quoted(e.key) + " in " +
-                                             std::string(what) + " entry" +
-                                             hint(e.key, allowed) + " Allowed keys: " +
-                                             join(allowed) + ".");
+                                             std::string(what) + " entry" + hint(e.key, allowed) +
+                                             " Allowed keys: " + join(allowed) + ".");
                 ok = false;
                 continue;
             }
@@ -282,8 +286,9 @@ void parse_pipeline_block(const MapEntry& block, PipelineDef& def, Diagnostics& 
             continue;
         }
         if (e.key == "model") {
-            diags.error(e.key_where, "`pipeline.model` (AI models in transforms) is not supported "
-                                     "by cdcd");
+            diags.error(e.key_where,
+                        "`pipeline.model` (AI models in transforms) is not supported "
+                        "by cdcd");
             continue;
         }
         std::string value;
@@ -296,10 +301,22 @@ void parse_pipeline_block(const MapEntry& block, PipelineDef& def, Diagnostics& 
 }  // namespace
 
 const std::vector<std::string>& schema_change_tags() {
-    static const std::vector<std::string> tags = {
-        "add.column", "alter.column.type", "create.table", "drop.column", "drop.table",
-        "rename.column", "truncate.table", "alter.table.comment", "add", "alter", "create",
-        "drop", "rename", "table", "column", "all"};
+    static const std::vector<std::string> tags = {"add.column",
+                                                  "alter.column.type",
+                                                  "create.table",
+                                                  "drop.column",
+                                                  "drop.table",
+                                                  "rename.column",
+                                                  "truncate.table",
+                                                  "alter.table.comment",
+                                                  "add",
+                                                  "alter",
+                                                  "create",
+                                                  "drop",
+                                                  "rename",
+                                                  "table",
+                                                  "column",
+                                                  "all"};
     return tags;
 }
 
@@ -310,9 +327,10 @@ PipelineDef parse_pipeline(const YamlDocument& doc, Diagnostics& diags) {
     const ConfigNode& root = doc.root;
     if (!root.is_map()) {
         SourceLocation where = root.where.line > 0 ? root.where : SourceLocation{doc.file, 1, 1};
-        diags.error(where, "a pipeline definition must be a YAML map with `source` and `sink` "
-                           "blocks, got " +
-                               kind_phrase(root));
+        diags.error(where,
+                    "a pipeline definition must be a YAML map with `source` and `sink` "
+                    "blocks, got " +
+                        kind_phrase(root));
         return def;
     }
     bool has_source = false;
@@ -333,8 +351,8 @@ PipelineDef parse_pipeline(const YamlDocument& doc, Diagnostics& diags) {
         } else {
             diags.error(e.key_where,
                         "Unexpected key " + quoted(e.key) + " in YAML top-level block" +
-                            hint(e.key, kTopLevelKeys) +
-                            " Allowed keys in top-level block: [" + join(kTopLevelKeys) +
+                            hint(e.key, kTopLevelKeys) + " Allowed keys in top-level block: [" +
+                            join(kTopLevelKeys) +
                             "]. Note: Flink configurations should be defined in \"Runtime "
                             "Configurations\" instead of YAML scripts.");
         }

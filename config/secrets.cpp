@@ -1,11 +1,11 @@
 #include "config/secrets.h"
 
-#include <algorithm>
-#include <mutex>
-
 #include <spdlog/details/log_msg.h>
 #include <spdlog/formatter.h>
 #include <spdlog/sinks/sink.h>
+
+#include <algorithm>
+#include <mutex>
 
 namespace cdcd::config {
 
@@ -53,7 +53,7 @@ std::string SecretRegistry::redact(std::string_view text) const {
 namespace {
 
 class RedactingSink final : public spdlog::sinks::sink {
-public:
+  public:
     explicit RedactingSink(std::shared_ptr<spdlog::sinks::sink> inner) : inner_(std::move(inner)) {}
 
     void log(const spdlog::details::log_msg& msg) override {
@@ -72,13 +72,14 @@ public:
         inner_->set_formatter(std::move(formatter));
     }
 
-private:
+  private:
     std::shared_ptr<spdlog::sinks::sink> inner_;
 };
 
 }  // namespace
 
-std::shared_ptr<spdlog::sinks::sink> make_redacting_sink(std::shared_ptr<spdlog::sinks::sink> inner) {
+std::shared_ptr<spdlog::sinks::sink> make_redacting_sink(
+    std::shared_ptr<spdlog::sinks::sink> inner) {
     return std::make_shared<RedactingSink>(std::move(inner));
 }
 

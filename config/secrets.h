@@ -17,7 +17,7 @@ namespace cdcd::config {
 inline constexpr std::string_view kRedacted = "******";
 
 class SecretRegistry {
-public:
+  public:
     // Values shorter than this are not registered: redacting "1" or "abc" everywhere would
     // destroy logs without protecting anything.
     static constexpr std::size_t kMinSecretLength = 4;
@@ -33,12 +33,13 @@ public:
     // replaced first, so a secret that contains another one is hidden completely.
     std::string redact(std::string_view text) const;
 
-private:
+  private:
     mutable std::shared_mutex mutex_;
     std::vector<std::string> secrets_;  // sorted by length, longest first, no duplicates
 };
 
 // Wrap a spdlog sink so that every message passed to it is redacted first.
-std::shared_ptr<spdlog::sinks::sink> make_redacting_sink(std::shared_ptr<spdlog::sinks::sink> inner);
+std::shared_ptr<spdlog::sinks::sink> make_redacting_sink(
+    std::shared_ptr<spdlog::sinks::sink> inner);
 
 }  // namespace cdcd::config

@@ -154,12 +154,13 @@ struct Unit {
 };
 
 constexpr std::array<Unit, 21> kDurationUnits{{
-    {"ms", 1},          {"milli", 1},       {"millis", 1},     {"millisecond", 1},
-    {"milliseconds", 1}, {"s", 1000},        {"sec", 1000},     {"secs", 1000},
-    {"second", 1000},   {"seconds", 1000},  {"m", 60'000},     {"min", 60'000},
-    {"mins", 60'000},   {"minute", 60'000}, {"minutes", 60'000}, {"h", 3'600'000},
-    {"hour", 3'600'000}, {"hours", 3'600'000}, {"d", 86'400'000}, {"day", 86'400'000},
-    {"days", 86'400'000},
+    {"ms", 1},          {"milli", 1},        {"millis", 1},
+    {"millisecond", 1}, {"milliseconds", 1}, {"s", 1000},
+    {"sec", 1000},      {"secs", 1000},      {"second", 1000},
+    {"seconds", 1000},  {"m", 60'000},       {"min", 60'000},
+    {"mins", 60'000},   {"minute", 60'000},  {"minutes", 60'000},
+    {"h", 3'600'000},   {"hour", 3'600'000}, {"hours", 3'600'000},
+    {"d", 86'400'000},  {"day", 86'400'000}, {"days", 86'400'000},
 }};
 
 constexpr std::array<Unit, 15> kMemoryUnits{{
@@ -221,8 +222,7 @@ std::optional<std::uint64_t> parse_number_with_unit(std::string_view text,
 
 }  // namespace
 
-std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
-                                                        std::string* error) {
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text, std::string* error) {
     std::string_view s = trim(text);
     if (!s.empty() && (s[0] == 'P' || s[0] == 'p')) {
         std::string upper(s);
@@ -244,15 +244,14 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text,
 }
 
 std::optional<std::uint64_t> parse_memory_size(std::string_view text, std::string* error) {
-    return parse_number_with_unit(
-        text, kMemoryUnits, "memory size",
-        "use e.g. 1024 (bytes), 512k, 64mb, 1gb, 2t", error);
+    return parse_number_with_unit(text, kMemoryUnits, "memory size",
+                                  "use e.g. 1024 (bytes), 512k, 64mb, 1gb, 2t", error);
 }
 
 std::string format_duration(std::chrono::milliseconds d) {
     const std::int64_t ms = d.count();
-    static constexpr std::array<std::pair<std::int64_t, std::string_view>, 4> kUnits{{
-        {86'400'000, "d"}, {3'600'000, "h"}, {60'000, "min"}, {1'000, "s"}}};
+    static constexpr std::array<std::pair<std::int64_t, std::string_view>, 4> kUnits{
+        {{86'400'000, "d"}, {3'600'000, "h"}, {60'000, "min"}, {1'000, "s"}}};
     if (ms != 0) {
         for (const auto& [factor, name] : kUnits) {
             if (ms % factor == 0) {

@@ -1,13 +1,13 @@
 #include "config/yaml_loader.h"
 
-#include <fstream>
-#include <map>
-#include <sstream>
-
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
 
 namespace cdcd::config {
 
@@ -92,7 +92,7 @@ void check_tabs(std::string_view text, const std::string& file, Diagnostics& dia
 }
 
 class TreeBuilder final : public YAML::EventHandler {
-public:
+  public:
     TreeBuilder(std::string file, Diagnostics& diags) : file_(std::move(file)), diags_(diags) {}
 
     std::optional<ConfigNode> root;
@@ -142,7 +142,7 @@ public:
     }
     void OnMapEnd() override { close(); }
 
-private:
+  private:
     struct Frame {
         ConfigNode node;
         YAML::anchor_t anchor = 0;
@@ -191,8 +191,7 @@ private:
             if (n.kind == NodeKind::Scalar) {
                 parent.key = n.scalar;
                 if (const MapEntry* first = parent.node.find_entry(parent.key)) {
-                    diags_.error(n.where, "duplicate key `" + parent.key +
-                                              "` (first defined at " +
+                    diags_.error(n.where, "duplicate key `" + parent.key + "` (first defined at " +
                                               first->key_where.to_string() + ")");
                     parent.skip_value = true;
                 }
@@ -238,7 +237,8 @@ std::optional<YamlDocument> load_yaml_string(std::string_view text, std::string 
             doc.root = std::move(*builder.root);
             TreeBuilder extra(display_name, local);
             if (parser.HandleNextDocument(extra)) {
-                SourceLocation where = extra.root ? extra.root->where : SourceLocation{display_name};
+                SourceLocation where =
+                    extra.root ? extra.root->where : SourceLocation{display_name};
                 local.error(where, "only one YAML document is allowed in a pipeline file");
             }
         } else {

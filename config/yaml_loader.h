@@ -19,9 +19,9 @@ struct MapEntry;
 
 struct ConfigNode {
     NodeKind kind = NodeKind::Null;
-    std::string scalar;          // text of a Scalar node (already interpolated once resolved)
-    SourceLocation where;        // start of the node
-    int offset = -1;             // byte offset of the node's start in the file text, -1 if unknown
+    std::string scalar;    // text of a Scalar node (already interpolated once resolved)
+    SourceLocation where;  // start of the node
+    int offset = -1;       // byte offset of the node's start in the file text, -1 if unknown
     std::vector<MapEntry> entries;  // Map: entries in file order (keys are unique after loading)
     std::vector<ConfigNode> items;  // List: items in file order
 

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 #include "config/interpolation.h"
@@ -106,12 +105,13 @@ TEST_CASE("a secrets file wins over the environment", "[config][interpolation][s
 TEST_CASE("interpolating a document points undefined references at their column",
           "[config][interpolation]") {
     Diagnostics diags;
-    auto doc = load_yaml_string("sink:\n"
-                                "  hosts: ${HOSTS}\n"
-                                "  url: \"http://${HOST}:${PORT}/x\"\n"
-                                "  password: ${secret_values.missing_pw}\n"
-                                "  list: [a, '${LISTED}']\n",
-                                "i.yaml", diags);
+    auto doc = load_yaml_string(
+        "sink:\n"
+        "  hosts: ${HOSTS}\n"
+        "  url: \"http://${HOST}:${PORT}/x\"\n"
+        "  password: ${secret_values.missing_pw}\n"
+        "  list: [a, '${LISTED}']\n",
+        "i.yaml", diags);
     REQUIRE(doc);
     interpolate(*doc, test::no_secrets(), diags, env_of({{"HOSTS", "h1,h2"}, {"HOST", "h"}}));
     const auto text = diags.to_string();

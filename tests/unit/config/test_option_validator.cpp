@@ -48,11 +48,10 @@ TEST_CASE("the declared specs are consistent", "[config][options]") {
     CHECK(check_spec(kafka_like_spec()).empty());
     CHECK(check_spec(pipeline_options_spec()).empty());
 
-    ConnectorOptionsSpec broken{{OptionSpec::integer("n").default_("ten"),
-                                 OptionSpec::enum_of("e", {"A"}).default_("B"),
-                                 OptionSpec::string("n"),
-                                 OptionSpec::string("properties.x")},
-                                {PrefixSpec{"properties.", ""}}};
+    ConnectorOptionsSpec broken{
+        {OptionSpec::integer("n").default_("ten"), OptionSpec::enum_of("e", {"A"}).default_("B"),
+         OptionSpec::string("n"), OptionSpec::string("properties.x")},
+        {PrefixSpec{"properties.", ""}}};
     auto problems = check_spec(broken);
     CHECK(problems.size() == 4);
 }
@@ -93,23 +92,23 @@ TEST_CASE("valid options are typed, defaults fill the gaps", "[config][options]"
     CHECK(opts.location("fetch.size") == SourceLocation{"p.yaml", 8, 3});
     CHECK(opts.location("ratio") == kBlock);
 
-    CHECK_THROWS_AS(opts.get_int("topic"), std::logic_error);      // wrong type
-    CHECK_THROWS_AS(opts.get_string("nope"), std::logic_error);    // not declared
+    CHECK_THROWS_AS(opts.get_int("topic"), std::logic_error);        // wrong type
+    CHECK_THROWS_AS(opts.get_string("nope"), std::logic_error);      // not declared
     CHECK_THROWS_AS(opts.get_string("password"), std::logic_error);  // unset, no default
 }
 
 TEST_CASE("every option mistake is reported with its position", "[config][options]") {
     Diagnostics diags;
     validate_options(kafka_like_spec(),
-                     raw({{"topc", "orders"},                  // line 6: unknown, typo
-                          {"fetch.size", "many"},              // line 7: wrong int type
-                          {"timeout", "10 parsecs"},           // line 8: bad duration
-                          {"ratio", "1.5"},                    // line 9: out of range
-                          {"scan.startup.mode", "earliest"},   // line 10: enum not allowed
-                          {"ssl", "yes"},                      // line 11: not a boolean
-                          {"buffer", "lots"},                  // line 12: bad memory size
-                          {"start.timestamp", "1e3"},          // line 13: not a long
-                          {"completely-unrelated", "x"}}),     // line 14: unknown, no hint
+                     raw({{"topc", "orders"},                 // line 6: unknown, typo
+                          {"fetch.size", "many"},             // line 7: wrong int type
+                          {"timeout", "10 parsecs"},          // line 8: bad duration
+                          {"ratio", "1.5"},                   // line 9: out of range
+                          {"scan.startup.mode", "earliest"},  // line 10: enum not allowed
+                          {"ssl", "yes"},                     // line 11: not a boolean
+                          {"buffer", "lots"},                 // line 12: bad memory size
+                          {"start.timestamp", "1e3"},         // line 13: not a long
+                          {"completely-unrelated", "x"}}),    // line 14: unknown, no hint
                      kBlock, "source `kafka`", diags);
     const std::string text = diags.to_string();
     INFO(text);
@@ -136,9 +135,12 @@ TEST_CASE("every option mistake is reported with its position", "[config][option
 }
 
 TEST_CASE("integer ranges are inclusive", "[config][options]") {
-    for (auto [value, ok] : std::vector<std::pair<std::string, bool>>{
-             {"0", false}, {"1", true}, {"100", true}, {"101", false}, {"-5", false},
-             {"99999999999", false}}) {
+    for (auto [value, ok] : std::vector<std::pair<std::string, bool>>{{"0", false},
+                                                                      {"1", true},
+                                                                      {"100", true},
+                                                                      {"101", false},
+                                                                      {"-5", false},
+                                                                      {"99999999999", false}}) {
         INFO("fetch.size = " << value);
         Diagnostics diags;
         validate_options(kafka_like_spec(), raw({{"topic", "t"}, {"fetch.size", value}}), kBlock,

@@ -21,10 +21,11 @@ std::string pipeline_option_errors(std::string_view yaml) {
     return diags.to_string();
 }
 
-constexpr const char* kMinimal = "source:\n"
-                                 "  type: values\n"
-                                 "sink:\n"
-                                 "  type: values\n";
+constexpr const char* kMinimal =
+    "source:\n"
+    "  type: values\n"
+    "sink:\n"
+    "  type: values\n";
 
 }  // namespace
 
@@ -46,7 +47,8 @@ TEST_CASE("a complete pipeline file is parsed into a PipelineDef", "[config][pip
     CHECK(def.sink.type == "kafka");
     CHECK(def.sink.options.at("properties.bootstrap.servers").value == "k1:9092,k2:9092");
     CHECK(def.sink.options.at("password").value == "kafka-yaml-secret-123");
-    CHECK(def.sink.include_schema_changes == std::vector<std::string>{"add.column", "create.table"});
+    CHECK(def.sink.include_schema_changes ==
+          std::vector<std::string>{"add.column", "create.table"});
     CHECK(def.sink.exclude_schema_changes == std::vector<std::string>{"drop"});
     CHECK(def.sink.has_exclude_schema_changes);
     CHECK(def.sink.options.count("include.schema.changes") == 0);
@@ -100,27 +102,30 @@ TEST_CASE("mistake: unknown top-level key, with a suggestion", "[config][pipelin
 }
 
 TEST_CASE("mistake: unknown key in a route entry", "[config][pipeline][errors]") {
-    std::string e = load_errors(std::string(kMinimal) + "route:\n"
-                                                        "  - source-table: a.b\n"
-                                                        "    sink-tabel: c.d\n");
+    std::string e = load_errors(std::string(kMinimal) +
+                                "route:\n"
+                                "  - source-table: a.b\n"
+                                "    sink-tabel: c.d\n");
     CHECK_THAT(e, Contains("p.yaml:7:5: error: Unexpected key `sink-tabel` in route entry; did "
                            "you mean `sink-table`?"));
     CHECK_THAT(e, Contains("p.yaml:6:5: error: missing required field `sink-table` in route"));
 }
 
 TEST_CASE("mistake: unknown key in a transform entry", "[config][pipeline][errors]") {
-    std::string e = load_errors(std::string(kMinimal) + "transform:\n"
-                                                        "  - source-table: a.b\n"
-                                                        "    projection: id\n"
-                                                        "    post-transform-converters: x\n");
+    std::string e = load_errors(std::string(kMinimal) +
+                                "transform:\n"
+                                "  - source-table: a.b\n"
+                                "    projection: id\n"
+                                "    post-transform-converters: x\n");
     CHECK_THAT(e, Contains("p.yaml:8:5: error: Unexpected key `post-transform-converters` in "
                            "transform entry"));
 }
 
 TEST_CASE("mistake: route written as a map instead of a list", "[config][pipeline][errors]") {
-    std::string e = load_errors(std::string(kMinimal) + "route:\n"
-                                                        "  source-table: a.b\n"
-                                                        "  sink-table: c.d\n");
+    std::string e = load_errors(std::string(kMinimal) +
+                                "route:\n"
+                                "  source-table: a.b\n"
+                                "  sink-table: c.d\n");
     CHECK_THAT(e, Contains("p.yaml:5:1: error: `route` block must be a list of route entries, "
                            "got a map. Perhaps you missed a dash prefix `-`?"));
 }
@@ -132,15 +137,18 @@ TEST_CASE("mistake: missing source block", "[config][pipeline][errors]") {
 
 TEST_CASE("mistake: sink without a type", "[config][pipeline][errors]") {
     std::string e = load_errors("source:\n  type: values\n\nsink:\n  name: my sink\n");
-    CHECK(e == "p.yaml:4:1: error: missing required field `type` in `sink` block (the connector "
-               "identifier, e.g. `kafka`)\n");
+    CHECK(e ==
+          "p.yaml:4:1: error: missing required field `type` in `sink` block (the connector "
+          "identifier, e.g. `kafka`)\n");
 }
 
 TEST_CASE("mistake: wrong type for an int option", "[config][pipeline][errors]") {
-    std::string e = pipeline_option_errors(std::string(kMinimal) + "pipeline:\n"
-                                                                   "  parallelism: four\n");
-    CHECK(e == "p.yaml:6:3: error: option `parallelism` (INT) in `pipeline` block: expected an "
-               "integer (32-bit), got `four`\n");
+    std::string e = pipeline_option_errors(std::string(kMinimal) +
+                                           "pipeline:\n"
+                                           "  parallelism: four\n");
+    CHECK(e ==
+          "p.yaml:6:3: error: option `parallelism` (INT) in `pipeline` block: expected an "
+          "integer (32-bit), got `four`\n");
 }
 
 TEST_CASE("mistake: bad duration", "[config][pipeline][errors]") {
@@ -152,9 +160,10 @@ TEST_CASE("mistake: bad duration", "[config][pipeline][errors]") {
 }
 
 TEST_CASE("mistake: int out of range", "[config][pipeline][errors]") {
-    std::string e = pipeline_option_errors(std::string(kMinimal) + "pipeline:\n"
-                                                                   "  name: x\n"
-                                                                   "  parallelism: 0\n");
+    std::string e = pipeline_option_errors(std::string(kMinimal) +
+                                           "pipeline:\n"
+                                           "  name: x\n"
+                                           "  parallelism: 0\n");
     CHECK_THAT(e, Contains("p.yaml:7:3: error: option `parallelism` (INT) in `pipeline` block: "
                            "value `0` is out of range: must be at least 1"));
 }
@@ -169,8 +178,9 @@ TEST_CASE("mistake: enum value not allowed", "[config][pipeline][errors]") {
 }
 
 TEST_CASE("mistake: unknown pipeline option, with a suggestion", "[config][pipeline][errors]") {
-    std::string e = pipeline_option_errors(std::string(kMinimal) + "pipeline:\n"
-                                                                   "  paralelism: 2\n");
+    std::string e = pipeline_option_errors(std::string(kMinimal) +
+                                           "pipeline:\n"
+                                           "  paralelism: 2\n");
     CHECK_THAT(e, Contains("p.yaml:6:3: error: unsupported option `paralelism` in `pipeline` "
                            "block; did you mean `parallelism`?"));
 }
@@ -181,29 +191,34 @@ TEST_CASE("mistake: missing required connector option", "[config][pipeline][erro
     ConnectorOptionsSpec kafka{{OptionSpec::string("topic").required()}, {}};
     Diagnostics diags;
     validate_options(kafka, def.sink.options, def.sink.where, "sink `kafka`", diags);
-    CHECK(diags.to_string() == "p.yaml:3:1: error: missing required option `topic` in sink "
-                               "`kafka`\n");
+    CHECK(diags.to_string() ==
+          "p.yaml:3:1: error: missing required option `topic` in sink "
+          "`kafka`\n");
 }
 
 TEST_CASE("mistake: undefined ${VAR}", "[config][pipeline][errors]") {
-    std::string e = load_errors("source:\n"
-                                "  type: values\n"
-                                "sink:\n"
-                                "  type: kafka\n"
-                                "  properties.bootstrap.servers: ${KAFKA_HOSTS}\n");
-    CHECK(e == "p.yaml:5:33: error: undefined environment variable `KAFKA_HOSTS` in "
-               "`${KAFKA_HOSTS}`\n");
+    std::string e = load_errors(
+        "source:\n"
+        "  type: values\n"
+        "sink:\n"
+        "  type: kafka\n"
+        "  properties.bootstrap.servers: ${KAFKA_HOSTS}\n");
+    CHECK(e ==
+          "p.yaml:5:33: error: undefined environment variable `KAFKA_HOSTS` in "
+          "`${KAFKA_HOSTS}`\n");
 }
 
 TEST_CASE("mistake: undefined ${secret_values.x}", "[config][pipeline][errors]") {
-    std::string e = load_errors("source:\n"
-                                "  type: values\n"
-                                "  password: \"${secret_values.db_password}\"\n"
-                                "sink:\n"
-                                "  type: values\n");
-    CHECK(e == "p.yaml:3:14: error: undefined secret `db_password` in "
-               "`${secret_values.db_password}` (not in the secrets file, and environment "
-               "variable CDCD_SECRET_DB_PASSWORD is not set)\n");
+    std::string e = load_errors(
+        "source:\n"
+        "  type: values\n"
+        "  password: \"${secret_values.db_password}\"\n"
+        "sink:\n"
+        "  type: values\n");
+    CHECK(e ==
+          "p.yaml:3:14: error: undefined secret `db_password` in "
+          "`${secret_values.db_password}` (not in the secrets file, and environment "
+          "variable CDCD_SECRET_DB_PASSWORD is not set)\n");
 }
 
 TEST_CASE("mistake: tab indentation", "[config][pipeline][errors]") {
@@ -212,8 +227,9 @@ TEST_CASE("mistake: tab indentation", "[config][pipeline][errors]") {
         load_pipeline(file, test::no_secrets(), env_of({}));
         FAIL("expected ConfigError");
     } catch (const ConfigError& e) {
-        CHECK(std::string(e.what()) == file + ":4:1: error: tab character used for indentation; "
-                                              "YAML allows only spaces\n");
+        CHECK(std::string(e.what()) == file +
+                                           ":4:1: error: tab character used for indentation; "
+                                           "YAML allows only spaces\n");
     }
 }
 
@@ -229,13 +245,14 @@ TEST_CASE("mistake: duplicate key", "[config][pipeline][errors]") {
 }
 
 TEST_CASE("mistake: nested map in a connector option", "[config][pipeline][errors]") {
-    std::string e = load_errors("source:\n"
-                                "  type: values\n"
-                                "  properties:\n"
-                                "    acks: all\n"
-                                "sink:\n"
-                                "  type: values\n"
-                                "  hosts: [a, b]\n");
+    std::string e = load_errors(
+        "source:\n"
+        "  type: values\n"
+        "  properties:\n"
+        "    acks: all\n"
+        "sink:\n"
+        "  type: values\n"
+        "  hosts: [a, b]\n");
     CHECK_THAT(e, Contains("p.yaml:3:3: error: `properties` in `source` block must be a scalar "
                            "value, got a map"));
     CHECK_THAT(e, Contains("p.yaml:7:3: error: `hosts` in `sink` block must be a scalar value, "
@@ -244,12 +261,13 @@ TEST_CASE("mistake: nested map in a connector option", "[config][pipeline][error
 
 TEST_CASE("mistake: unsupported pipeline.user-defined-function and pipeline.model",
           "[config][pipeline][errors]") {
-    std::string e = load_errors(std::string(kMinimal) + "pipeline:\n"
-                                                        "  user-defined-function:\n"
-                                                        "    - name: addone\n"
-                                                        "      classpath: com.example.AddOne\n"
-                                                        "  model:\n"
-                                                        "    name: m\n");
+    std::string e = load_errors(std::string(kMinimal) +
+                                "pipeline:\n"
+                                "  user-defined-function:\n"
+                                "    - name: addone\n"
+                                "      classpath: com.example.AddOne\n"
+                                "  model:\n"
+                                "    name: m\n");
     CHECK_THAT(e, Contains("p.yaml:6:3: error: `pipeline.user-defined-function` is not "
                            "supported by cdcd"));
     CHECK_THAT(e, Contains("p.yaml:9:3: error: `pipeline.model` (AI models in transforms) is "
@@ -257,12 +275,13 @@ TEST_CASE("mistake: unsupported pipeline.user-defined-function and pipeline.mode
 }
 
 TEST_CASE("mistake: schema change lists in the sink", "[config][pipeline][errors]") {
-    std::string e = load_errors("source:\n"
-                                "  type: values\n"
-                                "sink:\n"
-                                "  type: values\n"
-                                "  include.schema.changes: add.column\n"
-                                "  exclude.schema.changes: [drop.tabel]\n");
+    std::string e = load_errors(
+        "source:\n"
+        "  type: values\n"
+        "sink:\n"
+        "  type: values\n"
+        "  include.schema.changes: add.column\n"
+        "  exclude.schema.changes: [drop.tabel]\n");
     CHECK_THAT(e, Contains("p.yaml:5:3: error: `include.schema.changes` in `sink` block must be "
                            "a list of schema change types, got a scalar `add.column`"));
     CHECK_THAT(e, Contains("p.yaml:6:28: error: unknown schema change event type `drop.tabel` "
@@ -270,11 +289,12 @@ TEST_CASE("mistake: schema change lists in the sink", "[config][pipeline][errors
 }
 
 TEST_CASE("mistake: transform entry problems", "[config][pipeline][errors]") {
-    std::string e = load_errors(std::string(kMinimal) + "transform:\n"
-                                                        "  - projection: id\n"
-                                                        "  - source-table: a.b\n"
-                                                        "    converter-after-transform: HARD\n"
-                                                        "  - just a string\n");
+    std::string e = load_errors(std::string(kMinimal) +
+                                "transform:\n"
+                                "  - projection: id\n"
+                                "  - source-table: a.b\n"
+                                "    converter-after-transform: HARD\n"
+                                "  - just a string\n");
     CHECK_THAT(e, Contains("p.yaml:6:5: error: missing required field `source-table` in "
                            "transform entry"));
     CHECK_THAT(e, Contains("p.yaml:8:32: error: unknown `converter-after-transform` `HARD`"));

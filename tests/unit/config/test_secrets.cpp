@@ -1,9 +1,8 @@
-#include <catch2/catch.hpp>
-
-#include <sstream>
-
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
+
+#include <catch2/catch.hpp>
+#include <sstream>
 
 #include "config/option_validator.h"
 #include "config/secrets.h"
@@ -33,12 +32,13 @@ TEST_CASE("a secret containing another one is hidden completely", "[config][secr
 namespace {
 
 // A pipeline whose sink password comes from ${secret_values.sink_pw}.
-constexpr const char* kSecretPipeline = "source:\n"
-                                        "  type: values\n"
-                                        "sink:\n"
-                                        "  type: kafka\n"
-                                        "  password: ${secret_values.sink_pw}\n"
-                                        "  topic: ${UNDEFINED_TOPIC}-${secret_values.sink_pw}\n";
+constexpr const char* kSecretPipeline =
+    "source:\n"
+    "  type: values\n"
+    "sink:\n"
+    "  type: kafka\n"
+    "  password: ${secret_values.sink_pw}\n"
+    "  topic: ${UNDEFINED_TOPIC}-${secret_values.sink_pw}\n";
 
 constexpr const char* kSecretValue = "s3cr3t-from-secret-values";
 
@@ -65,9 +65,8 @@ TEST_CASE("a secret never appears in diagnostics", "[config][secrets]") {
 TEST_CASE("a secret never appears in a ValidatedOptions dump", "[config][secrets]") {
     auto def = load_pipeline_string(kSecretPipeline, "p.yaml", secrets_with_pw(),
                                     test::env_of({{"UNDEFINED_TOPIC", "orders"}}));
-    ConnectorOptionsSpec spec{{OptionSpec::string("password").secret(),
-                               OptionSpec::string("topic")},
-                              {}};
+    ConnectorOptionsSpec spec{
+        {OptionSpec::string("password").secret(), OptionSpec::string("topic")}, {}};
     Diagnostics diags;
     auto opts = validate_options(spec, def.sink.options, def.sink.where, "sink", diags);
     REQUIRE(diags.ok());

@@ -8,14 +8,15 @@ using Catch::Contains;
 
 TEST_CASE("every node keeps its 1-based line and column", "[config][yaml]") {
     Diagnostics diags;
-    auto doc = load_yaml_string("a: 1\n"
-                                "b:\n"
-                                "  c: [x, y]\n"
-                                "  d:\n"
-                                "    - e\n"
-                                "    - f: g\n"
-                                "empty:\n",
-                                "t.yaml", diags);
+    auto doc = load_yaml_string(
+        "a: 1\n"
+        "b:\n"
+        "  c: [x, y]\n"
+        "  d:\n"
+        "    - e\n"
+        "    - f: g\n"
+        "empty:\n",
+        "t.yaml", diags);
     REQUIRE(diags.ok());
     REQUIRE(doc);
     const ConfigNode& root = doc->root;
@@ -79,13 +80,14 @@ TEST_CASE("a tab after the indentation or inside a value is fine", "[config][yam
 
 TEST_CASE("duplicate keys are errors in every map, naming the first one", "[config][yaml]") {
     Diagnostics diags;
-    auto doc = load_yaml_string("a: 1\n"
-                                "b:\n"
-                                "  x: 1\n"
-                                "  y: 2\n"
-                                "  x: 3\n"
-                                "a: 2\n",
-                                "d.yaml", diags);
+    auto doc = load_yaml_string(
+        "a: 1\n"
+        "b:\n"
+        "  x: 1\n"
+        "  y: 2\n"
+        "  x: 3\n"
+        "a: 2\n",
+        "d.yaml", diags);
     REQUIRE(doc);
     REQUIRE(diags.size() == 2);
     CHECK(diags.items()[0].to_string() ==
