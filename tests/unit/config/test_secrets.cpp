@@ -1,8 +1,11 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "config/option_validator.h"
 #include "config/secrets.h"
@@ -94,4 +97,44 @@ TEST_CASE("a secret never appears in a log line through the redacting sink", "[c
     logger.warn("topic is {}", def.sink.options.at("topic").value);
     logger.flush();
     CHECK(out.str() == "info connecting with password ******\nwarning topic is orders-******\n");
+}
+
+TEST_CASE("the registry can be used from several threads at once", "[config][secrets]") {
+    auto& reg = SecretRegistry::instance();
+    std::atomic<int> wrong{0};  // Catch2 v2 assertions are not thread-safe: count, check after
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([t, &reg, &wrong] {
+            for (int i = 0; i < 200; ++i) {
+                const std::string secret =
+                    "thread-" + std::to_string(t) + "-secret-" + std::to_string(i) + "-xyz";
+                reg.add(secret);
+                if (reg.redact("<" + secret + ">") != "<******>") {
+                    ++wrong;
+                }
+            }
+        });
+    }
+    for (auto& th : threads) {
+        th.join();
+    }
+    CHECK(wrong == 0);
+    CHECK(reg.contains("thread-3-secret-199-xyz"));
+}
+
+TEST_CASE("values of a secrets file are registered even before use", "[config][secrets]") {
+    Secrets::from_string("unused_secret: never-referenced-secret\n", "s.yaml");
+    CHECK(SecretRegistry::instance().redact("x never-referenced-secret y") == "x ****** y");
+}
+
+TEST_CASE("a secrets file must be flat", "[config][secrets]") {
+    try {
+        Secrets::from_string("db:\n  password: nested\n", "s.yaml");
+        FAIL("expected ConfigError");
+    } catch (const ConfigError& e) {
+        CHECK(std::string(e.what()) ==
+              "s.yaml:1:1: error: secret `db` must be a scalar value, got a map\n");
+    }
+    CHECK_THROWS_WITH(Secrets::from_file("/nonexistent/secrets.env"),
+                      "/nonexistent/secrets.env: error: cannot open secrets file\n");
 }
