@@ -19,15 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import aiohttp  # noqa: E402
 
-from client import VikingDBEmulator  # noqa: E402
-import signing  # noqa: E402
-
-
-def server_cpu_seconds(pid: int) -> float:
-    """utime+stime of the server process (Linux /proc), to factor out machine load."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from vdb_testenv import VikingDBEmulator  # noqa: E402
+import vdb_signing as signing  # noqa: E402
 
 
 def make_bodies(rows: int, dim: int, batch: int) -> list[bytes]:
@@ -83,9 +76,9 @@ def main() -> None:
             {"FieldName": "price", "FieldType": "float32"},
             {"FieldName": "ok", "FieldType": "bool"},
             {"FieldName": "vec", "FieldType": "vector", "Dim": a.dim}])
-        cpu0 = server_cpu_seconds(emu.proc.pid)
+        cpu0 = emu.server_cpu_seconds()
         secs = asyncio.run(run(emu.url, bodies, a.concurrency, a.auth))
-        cpu = server_cpu_seconds(emu.proc.pid) - cpu0
+        cpu = emu.server_cpu_seconds() - cpu0
         c = emu.counters()
         stored = emu.collection("bench")["CollectionStats"]["DataCount"]
     print(json.dumps({"rows": a.rows, "dim": a.dim, "seconds": round(secs, 2),

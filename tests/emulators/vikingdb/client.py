@@ -73,6 +73,12 @@ class VikingDBEmulator:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    def server_cpu_seconds(self) -> float:
+        """CPU time (user+sys) the server process has used: lets benchmarks factor out machine load."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     @property
     def host(self) -> str:
         """host:port, the form the SDKs take as `host`."""

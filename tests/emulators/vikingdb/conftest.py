@@ -1,4 +1,4 @@
-"""Shared fixtures: one emulator process per test module, state reset per test."""
+"""Fixtures: one emulator process per test module, state and credentials reset per test."""
 from __future__ import annotations
 
 import os
@@ -8,10 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from client import VikingDBEmulator  # noqa: E402
-
-AK, SK = "AKTEST", "SKTEST"
-API_KEY = "test-api-key"
+from vdb_testenv import VikingDBEmulator  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +21,3 @@ def emulator_process():
 def emu(emulator_process):
     emulator_process.reset(credentials=True)
     yield emulator_process
-
-
-BASIC_FIELDS = [
-    {"FieldName": "id", "FieldType": "string", "IsPrimaryKey": True},
-    {"FieldName": "vec", "FieldType": "vector", "Dim": 4},
-    {"FieldName": "city", "FieldType": "string", "DefaultValue": "none"},
-    {"FieldName": "price", "FieldType": "int64"},
-]

@@ -30,15 +30,15 @@ try:  # orjson parses float-heavy upsert bodies ~2x faster; stdlib json is the f
 except ImportError:  # pragma: no cover
     _fastjson = None
 
-import auth  # noqa: E402
-import control_plane  # noqa: E402
-import data_plane  # noqa: E402
-import emulator_api  # noqa: E402
-from errors import (ApiError, control_error, control_ok, data_error, data_ok,  # noqa: E402
+import vdb_auth as auth  # noqa: E402
+import vdb_control_plane as control_plane  # noqa: E402
+import vdb_data_plane as data_plane  # noqa: E402
+import vdb_emulator_api as emulator_api  # noqa: E402
+from vdb_errors import (ApiError, control_error, control_ok, data_error, data_ok,  # noqa: E402
                     invalid, new_request_id)
-from faults import Counters, FaultInjector, fault_error, throttle_error  # noqa: E402
-from schema import Limits  # noqa: E402
-from store import Store  # noqa: E402
+from vdb_faults import Counters, FaultInjector, fault_error, throttle_error  # noqa: E402
+from vdb_schema import Limits  # noqa: E402
+from vdb_store import Store  # noqa: E402
 
 DATA_PREFIX = "/api/vikingdb/data/"
 PING_PATH = "/api/vikingdb/Ping"

@@ -18,7 +18,7 @@ from vikingdb.vector import (DeleteDataRequest, FetchDataInCollectionRequest, Se
                              SearchByVectorRequest, UpsertDataRequest, VikingDB)
 from vikingdb.vector.exceptions import VikingVectorException
 
-from conftest import AK, API_KEY, BASIC_FIELDS, SK
+from vdb_testenv import AK, API_KEY, BASIC_FIELDS, SK
 
 ONE_TRY = RequestOptions(max_attempts=1)   # the SDK retries every failure 3x with sleeps
 

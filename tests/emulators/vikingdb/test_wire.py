@@ -8,9 +8,9 @@ import time
 import pytest
 import requests
 
-import signing
-from conftest import BASIC_FIELDS
-from wire import control_call, data_call, upsert
+import vdb_signing as signing
+from vdb_testenv import BASIC_FIELDS
+from vdb_wire import control_call, data_call, upsert
 
 REF_BODY = b'{"collection_name":"test_coll","data":[{"f_id":"000135","f_vector":[0.1,0.33,-0.88,0.66]}]}'
 REF_AUTH = ("HMAC-SHA256 Credential=AKTEST/20250801/cn-beijing/vikingdb/request, "
@@ -308,7 +308,7 @@ def test_search_distances_follow_the_index(emu):
 # ------------------------------------------------------------------ vectorize
 
 def test_vectorize_embedding_is_deterministic_and_single_row(emu):
-    import vectorize
+    import vdb_vectorize as vectorize
     emu.create_collection("docs", [{"FieldName": "id", "FieldType": "string", "IsPrimaryKey": True},
                                    {"FieldName": "body", "FieldType": "text"}],
                           vectorize={"Dense": {"ModelName": "m", "ModelVersion": "1", "TextField": "body",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from errors import ApiError, invalid
+from vdb_errors import ApiError, invalid
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 FLOAT32_MAX = 3.4028234663852886e38

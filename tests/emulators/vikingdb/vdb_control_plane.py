@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from errors import index_not_found, invalid, missing
-from store import Collection, Store
+from vdb_errors import index_not_found, invalid, missing
+from vdb_store import Collection, Store
 
 VERSION = "2025-06-09"
 

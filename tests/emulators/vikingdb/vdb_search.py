@@ -9,7 +9,7 @@ import math
 import operator
 from typing import Any, Callable, Iterable
 
-from errors import invalid
+from vdb_errors import invalid
 
 
 def dot(a: list, b: list) -> float:

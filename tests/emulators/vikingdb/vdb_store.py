@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from errors import ApiError, collection_not_found, invalid, missing
-from schema import COLLECTION_NAME_RE, Limits, Schema, parse_schema
+from vdb_errors import ApiError, collection_not_found, invalid, missing
+from vdb_schema import COLLECTION_NAME_RE, Limits, Schema, parse_schema
 
 DISTANCES = {"cosine", "ip", "l2"}
 INDEX_TYPES = {"flat", "hnsw", "ivf", "diskann", "hnsw_hybrid", "flat_hybrid", "sort"}

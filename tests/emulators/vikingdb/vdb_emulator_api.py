@@ -9,8 +9,8 @@ from typing import Any
 
 from aiohttp import web
 
-from errors import ApiError, invalid
-from faults import parse_fault
+from vdb_errors import ApiError, invalid
+from vdb_faults import parse_fault
 
 CONFIG_KEYS = {"max_rows_per_upsert", "max_ids_per_request", "max_rows_per_vectorize_upsert",
                "string_max_bytes", "max_collections"}

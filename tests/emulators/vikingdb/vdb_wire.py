@@ -6,8 +6,8 @@ import time
 
 import requests
 
-import signing
-from conftest import AK, API_KEY, SK
+import vdb_signing as signing
+from vdb_testenv import AK, API_KEY, SK
 
 DATA = "/api/vikingdb/data/"
 

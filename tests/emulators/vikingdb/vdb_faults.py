@@ -12,7 +12,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from errors import ApiError, invalid
+from vdb_errors import ApiError, invalid
 
 FAULT_KINDS = {"error", "reset", "delay", "throttle"}
 # Throttle codes: the V2 data-plane code set has RequestLimitExceeded; the control

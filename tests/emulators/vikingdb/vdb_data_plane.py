@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import search as search_mod
-import vectorize
-from errors import ApiError, index_not_found, invalid, missing
-from schema import decode_vector
-from store import Collection, Store
+import vdb_search as search_mod
+import vdb_vectorize as vectorize
+from vdb_errors import ApiError, index_not_found, invalid, missing
+from vdb_schema import decode_vector
+from vdb_store import Collection, Store
 
 
 def _collection(store: Store, body: dict) -> Collection:

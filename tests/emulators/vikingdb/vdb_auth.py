@@ -12,8 +12,8 @@ import hmac
 import time
 from dataclasses import dataclass, field
 
-from errors import ApiError
-import signing
+from vdb_errors import ApiError
+import vdb_signing as signing
 
 DEFAULT_API_KEYS = ["test-api-key"]
 DEFAULT_ACCESS_KEYS = {"AKTEST": "SKTEST"}
