@@ -125,6 +125,8 @@ def test_control_plane_get_by_resource_id_and_delete_needs_indexes_gone(emu):
     ([{"FieldName": "v", "FieldType": "vector", "Dim": 8}, {"FieldName": "w", "FieldType": "vector", "Dim": 8}],
      None, "one vector"),
     ([{"FieldName": "x", "FieldType": "decimal"}], None, "unsupported FieldType"),
+    ([{"FieldName": "x", "FieldType": "list_string"}], None, "list<string>"),
+    ([{"FieldName": "x", "FieldType": "float"}], None, "float32"),
     ([{"FieldName": "t", "FieldType": "text"}, {"FieldName": "v", "FieldType": "vector", "Dim": 8}],
      {"Dense": {"ModelName": "m", "TextField": "t"}}, "mutually exclusive"),
     ([{"FieldName": "t", "FieldType": "string"}], {"Dense": {"ModelName": "m", "TextField": "t"}}, "text field"),

@@ -287,12 +287,18 @@ def make_checker(f: FieldDef, limits: Limits) -> Callable[[Any], Any]:
 
 # ---------------------------------------------------------------- schema parse
 
+# Sink-config spellings (spec 002) that are NOT wire FieldTypes: rejected with a hint, so a
+# sink that forgets to translate them fails here as it would against VikingDB.
+_WIRE_SPELLING = {"list_string": "list<string>", "list_int64": "list<int64>", "float": "float32",
+                  "double": "float32", "map": "(none: VikingDB has no map type)"}
+
+
 def _normalise_type(t: Any) -> str:
     if not isinstance(t, str):
         raise invalid("FieldType must be a string")
-    # Accept the spelling the sink's override table uses (list_string, list_int64, float).
-    aliases = {"list_string": "list<string>", "list_int64": "list<int64>", "float": "float32"}
-    return aliases.get(t, t)
+    if t in _WIRE_SPELLING:
+        raise invalid(f"unsupported FieldType '{t}'; the API spells it {_WIRE_SPELLING[t]}")
+    return t
 
 
 def parse_schema(fields_in: Any, vectorize_in: Any, limits: Limits) -> Schema:
