@@ -27,8 +27,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/env.sh"
 
 die() { echo "kafka.sh: $*" >&2; exit 1; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(now)"; }
+now() { local t="${EPOCHREALTIME/[.,]/}"; echo "${t:0:${#t}-4}"; }   # centiseconds
+elapsed() { local d=$(( $(now) - $1 )); printf '%d.%02d' $((d / 100)) $((d % 100)); }
 
 # --- global option parsing: pull --run-dir out, leave the rest -----------------------------
 RUN_DIR="$CDCD_KAFKA_RUN_DIR"
@@ -61,26 +61,25 @@ broker_pid() {
   echo "$pid"
 }
 
-free_port() {  # a currently free loopback port, not one of the args
-  python3 - "$@" <<'PY'
-import socket, sys
-avoid = {int(a) for a in sys.argv[1:]}
-for _ in range(50):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
-    if p not in avoid:
-        print(p); break
+alloc() {  # alloc [PORT] -> "PORT CONTROLLER_PORT CLUSTER_ID" (free loopback ports, new Kafka Uuid)
+  python3 - "${1:-0}" <<'PY'
+import base64, socket, sys, uuid
+want = int(sys.argv[1])
+socks = []
+def free():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)  # held open: two distinct ports
+    return s.getsockname()[1]
+port = want or free()
+cport = free()
+while True:  # 22 base64url chars of 16 random bytes, not starting with '-' (it is a CLI argument)
+    cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    if not cid.startswith("-"):
+        break
+print(port, cport, cid)
 PY
 }
 
-port_busy() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('127.0.0.1', int(sys.argv[1])))==0 else 1)" "$1"; }
-
-new_cluster_id() {  # Kafka Uuid: 22 base64url chars of 16 random bytes, not starting with '-'
-  python3 -c "
-import base64, uuid
-while True:
-    s = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b'=').decode()
-    if not s.startswith('-'): print(s); break"
-}
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 probe() {  # broker answers metadata with >=1 broker and every partition has a leader
   local b="$1"
@@ -94,10 +93,41 @@ probe() {  # broker answers metadata with >=1 broker and every partition has a l
   fi
 }
 
+# Class-data-sharing archives (JDK AppCDS) cut JVM start-up CPU by roughly a third to a half. The
+# first JVM of a kind dumps the classes it loaded at exit (-XX:ArchiveClassesAtExit, into its run
+# dir); later ones map the archive. A stale or foreign archive is ignored by the JVM (-Xshare:auto).
+# KAFKA_CDS=0 turns this off.
+CDS_DIR="$CDCD_KAFKA_HOME/cds"
+cds_archive() {  # cds_archive NAME -> path of the archive for this JVM binary
+  local j; j="$(readlink -f "$(command -v java)")"
+  echo "$CDS_DIR/$1-$(echo "$j $(stat -c %Y "$j")" | md5sum | cut -c1-10).jsa"
+}
+cds_opts() {  # cds_opts NAME DUMP_TO -> JVM options (use the archive, or dump one to DUMP_TO)
+  [[ ${KAFKA_CDS:-1} != 0 ]] || return 0
+  local a; a="$(cds_archive "$1")"
+  if [[ -s $a ]]; then echo "-XX:SharedArchiveFile=$a -Xshare:auto"
+  else echo "-XX:ArchiveClassesAtExit=$2"; fi
+}
+cds_keep() {  # cds_keep NAME DUMPED_FILE: publish a freshly dumped archive atomically
+  local a; a="$(cds_archive "$1")"
+  if [[ -s $2 && ! -s $a ]]; then
+    mkdir -p "$CDS_DIR"
+    local tmp; tmp="$(mktemp "$CDS_DIR/.tmp.XXXXXX")"
+    cp "$2" "$tmp" && mv -f "$tmp" "$a" || rm -f "$tmp"
+  fi
+  rm -f "$2"
+}
+
 java_tool() {  # java_tool MAIN_CLASS args...  (short-lived JVM tuned for start-up time)
-  java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto \
+  local name="tool-${1##*.}" dump="$RUN_DIR/.tool.jsa"
+  local rc=0
+  # shellcheck disable=SC2046
+  java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC $(cds_opts "$name" "$dump") -Xlog:cds=off -Xlog:cds+dynamic=off \
     -Dlog4j2.configurationFile="$HERE/log4j2-tools.properties" \
-    -cp "$CDCD_KAFKA_LIBS/*" "$@"
+    -cp "$CDCD_KAFKA_LIBS/*" "$@" || rc=$?
+  [[ $rc != 0 ]] || cds_keep "$name" "$dump"
+  rm -f "$dump"
+  return "$rc"
 }
 
 write_props() {  # write_props PORT CONTROLLER_PORT AUTO_CREATE
@@ -129,10 +159,12 @@ EOF
 }
 
 launch() {  # start the JVM in the background, detached from our terminal/process group
-  local heap="$1"
+  local heap="$1" cds
   mkdir -p "$LOGS"
+  cds="$(cds_opts broker "$RUN_DIR/.broker.jsa")"   # computed here: keep the fork-to-exec window short
   # shellcheck disable=SC2086
   setsid nohup java -Xms"$heap" -Xmx"$heap" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    $cds -Xlog:cds=off -Xlog:cds+dynamic=off \
     -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
     -Dkafka.logs.dir="$LOGS" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
     ${KAFKA_EXTRA_OPTS:-} -cp "$CDCD_KAFKA_LIBS/*" kafka.Kafka "$PROPS" \
@@ -142,8 +174,9 @@ launch() {  # start the JVM in the background, detached from our terminal/proces
 
 wait_ready() {  # wait_ready BOOTSTRAP -> 0 ready, 1 process died, 2 timeout
   local b="$1" limit="${KAFKA_START_TIMEOUT:-90}" t0; t0=$(date +%s)
+  local pid; pid="$(cat "$PIDFILE")"
   while (( $(date +%s) - t0 < limit )); do
-    broker_pid >/dev/null || return 1
+    kill -0 "$pid" 2>/dev/null || return 1   # not broker_pid: right after fork the cmdline is still ours
     probe "$b" && return 0
     sleep 0.1
   done
@@ -189,12 +222,11 @@ cmd_start() {
       write_props "$port" "$cport" "$auto"   # same ports; picks up KAFKA_EXTRA_PROPS changes
     else
       local want_port="$port"
-      rm -rf "$DATA" "$LOGS" "$STATE" "$PIDFILE"
+      rm -rf "$DATA" "$LOGS" "$STATE" "$PIDFILE" "$RUN_DIR/.broker.jsa" "$RUN_DIR/.tool.jsa"
       mkdir -p "$DATA" "$LOGS"
-      [[ -n $want_port ]] || port="$(free_port)"
-      ! port_busy "$port" || die "port $port is in use"
-      cport="$(free_port "$port")"
-      cid="$(new_cluster_id)"
+      [[ -z $want_port ]] || ! port_busy "$want_port" || die "port $want_port is in use"
+      read -r port cport cid < <(alloc "$want_port")
+      [[ -n $cid ]] || die "could not allocate ports"
       write_props "$port" "$cport" "$auto"
       java_tool kafka.tools.StorageTool format -t "$cid" -c "$PROPS" >"$LOGS/format.log" 2>&1 \
         || { cat "$LOGS/format.log" >&2; die "storage format failed"; }
@@ -240,9 +272,11 @@ cmd_stop() {
     if kill -0 "$pid" 2>/dev/null; then
       echo "kafka.sh: broker $pid ignored SIGTERM for ${limit}s, sending SIGKILL" >&2
       kill -KILL "$pid" 2>/dev/null || true
+      rm -f "$RUN_DIR/.broker.jsa"   # a dump cut short by SIGKILL is not kept
       for (( i = 0; i < 50; i++ )); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     fi
     echo "kafka.sh: stopped broker $pid in $(elapsed "$t0")s" >&2
+    cds_keep broker "$RUN_DIR/.broker.jsa"
   else
     echo "kafka.sh: no broker running in $RUN_DIR" >&2
   fi
