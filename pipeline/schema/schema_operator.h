@@ -1,0 +1,95 @@
+#pragma once
+// The schema operator: Flink CDC's regular SchemaOperator and SchemaCoordinator in one object.
+// It keeps every upstream (post-transform) schema and every evolved sink schema, routes events,
+// derives and applies sink-side schema changes, and coerces data to the evolved schemas.
+#include <boost/asio/awaitable.hpp>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pipeline/connector/sink.h"
+#include "pipeline/connector/stream.h"
+#include "pipeline/data/time_zone.h"
+#include "pipeline/route/router.h"
+#include "pipeline/schema/row_coercion.h"
+#include "pipeline/schema/schema_change_filter.h"
+
+namespace cdcd {
+
+/// The pipeline must fail: a schema change cannot be derived, applied or tolerated, or data
+/// cannot be coerced.
+struct SchemaEvolveError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class SchemaOperator {
+public:
+    /// The runtime dispatches `pending` (events produced so far, in order) to the sink writers,
+    /// waits until every writer has flushed, and clears `pending`. Called before schema changes
+    /// are applied through the MetadataApplier (Flink's FlushEvent).
+    using FlushWriters = std::function<boost::asio::awaitable<void>(EventBatch& pending)>;
+
+    /// `local_time_zone` as in `pipeline.local-time-zone` (ZoneId syntax); throws
+    /// std::invalid_argument when unknown.
+    SchemaOperator(Router router, SchemaChangeBehavior behavior, SchemaChangeFilter filter,
+                   MetadataApplier& applier, FlushWriters flush_writers,
+                   std::string local_time_zone);
+
+    /// Post-transform upstream events in (consumed; `in` is left empty), sink-side events
+    /// appended to `out` in order.
+    boost::asio::awaitable<void> process(EventBatch& in, EventBatch& out);
+
+    const Schema* sink_schema(TableId sink_table) const;
+    const Schema* upstream_schema(TableId upstream) const;
+
+    /// Upstream and evolved schemas as JSON: {"upstream":[...],"evolved":[...]} (schema_json).
+    std::string snapshot_state() const;
+    /// Replaces every known schema with a snapshot_state() string; throws SchemaEvolveError.
+    void restore(std::string_view state);
+
+private:
+    using SchemaPtr = std::shared_ptr<const Schema>;
+    struct SchemaMap {
+        std::unordered_map<TableId, SchemaPtr> by_table;
+        std::vector<TableId> order;  // first-seen order, for deterministic merges and snapshots
+        const SchemaPtr* find(TableId t) const;
+        void put(TableId t, Schema schema);
+    };
+    struct PairHash {
+        std::size_t operator()(const std::pair<TableId, TableId>& p) const {
+            return p.first.hash() * 31 + p.second.hash();
+        }
+    };
+    struct CachedCoercion {
+        SchemaPtr upstream, sink;  // the versions the coercion was built for
+        std::shared_ptr<const RowCoercion> coercion;
+    };
+
+    void route_data(DataChangeEvent&& event, EventBatch& out);
+    const RowCoercion& coercion_for(TableId upstream, TableId sink, const SchemaPtr& up,
+                                    const SchemaPtr& evolved);
+    boost::asio::awaitable<void> handle_schema_change(SchemaChangeEvent event, EventBatch& out);
+    std::vector<SchemaChangeEvent> deduce(const SchemaChangeEvent& event, TableId upstream);
+    std::vector<SchemaChangeEvent> normalize(const Schema* old_schema,
+                                             std::vector<SchemaChangeEvent> raw) const;
+
+    Router router_;
+    SchemaChangeBehavior behavior_;
+    SchemaChangeFilter filter_;
+    MetadataApplier& applier_;
+    FlushWriters flush_writers_;
+    TimeZone zone_;
+    SchemaMap upstream_;
+    SchemaMap evolved_;
+    std::unordered_map<std::pair<TableId, TableId>, CachedCoercion, PairHash> coercions_;
+};
+
+/// SchemaUtils#isSchemaChangeEventRedundant, except that a CreateTableEvent is redundant only
+/// when the table is already known with exactly that schema.
+bool is_schema_change_redundant(const Schema* current, const SchemaChangeEvent& event);
+
+}  // namespace cdcd
