@@ -69,11 +69,14 @@ def _headers(h: Headers) -> list[tuple[str, bytes | None]] | None:
 class KafkaBroker:
     """One broker in its own run directory (a fresh temp dir unless ``run_dir`` is given).
 
+    ``quick_jvm`` (default True) runs the broker JVM with the C1 JIT only: ~40% less start-up CPU;
+    pass False for throughput benchmarks.
+
     ``bootstrap=`` attaches to an already running broker instead (start/stop then raise).
     """
 
     def __init__(self, run_dir: str | os.PathLike | None = None, port: int | None = None, *,
-                 auto_create_topics: bool = False, heap: str = "512m",
+                 auto_create_topics: bool = False, heap: str = "512m", quick_jvm: bool = True,
                  extra_props: Mapping[str, Any] | None = None, bootstrap: str | None = None):
         self.external = bootstrap is not None
         self._own_dir = run_dir is None and not self.external
@@ -82,6 +85,7 @@ class KafkaBroker:
         self.bootstrap: str | None = bootstrap
         self.auto_create_topics = auto_create_topics
         self.heap = heap
+        self.quick_jvm = quick_jvm  # C1-only JIT: faster start, lower peak throughput (False for benchmarks)
         self.extra_props = dict(extra_props or {})
         self.startup_seconds: float | None = None
         self._admin: AdminClient | None = None
@@ -110,6 +114,8 @@ class KafkaBroker:
             args += ["--port", str(port)]
         if self.auto_create_topics and not resume:
             args.append("--auto-create-topics")
+        if self.quick_jvm and not resume:
+            args.append("--quick-jvm")
         t0 = time.monotonic()
         out = self._sh(*args).stdout
         self.startup_seconds = time.monotonic() - t0
