@@ -22,6 +22,7 @@
 # Global option (any position): --run-dir DIR (default $CDCD_KAFKA_RUN_DIR, else
 # ~/.cache/cdcd/kafka-run). One broker per run dir; use distinct run dirs for parallel brokers.
 # Env: KAFKA_VERSION, CDCD_CACHE, CDCD_KAFKA_HOME, KAFKA_START_TIMEOUT (s, default 90),
+#      KAFKA_PROBE=python (readiness via kafka_ping.py even when kcat is installed),
 #      KAFKA_STOP_TIMEOUT (s, default 30), KAFKA_HEAP (default 512m), KAFKA_EXTRA_OPTS.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -85,7 +86,7 @@ port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 probe() {  # broker answers metadata with >=1 broker and every partition has a leader
   local b="$1"
-  if command -v kcat >/dev/null 2>&1; then
+  if [[ ${KAFKA_PROBE:-} != python ]] && command -v kcat >/dev/null 2>&1; then
     local out
     out="$(kcat -L -b "$b" -m 2 2>/dev/null)" || return 1
     grep -q '^ [1-9][0-9]* brokers:' <<<"$out" || return 1
@@ -171,7 +172,7 @@ launch() {  # launch HEAP QUICK: start the JVM in the background, detached from 
     -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
     -Dkafka.logs.dir="$LOGS" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
     ${KAFKA_EXTRA_OPTS:-} -cp "$CDCD_KAFKA_LIBS/*" kafka.Kafka "$PROPS" \
-    >>"$LOGS/stdout.log" 2>&1 </dev/null &
+    >>"$LOGS/stdout.log" 2>&1 </dev/null 8>&- &
   echo $! >"$PIDFILE"
 }
 
@@ -375,6 +376,11 @@ cmd_topic() {
 }
 
 cmd="${1:-}"; shift || true
+case "$cmd" in
+  start|stop|restart)  # one lifecycle change at a time per run dir (the broker does not inherit fd 8)
+    exec 8>"$RUN_DIR/.lock"
+    flock -w 300 8 || die "timed out waiting for $RUN_DIR/.lock" ;;
+esac
 case "$cmd" in
   install) exec "$HERE/install.sh" "$@" ;;
   start) cmd_start "$@" ;;
