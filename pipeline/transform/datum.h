@@ -1,0 +1,98 @@
+#pragma once
+// The value of an expression during evaluation: a small tagged-by-type value. The node that
+// produced it knows its DataType, so the Datum itself only carries the payload:
+//   BOOLEAN, TINYINT..BIGINT, DATE (epoch days), TIME (nanos of day) → i
+//   FLOAT, DOUBLE → d;  DECIMAL → dec (unscaled at the type's scale)
+//   TIMESTAMP, TIMESTAMP_LTZ → i (millis) + nanos;  TIMESTAMP_TZ → also off (offset seconds)
+//   CHAR, VARCHAR, BINARY, VARBINARY → s;  ARRAY, ROW → s (row bytes); MAP → s (map bytes)
+// Strings point into the input row, a constant, or the per-row Arena.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/data/values.h"
+
+namespace cdcd::transform {
+
+struct Datum {
+    bool null = true;
+    union {
+        std::int64_t i = 0;
+        double d;
+        __int128 dec;
+    };
+    std::int32_t nanos = 0;
+    std::int32_t off = 0;
+    std::string_view s;
+
+    static Datum null_value() { return Datum{}; }
+    static Datum of_long(std::int64_t v) {
+        Datum x;
+        x.null = false;
+        x.i = v;
+        return x;
+    }
+    static Datum of_bool(bool v) { return of_long(v ? 1 : 0); }
+    static Datum of_double(double v) {
+        Datum x;
+        x.null = false;
+        x.d = v;
+        return x;
+    }
+    static Datum of_decimal(__int128 v) {
+        Datum x;
+        x.null = false;
+        x.dec = v;
+        return x;
+    }
+    static Datum of_string(std::string_view v) {
+        Datum x;
+        x.null = false;
+        x.s = v;
+        return x;
+    }
+    static Datum of_timestamp(Timestamp t, std::int32_t offset = 0) {
+        Datum x;
+        x.null = false;
+        x.i = t.millis;
+        x.nanos = t.nanos_of_milli;
+        x.off = offset;
+        return x;
+    }
+    Timestamp ts() const { return Timestamp{i, nanos}; }
+    bool truth() const { return !null && i != 0; }
+};
+
+/// Bump allocator for values produced while evaluating one row; reset() between rows keeps the
+/// first block, so steady-state evaluation allocates nothing.
+class Arena {
+public:
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+
+    char* alloc(std::size_t n) {
+        if (n > cap_ - used_) grow(n);
+        char* p = cur_ + used_;
+        used_ += n;
+        return p;
+    }
+    std::string_view copy(std::string_view v) {
+        char* p = alloc(v.size());
+        if (!v.empty()) std::memcpy(p, v.data(), v.size());
+        return {p, v.size()};
+    }
+    void reset();
+
+private:
+    void grow(std::size_t n);
+    std::vector<std::unique_ptr<char[]>> blocks_;
+    std::vector<std::size_t> sizes_;
+    char* cur_ = nullptr;
+    std::size_t used_ = 0;
+    std::size_t cap_ = 0;
+};
+
+}  // namespace cdcd::transform

@@ -1,0 +1,355 @@
+// Arithmetic: + - * / % (Java semantics on the Calcite-deduced type), ABS, CEIL, FLOOR, ROUND,
+// UUID.
+#include <cmath>
+#include <random>
+
+#include "pipeline/transform/functions.h"
+
+namespace cdcd::transform {
+
+namespace {
+
+enum Op { kAdd, kSub, kMul, kDiv, kMod };
+
+// Truncates to the width of the integer type, like Java's int/long arithmetic.
+std::int64_t wrap(std::int64_t v, TypeRoot r) {
+    switch (r) {
+        case TypeRoot::TinyInt: return static_cast<std::int8_t>(v);
+        case TypeRoot::SmallInt: return static_cast<std::int16_t>(v);
+        case TypeRoot::Int: return static_cast<std::int32_t>(v);
+        default: return v;
+    }
+}
+
+Datum eval_int_arith(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    Datum b = n.args[1]->eval(c);
+    if (b.null) return b;
+    auto ua = static_cast<std::uint64_t>(a.i), ub = static_cast<std::uint64_t>(b.i);
+    std::int64_t r = 0;
+    switch (n.param) {
+        case kAdd: r = static_cast<std::int64_t>(ua + ub); break;
+        case kSub: r = static_cast<std::int64_t>(ua - ub); break;
+        case kMul: r = static_cast<std::int64_t>(ua * ub); break;
+        case kDiv:
+            if (b.i == 0) throw EvalError("/ by zero");
+            if (b.i == -1) r = static_cast<std::int64_t>(0 - ua);
+            else r = a.i / b.i;
+            break;
+        case kMod:
+            if (b.i == 0) throw EvalError("/ by zero");
+            r = b.i == -1 ? 0 : a.i % b.i;
+            break;
+    }
+    return Datum::of_long(wrap(r, n.type.root()));
+}
+
+Datum eval_float_arith(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    Datum b = n.args[1]->eval(c);
+    if (b.null) return b;
+    double x = to_double(a, n.args[0]->type), y = to_double(b, n.args[1]->type);
+    double r = 0;
+    switch (n.param) {
+        case kAdd: r = x + y; break;
+        case kSub: r = x - y; break;
+        case kMul: r = x * y; break;
+        case kDiv: r = x / y; break;
+        case kMod: r = std::fmod(x, y); break;
+    }
+    if (n.type.root() == TypeRoot::Float) r = static_cast<float>(r);
+    return Datum::of_double(r);
+}
+
+__int128 decimal_of(const Datum& d, const DataType& t, int scale) {
+    if (t.root() == TypeRoot::Decimal) return rescale(d.dec, t.scale(), scale);
+    return static_cast<__int128>(d.i) * pow10_128(scale);
+}
+
+Datum eval_decimal_arith(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    Datum b = n.args[1]->eval(c);
+    if (b.null) return b;
+    const DataType& ta = n.args[0]->type;
+    const DataType& tb = n.args[1]->type;
+    int sa = ta.root() == TypeRoot::Decimal ? ta.scale() : 0;
+    int sb = tb.root() == TypeRoot::Decimal ? tb.scale() : 0;
+    int s = n.type.scale();
+    __int128 r = 0;
+    switch (n.param) {
+        case kAdd: r = decimal_of(a, ta, s) + decimal_of(b, tb, s); break;
+        case kSub: r = decimal_of(a, ta, s) - decimal_of(b, tb, s); break;
+        case kMul: r = rescale(decimal_of(a, ta, sa) * decimal_of(b, tb, sb), sa + sb, s); break;
+        case kDiv: {
+            __int128 y = decimal_of(b, tb, sb);
+            if (y == 0) throw EvalError("Division by zero");
+            // a/b at scale s: a * 10^(s + sb - sa + 1) / b, then round the extra digit.
+            __int128 x = decimal_of(a, ta, sa) * pow10_128(s + sb - sa + 1);
+            __int128 q = x / y;
+            r = rescale(q, s + 1, s);
+            break;
+        }
+        case kMod: {
+            int m = std::max(sa, sb);
+            __int128 y = decimal_of(b, tb, m);
+            if (y == 0) throw EvalError("Division by zero");
+            r = rescale(decimal_of(a, ta, m) % y, m, s);
+            break;
+        }
+    }
+    if (!fits_precision(r, n.type.precision())) return Datum{};  // DecimalData overflow → null
+    return Datum::of_decimal(r);
+}
+
+DataType decimal_result(Op op, const DataType& x, const DataType& y) {
+    DataType a = as_decimal(x), b = as_decimal(y);
+    int p1 = a.precision(), s1 = a.scale(), p2 = b.precision(), s2 = b.scale();
+    int p = 0, s = 0;
+    switch (op) {
+        case kAdd:
+        case kSub:
+            s = std::max(s1, s2);
+            p = std::max(p1 - s1, p2 - s2) + s + 1;
+            break;
+        case kMul:
+            s = s1 + s2;
+            p = p1 + p2;
+            break;
+        case kDiv: {
+            int dout = std::min(p1 - s1 + s2, 38);
+            s = std::max(6, s1 + p2 + 1);
+            s = std::min(s, 38 - dout);
+            p = dout + s;
+            break;
+        }
+        case kMod:
+            s = std::max(s1, s2);
+            p = std::min(p1 - s1, p2 - s2) + s;
+            break;
+    }
+    if (p > 38) {
+        s = std::max(0, s - (p - 38));
+        p = 38;
+    }
+    return DataType::decimal(std::max(p, 1), std::min(s, std::max(p, 1)));
+}
+
+NodePtr build_arith(CallSite& c, Op op) {
+    c.arity(2, 2);
+    if (c.args[0]->interval || c.args[1]->interval) {
+        if (op != kAdd && op != kSub) c.fail("Cannot apply '" + c.name + "' to an INTERVAL");
+        return build_interval_arith(c, op == kSub);
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+        if (c.args[i]->null_literal) c.args[i]->type = DataType::int_();
+        c.require_numeric(i);
+    }
+    const DataType& ta = c.type(0);
+    const DataType& tb = c.type(1);
+    bool nullable = c.any_nullable();
+    DataType result = DataType::int_();
+    EvalFn fn = eval_int_arith;
+    if (ta.root() == TypeRoot::Double || tb.root() == TypeRoot::Double) {
+        result = DataType::double_();
+        fn = eval_float_arith;
+    } else if (ta.root() == TypeRoot::Float || tb.root() == TypeRoot::Float) {
+        result = DataType::float_();
+        fn = eval_float_arith;
+    } else if (ta.root() == TypeRoot::Decimal || tb.root() == TypeRoot::Decimal) {
+        result = decimal_result(op, ta, tb);
+        fn = eval_decimal_arith;
+    } else {
+        result = integer_digits(ta.root()) >= integer_digits(tb.root()) ? ta : tb;
+    }
+    auto n = make_node(fn, result.with_nullable(nullable), std::move(c.args));
+    n->param = op;
+    return n;
+}
+
+NodePtr b_add(CallSite& c) { return build_arith(c, kAdd); }
+NodePtr b_sub(CallSite& c) { return build_arith(c, kSub); }
+NodePtr b_mul(CallSite& c) { return build_arith(c, kMul); }
+NodePtr b_div(CallSite& c) { return build_arith(c, kDiv); }
+NodePtr b_mod(CallSite& c) { return build_arith(c, kMod); }
+
+Datum eval_negate(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    switch (n.type.root()) {
+        case TypeRoot::Float:
+        case TypeRoot::Double: return Datum::of_double(-a.d);
+        case TypeRoot::Decimal: return Datum::of_decimal(-a.dec);
+        default: return Datum::of_long(wrap(static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.i)), n.type.root()));
+    }
+}
+NodePtr b_negate(CallSite& c) {
+    c.arity(1, 1);
+    if (c.args[0]->interval) {
+        c.args[0]->constant.i = -c.args[0]->constant.i;
+        return std::move(c.args[0]);
+    }
+    c.require_numeric(0);
+    DataType t = c.type(0);
+    return make_node(eval_negate, t, std::move(c.args));
+}
+
+Datum eval_abs(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    switch (n.type.root()) {
+        case TypeRoot::Float:
+        case TypeRoot::Double: return Datum::of_double(std::fabs(a.d));
+        case TypeRoot::Decimal: return Datum::of_decimal(a.dec < 0 ? -a.dec : a.dec);
+        default: return Datum::of_long(wrap(a.i < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.i)) : a.i, n.type.root()));
+    }
+}
+NodePtr b_abs(CallSite& c) {
+    c.arity(1, 1);
+    c.require_numeric(0);
+    DataType t = c.type(0);
+    return make_node(eval_abs, t, std::move(c.args));
+}
+
+// CEIL/FLOOR: param 1 = ceil.
+Datum eval_ceil_floor(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    const DataType& t = n.args[0]->type;
+    bool ceil = n.param;
+    switch (t.root()) {
+        case TypeRoot::Float:
+        case TypeRoot::Double: return Datum::of_double(ceil ? std::ceil(a.d) : std::floor(a.d));
+        case TypeRoot::Decimal: {
+            __int128 div = pow10_128(t.scale());
+            __int128 q = a.dec / div, r = a.dec % div;
+            if (r != 0 && ceil && a.dec > 0) ++q;
+            if (r != 0 && !ceil && a.dec < 0) --q;
+            return Datum::of_decimal(q);
+        }
+        default: return a;
+    }
+}
+NodePtr build_ceil_floor(CallSite& c, bool ceil) {
+    c.arity(1, 1);
+    c.require_numeric(0);
+    DataType t = c.type(0);
+    if (t.root() == TypeRoot::Decimal)
+        t = DataType::decimal(std::min(38, t.precision() - t.scale() + (t.scale() > 0 ? 1 : 0)), 0).with_nullable(t.nullable());
+    auto n = make_node(eval_ceil_floor, t, std::move(c.args));
+    n->param = ceil;
+    return n;
+}
+NodePtr b_ceil(CallSite& c) { return build_ceil_floor(c, true); }
+NodePtr b_floor(CallSite& c) { return build_ceil_floor(c, false); }
+
+// BigDecimal.setScale(d, HALF_UP) on the decimal representation of a double.
+double round_double(double v, std::int64_t d) {
+    if (std::isnan(v) || std::isinf(v)) return v;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    // Use the shortest representation (BigDecimal.valueOf uses Double.toString).
+    for (int prec = 1; prec <= 17; ++prec) {
+        std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    long double x = std::strtold(buf, nullptr);
+    long double scale = std::pow(10.0L, static_cast<long double>(d));
+    long double scaled = x * scale;
+    long double r = std::floor(std::fabs(scaled) + 0.5L);
+    // Guard against representation error right at .5 (e.g. 2.675 is 2.67499..., but BigDecimal
+    // of its shortest text is exactly 2.675).
+    return static_cast<double>((scaled < 0 ? -r : r) / scale);
+}
+
+Datum eval_round(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    std::int64_t d = 0;
+    if (n.args.size() > 1) {
+        Datum b = n.args[1]->eval(c);
+        if (b.null) return b;
+        d = b.i;
+    }
+    const DataType& t = n.args[0]->type;
+    switch (t.root()) {
+        case TypeRoot::Float: return Datum::of_double(static_cast<float>(round_double(static_cast<float>(a.d), d)));
+        case TypeRoot::Double: return Datum::of_double(round_double(a.d, d));
+        case TypeRoot::Decimal: {
+            int s = t.scale();
+            if (d >= s) return a;
+            int target = static_cast<int>(std::max<std::int64_t>(d, -38));
+            __int128 r;
+            if (target >= 0) {
+                r = rescale(rescale(a.dec, s, target), target, s);
+            } else {
+                __int128 v = rescale(a.dec, s, 0);
+                __int128 div = pow10_128(-target);
+                __int128 q = v / div, rem = v % div;
+                if ((rem < 0 ? -rem : rem) * 2 >= div) q += v < 0 ? -1 : 1;
+                r = q * div * pow10_128(s);
+            }
+            return Datum::of_decimal(r);
+        }
+        default: {
+            if (d >= 0) return a;
+            if (d < -18) return Datum::of_long(0);
+            std::int64_t div = 1;
+            for (std::int64_t k = 0; k < -d; ++k) div *= 10;
+            std::int64_t q = a.i / div, rem = a.i % div;
+            if ((rem < 0 ? -rem : rem) * 2 >= div) q += a.i < 0 ? -1 : 1;
+            return Datum::of_long(wrap(q * div, n.type.root()));
+        }
+    }
+}
+NodePtr b_round(CallSite& c) {
+    c.arity(1, 2);
+    c.require_numeric(0);
+    if (c.args.size() > 1) c.require_integer(1);
+    bool nullable = c.any_nullable();
+    DataType t = c.type(0).with_nullable(nullable);
+    return make_node(eval_round, t, std::move(c.args));
+}
+
+Datum eval_uuid(const Node&, EvalContext& c) {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    std::uint64_t hi = rng(), lo = rng();
+    hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
+    lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
+    char* p = c.arena.alloc(36);
+    static const char* hex = "0123456789abcdef";
+    int k = 0;
+    for (int i = 0; i < 32; ++i) {
+        if (i == 8 || i == 12 || i == 16 || i == 20) p[k++] = '-';
+        std::uint64_t w = i < 16 ? hi : lo;
+        int shift = 60 - 4 * (i % 16);
+        p[k++] = hex[(w >> shift) & 0xF];
+    }
+    return Datum::of_string(std::string_view(p, 36));
+}
+NodePtr b_uuid(CallSite& c) {
+    c.arity(0, 0);
+    return make_node(eval_uuid, DataType::string().not_null(), {});
+}
+
+}  // namespace
+
+void register_arith(Registry& r) {
+    r["+"] = b_add;
+    r["-"] = b_sub;
+    r["*"] = b_mul;
+    r["/"] = b_div;
+    r["%"] = b_mod;
+    r["MOD"] = b_mod;
+    r["NEGATE"] = b_negate;
+    r["ABS"] = b_abs;
+    r["CEIL"] = b_ceil;
+    r["CEILING"] = b_ceil;
+    r["FLOOR"] = b_floor;
+    r["ROUND"] = b_round;
+    r["UUID"] = b_uuid;
+}
+
+}  // namespace cdcd::transform

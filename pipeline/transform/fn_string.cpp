@@ -1,0 +1,503 @@
+// String functions: ||, CONCAT, CONCAT_WS, CHAR_LENGTH, UPPER, LOWER, TRIM family, SUBSTR,
+// OVERLAY, POSITION/LOCATE/INSTR, LPAD/RPAD, REPLACE, REPEAT, LEFT/RIGHT, STARTSWITH/ENDSWITH,
+// base64. Positions and lengths count characters (code points), not bytes.
+#include <algorithm>
+#include <cstring>
+
+#include "pipeline/transform/functions.h"
+#include "pipeline/util/base64.h"
+
+namespace cdcd::transform {
+
+namespace {
+
+bool is_cont(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+std::int64_t char_count(std::string_view s) {
+    std::int64_t n = 0;
+    for (char c : s) n += !is_cont(c);
+    return n;
+}
+
+// Byte offset of character k (0-based), clamped to the end.
+std::size_t byte_at(std::string_view s, std::int64_t k) {
+    if (k <= 0) return 0;
+    std::size_t i = 0;
+    std::int64_t seen = 0;
+    while (i < s.size()) {
+        if (!is_cont(s[i])) {
+            if (seen == k) return i;
+            ++seen;
+        }
+        ++i;
+    }
+    return s.size();
+}
+
+std::string_view substr_chars(std::string_view s, std::int64_t from, std::int64_t count) {
+    std::size_t b = byte_at(s, from);
+    std::size_t e = count < 0 ? s.size() : byte_at(s, from + count);
+    return s.substr(b, e - b);
+}
+
+DataType string_result(const std::vector<DataType>& types, bool nullable) {
+    long long len = 0;
+    bool all_char = true;
+    for (const auto& t : types) {
+        if (!is_text(t)) return DataType::string().with_nullable(nullable);
+        len += t.length();
+        all_char &= t.root() == TypeRoot::Char;
+    }
+    if (len >= DataType::kMaxLength) return DataType::string().with_nullable(nullable);
+    return (all_char ? DataType::char_(static_cast<int>(len)) : DataType::varchar(static_cast<int>(len))).with_nullable(nullable);
+}
+
+std::string_view text_of(const Node& arg, const Datum& d, EvalContext& c) {
+    if (d.null) return "null";
+    return to_java_string(d, arg.type, c.arena);
+}
+
+Datum eval_concat(const Node& n, EvalContext& c) {
+    // Java String.join("", ...): a NULL operand becomes the text "null".
+    std::string_view parts[16];
+    std::vector<std::string_view> many;
+    std::string_view* v = parts;
+    if (n.args.size() > 16) {
+        many.resize(n.args.size());
+        v = many.data();
+    }
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n.args.size(); ++i) {
+        Datum d = n.args[i]->eval(c);
+        v[i] = text_of(*n.args[i], d, c);
+        total += v[i].size();
+    }
+    char* p = c.arena.alloc(total);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n.args.size(); ++i) {
+        if (!v[i].empty()) std::memcpy(p + k, v[i].data(), v[i].size());
+        k += v[i].size();
+    }
+    return Datum::of_string(std::string_view(p, total));
+}
+NodePtr b_concat(CallSite& c) {
+    if (c.args.empty()) c.arity(1, 1000);
+    std::vector<DataType> types;
+    for (auto& a : c.args) types.push_back(a->type);
+    auto t = string_result(types, false);
+    return make_node(eval_concat, t, std::move(c.args));
+}
+NodePtr b_pipes(CallSite& c) {
+    c.arity(2, 2);
+    for (std::size_t i = 0; i < 2; ++i)
+        if (!is_text(c.type(i)) && !c.type(i).is_binary() && !c.args[i]->null_literal)
+            c.fail("Cannot apply '||' to arguments of type " + c.signature());
+    return b_concat(c);
+}
+
+Datum eval_concat_ws(const Node& n, EvalContext& c) {
+    Datum sep = n.args[0]->eval(c);
+    if (sep.null) return sep;
+    std::string out;
+    bool first = true;
+    for (std::size_t i = 1; i < n.args.size(); ++i) {
+        Datum d = n.args[i]->eval(c);
+        if (d.null) continue;
+        if (!first) out.append(sep.s);
+        first = false;
+        out.append(to_java_string(d, n.args[i]->type, c.arena));
+    }
+    return Datum::of_string(c.arena.copy(out));
+}
+NodePtr b_concat_ws(CallSite& c) {
+    c.arity(2, 1000);
+    c.require_text(0);
+    bool nullable = c.type(0).nullable();
+    return make_node(eval_concat_ws, DataType::string().with_nullable(nullable), std::move(c.args));
+}
+
+Datum eval_char_length(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    return Datum::of_long(char_count(a.s));
+}
+NodePtr b_char_length(CallSite& c) {
+    c.arity(1, 1);
+    c.require_text(0);
+    bool nullable = c.any_nullable();
+    return make_node(eval_char_length, DataType::int_().with_nullable(nullable), std::move(c.args));
+}
+
+Datum eval_case_map(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    char* p = c.arena.alloc(a.s.size());
+    bool up = n.param;
+    for (std::size_t i = 0; i < a.s.size(); ++i) {
+        char ch = a.s[i];
+        if (up && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
+        if (!up && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch + 32);
+        p[i] = ch;
+    }
+    return Datum::of_string(std::string_view(p, a.s.size()));
+}
+NodePtr build_case_map(CallSite& c, bool up) {
+    c.arity(1, 1);
+    c.require_text(0);
+    DataType t = c.args[0]->null_literal ? DataType::string() : c.type(0);
+    auto n = make_node(eval_case_map, t, std::move(c.args));
+    n->param = up;
+    return n;
+}
+NodePtr b_upper(CallSite& c) { return build_case_map(c, true); }
+NodePtr b_lower(CallSite& c) { return build_case_map(c, false); }
+
+// Trims characters of `chars` (code points) from the ends: param bit 1 = leading, bit 2 = trailing.
+std::string_view trim_chars(std::string_view s, std::string_view chars, int where) {
+    auto in_set = [&](std::string_view ch) { return chars.find(ch) != std::string_view::npos; };
+    if (where & 1) {
+        while (!s.empty()) {
+            std::size_t len = 1;
+            while (len < s.size() && is_cont(s[len])) ++len;
+            if (!in_set(s.substr(0, len))) break;
+            s.remove_prefix(len);
+        }
+    }
+    if (where & 2) {
+        while (!s.empty()) {
+            std::size_t start = s.size() - 1;
+            while (start > 0 && is_cont(s[start])) --start;
+            if (!in_set(s.substr(start))) break;
+            s.remove_suffix(s.size() - start);
+        }
+    }
+    return s;
+}
+
+Datum eval_trim_sql(const Node& n, EvalContext& c) {
+    Datum chars = n.args[1]->eval(c);
+    Datum s = n.args[2]->eval(c);
+    if (s.null || chars.null) return Datum{};
+    return Datum::of_string(trim_chars(s.s, chars.s, static_cast<int>(n.param)));
+}
+NodePtr b_trim(CallSite& c) {
+    // Parsed as TRIM(<BOTH|LEADING|TRAILING>, chars, s).
+    c.arity(3, 3);
+    c.require_text(1);
+    c.require_text(2);
+    const std::string& spec = c.args[0]->text;
+    int where = spec == "LEADING" ? 1 : spec == "TRAILING" ? 2 : 3;
+    bool nullable = c.any_nullable();
+    DataType t = DataType::varchar(c.args[2]->null_literal ? DataType::kMaxLength : c.type(2).length()).with_nullable(nullable);
+    auto n = make_node(eval_trim_sql, t, std::move(c.args));
+    n->param = where;
+    return n;
+}
+
+Datum eval_trim_fn(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    if (s.null) return s;
+    std::string_view chars = " ";
+    if (n.args.size() > 1) {
+        Datum ch = n.args[1]->eval(c);
+        if (ch.null) return ch;
+        chars = ch.s;
+    }
+    return Datum::of_string(trim_chars(s.s, chars, static_cast<int>(n.param)));
+}
+NodePtr build_trim_fn(CallSite& c, int where) {
+    c.arity(1, 2);
+    for (std::size_t i = 0; i < c.args.size(); ++i) c.require_text(i);
+    bool nullable = c.any_nullable();
+    DataType t = DataType::varchar(c.args[0]->null_literal ? DataType::kMaxLength : c.type(0).length()).with_nullable(nullable);
+    auto n = make_node(eval_trim_fn, t, std::move(c.args));
+    n->param = where;
+    return n;
+}
+NodePtr b_ltrim(CallSite& c) { return build_trim_fn(c, 1); }
+NodePtr b_rtrim(CallSite& c) { return build_trim_fn(c, 2); }
+NodePtr b_btrim(CallSite& c) { return build_trim_fn(c, 3); }
+
+// Calcite's SqlFunctions.substring: 1-based; a negative start counts from the end.
+Datum eval_substr(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    if (s.null) return s;
+    Datum from = n.args[1]->eval(c);
+    if (from.null) return from;
+    std::int64_t lc = char_count(s.s);
+    std::int64_t start = from.i;
+    std::int64_t len = INT32_MAX;
+    if (n.args.size() > 2) {
+        Datum l = n.args[2]->eval(c);
+        if (l.null) return l;
+        len = l.i;
+        if (len < 0) throw EvalError("Substring length " + std::to_string(len) + " is negative");
+    }
+    if (start < 0) start += lc + 1;
+    std::int64_t end = start + len;
+    if (start > lc || end < 1) return Datum::of_string({});
+    std::int64_t s1 = std::max<std::int64_t>(start, 1);
+    std::int64_t e1 = std::min<std::int64_t>(end, lc + 1);
+    return Datum::of_string(substr_chars(s.s, s1 - 1, e1 - s1));
+}
+NodePtr b_substr(CallSite& c) {
+    c.arity(2, 3);
+    c.require_text(0);
+    for (std::size_t i = 1; i < c.args.size(); ++i) c.require_integer(i);
+    bool nullable = c.any_nullable();
+    DataType t = DataType::varchar(c.args[0]->null_literal ? DataType::kMaxLength : c.type(0).length()).with_nullable(nullable);
+    return make_node(eval_substr, t, std::move(c.args));
+}
+
+Datum eval_overlay(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum r = n.args[1]->eval(c);
+    Datum from = n.args[2]->eval(c);
+    if (s.null || r.null || from.null) return Datum{};
+    std::int64_t len = char_count(r.s);
+    if (n.args.size() > 3) {
+        Datum l = n.args[3]->eval(c);
+        if (l.null) return l;
+        len = l.i;
+    }
+    std::int64_t start = std::max<std::int64_t>(from.i, 1);
+    std::string out(substr_chars(s.s, 0, start - 1));
+    out.append(r.s);
+    std::int64_t rest = start - 1 + std::max<std::int64_t>(len, 0);
+    out.append(substr_chars(s.s, rest, -1));
+    return Datum::of_string(c.arena.copy(out));
+}
+NodePtr b_overlay(CallSite& c) {
+    c.arity(3, 4);
+    c.require_text(0);
+    c.require_text(1);
+    for (std::size_t i = 2; i < c.args.size(); ++i) c.require_integer(i);
+    bool nullable = c.any_nullable();
+    return make_node(eval_overlay, DataType::string().with_nullable(nullable), std::move(c.args));
+}
+
+// 1-based character position of `needle` in `hay` at or after character `from` (1-based); 0 if none.
+std::int64_t position(std::string_view needle, std::string_view hay, std::int64_t from) {
+    if (from < 1) return 0;
+    std::size_t b = byte_at(hay, from - 1);
+    if (from - 1 > char_count(hay)) return 0;
+    auto p = hay.find(needle, b);
+    if (p == std::string_view::npos) return 0;
+    return char_count(hay.substr(0, p)) + 1;
+}
+
+// param: 0 = (needle, hay[, from]), 1 = INSTR(hay, needle)
+Datum eval_position(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    Datum b = n.args[1]->eval(c);
+    if (a.null || b.null) return Datum{};
+    std::int64_t from = 1;
+    if (n.args.size() > 2) {
+        Datum f = n.args[2]->eval(c);
+        if (f.null) return f;
+        from = f.i;
+    }
+    if (n.param == 1) return Datum::of_long(position(b.s, a.s, 1));
+    return Datum::of_long(position(a.s, b.s, from));
+}
+NodePtr build_position(CallSite& c, int kind) {
+    c.arity(2, kind == 1 ? 2 : 3);
+    c.require_text(0);
+    c.require_text(1);
+    if (c.args.size() > 2) c.require_integer(2);
+    bool nullable = c.any_nullable();
+    auto n = make_node(eval_position, DataType::int_().with_nullable(nullable), std::move(c.args));
+    n->param = kind;
+    return n;
+}
+NodePtr b_position(CallSite& c) { return build_position(c, 0); }
+NodePtr b_instr(CallSite& c) { return build_position(c, 1); }
+
+// param 1 = left pad
+Datum eval_pad(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum len = n.args[1]->eval(c);
+    Datum pad = n.args[2]->eval(c);
+    if (s.null || len.null || pad.null) return Datum{};
+    if (len.i < 0) return Datum{};
+    std::int64_t have = char_count(s.s);
+    if (have >= len.i) return Datum::of_string(substr_chars(s.s, 0, len.i));
+    std::int64_t need = len.i - have;
+    std::int64_t pad_chars = char_count(pad.s);
+    if (pad_chars == 0) return Datum{};
+    std::string fill;
+    while (need > 0) {
+        std::int64_t take = std::min(need, pad_chars);
+        fill.append(substr_chars(pad.s, 0, take));
+        need -= take;
+    }
+    std::string out = n.param ? fill + std::string(s.s) : std::string(s.s) + fill;
+    return Datum::of_string(c.arena.copy(out));
+}
+NodePtr build_pad(CallSite& c, bool left) {
+    c.arity(3, 3);
+    c.require_text(0);
+    c.require_integer(1);
+    c.require_text(2);
+    auto n = make_node(eval_pad, DataType::string(), std::move(c.args));
+    n->param = left;
+    return n;
+}
+NodePtr b_lpad(CallSite& c) { return build_pad(c, true); }
+NodePtr b_rpad(CallSite& c) { return build_pad(c, false); }
+
+Datum eval_replace(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum a = n.args[1]->eval(c);
+    Datum b = n.args[2]->eval(c);
+    if (s.null || a.null || b.null) return Datum{};
+    std::string out;
+    if (a.s.empty()) {
+        // Java: "abc".replace("", "x") = "xaxbxcx"
+        out.append(b.s);
+        for (std::size_t i = 0; i < s.s.size(); ++i) {
+            out.push_back(s.s[i]);
+            if (i + 1 == s.s.size() || !is_cont(s.s[i + 1])) out.append(b.s);
+        }
+        return Datum::of_string(c.arena.copy(out));
+    }
+    std::size_t pos = 0;
+    while (true) {
+        auto f = s.s.find(a.s, pos);
+        if (f == std::string_view::npos) break;
+        out.append(s.s.substr(pos, f - pos));
+        out.append(b.s);
+        pos = f + a.s.size();
+    }
+    if (pos == 0) return s;
+    out.append(s.s.substr(pos));
+    return Datum::of_string(c.arena.copy(out));
+}
+NodePtr b_replace(CallSite& c) {
+    c.arity(3, 3);
+    for (std::size_t i = 0; i < 3; ++i) c.require_text(i);
+    return make_node(eval_replace, DataType::string(), std::move(c.args));
+}
+
+Datum eval_repeat(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum k = n.args[1]->eval(c);
+    if (s.null || k.null) return Datum{};
+    if (k.i <= 0 || s.s.empty()) return Datum::of_string({});
+    std::size_t total = s.s.size() * static_cast<std::size_t>(k.i);
+    if (total > (1U << 30)) throw EvalError("REPEAT result too large");
+    char* p = c.arena.alloc(total);
+    for (std::int64_t i = 0; i < k.i; ++i) std::memcpy(p + i * s.s.size(), s.s.data(), s.s.size());
+    return Datum::of_string(std::string_view(p, total));
+}
+NodePtr b_repeat(CallSite& c) {
+    c.arity(2, 2);
+    c.require_text(0);
+    c.require_integer(1);
+    return make_node(eval_repeat, DataType::string(), std::move(c.args));
+}
+
+// param 1 = LEFT
+Datum eval_left_right(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum k = n.args[1]->eval(c);
+    if (s.null || k.null) return Datum{};
+    if (k.i <= 0) return Datum::of_string({});
+    std::int64_t len = char_count(s.s);
+    if (k.i >= len) return s;
+    if (n.param) return Datum::of_string(substr_chars(s.s, 0, k.i));
+    return Datum::of_string(substr_chars(s.s, len - k.i, -1));
+}
+NodePtr build_left_right(CallSite& c, bool left) {
+    c.arity(2, 2);
+    c.require_text(0);
+    c.require_integer(1);
+    auto n = make_node(eval_left_right, DataType::string(), std::move(c.args));
+    n->param = left;
+    return n;
+}
+NodePtr b_left(CallSite& c) { return build_left_right(c, true); }
+NodePtr b_right(CallSite& c) { return build_left_right(c, false); }
+
+// param 1 = starts
+Datum eval_starts_ends(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum p = n.args[1]->eval(c);
+    if (s.null || p.null) return Datum{};
+    return Datum::of_bool(n.param ? s.s.starts_with(p.s) : s.s.ends_with(p.s));
+}
+NodePtr build_starts_ends(CallSite& c, bool starts) {
+    c.arity(2, 2);
+    for (std::size_t i = 0; i < 2; ++i)
+        if (!is_text(c.type(i)) && !c.type(i).is_binary() && !c.args[i]->null_literal)
+            c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
+    auto n = make_node(eval_starts_ends, DataType::boolean(), std::move(c.args));
+    n->param = starts;
+    return n;
+}
+NodePtr b_startswith(CallSite& c) { return build_starts_ends(c, true); }
+NodePtr b_endswith(CallSite& c) { return build_starts_ends(c, false); }
+
+Datum eval_to_base64(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    if (s.null) return s;
+    return Datum::of_string(c.arena.copy(base64_encode(s.s)));
+}
+NodePtr b_to_base64(CallSite& c) {
+    c.arity(1, 1);
+    if (!is_text(c.type(0)) && !c.type(0).is_binary() && !c.args[0]->null_literal)
+        c.fail("Cannot apply 'TO_BASE64' to arguments of type " + c.signature());
+    return make_node(eval_to_base64, DataType::string(), std::move(c.args));
+}
+Datum eval_from_base64(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    if (s.null) return s;
+    auto d = base64_decode(s.s);
+    if (!d) throw EvalError("Illegal base64 input '" + std::string(s.s) + "'");
+    return Datum::of_string(c.arena.copy(*d));
+}
+NodePtr b_from_base64(CallSite& c) {
+    c.arity(1, 1);
+    c.require_text(0);
+    return make_node(eval_from_base64, DataType::string(), std::move(c.args));
+}
+NodePtr b_from_base64_binary(CallSite& c) {
+    c.arity(1, 1);
+    c.require_text(0);
+    return make_node(eval_from_base64, DataType::bytes(), std::move(c.args));
+}
+
+}  // namespace
+
+void register_string(Registry& r) {
+    r["||"] = b_pipes;
+    r["CONCAT"] = b_concat;
+    r["CONCAT_WS"] = b_concat_ws;
+    r["CHAR_LENGTH"] = b_char_length;
+    r["CHARACTER_LENGTH"] = b_char_length;
+    r["UPPER"] = b_upper;
+    r["LOWER"] = b_lower;
+    r["TRIM"] = b_trim;
+    r["LTRIM"] = b_ltrim;
+    r["RTRIM"] = b_rtrim;
+    r["BTRIM"] = b_btrim;
+    r["SUBSTR"] = b_substr;
+    r["SUBSTRING"] = b_substr;
+    r["OVERLAY"] = b_overlay;
+    r["POSITION"] = b_position;
+    r["LOCATE"] = b_position;
+    r["INSTR"] = b_instr;
+    r["LPAD"] = b_lpad;
+    r["RPAD"] = b_rpad;
+    r["REPLACE"] = b_replace;
+    r["REPEAT"] = b_repeat;
+    r["LEFT"] = b_left;
+    r["RIGHT"] = b_right;
+    r["STARTSWITH"] = b_startswith;
+    r["ENDSWITH"] = b_endswith;
+    r["TO_BASE64"] = b_to_base64;
+    r["FROM_BASE64"] = b_from_base64;
+    r["FROM_BASE64_BINARY"] = b_from_base64_binary;
+}
+
+}  // namespace cdcd::transform

@@ -1,0 +1,217 @@
+// Constructors and accessors of nested values: ARRAY[...], MAP[...], ROW(...), a[i], m[k],
+// CARDINALITY, ARRAY_CONTAINS, ARRAY_POSITION, ELEMENT.
+#include "pipeline/transform/functions.h"
+
+namespace cdcd::transform {
+
+bool is_variable_length_type(const DataType& t);
+
+namespace {
+
+Datum eval_array(const Node& n, EvalContext& c) {
+    const DataType& et = n.type.element();
+    RowBuilder b(n.args.size());
+    for (std::size_t i = 0; i < n.args.size(); ++i) write_field(b, i, n.args[i]->eval(c), et);
+    Row r = std::move(b).build();
+    return Datum::of_string(c.arena.copy(r.bytes()));
+}
+NodePtr b_array(CallSite& c) {
+    if (c.args.empty()) c.fail("ARRAY needs at least one element");
+    std::vector<DataType> types;
+    for (auto& a : c.args)
+        if (!a->null_literal) types.push_back(a->type);
+    auto et = types.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(types);
+    if (!et) c.fail("Cannot infer the element type of " + c.signature());
+    for (std::size_t i = 0; i < c.args.size(); ++i) c.args[i] = coerce(std::move(c.args[i]), *et, c.expr.args[i]->pos);
+    return make_node(eval_array, DataType::array(*et).not_null(), std::move(c.args));
+}
+
+Datum eval_map(const Node& n, EvalContext& c) {
+    std::size_t k = n.args.size() / 2;
+    RowBuilder keys(k), values(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        write_field(keys, i, n.args[2 * i]->eval(c), n.type.key());
+        write_field(values, i, n.args[2 * i + 1]->eval(c), n.type.value());
+    }
+    Row kr = std::move(keys).build(), vr = std::move(values).build();
+    RowBuilder holder(1);
+    holder.set_map(0, kr.view(), vr.view());
+    Row h = std::move(holder).build();
+    return Datum::of_string(c.arena.copy(h.view().get_bytes(0)));
+}
+NodePtr b_map(CallSite& c) {
+    if (c.args.empty() || c.args.size() % 2) c.fail("MAP needs key/value pairs");
+    std::vector<DataType> kt, vt;
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+        if (!c.args[i]->null_literal) (i % 2 ? vt : kt).push_back(c.type(i));
+    auto k = kt.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(kt);
+    auto v = vt.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(vt);
+    if (!k || !v) c.fail("Cannot infer the key/value types of " + c.signature());
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+        c.args[i] = coerce(std::move(c.args[i]), i % 2 ? *v : *k, c.expr.args[i]->pos);
+    return make_node(eval_map, DataType::map(*k, *v).not_null(), std::move(c.args));
+}
+
+Datum eval_row(const Node& n, EvalContext& c) {
+    RowBuilder b(n.args.size());
+    for (std::size_t i = 0; i < n.args.size(); ++i) write_field(b, i, n.args[i]->eval(c), n.args[i]->type);
+    Row r = std::move(b).build();
+    return Datum::of_string(c.arena.copy(r.bytes()));
+}
+NodePtr b_row(CallSite& c) {
+    if (c.args.empty()) c.fail("ROW needs at least one field");
+    std::vector<RowField> fields;
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+        fields.push_back(RowField{"f" + std::to_string(i), std::make_shared<const DataType>(c.type(i)), ""});
+    return make_node(eval_row, DataType::row(std::move(fields)).not_null(), std::move(c.args));
+}
+
+// param: 0 array, 1 map, 2 row
+Datum eval_item(const Node& n, EvalContext& c) {
+    Datum v = n.args[0]->eval(c);
+    if (v.null) return v;
+    Datum k = n.args[1]->eval(c);
+    if (k.null) return k;
+    const DataType& t = n.args[0]->type;
+    if (n.param == 0) {
+        RowView a(v.s);
+        if (k.i < 1 || k.i > a.arity()) return Datum{};
+        return read_field(a, k.i - 1, t.element());
+    }
+    if (n.param == 2) return read_field(RowView(v.s), n.param2, n.type);
+    RowBuilder holder(1);
+    holder.set_bytes(0, v.s);
+    Row h = std::move(holder).build();
+    RowView keys = h.view().get_map_keys(0), values = h.view().get_map_values(0);
+    for (std::size_t i = 0; i < keys.arity(); ++i) {
+        Datum key = read_field(keys, i, t.key());
+        if (values_equal(key, t.key(), k, n.args[1]->type)) {
+            Datum r = read_field(values, i, t.value());
+            if (!r.null && is_variable_length_type(t.value())) r.s = c.arena.copy(r.s);
+            return r;
+        }
+    }
+    return Datum{};
+}
+
+NodePtr b_item(CallSite& c) {
+    c.arity(2, 2);
+    const DataType& t = c.type(0);
+    if (t.root() == TypeRoot::Array) {
+        c.require_integer(1);
+        auto et = t.element().with_nullable(true);
+        return make_node(eval_item, et, std::move(c.args));
+    }
+    if (t.root() == TypeRoot::Map) {
+        auto vt = t.value().with_nullable(true);
+        auto n = make_node(eval_item, vt, std::move(c.args));
+        n->param = 1;
+        return n;
+    }
+    if (t.root() == TypeRoot::Row) {
+        const Node& idx = *c.args[1];
+        if (!idx.is_constant || !is_integral(idx.type))
+            c.fail_arg(1, "ROW subscript must be a constant integer");
+        std::int64_t i = idx.constant.i;
+        if (i < 1 || i > static_cast<std::int64_t>(t.fields().size()))
+            c.fail_arg(1, "ROW subscript " + std::to_string(i) + " out of range");
+        auto ft = t.fields()[i - 1].type->with_nullable(true);
+        auto n = make_node(eval_item, ft, std::move(c.args));
+        n->param = 2;
+        n->param2 = i - 1;
+        return n;
+    }
+    c.fail("Cannot apply 'ITEM' to arguments of type " + c.signature());
+}
+
+Datum eval_cardinality(const Node& n, EvalContext& c) {
+    Datum v = n.args[0]->eval(c);
+    if (v.null) return v;
+    if (n.param) {
+        RowBuilder holder(1);
+        holder.set_bytes(0, v.s);
+        Row h = std::move(holder).build();
+        return Datum::of_long(h.view().get_map_keys(0).arity());
+    }
+    return Datum::of_long(RowView(v.s).arity());
+}
+NodePtr b_cardinality(CallSite& c) {
+    c.arity(1, 1);
+    auto r = c.type(0).root();
+    if (r != TypeRoot::Array && r != TypeRoot::Map) c.fail("Cannot apply 'CARDINALITY' to arguments of type " + c.signature());
+    bool nullable = c.any_nullable();
+    auto n = make_node(eval_cardinality, DataType::int_().with_nullable(nullable), std::move(c.args));
+    n->param = r == TypeRoot::Map;
+    return n;
+}
+
+// param 0: ARRAY_CONTAINS, 1: ARRAY_POSITION
+Datum eval_array_search(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    Datum x = n.args[1]->eval(c);
+    RowView arr(a.s);
+    const DataType& et = n.args[0]->type.element();
+    for (std::size_t i = 0; i < arr.arity(); ++i) {
+        Datum e = read_field(arr, i, et);
+        bool hit = (e.null && x.null) || values_equal(e, et, x, n.args[1]->type);
+        if (hit) return n.param ? Datum::of_long(static_cast<std::int64_t>(i) + 1) : Datum::of_bool(true);
+    }
+    return n.param ? Datum::of_long(0) : Datum::of_bool(false);
+}
+NodePtr build_array_search(CallSite& c, bool position) {
+    c.arity(2, 2);
+    if (c.type(0).root() != TypeRoot::Array) c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
+    bool nullable = c.type(0).nullable();
+    auto n = make_node(eval_array_search, (position ? DataType::int_() : DataType::boolean()).with_nullable(nullable),
+                       std::move(c.args));
+    n->param = position;
+    return n;
+}
+NodePtr b_array_contains(CallSite& c) { return build_array_search(c, false); }
+NodePtr b_array_position(CallSite& c) { return build_array_search(c, true); }
+
+Datum eval_element(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    RowView arr(a.s);
+    if (arr.arity() == 0) return Datum{};
+    if (arr.arity() > 1) throw EvalError("ELEMENT of an array with more than one element");
+    return read_field(arr, 0, n.type);
+}
+NodePtr b_element(CallSite& c) {
+    c.arity(1, 1);
+    if (c.type(0).root() != TypeRoot::Array) c.fail("Cannot apply 'ELEMENT' to arguments of type " + c.signature());
+    auto t = c.type(0).element().with_nullable(true);
+    return make_node(eval_element, t, std::move(c.args));
+}
+
+}  // namespace
+
+bool is_variable_length_type(const DataType& t) {
+    switch (t.root()) {
+        case TypeRoot::Boolean:
+        case TypeRoot::TinyInt:
+        case TypeRoot::SmallInt:
+        case TypeRoot::Int:
+        case TypeRoot::BigInt:
+        case TypeRoot::Float:
+        case TypeRoot::Double:
+        case TypeRoot::Date:
+        case TypeRoot::Time: return false;
+        default: return true;
+    }
+}
+
+void register_struct(Registry& r) {
+    r["ARRAY"] = b_array;
+    r["MAP"] = b_map;
+    r["ROW"] = b_row;
+    r["ITEM"] = b_item;
+    r["CARDINALITY"] = b_cardinality;
+    r["ARRAY_CONTAINS"] = b_array_contains;
+    r["ARRAY_POSITION"] = b_array_position;
+    r["ELEMENT"] = b_element;
+}
+
+}  // namespace cdcd::transform

@@ -1,0 +1,62 @@
+#pragma once
+// The function registry: every built-in (operators included) is a builder that checks the
+// compiled arguments, picks the implementation for their types and returns the call's node.
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pipeline/transform/ast.h"
+#include "pipeline/transform/node.h"
+#include "pipeline/transform/types.h"
+
+namespace cdcd::transform {
+
+struct CallSite {
+    const Expr& expr;
+    std::string name;            // upper-case
+    std::vector<NodePtr> args;   // compiled arguments (Symbol arguments: constant STRING nodes)
+
+    [[noreturn]] void fail(const std::string& message) const { throw CompileError(expr.pos, message); }
+    [[noreturn]] void fail_arg(std::size_t i, const std::string& message) const;
+    void arity(std::size_t min, std::size_t max) const;
+    bool any_nullable() const;
+    const DataType& type(std::size_t i) const { return args[i]->type; }
+    /// "UPPER(INT)" style signature, for messages.
+    std::string signature() const;
+    /// Fails unless argument i is character data (or a NULL literal).
+    void require_text(std::size_t i) const;
+    void require_numeric(std::size_t i) const;
+    void require_integer(std::size_t i) const;
+};
+
+using Builder = NodePtr (*)(CallSite&);
+using Registry = std::unordered_map<std::string, Builder>;
+
+const Registry& functions();
+/// Functions whose value changes between events with equal arguments (never constant-folded).
+bool is_volatile(std::string_view name);
+
+void register_logic(Registry& r);     // comparison, logical, IN, BETWEEN, IS ...
+void register_arith(Registry& r);     // + - * / %, ABS, CEIL, FLOOR, ROUND, UUID
+void register_string(Registry& r);    // ||, CONCAT, UPPER, SUBSTRING, LPAD, LIKE, ...
+void register_regex(Registry& r);     // REGEXP_*
+void register_temporal(Registry& r);  // LOCALTIMESTAMP, DATE_FORMAT, TIMESTAMPADD, ...
+void register_cond(Registry& r);      // CASE, COALESCE, IF, IFNULL, NULLIF
+void register_cast(Registry& r);      // CAST, TRY_CAST
+void register_struct(Registry& r);    // ARRAY, MAP, ROW, ITEM, CARDINALITY, ...
+
+NodePtr make_node(EvalFn fn, DataType type, std::vector<NodePtr> args);
+/// Wraps `n` in a conversion to `to` when its type differs (implicit coercion of CASE branches,
+/// function arguments). Fails (CompileError at pos) when there is no such conversion.
+NodePtr coerce(NodePtr n, const DataType& to, int pos);
+/// Java-equality of two values (numbers of different classes are unequal; NULL equals nothing).
+bool values_equal(const Datum& a, const DataType& ta, const Datum& b, const DataType& tb);
+/// Order of two non-NULL values of comparable types (numbers across types via double).
+int compare_values(const Datum& a, const DataType& ta, const Datum& b, const DataType& tb);
+/// True when `<`/`>` can compare the two types.
+bool orderable(const DataType& a, const DataType& b);
+/// Timestamp ± INTERVAL (from the arithmetic builders).
+NodePtr build_interval_arith(CallSite& c, bool minus);
+
+}  // namespace cdcd::transform

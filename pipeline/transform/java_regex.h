@@ -1,0 +1,23 @@
+#pragma once
+// Java regular expressions on RE2. Constructs RE2 cannot run (look-around, back-references,
+// possessive quantifiers, atomic groups, class intersections) are rejected, never approximated.
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <re2/re2.h>
+
+namespace cdcd::transform {
+
+/// Translates a java.util.regex pattern into RE2 syntax; on failure returns nullptr and sets error.
+std::unique_ptr<RE2> compile_java_regex(std::string_view pattern, std::string* error);
+/// SQL `LIKE p ESCAPE e` as an anchored RE2 (e == 0: no escape character).
+std::unique_ptr<RE2> compile_sql_like(std::string_view pattern, char escape, std::string* error);
+/// SQL `SIMILAR TO p [ESCAPE e]` as an anchored RE2.
+std::unique_ptr<RE2> compile_similar(std::string_view pattern, char escape, std::string* error);
+
+/// Matcher.replaceAll(rep) with Java's `$n` / `${name}` / `\x` replacement syntax.
+bool java_replace_all(const RE2& re, std::string_view text, std::string_view rep, std::string& out,
+                      std::string* error);
+
+}  // namespace cdcd::transform

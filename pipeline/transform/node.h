@@ -1,0 +1,64 @@
+#pragma once
+// Compiled expression trees: every node has its result type, its children and a function
+// pointer chosen at compile time for the argument types, so evaluation does no lookups.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pipeline/data/row.h"
+#include "pipeline/data/table_id.h"
+#include "pipeline/event/events.h"
+#include "pipeline/transform/datum.h"
+#include "pipeline/transform/zone.h"
+#include "pipeline/types/data_type.h"
+
+namespace cdcd::transform {
+
+/// Everything an expression can see while one row is evaluated.
+struct EvalContext {
+    RowView row;
+    TableId table;
+    const char* op_string = "+I";  // __data_event_type__
+    const EventMeta* meta = nullptr;
+    std::int64_t now_millis = 0;  // one instant per event
+    const Zone* zone = nullptr;   // pipeline.local-time-zone
+    Arena arena;
+};
+
+struct Node;
+using NodePtr = std::unique_ptr<Node>;
+using EvalFn = Datum (*)(const Node&, EvalContext&);
+
+struct Node {
+    EvalFn fn = nullptr;
+    DataType type = DataType::boolean();
+    std::vector<NodePtr> args;
+    int column = -1;           // column reference: position in the upstream row
+    Datum constant;            // literal value (strings point into `text`)
+    std::string text;          // literal bytes, metadata key, unit, ...
+    std::int64_t param = 0;    // function-specific (scale, unit, flags)
+    std::int64_t param2 = 0;
+    std::shared_ptr<const void> state;  // compiled regex, date format, ...
+    bool is_constant = false;  // literal (or folded constant): value known at compile time
+    bool null_literal = false;
+    int interval = 0;          // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
+
+    Datum eval(EvalContext& c) const { return fn(*this, c); }
+    template <typename T>
+    const T& st() const { return *static_cast<const T*>(state.get()); }
+};
+
+/// A problem found while resolving names and types; pos is the 0-based offset in the expression.
+struct CompileError : std::runtime_error {
+    CompileError(int pos, const std::string& message) : std::runtime_error(message), pos(pos) {}
+    int pos;
+};
+
+/// A failure while evaluating a row (failed CAST, division by zero, ...).
+struct EvalError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace cdcd::transform

@@ -1,0 +1,42 @@
+#pragma once
+// Type rules of the expression language (Calcite's deductions as Flink CDC sees them) and the
+// conversions between rows, Datums and Java-style text.
+#include <string_view>
+#include <vector>
+
+#include "pipeline/data/row.h"
+#include "pipeline/transform/datum.h"
+#include "pipeline/types/data_type.h"
+
+namespace cdcd::transform {
+
+bool is_numeric(const DataType& t);
+bool is_integral(const DataType& t);
+bool is_approx(const DataType& t);  // FLOAT, DOUBLE
+bool is_text(const DataType& t);    // CHAR, VARCHAR
+bool is_temporal(const DataType& t);
+/// Digits of an integer type as a DECIMAL (TINYINT 3, SMALLINT 5, INT 10, BIGINT 19).
+int integer_digits(TypeRoot r);
+/// An exact numeric type as DECIMAL(p, s) (integers as DECIMAL(digits, 0)).
+DataType as_decimal(const DataType& t);
+/// Calcite's leastRestrictive for CASE/COALESCE/IF/IN; nullopt when incompatible.
+std::optional<DataType> least_restrictive(const std::vector<DataType>& types);
+/// Java class family used by Object.equals: numbers of different widths are never equal.
+int java_class(const DataType& t);
+
+/// Reads field i of a row of the given type.
+Datum read_field(RowView row, std::size_t i, const DataType& type);
+/// Writes a datum of the given type into field i.
+void write_field(RowBuilder& b, std::size_t i, const Datum& d, const DataType& type);
+/// Java's toString of the internal value (what CAST(x AS STRING) and CONCAT produce).
+std::string_view to_java_string(const Datum& d, const DataType& type, Arena& arena);
+/// Value as double (numeric types only).
+double to_double(const Datum& d, const DataType& type);
+/// Powers of ten for DECIMAL rescaling.
+__int128 pow10_128(int n);
+/// Rescales an unscaled decimal with HALF_UP rounding.
+__int128 rescale(__int128 v, int from_scale, int to_scale);
+/// True if |v| fits in `precision` digits.
+bool fits_precision(__int128 v, int precision);
+
+}  // namespace cdcd::transform
