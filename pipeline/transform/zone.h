@@ -1,33 +1,28 @@
 #pragma once
-// Time-zone offsets for `pipeline.local-time-zone`: fixed offsets (UTC, GMT+8, +08:00) and IANA
-// zones read from the system's TZif files (/usr/share/zoneinfo).
+// The session zone of `pipeline.local-time-zone` as the evaluator sees it: a cached, shared
+// cdcd::TimeZone (pipeline/data/time_zone.h) looked up once per id.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "pipeline/data/time_zone.h"
 
 namespace cdcd::transform {
 
 class Zone {
 public:
-    /// nullptr when the id is neither a fixed offset nor a known IANA zone.
+    explicit Zone(TimeZone tz) : tz_(std::move(tz)) {}
+    /// nullptr when java.time.ZoneId would not know the id.
     static std::shared_ptr<const Zone> find(std::string_view id);
     static std::shared_ptr<const Zone> utc();
 
-    /// Offset from UTC at the instant `epoch_seconds`.
-    std::int32_t offset_at_instant(std::int64_t epoch_seconds) const;
-    /// Offset for a wall-clock time (seconds since the local epoch); in a gap or overlap the
-    /// offset before the transition, like java.time's ZonedDateTime.ofLocal.
-    std::int32_t offset_at_local(std::int64_t local_seconds) const;
-    const std::string& id() const { return id_; }
+    std::int32_t offset_at_instant(std::int64_t epoch_seconds) const { return tz_.offset_at(epoch_seconds); }
+    std::int32_t offset_at_local(std::int64_t local_seconds) const { return tz_.offset_for_local(local_seconds); }
+    const std::string& id() const { return tz_.id(); }
 
 private:
-    std::string id_;
-    std::int32_t fixed_ = 0;
-    std::vector<std::int64_t> transitions_;  // UTC seconds
-    std::vector<std::int32_t> offsets_;      // offset in effect from transitions_[i]
-    std::int32_t initial_ = 0;               // before the first transition
+    TimeZone tz_;
 };
 
 }  // namespace cdcd::transform

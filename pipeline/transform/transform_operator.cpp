@@ -1,0 +1,354 @@
+#include "pipeline/transform/transform_operator.h"
+
+#include <chrono>
+
+#include "pipeline/data/field_format.h"
+#include "pipeline/schema/schema_change_apply.h"
+#include "pipeline/schema/schema_json.h"
+#include "pipeline/transform/parser.h"
+
+namespace cdcd::transform {
+
+namespace {
+
+std::string trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return std::string(s);
+}
+
+std::vector<std::string> split_trim(std::string_view s, std::string_view delim) {
+    std::vector<std::string> out;
+    if (trim(s).empty()) return out;
+    std::size_t pos = 0;
+    while (true) {
+        auto f = s.find(delim, pos);
+        out.push_back(trim(s.substr(pos, f == std::string_view::npos ? std::string_view::npos : f - pos)));
+        if (f == std::string_view::npos) break;
+        pos = f + delim.size();
+    }
+    return out;
+}
+
+// The YAML position of offset `pos` inside an expression that starts at `base`.
+config::SourceLocation locate(const config::SourceLocation& base, std::string_view text, int pos) {
+    config::SourceLocation l = base;
+    std::string_view before = text.substr(0, std::min<std::size_t>(pos, text.size()));
+    auto nl = before.rfind('\n');
+    if (nl == std::string_view::npos) {
+        if (l.column > 0) l.column += pos;
+    } else {
+        l.line += static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+        l.column = static_cast<int>(before.size() - nl);
+    }
+    return l;
+}
+
+const char* op_string(OpType op, bool before) {
+    switch (op) {
+        case OpType::Insert: return "+I";
+        case OpType::Delete: return "-D";
+        case OpType::Update: return before ? "-U" : "+U";
+        case OpType::Replace: return "+U";
+    }
+    return "+I";
+}
+
+}  // namespace
+
+std::unique_ptr<TransformOperator> TransformOperator::create(const std::vector<config::TransformDef>& rules,
+                                                             std::string local_time_zone, config::Diagnostics& diags,
+                                                             std::vector<SourceMetadataColumn> source_metadata) {
+    auto op = std::unique_ptr<TransformOperator>(new TransformOperator());
+    op->source_metadata_ = std::move(source_metadata);
+    op->zone_ = Zone::find(local_time_zone.empty() ? "UTC" : local_time_zone);
+    if (!op->zone_) {
+        diags.error(rules.empty() ? config::SourceLocation{} : rules.front().where,
+                    "unknown pipeline.local-time-zone '" + local_time_zone + "'");
+        op->zone_ = Zone::utc();
+    }
+    op->ctx_.zone = op->zone_.get();
+    op->rules_.reserve(rules.size());
+    for (const auto& def : rules) {
+        Rule r;
+        r.def = def;
+        std::string err;
+        r.selectors = Selectors::parse(def.source_table, &err);
+        if (!r.selectors) diags.error(def.where, "transform source-table: " + err);
+        std::string projection = trim(def.projection).empty() ? "*" : def.projection;
+        r.parsed.projection_text = projection;
+        try {
+            r.parsed.items = parse_projection(projection);
+        } catch (const SyntaxError& e) {
+            diags.error(locate(def.projection_where, projection, e.pos),
+                        "syntax error in projection at column " + std::to_string(e.pos + 1) + ": " + e.what() +
+                            " in `" + projection + "`");
+        }
+        for (const auto& item : r.parsed.items) r.parsed.has_star |= item.star;
+        for (const auto& item : r.parsed.items) {
+            if (!item.star && builtin_metadata(item.name) &&
+                !(item.expr->kind == ExprKind::Column && item.expr->name == item.name))
+                diags.error(locate(def.projection_where, projection, item.pos),
+                            "column name `" + item.name + "` is a reserved metadata column; shading it is not allowed");
+        }
+        if (!trim(def.filter).empty()) {
+            r.parsed.filter_text = def.filter;
+            try {
+                r.parsed.filter = parse_expression(def.filter);
+            } catch (const SyntaxError& e) {
+                diags.error(locate(def.filter_where, def.filter, e.pos),
+                            "syntax error in filter at column " + std::to_string(e.pos + 1) + ": " + e.what() + " in `" +
+                                def.filter + "`");
+            }
+        }
+        r.parsed.primary_keys = split_trim(def.primary_keys, ",");
+        r.parsed.partition_keys = split_trim(def.partition_keys, ",");
+        if (!trim(def.table_options).empty()) {
+            for (const auto& kv : split_trim(def.table_options, def.table_options_delimiter.empty() ? "," : def.table_options_delimiter)) {
+                auto eq = kv.find('=');
+                if (eq == std::string::npos) {
+                    diags.error(def.where, "table-options entry '" + kv + "' is not key=value");
+                    continue;
+                }
+                r.parsed.options.emplace_back(trim(kv.substr(0, eq)), trim(kv.substr(eq + 1)));
+            }
+        }
+        if (!def.converter_after_transform.empty()) {
+            if (def.converter_after_transform == "SOFT_DELETE") r.parsed.soft_delete = true;
+            else diags.error(def.where, "Failed to find the converter " + def.converter_after_transform);
+        }
+        op->rules_.push_back(std::move(r));
+    }
+    return op;
+}
+
+const TransformOperator::Rule* TransformOperator::rule_for(TableId t) const {
+    for (const auto& r : rules_)
+        if (r.selectors && r.selectors->matches(t)) return &r;
+    return nullptr;
+}
+
+std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, TableId table, const Schema& schema) const {
+    bool in_filter = false;
+    try {
+        return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(), &in_filter);
+    } catch (const CompileError& e) {
+        const std::string& text = in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
+        auto where = locate(in_filter ? rule.def.filter_where : rule.def.projection_where, text, e.pos);
+        throw TransformError(where.to_string() + ": transform " + (in_filter ? "filter" : "projection") +
+                             " of table " + table.str() + " at column " + std::to_string(e.pos + 1) + ": " + e.what() +
+                             " in `" + text + "`");
+    }
+}
+
+void TransformOperator::check_schema(TableId table, const Schema& schema) const {
+    if (const Rule* r = rule_for(table)) bind(*r, table, schema);
+}
+
+void TransformOperator::runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
+                                      const std::string& what) const {
+    std::string key = "{";
+    bool first = true;
+    for (int idx : st.upstream.primary_key_indexes()) {
+        if (!first) key += ", ";
+        first = false;
+        key += st.upstream.columns()[idx].name + "=" + format_field(row, idx, st.upstream.columns()[idx].type);
+    }
+    key += "}";
+    throw TransformError(st.rule->def.where.to_string() + ": failed to evaluate `" + st.bound->current_text() +
+                         "` for table " + e.table.str() + ", row with primary key " + key + ": " + what);
+}
+
+void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& out) {
+    ctx_.table = e.table;
+    ctx_.meta = &e.meta;
+    ctx_.now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    const BoundProjection& b = *st.bound;
+    auto passes = [&](const Row& row, bool before) {
+        ctx_.arena.reset();
+        ctx_.row = row.view();
+        ctx_.op_string = op_string(e.op, before);
+        try {
+            return b.filter(ctx_);
+        } catch (const EvalError& err) {
+            runtime_error(st, e, row.view(), err.what());
+        }
+    };
+    auto project = [&](const Row& row, const char* op) {
+        ctx_.arena.reset();
+        ctx_.row = row.view();
+        ctx_.op_string = op;
+        try {
+            return b.project(ctx_);
+        } catch (const EvalError& err) {
+            runtime_error(st, e, row.view(), err.what());
+        }
+    };
+    switch (e.op) {
+        case OpType::Insert:
+        case OpType::Replace:
+            if (!e.after || (b.has_filter() && !passes(*e.after, false))) return;
+            e.after = project(*e.after, op_string(e.op, false));
+            break;
+        case OpType::Delete:
+            if (!e.before || (b.has_filter() && !passes(*e.before, true))) return;
+            e.before = project(*e.before, "-D");
+            break;
+        case OpType::Update: {
+            bool bp = !b.has_filter() || passes(*e.before, true);
+            bool ap = !b.has_filter() || passes(*e.after, false);
+            if (bp && ap) {
+                e.before = project(*e.before, "-U");
+                e.after = project(*e.after, "+U");
+            } else if (bp) {
+                e.op = OpType::Delete;
+                e.before = project(*e.before, "-D");
+                e.after.reset();
+            } else if (ap) {
+                e.op = OpType::Insert;
+                e.after = project(*e.after, "+I");
+                e.before.reset();
+            } else {
+                return;
+            }
+            break;
+        }
+    }
+    if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
+        e.op = OpType::Insert;
+        e.after = std::move(e.before);
+        e.before.reset();
+    }
+    out.push_back(std::move(e));
+}
+
+void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& out) {
+    auto sc = as_schema_change(ev);
+    if (std::holds_alternative<DropTableEvent>(*sc) || std::holds_alternative<TruncateTableEvent>(*sc) ||
+        std::holds_alternative<AlterTableCommentEvent>(*sc)) {
+        out.push_back(std::move(ev));
+        return;
+    }
+    TableId table = table_of(*sc);
+    Schema old_out = st.bound->output();
+    Schema next;
+    try {
+        next = apply_schema_change(st.upstream, *sc);
+    } catch (const SchemaChangeError& err) {
+        throw TransformError("transform of table " + table.str() + ": " + err.what());
+    }
+    st.upstream = next;
+    st.bound = bind(*st.rule, table, st.upstream);
+    const Schema& new_out = st.bound->output();
+    bool star = st.rule->parsed.has_star;
+    if (auto* add = std::get_if<AddColumnEvent>(&*sc)) {
+        if (!star) return;
+        AddColumnEvent r{table, {}};
+        const auto& cols = new_out.columns();
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            if (old_out.find(cols[i].name)) continue;
+            ColumnWithPosition c;
+            c.column = cols[i];
+            if (i == 0) {
+                c.position = cols.size() > 1 ? ColumnWithPosition::Position::Before : ColumnWithPosition::Position::First;
+                if (cols.size() > 1) c.existed_column = cols[1].name;
+            } else {
+                c.position = ColumnWithPosition::Position::After;
+                c.existed_column = cols[i - 1].name;
+            }
+            r.added.push_back(std::move(c));
+        }
+        (void)add;
+        if (!r.added.empty()) out.push_back(Event(std::move(r)));
+        return;
+    }
+    if (auto* drop = std::get_if<DropColumnEvent>(&*sc)) {
+        if (!star) return;
+        DropColumnEvent r{table, {}};
+        for (const auto& n : drop->dropped)
+            if (old_out.find(n) && !new_out.find(n)) r.dropped.push_back(n);
+        if (!r.dropped.empty()) out.push_back(Event(std::move(r)));
+        return;
+    }
+    if (auto* ren = std::get_if<RenameColumnEvent>(&*sc)) {
+        if (!star) return;
+        RenameColumnEvent r{table, {}};
+        for (const auto& [from, to] : ren->renames)
+            if (old_out.find(from) && new_out.find(to) && !new_out.find(from)) r.renames.emplace_back(from, to);
+        if (!r.renames.empty()) out.push_back(Event(std::move(r)));
+        return;
+    }
+    if (std::holds_alternative<AlterColumnTypeEvent>(*sc)) {
+        AlterColumnTypeEvent r{table, {}, {}, {}};
+        for (const auto& c : new_out.columns()) {
+            const Column* o = old_out.find(c.name);
+            if (o && o->type != c.type) {
+                r.new_types.emplace_back(c.name, c.type);
+                r.old_types.emplace_back(c.name, o->type);
+            }
+        }
+        if (!r.new_types.empty()) out.push_back(Event(std::move(r)));
+        return;
+    }
+}
+
+void TransformOperator::process(EventBatch& in, EventBatch& out) {
+    for (auto& ev : in) {
+        TableId table = table_of(ev);
+        auto it = tables_.find(table);
+        if (it == tables_.end()) {
+            if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
+                const Rule* r = rule_for(table);
+                if (!r) {
+                    out.push_back(std::move(ev));
+                    continue;
+                }
+                TableState st;
+                st.rule = r;
+                st.upstream = create->schema;
+                st.bound = bind(*r, table, st.upstream);
+                Schema output = st.bound->output();
+                tables_.emplace(table, std::move(st));
+                out.push_back(Event(CreateTableEvent{table, std::move(output)}));
+                continue;
+            }
+            out.push_back(std::move(ev));  // unmatched (or not yet created) table: untouched
+            continue;
+        }
+        TableState& st = it->second;
+        if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
+            on_data(*data, st, out);
+        } else if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
+            st.upstream = create->schema;
+            st.bound = bind(*st.rule, table, st.upstream);
+            out.push_back(Event(CreateTableEvent{table, st.bound->output()}));
+        } else {
+            on_schema_change(ev, st, out);
+        }
+    }
+}
+
+std::string TransformOperator::snapshot_state() const {
+    TableSchemas tables;
+    for (const auto& [id, st] : tables_) tables.emplace_back(id, st.upstream);
+    std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return table_schemas_to_json(tables);
+}
+
+void TransformOperator::restore(std::string_view state) {
+    tables_.clear();
+    if (state.empty()) return;
+    for (auto& [id, schema] : table_schemas_from_json(state)) {
+        const Rule* r = rule_for(id);
+        if (!r) continue;
+        TableState st;
+        st.rule = r;
+        st.upstream = std::move(schema);
+        st.bound = bind(*r, id, st.upstream);
+        tables_.emplace(id, std::move(st));
+    }
+}
+
+}  // namespace cdcd::transform

@@ -1,0 +1,68 @@
+#pragma once
+// The transform stage: per-table projection, filter and converters of Flink CDC's
+// PreTransformOperator + PostTransformOperator, in one operator.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config/diagnostics.h"
+#include "config/pipeline_def.h"
+#include "pipeline/connector/stream.h"
+#include "pipeline/transform/compiler.h"
+#include "pipeline/transform/projection.h"
+#include "pipeline/transform/selectors.h"
+
+namespace cdcd::transform {
+
+/// A transform that cannot run: unknown column/function, bad types (when the schema arrives),
+/// or a failing expression on a row (message names the rule, table, key and expression).
+struct TransformError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class TransformOperator {
+public:
+    // Parses every rule (syntax errors, bad selectors, unknown converter → diags with the YAML
+    // line:column of the projection/filter plus the column inside the expression).
+    static std::unique_ptr<TransformOperator> create(const std::vector<config::TransformDef>& rules,
+                                                     std::string local_time_zone, config::Diagnostics& diags,
+                                                     std::vector<SourceMetadataColumn> source_metadata = {});
+    // Upstream events in, transformed events out, same order.
+    void process(EventBatch& in, EventBatch& out);
+    std::string snapshot_state() const;  // upstream schemas per table
+    void restore(std::string_view state);
+
+    /// Binds every rule to a schema now (validate-time check); throws TransformError.
+    void check_schema(TableId table, const Schema& schema) const;
+
+private:
+    struct Rule {
+        config::TransformDef def;
+        std::unique_ptr<Selectors> selectors;
+        ParsedRule parsed;
+    };
+    struct TableState {
+        const Rule* rule = nullptr;
+        Schema upstream;
+        std::unique_ptr<BoundProjection> bound;
+    };
+
+    const Rule* rule_for(TableId t) const;
+    std::unique_ptr<BoundProjection> bind(const Rule& rule, TableId table, const Schema& schema) const;
+    void on_schema_change(Event& e, TableState& st, EventBatch& out);
+    void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
+    [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
+                                    const std::string& what) const;
+
+    std::vector<Rule> rules_;
+    std::shared_ptr<const Zone> zone_;
+    std::vector<SourceMetadataColumn> source_metadata_;
+    std::unordered_map<TableId, TableState> tables_;
+    std::unordered_map<TableId, const Rule*> rule_cache_;
+    EvalContext ctx_;
+};
+
+}  // namespace cdcd::transform
