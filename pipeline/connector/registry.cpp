@@ -4,15 +4,6 @@
 
 namespace cdcd {
 
-ConnectorRegistry& ConnectorRegistry::builtin() {
-    static ConnectorRegistry* registry = [] {
-        auto* r = new ConnectorRegistry();
-        register_builtin_connectors(*r);
-        return r;
-    }();
-    return *registry;
-}
-
 void ConnectorRegistry::add(SourceFactory factory) {
     std::string name = factory.name;
     if (!sources_.emplace(name, std::move(factory)).second)

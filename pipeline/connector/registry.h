@@ -54,7 +54,8 @@ struct SinkFactory {
 
 class ConnectorRegistry {
 public:
-    /// The process-wide registry, filled with the built-in connectors on first use.
+    /// The process-wide registry, filled with the built-in connectors on first use (defined in
+    /// the generated connector list, cdcd_connectors).
     static ConnectorRegistry& builtin();
 
     void add(SourceFactory factory);
@@ -69,7 +70,5 @@ private:
     std::map<std::string, SinkFactory> sinks_;
 };
 
-/// Generated at build time from the connector folders: calls every register function.
-void register_builtin_connectors(ConnectorRegistry& registry);
 
 }  // namespace cdcd

@@ -1,0 +1,25 @@
+#pragma once
+// Command-line parsing for `cdcd`: a subcommand, one positional argument at most, and flags that
+// may come before or after it.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cdcd::cli {
+
+struct CliOptions {
+    std::string command;  // run, validate, describe, version, help
+    std::optional<std::string> argument;
+    std::string state_dir;
+    std::string secrets_file;
+    bool reset_state = false;
+    std::string log_format = "text";  // text | json
+    std::string log_level = "info";
+    std::string log_file;
+};
+
+/// Throws std::invalid_argument with a message naming the bad flag.
+CliOptions parse_cli(const std::vector<std::string>& args);
+const char* usage();
+
+}  // namespace cdcd::cli

@@ -1,0 +1,114 @@
+// cdcd: parse the command line, set up logging, and hand over to the libraries.
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cmd/cli_options.h"
+#include "config/diagnostics.h"
+#include "config/option_spec.h"
+#include "config/pipeline_def.h"
+#include "config/secrets.h"
+#include "pipeline/connector/registry.h"
+#include "pipeline/runtime/pipeline_runtime.h"
+
+#ifndef CDCD_VERSION
+#define CDCD_VERSION "0.1.0"
+#endif
+
+namespace {
+
+using namespace cdcd;
+
+void setup_logging(const cli::CliOptions& o) {
+    std::shared_ptr<spdlog::sinks::sink> base;
+    if (o.log_file.empty()) {
+        base = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    } else {
+        base = std::make_shared<spdlog::sinks::basic_file_sink_mt>(o.log_file);
+    }
+    auto logger = std::make_shared<spdlog::logger>("cdcd", config::make_redacting_sink(base));
+    if (o.log_format == "json") {
+        logger->set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","message":"%v"})");
+    } else {
+        logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+    }
+    logger->set_level(spdlog::level::from_str(o.log_level));
+    logger->flush_on(spdlog::level::info);
+    spdlog::set_default_logger(logger);
+}
+
+config::Secrets load_secrets(const cli::CliOptions& o) {
+    return o.secrets_file.empty() ? config::Secrets() : config::Secrets::from_file(o.secrets_file);
+}
+
+int describe(const cli::CliOptions& o) {
+    auto& registry = ConnectorRegistry::builtin();
+    if (!o.argument) {
+        std::printf("Sources:\n");
+        for (const auto& n : registry.source_names()) std::printf("  %-14s %s\n", n.c_str(), registry.source(n)->description.c_str());
+        std::printf("Sinks:\n");
+        for (const auto& n : registry.sink_names()) std::printf("  %-14s %s\n", n.c_str(), registry.sink(n)->description.c_str());
+        std::printf("\ncdcd describe CONNECTOR prints a connector's options.\n");
+        return 0;
+    }
+    const auto* source = registry.source(*o.argument);
+    const auto* sink = registry.sink(*o.argument);
+    if (!source && !sink) {
+        std::fprintf(stderr, "unknown connector '%s' (cdcd describe lists them)\n", o.argument->c_str());
+        return 1;
+    }
+    if (source) std::printf("%s\n", config::describe(source->options, "source " + *o.argument).c_str());
+    if (sink) std::printf("%s\n", config::describe(sink->options, "sink " + *o.argument).c_str());
+    return 0;
+}
+
+PipelinePlan load_plan(const cli::CliOptions& o) {
+    if (!o.argument) throw std::invalid_argument("cdcd " + o.command + " needs a pipeline file (see cdcd --help)");
+    auto def = config::load_pipeline(*o.argument, load_secrets(o));
+    return plan_pipeline(std::move(def), ConnectorRegistry::builtin());
+}
+
+int run_command(const cli::CliOptions& o) {
+    if (o.command == "help") {
+        std::fputs(cli::usage(), stdout);
+        return 0;
+    }
+    if (o.command == "version") {
+        std::printf("cdcd %s\n", CDCD_VERSION);
+        return 0;
+    }
+    if (o.command == "describe") return describe(o);
+    if (o.command == "validate") {
+        auto plan = load_plan(o);
+        std::printf("%s: ok (%s → %s)\n", o.argument->c_str(), plan.definition.source.type.c_str(),
+                    plan.definition.sink.type.c_str());
+        return 0;
+    }
+    if (o.command == "run") {
+        auto plan = load_plan(o);
+        PipelineRuntime runtime(std::move(plan), RunOptions{o.state_dir, o.reset_state, true});
+        return runtime.run();
+    }
+    throw std::invalid_argument("unknown command '" + o.command + "' (see cdcd --help)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    cli::CliOptions options;
+    try {
+        options = cli::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
+        setup_logging(options);
+        return run_command(options);
+    } catch (const config::ConfigError& e) {
+        std::fprintf(stderr, "%s", config::SecretRegistry::instance().redact(e.what()).c_str());
+        if (std::string_view(e.what()).empty() || std::string_view(e.what()).back() != '\n') std::fputc('\n', stderr);
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cdcd: %s\n", config::SecretRegistry::instance().redact(e.what()).c_str());
+        return options.command == "help" ? 0 : 1;
+    }
+}

@@ -1,0 +1,45 @@
+#include "pipeline/runtime/partitioner.h"
+
+#include <string_view>
+
+#include "pipeline/data/field_format.h"
+
+namespace cdcd {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    // splitmix64 finaliser over the running hash.
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    return h;
+}
+
+}  // namespace
+
+std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers) {
+    if (writers <= 1) return 0;
+    const Row* row = event.after ? &*event.after : (event.before ? &*event.before : nullptr);
+    std::uint64_t h = 0;
+    if (schema && row && !schema->primary_keys().empty()) {
+        RowView v = row->view();
+        for (int idx : schema->primary_key_indexes()) {
+            if (idx < 0 || static_cast<std::uint32_t>(idx) >= v.arity()) continue;
+            auto i = static_cast<std::size_t>(idx);
+            if (v.is_null(i)) {
+                h = mix(h, 0);
+            } else if (is_variable_length(schema->columns()[i].type)) {
+                h = mix(h, std::hash<std::string_view>()(v.get_bytes(i)));
+            } else {
+                h = mix(h, static_cast<std::uint64_t>(v.get_long(i)));
+            }
+        }
+    } else {
+        h = mix(h, std::hash<std::string_view>()(event.table.str()));
+    }
+    return static_cast<std::size_t>(h % writers);
+}
+
+}  // namespace cdcd

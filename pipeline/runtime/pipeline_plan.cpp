@@ -1,0 +1,132 @@
+#include "pipeline/runtime/pipeline_plan.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "config/pipeline_options.h"
+#include "pipeline/data/time_zone.h"
+#include "pipeline/runtime/transform_available.h"
+
+namespace cdcd {
+
+PipelinePlan::PipelinePlan() = default;
+PipelinePlan::~PipelinePlan() = default;
+PipelinePlan::PipelinePlan(PipelinePlan&&) noexcept = default;
+PipelinePlan& PipelinePlan::operator=(PipelinePlan&&) noexcept = default;
+
+Router PipelinePlan::make_router() const {
+    config::Diagnostics ignored;  // already validated by plan_pipeline
+    return Router::create(definition.routes, route_mode, ignored);
+}
+
+std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform() const {
+    if (definition.transforms.empty()) return nullptr;
+#ifdef CDCD_HAS_TRANSFORM
+    config::Diagnostics diags;
+    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone, diags);
+    if (!diags.ok()) throw config::ConfigError(diags);
+    return op;
+#else
+    return nullptr;
+#endif
+}
+
+std::map<std::string, std::string> PipelinePlan::fingerprint() const {
+    return {{"source.type", definition.source.type},
+            {"sink.type", definition.sink.type},
+            {"pipeline.parallelism", std::to_string(settings.parallelism)}};
+}
+
+std::string resolve_time_zone(const std::string& id) {
+    if (id != "systemDefault") return id;
+    if (const char* tz = std::getenv("TZ"); tz && *tz) return *tz == ':' ? tz + 1 : tz;
+    std::ifstream f("/etc/timezone");
+    std::string line;
+    if (f && std::getline(f, line) && !line.empty()) return line;
+    std::error_code ec;
+    auto target = std::filesystem::read_symlink("/etc/localtime", ec);
+    if (!ec) {
+        auto s = target.string();
+        auto pos = s.find("zoneinfo/");
+        if (pos != std::string::npos) return s.substr(pos + 9);
+    }
+    return "UTC";
+}
+
+namespace {
+
+SchemaChangeBehavior behavior_of(const std::string& s) {
+    if (s == "IGNORE") return SchemaChangeBehavior::Ignore;
+    if (s == "TRY_EVOLVE") return SchemaChangeBehavior::TryEvolve;
+    if (s == "EVOLVE") return SchemaChangeBehavior::Evolve;
+    if (s == "EXCEPTION") return SchemaChangeBehavior::Exception;
+    return SchemaChangeBehavior::Lenient;
+}
+
+}  // namespace
+
+PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegistry& registry) {
+    config::Diagnostics diags;
+    PipelinePlan plan;
+    plan.pipeline_options = config::validate_pipeline_options(definition, diags);
+
+    plan.source_factory = registry.source(definition.source.type);
+    if (!plan.source_factory) {
+        std::string known;
+        for (const auto& n : registry.source_names()) known += (known.empty() ? "" : ", ") + n;
+        diags.error(definition.source.where,
+                    "unknown source type `" + definition.source.type + "` (known: " + known + ")");
+    } else {
+        plan.source_options = config::validate_options(plan.source_factory->options, definition.source.options,
+                                                       definition.source.where,
+                                                       "source `" + definition.source.type + "`", diags);
+        if (plan.source_factory->validate)
+            plan.source_factory->validate(plan.source_options, definition.source, diags);
+    }
+    plan.sink_factory = registry.sink(definition.sink.type);
+    if (!plan.sink_factory) {
+        std::string known;
+        for (const auto& n : registry.sink_names()) known += (known.empty() ? "" : ", ") + n;
+        diags.error(definition.sink.where, "unknown sink type `" + definition.sink.type + "` (known: " + known + ")");
+    } else {
+        plan.sink_options = config::validate_options(plan.sink_factory->options, definition.sink.options,
+                                                     definition.sink.where, "sink `" + definition.sink.type + "`",
+                                                     diags);
+        if (plan.sink_factory->validate) plan.sink_factory->validate(plan.sink_options, definition.sink, diags);
+    }
+
+    const auto& p = plan.pipeline_options;
+    if (p.has("name")) plan.settings.name = p.get_string("name");
+    if (p.has("parallelism")) plan.settings.parallelism = p.get_int("parallelism");
+    plan.settings.local_time_zone = resolve_time_zone(p.has("local-time-zone") ? p.get_string("local-time-zone") : "systemDefault");
+    std::string zone_error;
+    if (!TimeZone::of(plan.settings.local_time_zone, &zone_error))
+        diags.error(p.location("local-time-zone"), "invalid pipeline.local-time-zone: " + zone_error);
+    if (p.has("execution.checkpointing.interval"))
+        plan.settings.checkpoint_interval_ms = p.get_duration("execution.checkpointing.interval").count();
+    if (p.has("state.checkpoints.num-retained")) plan.checkpoints_retained = p.get_int("state.checkpoints.num-retained");
+    plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";
+    if (p.has("shutdown.timeout")) plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
+    if (p.has("route-mode"))
+        plan.route_mode = p.get_enum("route-mode") == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;
+    if (p.has("schema.change.behavior")) plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
+
+    // Route regexes and schema-change tags are checked now, so `cdcd validate` reports them.
+    Router::create(definition.routes, plan.route_mode, diags);
+    plan.schema_change_filter = SchemaChangeFilter::create(
+        definition.sink.include_schema_changes, definition.sink.exclude_schema_changes,
+        definition.sink.has_exclude_schema_changes, plan.behavior, diags, definition.sink.where);
+#ifdef CDCD_HAS_TRANSFORM
+    if (!definition.transforms.empty())
+        transform::TransformOperator::create(definition.transforms, plan.settings.local_time_zone, diags);
+#else
+    if (!definition.transforms.empty()) diags.error(definition.transforms.front().where, "transform is not built in");
+#endif
+
+    if (!diags.ok()) throw config::ConfigError(diags);
+    plan.definition = std::move(definition);
+    return plan;
+}
+
+}  // namespace cdcd

@@ -1,0 +1,54 @@
+#pragma once
+// Everything `cdcd validate` checks and `cdcd run` needs, resolved once from a PipelineDef:
+// validated options of every block, the connector factories, route, schema-change settings and
+// the transform rules. Building a plan reports every error of the file together.
+#include <memory>
+#include <string>
+
+#include "config/option_validator.h"
+#include "config/pipeline_def.h"
+#include "pipeline/connector/registry.h"
+#include "pipeline/route/router.h"
+#include "pipeline/schema/schema_change_filter.h"
+
+namespace cdcd {
+
+namespace transform {
+class TransformOperator;
+}
+
+struct PipelinePlan {
+    config::PipelineDef definition;
+    config::ValidatedOptions pipeline_options;
+    config::ValidatedOptions source_options;
+    config::ValidatedOptions sink_options;
+    const SourceFactory* source_factory = nullptr;
+    const SinkFactory* sink_factory = nullptr;
+    PipelineSettings settings;
+    RouteMode route_mode = RouteMode::AllMatch;
+    SchemaChangeBehavior behavior = SchemaChangeBehavior::Lenient;
+    SchemaChangeFilter schema_change_filter;
+    int checkpoints_retained = 3;
+    std::string state_dir;
+    std::int64_t shutdown_timeout_ms = 30'000;
+
+    /// A fresh router (routers cache per table, so each run gets its own).
+    Router make_router() const;
+    /// A fresh transform operator, or nullptr when the pipeline has no transform.
+    std::unique_ptr<transform::TransformOperator> make_transform() const;
+    /// What a checkpoint must match to be restored into this pipeline.
+    std::map<std::string, std::string> fingerprint() const;
+
+    PipelinePlan();
+    ~PipelinePlan();
+    PipelinePlan(PipelinePlan&&) noexcept;
+    PipelinePlan& operator=(PipelinePlan&&) noexcept;
+};
+
+/// Validates the definition against the registry; throws config::ConfigError with every problem.
+PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegistry& registry);
+
+/// `systemDefault` → the machine's zone (TZ, /etc/timezone, /etc/localtime), else the id as given.
+std::string resolve_time_zone(const std::string& id);
+
+}  // namespace cdcd

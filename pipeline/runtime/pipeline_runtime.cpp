@@ -1,0 +1,405 @@
+#include "pipeline/runtime/pipeline_runtime.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "pipeline/runtime/countdown.h"
+#include "pipeline/runtime/partitioner.h"
+#include "pipeline/schema/schema_operator.h"
+#include "pipeline/runtime/transform_available.h"
+#include "state/checkpoint_store.h"
+
+namespace cdcd {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+
+namespace {
+
+struct FlushRequest {
+    std::shared_ptr<Countdown> done;
+};
+using WriterElement = std::variant<EventBatch, Barrier, FlushRequest, EndOfInput>;
+using SourceChannel = asio::experimental::channel<void(boost::system::error_code, StreamElement)>;
+using WriterChannel = asio::experimental::channel<void(boost::system::error_code, WriterElement)>;
+
+// Batches in flight between stages; with ~1k events per batch this bounds memory while keeping
+// every stage busy.
+constexpr std::size_t kChannelCapacity = 4;
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+struct PendingCheckpoint {
+    std::string source_state;
+    std::string schema_state;
+    std::string transform_state;
+    std::vector<std::string> writer_states;
+    std::size_t acks_remaining = 0;
+    bool final = false;
+};
+
+}  // namespace
+
+struct PipelineRuntime::Impl {
+    Impl(PipelinePlan p, RunOptions o)
+        : plan(std::move(p)),
+          options(std::move(o)),
+          source_channel(io, kChannelCapacity),
+          checkpoint_timer(io),
+          drain_timer(io),
+          signals(io) {}
+
+    // ---- construction and restore ---------------------------------------------------------
+    void build() {
+        const auto& def = plan.definition;
+        ConnectorContext source_ctx{plan.source_options, def.source, plan.settings, io};
+        source = plan.source_factory->create(source_ctx);
+        ConnectorContext sink_ctx{plan.sink_options, def.sink, plan.settings, io};
+        sink = plan.sink_factory->create(sink_ctx);
+        transform = plan.make_transform();
+        schema_operator = std::make_unique<SchemaOperator>(
+            plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
+            [this](EventBatch& pending) { return flush_writers(pending); }, plan.settings.local_time_zone);
+        int n = plan.settings.parallelism;
+        for (int i = 0; i < n; ++i) {
+            writers.push_back(sink->create_writer(i, n));
+            writer_channels.push_back(std::make_unique<WriterChannel>(io, kChannelCapacity));
+        }
+    }
+
+    void restore() {
+        std::string dir = options.state_dir.empty() ? plan.state_dir : options.state_dir;
+        store = state::CheckpointStore::open(dir);
+        const std::string& name = plan.settings.name;
+        if (options.reset_state) {
+            store->reset(name);
+            spdlog::info("--reset-state: discarded every checkpoint of pipeline '{}'", name);
+        }
+        auto latest = store->latest(name);
+        if (!latest) {
+            spdlog::info("pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name, dir);
+            return;
+        }
+        for (const auto& [key, value] : plan.fingerprint()) {
+            auto it = latest->fingerprint.find(key);
+            std::string stored = it == latest->fingerprint.end() ? "(absent)" : it->second;
+            if (stored != value)
+                throw std::runtime_error("checkpoint " + std::to_string(latest->id) + " of pipeline '" + name + "' in " +
+                                         dir + " was taken with " + key + "=" + stored + ", but this pipeline has " +
+                                         key + "=" + value +
+                                         "; restore is refused. Use --reset-state to start over, or another "
+                                         "pipeline.name or state directory.");
+        }
+        auto part = [&](const std::string& k) -> const std::string* {
+            auto it = latest->parts.find(k);
+            return it == latest->parts.end() ? nullptr : &it->second;
+        };
+        if (auto* s = part("source")) source->restore(*s);
+        if (auto* s = part("schema")) schema_operator->restore(*s);
+        if (auto* s = part("transform"); s && transform) transform->restore(*s);
+        for (std::size_t i = 0; i < writers.size(); ++i)
+            if (auto* s = part("sink/" + std::to_string(i))) writers[i]->restore(*s);
+        next_checkpoint_id = latest->id + 1;
+        spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, latest->id, latest->size_bytes(),
+                     dir);
+    }
+
+    // ---- source ----------------------------------------------------------------------------
+    class Output final : public SourceOutput {
+    public:
+        explicit Output(Impl& rt) : rt_(rt) {}
+        awaitable<void> emit(EventBatch events) override {
+            rt_.events_in += events.size();
+            co_await rt_.source_channel.async_send(boost::system::error_code{}, StreamElement(std::move(events)),
+                                                   use_awaitable);
+        }
+        bool stopping() const override { return rt_.stopping; }
+        awaitable<void> sleep(std::int64_t millis) override {
+            if (rt_.stopping) co_return;
+            asio::steady_timer timer(rt_.io, std::chrono::milliseconds(millis));
+            rt_.sleepers.insert(&timer);
+            co_await timer.async_wait(asio::as_tuple(use_awaitable));
+            rt_.sleepers.erase(&timer);
+        }
+
+    private:
+        Impl& rt_;
+    };
+
+    awaitable<void> source_task() {
+        Output output(*this);
+        co_await source->run(output);
+        source_done = true;
+        checkpoint_timer.cancel();
+        // The final checkpoint carries the source's end state, so a restart emits nothing again.
+        std::uint64_t id = next_checkpoint_id++;
+        auto& pending = checkpoints[id];
+        pending.source_state = source->snapshot_state();
+        pending.final = true;
+        co_await source_channel.async_send(boost::system::error_code{}, StreamElement(Barrier{id}), use_awaitable);
+        co_await source_channel.async_send(boost::system::error_code{}, StreamElement(EndOfInput{}), use_awaitable);
+    }
+
+    awaitable<void> checkpoint_loop() {
+        auto interval = std::chrono::milliseconds(std::max<std::int64_t>(1, plan.settings.checkpoint_interval_ms));
+        while (!stopping && !source_done) {
+            checkpoint_timer.expires_after(interval);
+            co_await checkpoint_timer.async_wait(asio::as_tuple(use_awaitable));
+            if (stopping || source_done) break;
+            if (checkpoint_in_flight) continue;  // one at a time; the next tick retries
+            checkpoint_in_flight = true;
+            std::uint64_t id = next_checkpoint_id++;
+            checkpoints[id].source_state = source->snapshot_state();
+            // Queued after any batch the source is still handing over, so it follows those events.
+            co_await source_channel.async_send(boost::system::error_code{}, StreamElement(Barrier{id}), use_awaitable);
+        }
+    }
+
+    // ---- processing ------------------------------------------------------------------------
+    awaitable<void> processor_task() {
+        EventBatch transformed, out;
+        while (true) {
+            auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+            if (ec) co_return;
+            if (auto* batch = std::get_if<EventBatch>(&element)) {
+                EventBatch* in = batch;
+                if (transform) {
+                    transformed.clear();
+                    transform->process(*batch, transformed);
+                    in = &transformed;
+                }
+                co_await schema_operator->process(*in, out);
+                co_await dispatch(out);
+            } else if (auto* barrier = std::get_if<Barrier>(&element)) {
+                auto& pending = checkpoints[barrier->checkpoint_id];
+                pending.schema_state = schema_operator->snapshot_state();
+                if (transform) pending.transform_state = transform->snapshot_state();
+                pending.writer_states.assign(writers.size(), {});
+                pending.acks_remaining = writers.size();
+                for (auto& ch : writer_channels)
+                    co_await ch->async_send(boost::system::error_code{}, WriterElement(*barrier), use_awaitable);
+            } else {
+                for (auto& ch : writer_channels)
+                    co_await ch->async_send(boost::system::error_code{}, WriterElement(EndOfInput{}), use_awaitable);
+                co_return;
+            }
+        }
+    }
+
+    /// Sends sink-side events to the writers: data by primary-key partition, schema changes to all.
+    awaitable<void> dispatch(EventBatch& out) {
+        if (out.empty()) co_return;
+        events_out += out.size();
+        if (writers.size() == 1) {
+            EventBatch batch;
+            batch.swap(out);
+            co_await writer_channels[0]->async_send(boost::system::error_code{}, WriterElement(std::move(batch)),
+                                                    use_awaitable);
+            co_return;
+        }
+        std::vector<EventBatch> parts(writers.size());
+        for (Event& e : out) {
+            if (auto* data = std::get_if<DataChangeEvent>(&e)) {
+                std::size_t w = partition_of(*data, schema_operator->sink_schema(data->table), writers.size());
+                parts[w].push_back(std::move(e));
+            } else {
+                for (auto& p : parts) p.push_back(e);
+            }
+        }
+        out.clear();
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            if (parts[i].empty()) continue;
+            co_await writer_channels[i]->async_send(boost::system::error_code{}, WriterElement(std::move(parts[i])),
+                                                    use_awaitable);
+        }
+    }
+
+    /// Flink's FlushEvent: everything before a schema change reaches the target before it applies.
+    awaitable<void> flush_writers(EventBatch& pending) {
+        co_await dispatch(pending);
+        auto done = std::make_shared<Countdown>(io.get_executor(), writers.size());
+        for (auto& ch : writer_channels)
+            co_await ch->async_send(boost::system::error_code{}, WriterElement(FlushRequest{done}), use_awaitable);
+        co_await done->wait();
+    }
+
+    // ---- writers and checkpoint completion ---------------------------------------------------
+    awaitable<void> writer_task(std::size_t index) {
+        auto& writer = *writers[index];
+        auto& channel = *writer_channels[index];
+        while (true) {
+            auto [ec, element] = co_await channel.async_receive(asio::as_tuple(use_awaitable));
+            if (ec) co_return;
+            if (auto* batch = std::get_if<EventBatch>(&element)) {
+                co_await writer.write(*batch);
+            } else if (auto* barrier = std::get_if<Barrier>(&element)) {
+                std::string state = co_await writer.flush(barrier->checkpoint_id);
+                co_await acknowledge(barrier->checkpoint_id, index, std::move(state));
+            } else if (auto* flush = std::get_if<FlushRequest>(&element)) {
+                co_await writer.flush(0);
+                flush->done->arrive();
+            } else {
+                co_await writer.close();
+                if (++writers_closed == writers.size()) finish();
+                co_return;
+            }
+        }
+    }
+
+    awaitable<void> acknowledge(std::uint64_t id, std::size_t writer, std::string state) {
+        auto it = checkpoints.find(id);
+        if (it == checkpoints.end()) co_return;
+        it->second.writer_states[writer] = std::move(state);
+        if (--it->second.acks_remaining > 0) co_return;
+        co_await complete_checkpoint(id);
+    }
+
+    awaitable<void> complete_checkpoint(std::uint64_t id) {
+        auto node = checkpoints.extract(id);
+        PendingCheckpoint& pending = node.mapped();
+        auto started = std::chrono::steady_clock::now();
+        state::Checkpoint checkpoint;
+        checkpoint.id = id;
+        checkpoint.created_ms = now_ms();
+        checkpoint.fingerprint = plan.fingerprint();
+        checkpoint.parts["source"] = std::move(pending.source_state);
+        checkpoint.parts["schema"] = std::move(pending.schema_state);
+        if (transform) checkpoint.parts["transform"] = std::move(pending.transform_state);
+        for (std::size_t i = 0; i < pending.writer_states.size(); ++i)
+            checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
+        store->write(plan.settings.name, checkpoint, plan.checkpoints_retained);
+        ++checkpoints_completed;
+        if (!pending.final) checkpoint_in_flight = false;
+        spdlog::debug("checkpoint {} complete in {} ms", id,
+                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
+                          .count());
+        if (pending.final) spdlog::info("final checkpoint {} written", id);
+        co_await source->notify_checkpoint_complete(id);
+        for (auto& w : writers) co_await w->notify_checkpoint_complete(id);
+    }
+
+    // ---- lifecycle -------------------------------------------------------------------------
+    void begin_drain(const char* why) {
+        if (stopping) return;
+        stopping = true;
+        spdlog::info("{}: draining (stop sources, final checkpoint, flush sinks; timeout {} ms)", why,
+                     plan.shutdown_timeout_ms);
+        checkpoint_timer.cancel();
+        for (auto* t : sleepers) t->cancel();
+        drain_timer.expires_after(std::chrono::milliseconds(plan.shutdown_timeout_ms));
+        drain_timer.async_wait([this](boost::system::error_code ec) {
+            if (ec) return;
+            fail(std::make_exception_ptr(std::runtime_error(
+                "drain did not finish within pipeline.shutdown.timeout; exiting without a final checkpoint")));
+        });
+    }
+
+    void wait_for_signal() {
+        signals.async_wait([this](boost::system::error_code ec, int signal) {
+            if (ec) return;
+            if (stopping) {
+                spdlog::warn("second signal ({}): exiting at once", signal);
+                std::_Exit(130);
+            }
+            begin_drain(signal == SIGINT ? "SIGINT" : "SIGTERM");
+            wait_for_signal();
+        });
+    }
+
+    void finish() {
+        drain_timer.cancel();
+        checkpoint_timer.cancel();
+        signals.cancel();
+        spdlog::info("pipeline '{}' finished: {} events in, {} events out, {} checkpoints", plan.settings.name,
+                     events_in, events_out, checkpoints_completed);
+    }
+
+    void fail(std::exception_ptr error) {
+        if (!first_error) first_error = error;
+        stopping = true;
+        io.stop();
+    }
+
+    std::function<void(std::exception_ptr)> on_exit(std::string task) {
+        return [this, task](std::exception_ptr e) {
+            if (!e) return;
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& ex) {
+                spdlog::error("{} failed: {}", task, ex.what());
+            }
+            fail(e);
+        };
+    }
+
+    int run() {
+        try {
+            build();
+            restore();
+        } catch (const std::exception& e) {
+            spdlog::error("{}", e.what());
+            return 1;
+        }
+        if (options.handle_signals) {
+            signals.add(SIGTERM);
+            signals.add(SIGINT);
+            wait_for_signal();
+        }
+        spdlog::info("pipeline '{}' running: {} → {} (parallelism {}, checkpoint every {} ms)", plan.settings.name,
+                     plan.definition.source.type, plan.definition.sink.type, plan.settings.parallelism,
+                     plan.settings.checkpoint_interval_ms);
+        asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
+        asio::co_spawn(io, processor_task(), on_exit("pipeline"));
+        for (std::size_t i = 0; i < writers.size(); ++i)
+            asio::co_spawn(io, writer_task(i), on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i)));
+        asio::co_spawn(io, checkpoint_loop(), on_exit("checkpoint coordinator"));
+        io.run();
+        return first_error ? 1 : 0;
+    }
+
+    PipelinePlan plan;
+    RunOptions options;
+    asio::io_context io{1};
+    std::unique_ptr<state::CheckpointStore> store;
+    std::unique_ptr<Source> source;
+    std::unique_ptr<Sink> sink;
+    std::unique_ptr<transform::TransformOperator> transform;
+    std::unique_ptr<SchemaOperator> schema_operator;
+    std::vector<std::unique_ptr<SinkWriter>> writers;
+    SourceChannel source_channel;
+    std::vector<std::unique_ptr<WriterChannel>> writer_channels;
+    asio::steady_timer checkpoint_timer;
+    asio::steady_timer drain_timer;
+    asio::signal_set signals;
+    std::set<asio::steady_timer*> sleepers;
+    std::map<std::uint64_t, PendingCheckpoint> checkpoints;
+    std::uint64_t next_checkpoint_id = 1;
+    bool checkpoint_in_flight = false;
+    bool source_done = false;
+    bool stopping = false;
+    std::size_t writers_closed = 0;
+    std::uint64_t events_in = 0, events_out = 0, checkpoints_completed = 0;
+    std::exception_ptr first_error;
+};
+
+PipelineRuntime::PipelineRuntime(PipelinePlan plan, RunOptions options)
+    : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {}
+PipelineRuntime::~PipelineRuntime() = default;
+int PipelineRuntime::run() { return impl_->run(); }
+
+}  // namespace cdcd

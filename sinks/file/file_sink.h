@@ -1,0 +1,33 @@
+#pragma once
+// The `file` sink (cdcd's own): one JSON document per data change per line, in the shapes the
+// Kafka sink writes (debezium-json or canal-json). Flushed and fsynced at each checkpoint, whose
+// state is the committed length; a restore truncates the file back to it, so the file holds every
+// change exactly once.
+#include <memory>
+#include <string>
+
+#include "formats/json/change_serializers.h"
+#include "pipeline/connector/sink.h"
+
+namespace cdcd::file {
+
+enum class FileFormat { DebeziumJson, CanalJson };
+
+struct FileSinkSettings {
+    std::string path;
+    FileFormat format = FileFormat::DebeziumJson;
+    json::DebeziumJsonOptions debezium;
+};
+
+class FileSink final : public Sink {
+public:
+    explicit FileSink(FileSinkSettings settings);
+    std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
+    MetadataApplier& metadata_applier() override { return *applier_; }
+
+private:
+    FileSinkSettings settings_;
+    std::unique_ptr<MetadataApplier> applier_;
+};
+
+}  // namespace cdcd::file

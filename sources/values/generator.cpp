@@ -1,0 +1,56 @@
+#include "sources/values/generator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace cdcd::values {
+
+Generator::Generator(GeneratorSpec spec) : spec_(spec), table_(table()) {
+    std::int64_t deletes = spec_.delete_every > 0 ? spec_.rows / spec_.delete_every : 0;
+    total_ = spec_.rows + spec_.rows * spec_.updates_per_row + deletes;
+}
+
+TableId Generator::table() { return TableId::of("default_namespace", "default_schema", "generated"); }
+
+Schema Generator::schema() {
+    return SchemaBuilder()
+        .column("id", DataType::bigint().not_null())
+        .column("version", DataType::int_())
+        .column("payload", DataType::string())
+        .primary_key({"id"})
+        .build();
+}
+
+Row Generator::row(std::int64_t id, std::int64_t version) const {
+    // payload: "<id>-<version>-" padded with 'x' to payload-bytes (never truncated).
+    char prefix[48];
+    char* p = std::to_chars(prefix, prefix + 20, id).ptr;
+    *p++ = '-';
+    p = std::to_chars(p, p + 20, version).ptr;
+    *p++ = '-';
+    auto prefix_len = static_cast<std::size_t>(p - prefix);
+    std::size_t len = std::max<std::size_t>(prefix_len, static_cast<std::size_t>(spec_.payload_bytes));
+    RowBuilder b(3, len);
+    b.set_long(0, id).set_long(1, version);
+    char* dst = b.reserve_bytes(2, len);
+    std::memcpy(dst, prefix, prefix_len);
+    std::memset(dst + prefix_len, 'x', len - prefix_len);
+    return std::move(b).build();
+}
+
+DataChangeEvent Generator::event_at(std::int64_t k) const {
+    const std::int64_t n = spec_.rows;
+    if (k < n) return DataChangeEvent::insert(table_, row(k + 1, 0));
+    k -= n;
+    if (k < n * spec_.updates_per_row) {
+        std::int64_t round = k / n + 1;
+        std::int64_t id = k % n + 1;
+        return DataChangeEvent::update(table_, row(id, round - 1), row(id, round));
+    }
+    k -= n * spec_.updates_per_row;
+    std::int64_t id = (k + 1) * spec_.delete_every;
+    return DataChangeEvent::remove(table_, row(id, spec_.updates_per_row));
+}
+
+}  // namespace cdcd::values

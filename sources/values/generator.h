@@ -1,0 +1,37 @@
+#pragma once
+// event-set.id GENERATED (cdcd's own): a deterministic stream of inserts, update rounds and
+// deletes over `default_namespace.default_schema.generated`, addressed by a single ordinal so that
+// the position is one integer in the checkpoint.
+#include <cstdint>
+
+#include "pipeline/event/events.h"
+
+namespace cdcd::values {
+
+struct GeneratorSpec {
+    std::int64_t rows = 1000;
+    std::int64_t updates_per_row = 0;
+    std::int64_t delete_every = 0;
+    std::int64_t payload_bytes = 100;
+};
+
+class Generator {
+public:
+    explicit Generator(GeneratorSpec spec);
+
+    static TableId table();
+    static Schema schema();
+    /// Number of data change events in the whole stream.
+    std::int64_t total() const { return total_; }
+    /// The data change event at `ordinal` (0-based, < total()).
+    DataChangeEvent event_at(std::int64_t ordinal) const;
+    /// The row of `id` at `version`.
+    Row row(std::int64_t id, std::int64_t version) const;
+
+private:
+    GeneratorSpec spec_;
+    std::int64_t total_;
+    TableId table_;
+};
+
+}  // namespace cdcd::values
