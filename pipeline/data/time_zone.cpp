@@ -35,16 +35,18 @@ struct PosixRule {
     int start_time = 7200, end_time = 7200;
 };
 
-bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool is_leap(std::int64_t y) {
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 std::int64_t rule_day(std::int64_t year, const DateRule& r) {
     std::int64_t jan1 = temporal::days_from_civil(year, 1, 1);
     if (r.kind == 'J') return jan1 + r.n - 1 + (is_leap(year) && r.n >= 60 ? 1 : 0);
     if (r.kind == 'N') return jan1 + r.n;
     std::int64_t first = temporal::days_from_civil(year, static_cast<unsigned>(r.month), 1);
-    std::int64_t next = r.month == 12
-                            ? temporal::days_from_civil(year + 1, 1, 1)
-                            : temporal::days_from_civil(year, static_cast<unsigned>(r.month) + 1, 1);
+    std::int64_t next =
+        r.month == 12 ? temporal::days_from_civil(year + 1, 1, 1)
+                      : temporal::days_from_civil(year, static_cast<unsigned>(r.month) + 1, 1);
     int first_weekday = static_cast<int>(temporal::floor_mod(first + 4, 7));  // 1970-01-01: Thu
     std::int64_t day = first + (r.weekday - first_weekday + 7) % 7 + (r.week - 1) * 7;
     while (day >= next) day -= 7;  // week 5 means "last"
@@ -76,7 +78,8 @@ bool parse_name(std::string_view& s) {
 
 bool parse_number(std::string_view& s, int max_digits, int& out) {
     int n = 0, v = 0;
-    while (n < max_digits && n < static_cast<int>(s.size()) && std::isdigit(static_cast<unsigned char>(s[n]))) {
+    while (n < max_digits && n < static_cast<int>(s.size()) &&
+           std::isdigit(static_cast<unsigned char>(s[n]))) {
         v = v * 10 + (s[n] - '0');
         ++n;
     }
@@ -239,7 +242,8 @@ std::string offset_id(int offset) {
 template <typename T>
 T read_be(const std::string& d, std::size_t pos) {
     std::uint64_t v = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | static_cast<unsigned char>(d[pos + i]);
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        v = (v << 8) | static_cast<unsigned char>(d[pos + i]);
     return static_cast<T>(v);
 }
 
@@ -264,7 +268,8 @@ std::shared_ptr<Rules> parse_tzif(const std::string& id, const std::string& d, s
         pos += 44;
         time_size = 8;
     }
-    std::size_t need = c[3] * time_size + c[3] + c[4] * 6 + c[5] + c[2] * (time_size + 4) + c[1] + c[0];
+    std::size_t need =
+        c[3] * time_size + c[3] + c[4] * 6 + c[5] + c[2] * (time_size + 4) + c[1] + c[0];
     if (d.size() < pos + need || c[4] == 0) return fail("truncated");
     auto rules = std::make_shared<Rules>();
     rules->id = id;
@@ -286,7 +291,8 @@ std::shared_ptr<Rules> parse_tzif(const std::string& id, const std::string& d, s
         if (footer_at < d.size() && d[footer_at] == '\n') {
             auto end = d.find('\n', footer_at + 1);
             if (end != std::string::npos && end > footer_at + 1) {
-                rules->footer = parse_posix_tz(std::string_view(d).substr(footer_at + 1, end - footer_at - 1));
+                rules->footer =
+                    parse_posix_tz(std::string_view(d).substr(footer_at + 1, end - footer_at - 1));
                 if (!rules->footer) return fail("bad POSIX TZ footer");
             }
         }
@@ -297,8 +303,8 @@ std::shared_ptr<Rules> parse_tzif(const std::string& id, const std::string& d, s
 bool valid_region_id(std::string_view id) {
     if (id.empty() || id[0] == '/' || id.find("..") != std::string_view::npos) return false;
     return std::all_of(id.begin(), id.end(), [](char ch) {
-        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' || ch == '_' || ch == '-' ||
-               ch == '+';
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' || ch == '_' ||
+               ch == '-' || ch == '+';
     });
 }
 
@@ -377,12 +383,16 @@ std::optional<TimeZone> TimeZone::of(std::string_view id, std::string* error) {
     return TimeZone(std::move(rules));
 }
 
-TimeZone TimeZone::utc() { return TimeZone(fixed_rules("UTC", 0)); }
+TimeZone TimeZone::utc() {
+    return TimeZone(fixed_rules("UTC", 0));
+}
 TimeZone TimeZone::fixed(int offset_seconds) {
     return TimeZone(fixed_rules(offset_id(offset_seconds), offset_seconds));
 }
 
-const std::string& TimeZone::id() const { return rules_->id; }
+const std::string& TimeZone::id() const {
+    return rules_->id;
+}
 
 int TimeZone::offset_at(std::int64_t t) const {
     std::vector<Transition> scratch;
@@ -397,9 +407,10 @@ int TimeZone::offset_for_local(std::int64_t local) const {
     // Offsets stay within ±18h, so the transitions around `local` read as UTC govern it.
     const auto& ts = rules_->around(local, scratch, first);
     // The last transition whose local window [utc + min(before, after), ...) has begun.
-    auto it = std::upper_bound(ts.begin(), ts.end(), local, [](std::int64_t v, const Transition& tr) {
-        return v < tr.utc + std::min(tr.before, tr.after);
-    });
+    auto it =
+        std::upper_bound(ts.begin(), ts.end(), local, [](std::int64_t v, const Transition& tr) {
+            return v < tr.utc + std::min(tr.before, tr.after);
+        });
     if (it == ts.begin()) return first;
     const Transition& tr = *std::prev(it);
     if (local < tr.utc + std::max(tr.before, tr.after)) return tr.before;  // gap or overlap

@@ -15,7 +15,7 @@
 namespace cdcd {
 
 class TimeZone {
-public:
+  public:
     /// Like ZoneId.of: "Z", "UTC", "GMT", "UT", fixed offsets "+08:00", "-8", "+0530",
     /// "GMT+08:00", "UTC-3", and region ids "Asia/Shanghai" (case-sensitive). "systemDefault" is
     /// the zone of /etc/localtime. nullopt (and *error) when unknown.
@@ -37,7 +37,7 @@ public:
 
     struct Rules;
 
-private:
+  private:
     explicit TimeZone(std::shared_ptr<const Rules> rules) : rules_(std::move(rules)) {}
     std::shared_ptr<const Rules> rules_;
 };

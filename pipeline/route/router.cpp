@@ -72,8 +72,9 @@ std::optional<std::string> java_regex_to_re2(const std::string& java, std::strin
                 continue;
             }
         }
-        if (c == '+' && i > 0 && (java[i - 1] == '*' || java[i - 1] == '+' || java[i - 1] == '?' ||
-                                  java[i - 1] == '}')) {
+        if (c == '+' && i > 0 &&
+            (java[i - 1] == '*' || java[i - 1] == '+' || java[i - 1] == '?' ||
+             java[i - 1] == '}')) {
             bool escaped = i >= 2 && java[i - 2] == '\\';
             if (!escaped) {
                 error = "possessive quantifiers are not supported (RE2 has none)";
@@ -170,7 +171,8 @@ struct Router::Rule {
         while (search_from <= input.size()) {
             std::size_t start = search_from + (previous_empty ? 1 : 0);
             if (start > input.size()) break;
-            if (!re->Match(input, start, input.size(), re2::RE2::UNANCHORED, groups.data(), n)) break;
+            if (!re->Match(input, start, input.size(), re2::RE2::UNANCHORED, groups.data(), n))
+                break;
             auto match_start = static_cast<std::size_t>(groups[0].data() - input.data());
             auto match_end = match_start + groups[0].size();
             out.append(input, append_from, match_start - append_from);
@@ -213,7 +215,8 @@ std::string Router::source_table_to_regex(const std::string& source_table) {
     std::size_t from = 0;
     while (true) {
         std::size_t comma = source_table.find(',', from);
-        parts.push_back(source_table.substr(from, comma == std::string::npos ? comma : comma - from));
+        parts.push_back(
+            source_table.substr(from, comma == std::string::npos ? comma : comma - from));
         if (comma == std::string::npos) break;
         from = comma + 1;
     }
@@ -322,7 +325,11 @@ const std::vector<TableId>& Router::route(TableId upstream) const {
     return cache_.emplace(upstream, std::move(targets)).first->second;
 }
 
-const std::string& Router::pattern(std::size_t i) const { return rules_.at(i)->regex; }
-std::size_t Router::size() const { return rules_.size(); }
+const std::string& Router::pattern(std::size_t i) const {
+    return rules_.at(i)->regex;
+}
+std::size_t Router::size() const {
+    return rules_.size();
+}
 
 }  // namespace cdcd

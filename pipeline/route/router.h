@@ -27,7 +27,7 @@ struct RouteError : std::runtime_error {
 };
 
 class Router {
-public:
+  public:
     /// Compiles every rule; bad patterns and bad sink tables go to `diags` with the rule's
     /// position. The returned router skips rules that failed (the caller stops on !diags.ok()).
     static Router create(const std::vector<config::RouteDef>& routes, RouteMode mode,
@@ -51,7 +51,7 @@ public:
     /// Flink's translation of a `source-table` value into a Java regex (before RE2 adaptation).
     static std::string source_table_to_regex(const std::string& source_table);
 
-private:
+  private:
     struct Rule;
     std::vector<std::unique_ptr<Rule>> rules_;
     RouteMode mode_ = RouteMode::AllMatch;

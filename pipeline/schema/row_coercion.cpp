@@ -37,12 +37,15 @@ std::optional<Decimal> to_decimal(__int128 unscaled, int from_scale, int precisi
     return Decimal{unscaled};
 }
 
-double decimal_to_double(Decimal d, int scale) { return std::stod(d.to_string(scale)); }
+double decimal_to_double(Decimal d, int scale) {
+    return std::stod(d.to_string(scale));
+}
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+        if (std::tolower(static_cast<unsigned char>(a[i])) !=
+            std::tolower(static_cast<unsigned char>(b[i])))
             return false;
     }
     return true;
@@ -90,21 +93,31 @@ void RowCoercion::convert(RowBuilder& out, std::size_t i, RowView row, const Fie
     const TypeRoot from = f.from.root();
     auto rank = [](TypeRoot r) {
         switch (r) {
-            case TypeRoot::TinyInt: return 1;
-            case TypeRoot::SmallInt: return 2;
-            case TypeRoot::Int: return 3;
-            case TypeRoot::BigInt: return 4;
-            default: return 99;
+            case TypeRoot::TinyInt:
+                return 1;
+            case TypeRoot::SmallInt:
+                return 2;
+            case TypeRoot::Int:
+                return 3;
+            case TypeRoot::BigInt:
+                return 4;
+            default:
+                return 99;
         }
     };
     // coerceToTimestamp: the wall-clock time of a DATE / TIMESTAMP / LTZ / TZ value.
     auto as_timestamp = [&]() -> std::optional<Timestamp> {
         switch (from) {
-            case TypeRoot::Date: return Timestamp{row.get_long(s) * temporal::kMillisPerDay, 0};
-            case TypeRoot::Timestamp: return row.get_timestamp(s);
-            case TypeRoot::TimestampLtz: return zone_.to_local(row.get_timestamp(s));
-            case TypeRoot::TimestampTz: return zone_.to_local(row.get_zoned_timestamp(s).instant);
-            default: return std::nullopt;
+            case TypeRoot::Date:
+                return Timestamp{row.get_long(s) * temporal::kMillisPerDay, 0};
+            case TypeRoot::Timestamp:
+                return row.get_timestamp(s);
+            case TypeRoot::TimestampLtz:
+                return zone_.to_local(row.get_timestamp(s));
+            case TypeRoot::TimestampTz:
+                return zone_.to_local(row.get_zoned_timestamp(s).instant);
+            default:
+                return std::nullopt;
         }
     };
     switch (f.to.root()) {

@@ -11,7 +11,7 @@
 namespace cdcd {
 
 class RowCoercion {
-public:
+  public:
     RowCoercion(const Schema& upstream, const Schema& sink, TimeZone zone);
 
     /// The schemas are equal: rows pass through untouched.
@@ -30,7 +30,7 @@ public:
         DataType to = DataType::string();
     };
 
-private:
+  private:
     void convert(RowBuilder& out, std::size_t i, RowView row, const Field& f) const;
 
     bool identity_ = false;

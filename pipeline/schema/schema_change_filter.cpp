@@ -9,7 +9,8 @@ std::vector<SchemaChangeType> SchemaChangeFilter::resolve_tag(const std::string&
     if (tag == "create") return {T::CreateTable};
     if (tag == "drop") return {T::DropColumn, T::DropTable};
     if (tag == "rename") return {T::RenameColumn};
-    if (tag == "table") return {T::CreateTable, T::DropTable, T::TruncateTable, T::AlterTableComment};
+    if (tag == "table")
+        return {T::CreateTable, T::DropTable, T::TruncateTable, T::AlterTableComment};
     if (tag == "column") return {T::AddColumn, T::AlterColumnType, T::DropColumn, T::RenameColumn};
     if (tag == "all") {
         std::vector<T> all;
@@ -31,7 +32,8 @@ SchemaChangeFilter SchemaChangeFilter::create(const std::vector<std::string>& in
         std::bitset<kTypes> set;
         for (const auto& tag : tags) {
             auto types = resolve_tag(tag);
-            if (types.empty()) diags.error(where, std::string(key) + ": Unknown schema change event type: " + tag);
+            if (types.empty())
+                diags.error(where, std::string(key) + ": Unknown schema change event type: " + tag);
             for (auto t : types) set.set(static_cast<std::size_t>(t));
         }
         return set;

@@ -13,7 +13,7 @@ namespace cdcd {
 enum class SchemaChangeBehavior { Ignore, Lenient, TryEvolve, Evolve, Exception };
 
 class SchemaChangeFilter {
-public:
+  public:
     /// Accepts every type.
     SchemaChangeFilter() { accepted_.set(); }
 
@@ -30,12 +30,15 @@ public:
     /// rename, table, column, all). Empty for an unknown tag.
     static std::vector<SchemaChangeType> resolve_tag(const std::string& tag);
 
-    bool accepts(SchemaChangeType type) const { return accepted_.test(static_cast<std::size_t>(type)); }
+    bool accepts(SchemaChangeType type) const {
+        return accepted_.test(static_cast<std::size_t>(type));
+    }
     /// Accepted tags in SchemaChangeType order, for logs and tests: "[create.table, add.column]".
     std::string to_string() const;
 
-private:
-    static constexpr std::size_t kTypes = static_cast<std::size_t>(SchemaChangeType::AlterTableComment) + 1;
+  private:
+    static constexpr std::size_t kTypes =
+        static_cast<std::size_t>(SchemaChangeType::AlterTableComment) + 1;
     std::bitset<kTypes> accepted_;
 };
 

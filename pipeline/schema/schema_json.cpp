@@ -97,7 +97,8 @@ Schema schema_from_element(element e) {
 element parse_document(simdjson::dom::parser& parser, std::string_view json) {
     element root;
     auto error = parser.parse(json.data(), json.size()).get(root);
-    if (error) throw SchemaJsonError(std::string("invalid JSON: ") + simdjson::error_message(error));
+    if (error)
+        throw SchemaJsonError(std::string("invalid JSON: ") + simdjson::error_message(error));
     return root;
 }
 

@@ -27,7 +27,8 @@ bool has(const std::vector<T>& v, const T& x) {
 }
 
 // SchemaDerivator#lenientizeSchemaChangeEvent.
-void lenientize(const Schema* old_schema, SchemaChangeEvent event, std::vector<SchemaChangeEvent>& out) {
+void lenientize(const Schema* old_schema, SchemaChangeEvent event,
+                std::vector<SchemaChangeEvent>& out) {
     if (auto* add = std::get_if<AddColumnEvent>(&event)) {
         AddColumnEvent lenient{add->table, {}};
         for (const auto& c : add->added) {
@@ -45,7 +46,8 @@ void lenientize(const Schema* old_schema, SchemaChangeEvent event, std::vector<S
         std::vector<std::pair<std::string, DataType>> types;
         for (const auto& name : drop->dropped) {
             const Column* col = old_schema ? old_schema->find(name) : nullptr;
-            if (col && !col->type.nullable()) types.emplace_back(name, col->type.with_nullable(true));
+            if (col && !col->type.nullable())
+                types.emplace_back(name, col->type.with_nullable(true));
         }
         if (!types.empty()) out.emplace_back(nullable_alter(drop->table, std::move(types)));
         return;
@@ -71,7 +73,9 @@ void lenientize(const Schema* old_schema, SchemaChangeEvent event, std::vector<S
     out.push_back(std::move(event));
 }
 
-std::string describe(const SchemaChangeEvent& e) { return format_schema_change(e); }
+std::string describe(const SchemaChangeEvent& e) {
+    return format_schema_change(e);
+}
 
 }  // namespace
 
@@ -81,8 +85,9 @@ bool is_schema_change_redundant(const Schema* current, const SchemaChangeEvent& 
         bool operator()(const CreateTableEvent& e) const { return s && *s == e.schema; }
         bool operator()(const AddColumnEvent& e) const {
             if (!s) return false;
-            return std::all_of(e.added.begin(), e.added.end(),
-                               [&](const ColumnWithPosition& c) { return has(s->columns(), c.column); });
+            return std::all_of(e.added.begin(), e.added.end(), [&](const ColumnWithPosition& c) {
+                return has(s->columns(), c.column);
+            });
         }
         bool operator()(const AlterColumnTypeEvent& e) const {
             if (!s) return false;
@@ -106,7 +111,9 @@ bool is_schema_change_redundant(const Schema* current, const SchemaChangeEvent& 
         }
         bool operator()(const DropTableEvent&) const { return s == nullptr; }
         bool operator()(const TruncateTableEvent&) const { return false; }
-        bool operator()(const AlterTableCommentEvent& e) const { return s && s->comment() == e.comment; }
+        bool operator()(const AlterTableCommentEvent& e) const {
+            return s && s->comment() == e.comment;
+        }
     };
     return std::visit(Visitor{current}, event);
 }
@@ -117,7 +124,8 @@ const SchemaOperator::SchemaPtr* SchemaOperator::SchemaMap::find(TableId t) cons
 }
 
 void SchemaOperator::SchemaMap::put(TableId t, Schema schema) {
-    auto [it, inserted] = by_table.insert_or_assign(t, std::make_shared<const Schema>(std::move(schema)));
+    auto [it, inserted] =
+        by_table.insert_or_assign(t, std::make_shared<const Schema>(std::move(schema)));
     if (inserted) order.push_back(t);
 }
 
@@ -179,13 +187,14 @@ void SchemaOperator::route_data(DataChangeEvent&& event, EventBatch& out) {
                                     " (schema: null): the sink table was never created");
         const RowCoercion& coercion = coercion_for(upstream, sink, *up, *evolved);
         // The last target takes the event itself; earlier ones (ALL_MATCH) take copies.
-        DataChangeEvent routed = k + 1 == sinks.size() ? std::move(event) : event;
+        out.emplace_back(k + 1 == sinks.size() ? DataChangeEvent(std::move(event))
+                                               : DataChangeEvent(event));
+        auto& routed = std::get<DataChangeEvent>(out.back());
         routed.table = sink;
         if (!coercion.identity()) {
             if (routed.before) routed.before = coercion.coerce(routed.before->view());
             if (routed.after) routed.after = coercion.coerce(routed.after->view());
         }
-        out.emplace_back(std::move(routed));
     }
 }
 
@@ -226,7 +235,8 @@ std::vector<SchemaChangeEvent> SchemaOperator::normalize(const Schema* old_schem
     return accepted;
 }
 
-std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& event, TableId upstream) {
+std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& event,
+                                                      TableId upstream) {
     std::vector<TableId> affected;
     for (TableId t : router_.route(upstream))
         if (!has(affected, t)) affected.push_back(t);
@@ -255,19 +265,21 @@ std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& e
     return deduced;
 }
 
-boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEvent event, EventBatch& out) {
+boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEvent event,
+                                                                  EventBatch& out) {
     const TableId upstream = table_of(event);
     const SchemaPtr* current_ptr = upstream_.find(upstream);
     const Schema* current = current_ptr ? current_ptr->get() : nullptr;
     if (is_schema_change_redundant(current, event)) {
-        spdlog::info("Schema change event {} is redundant for the current schema, skipped.", describe(event));
+        spdlog::info("Schema change event {} is redundant for the current schema, skipped.",
+                     describe(event));
         co_return;
     }
     if (auto* create = std::get_if<CreateTableEvent>(&event)) {
         upstream_.put(upstream, create->schema);
     } else if (current == nullptr) {
-        throw SchemaEvolveError("Unable to apply " + describe(event) + " to table " + upstream.str() +
-                                " without an existing schema");
+        throw SchemaEvolveError("Unable to apply " + describe(event) + " to table " +
+                                upstream.str() + " without an existing schema");
     } else {
         try {
             upstream_.put(upstream, apply_schema_change(*current, event));
@@ -282,8 +294,10 @@ boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEv
         for (const auto& e : deduced) {
             if (!std::holds_alternative<CreateTableEvent>(e))
                 throw SchemaEvolveError(
-                    "Unexpected schema change events occurred in EXCEPTION mode. Job will fail now. "
-                    "Table " + table_of(e).str() + ", event " + describe(e));
+                    "Unexpected schema change events occurred in EXCEPTION mode. Job will fail "
+                    "now. "
+                    "Table " +
+                    table_of(e).str() + ", event " + describe(e));
         }
     }
     if (deduced.empty()) co_return;
@@ -291,21 +305,7 @@ boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEv
     co_await flush_writers_(out);
     for (auto& e : deduced) {
         const TableId sink = table_of(e);
-        const SchemaPtr* evolved_ptr = evolved_.find(sink);
-        Schema next;
-        if (auto* create = std::get_if<CreateTableEvent>(&e)) {
-            next = create->schema;
-        } else if (evolved_ptr == nullptr) {
-            throw SchemaEvolveError("Unable to apply " + describe(e) + " to sink table " + sink.str() +
-                                    " without an existing schema");
-        } else {
-            try {
-                next = apply_schema_change(**evolved_ptr, e);
-            } catch (const SchemaChangeError& err) {
-                throw SchemaEvolveError("Unable to apply " + describe(e) + " to sink table " +
-                                        sink.str() + ": " + err.what());
-            }
-        }
+        // Flink applies to the sink first: a tolerated rejection leaves the evolved schema as is.
         try {
             co_await applier_.apply(e);
         } catch (const UnsupportedSchemaChange& err) {
@@ -313,12 +313,29 @@ boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEv
                 throw SchemaEvolveError("Failed to apply schema change " + describe(e) +
                                         " to sink table " + sink.str() + ": " + err.what());
             spdlog::warn(
-                "Failed to apply schema change {}, but keeps running in tolerant mode. Caused by: {}",
+                "Failed to apply schema change {}, but keeps running in tolerant mode. Caused by: "
+                "{}",
                 describe(e), err.what());
             continue;
         } catch (const std::exception& err) {
-            throw SchemaEvolveError("Failed to apply schema change " + describe(e) + " to sink table " +
-                                    sink.str() + ": " + err.what());
+            throw SchemaEvolveError("Failed to apply schema change " + describe(e) +
+                                    " to sink table " + sink.str() + ": " + err.what());
+        }
+        const SchemaPtr* evolved_ptr = evolved_.find(sink);
+        Schema next;
+        if (auto* create = std::get_if<CreateTableEvent>(&e)) {
+            next = create->schema;
+        } else if (evolved_ptr == nullptr) {
+            throw SchemaEvolveError("Applied " + describe(e) + " but sink table " + sink.str() +
+                                    " has no known schema");
+        } else {
+            try {
+                next = apply_schema_change(**evolved_ptr, e);
+            } catch (const SchemaChangeError& err) {
+                throw SchemaEvolveError("Applied " + describe(e) +
+                                        " but cannot evolve the schema of sink table " +
+                                        sink.str() + ": " + err.what());
+            }
         }
         evolved_.put(sink, std::move(next));
         out.push_back(to_event(std::move(e)));
@@ -349,7 +366,8 @@ void SchemaOperator::restore(std::string_view state) {
         for (auto [key, map] : {std::pair{"upstream", &upstream}, std::pair{"evolved", &evolved}}) {
             simdjson::dom::element part;
             if (root[key].get(part))
-                throw SchemaEvolveError(std::string("schema operator state has no \"") + key + "\"");
+                throw SchemaEvolveError(std::string("schema operator state has no \"") + key +
+                                        "\"");
             for (auto& [table, schema] : table_schemas_from_json(simdjson::minify(part)))
                 map->put(table, std::move(schema));
         }

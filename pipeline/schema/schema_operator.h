@@ -27,7 +27,7 @@ struct SchemaEvolveError : std::runtime_error {
 };
 
 class SchemaOperator {
-public:
+  public:
     /// The runtime dispatches `pending` (events produced so far, in order) to the sink writers,
     /// waits until every writer has flushed, and clears `pending`. Called before schema changes
     /// are applied through the MetadataApplier (Flink's FlushEvent).
@@ -51,7 +51,7 @@ public:
     /// Replaces every known schema with a snapshot_state() string; throws SchemaEvolveError.
     void restore(std::string_view state);
 
-private:
+  private:
     using SchemaPtr = std::shared_ptr<const Schema>;
     struct SchemaMap {
         std::unordered_map<TableId, SchemaPtr> by_table;

@@ -55,18 +55,25 @@ int timestamp_level(TypeRoot r) {
 DataType merge_timestamp(const DataType& l, const DataType& r) {
     int precision = std::max(l.precision(), r.precision());
     switch (std::max(timestamp_level(l.root()), timestamp_level(r.root()))) {
-        case 0: return DataType::timestamp(precision);
-        case 1: return DataType::timestamp_ltz(precision);
-        default: return DataType::timestamp_tz(precision);
+        case 0:
+            return DataType::timestamp(precision);
+        case 1:
+            return DataType::timestamp_ltz(precision);
+        default:
+            return DataType::timestamp_tz(precision);
     }
 }
 
 int integer_digits(TypeRoot r) {
     switch (r) {
-        case TypeRoot::TinyInt: return 3;
-        case TypeRoot::SmallInt: return 5;
-        case TypeRoot::Int: return 10;
-        default: return 19;  // BIGINT
+        case TypeRoot::TinyInt:
+            return 3;
+        case TypeRoot::SmallInt:
+            return 5;
+        case TypeRoot::Int:
+            return 10;
+        default:
+            return 19;  // BIGINT
     }
 }
 
