@@ -150,9 +150,12 @@ class KafkaBroker:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
     def _stop_at_exit(self) -> None:
+        """Never leave a broker behind: stop it (and wipe a temp run dir we made) at interpreter exit."""
         try:
             if self.run_dir and (self.run_dir / "kafka.pid").exists():
-                self._sh("stop", "--keep", check=False, timeout=60)
+                self._sh("stop", *([] if self._own_dir else ["--keep"]), check=False, timeout=60)
+            if self._own_dir and self.run_dir and self.run_dir.exists():
+                shutil.rmtree(self.run_dir, ignore_errors=True)
         except Exception:  # noqa: BLE001 - best effort at interpreter exit
             pass
 
