@@ -84,7 +84,7 @@ NodePtr b_concat(CallSite& c) {
     if (c.args.empty()) c.arity(1, 1000);
     std::vector<DataType> types;
     for (auto& a : c.args) types.push_back(a->type);
-    auto t = string_result(types, false);
+    auto t = string_result(types, c.any_nullable());
     return make_node(eval_concat, t, std::move(c.args));
 }
 NodePtr b_pipes(CallSite& c) {

@@ -1,0 +1,723 @@
+// Table-driven expression suite: each case is evaluated against one fixed row and compared as
+// the values sink would print the value ("null" for NULL, "ERROR: ..." for a failure).
+#include <catch2/catch.hpp>
+
+#include "pipeline/data/field_format.h"
+#include "pipeline/data/temporal.h"
+#include "pipeline/transform/compiler.h"
+#include "pipeline/transform/parser.h"
+#include "pipeline/transform/types.h"
+
+using namespace cdcd;
+using namespace cdcd::transform;
+
+namespace {
+
+Schema test_schema() {
+    return SchemaBuilder()
+        .column("id", DataType::int_().not_null())
+        .column("name", DataType::string())
+        .column("n_null", DataType::string())
+        .column("i", DataType::int_())
+        .column("b", DataType::bigint())
+        .column("d", DataType::double_())
+        .column("f", DataType::float_())
+        .column("dec", DataType::decimal(10, 2))
+        .column("flag", DataType::boolean())
+        .column("dt", DataType::date())
+        .column("ts", DataType::timestamp(3))
+        .column("ltz", DataType::timestamp_ltz(3))
+        .column("i_null", DataType::int_())
+        .column("tm", DataType::time(0))
+        .column("si", DataType::smallint())
+        .primary_key({"id"})
+        .build();
+}
+
+Row test_row() {
+    RowBuilder b(15);
+    b.set_long(0, 1);
+    b.set_string(1, "Alice");
+    b.set_long(3, 7);
+    b.set_long(4, 10000000000LL);
+    b.set_double(5, 2.5);
+    b.set_double(6, 1.5);
+    b.set_decimal(7, Decimal{1234});
+    b.set_bool(8, true);
+    b.set_long(9, *temporal::parse_date("2024-03-15"));
+    b.set_timestamp(10, *temporal::parse_timestamp("2024-03-15 10:20:30.123"));
+    b.set_timestamp(11, *temporal::parse_timestamp("2024-03-15 10:20:30.123"));
+    b.set_long(13, *temporal::parse_time("10:20:30"));
+    b.set_long(14, 3);
+    return std::move(b).build();
+}
+
+struct Result {
+    std::string value;
+    std::string type;
+};
+
+Result run(const std::string& text, const std::string& tz = "UTC") {
+    static const Schema schema = test_schema();
+    static const Row row = test_row();
+    try {
+        auto expr = parse_expression(text);
+        auto zone = Zone::find(tz);
+        Scope scope{&schema, nullptr, nullptr, zone.get()};
+        auto node = compile(*expr, scope);
+        EvalContext ctx;
+        ctx.row = row.view();
+        ctx.table = TableId::of("db", "tbl");
+        ctx.zone = zone.get();
+        ctx.now_millis = 1710498030123;  // 2024-03-15T10:20:30.123Z
+        Datum d = node->eval(ctx);
+        RowBuilder b(1);
+        write_field(b, 0, d, node->type);
+        Row r = std::move(b).build();
+        return {format_field(r.view(), 0, node->type), node->type.to_string()};
+    } catch (const SyntaxError& e) {
+        return {"SYNTAX@" + std::to_string(e.pos + 1) + ": " + e.what(), ""};
+    } catch (const CompileError& e) {
+        return {"COMPILE@" + std::to_string(e.pos + 1) + ": " + e.what(), ""};
+    } catch (const EvalError& e) {
+        return {std::string("ERROR: ") + e.what(), ""};
+    }
+}
+
+struct Case {
+    const char* expr;
+    const char* expected;
+};
+
+void check_all(const std::vector<Case>& cases, const std::string& tz = "UTC") {
+    for (const auto& c : cases) {
+        INFO(c.expr);
+        auto r = run(c.expr, tz);
+        std::string exp = c.expected;
+        if (exp.back() == '*') {  // prefix match for messages
+            CHECK(r.value.substr(0, exp.size() - 1) == exp.substr(0, exp.size() - 1));
+        } else {
+            CHECK(r.value == exp);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("literals, precedence and arithmetic") {
+    check_all({
+        {"1 + 2 * 3", "7"},
+        {"(1 + 2) * 3", "9"},
+        {"10 - 4 - 3", "3"},
+        {"7 / 2", "3"},
+        {"-7 / 2", "-3"},
+        {"7 % 3", "1"},
+        {"-7 % 3", "-1"},
+        {"7.0 / 2", "3.500000000000"},
+        {"1.5 + 1", "2.5"},
+        {"1.5 * 2.25", "3.375"},
+        {"1e1 + 1", "11.0"},
+        {"2.5E0 * 2", "5.0"},
+        {"2147483647 + 1", "-2147483648"},
+        {"2147483648", "2147483648"},
+        {"9223372036854775807 + 1", "-9223372036854775808"},
+        {"-2147483648", "-2147483648"},
+        {"i + 1", "8"},
+        {"i * i", "49"},
+        {"i / 0", "ERROR: / by zero"},
+        {"i % 0", "ERROR: / by zero"},
+        {"d / 0", "Infinity"},
+        {"b + i", "10000000007"},
+        {"d + i", "9.5"},
+        {"f + f", "3.0"},
+        {"dec + 1", "13.34"},
+        {"dec * 2", "24.68"},
+        {"dec - dec", "0.00"},
+        {"dec / 4", "3.0850000000000"},
+        {"i + i_null", "null"},
+        {"i_null * 2", "null"},
+        {"-i", "-7"},
+        {"- -i", "7"},
+        {"+i", "7"},
+        {"si + si", "6"},
+        {"ABS(-5)", "5"},
+        {"ABS(-2.5)", "2.5"},
+        {"ABS(i_null)", "null"},
+        {"ABS(-d)", "2.5"},
+        {"CEIL(2.1)", "3"},
+        {"CEILING(-2.1)", "-2"},
+        {"FLOOR(2.9)", "2"},
+        {"FLOOR(-2.1)", "-3"},
+        {"CEIL(d)", "3.0"},
+        {"FLOOR(d)", "2.0"},
+        {"CEIL(i)", "7"},
+        {"ROUND(2.5)", "3.0"},
+        {"ROUND(2.567, 2)", "2.570"},
+        {"ROUND(d)", "3.0"},
+        {"ROUND(1.005E0, 2)", "1.01"},
+        {"ROUND(-2.5E0)", "-3.0"},
+        {"ROUND(1234, -2)", "1200"},
+        {"ROUND(1250, -2)", "1300"},
+        {"ROUND(dec, 1)", "12.30"},
+        {"ROUND(i_null, 1)", "null"},
+        {"CHAR_LENGTH(UUID())", "36"},
+        {"UUID() = UUID()", "false"},
+        {"MOD(10, 4)", "2"},
+        {"10 % 4 + 1", "3"},
+        {"1 + 2 = 3", "true"},
+        {"1 + 'a'", "COMPILE@5: *"},
+    });
+}
+
+TEST_CASE("comparison and logic") {
+    check_all({
+        {"1 = 1", "true"},
+        {"1 <> 1", "false"},
+        {"1 != 2", "true"},
+        {"i = 7", "true"},
+        {"i > 5 AND i < 10", "true"},
+        {"i >= 7", "true"},
+        {"i <= 6", "false"},
+        {"b = 10000000000", "true"},
+        {"CAST(1 AS INT) = CAST(1 AS BIGINT)", "false"},
+        {"CAST(1 AS INT) <> CAST(1 AS BIGINT)", "true"},
+        {"CAST(1 AS INT) < CAST(2 AS BIGINT)", "true"},
+        {"d > i", "false"},
+        {"d < 3", "true"},
+        {"dec = 12.34", "true"},
+        {"dec > 12", "true"},
+        {"name = 'Alice'", "true"},
+        {"name <> 'Bob'", "true"},
+        {"name < 'Bob'", "true"},
+        {"name > 'Alice'", "false"},
+        {"n_null = 'x'", "false"},
+        {"n_null <> 'x'", "false"},
+        {"n_null > 'x'", "false"},
+        {"i_null < 1", "false"},
+        {"NOT (i_null < 1)", "true"},
+        {"name = 1", "false"},
+        {"name > 1", "COMPILE@1: *"},
+        {"flag = TRUE", "true"},
+        {"flag AND i_null > 0", "false"},
+        {"TRUE AND NULL", "null"},
+        {"FALSE AND NULL", "false"},
+        {"TRUE OR NULL", "true"},
+        {"FALSE OR NULL", "null"},
+        {"NOT NULL", "null"},
+        {"NOT flag", "false"},
+        {"NOT i = 7", "false"},
+        {"i = 7 OR i = 8 AND FALSE", "true"},
+        {"(i = 7 OR i = 8) AND FALSE", "false"},
+        {"n_null IS NULL", "true"},
+        {"name IS NULL", "false"},
+        {"name IS NOT NULL", "true"},
+        {"i_null IS NOT NULL", "false"},
+        {"flag IS TRUE", "true"},
+        {"flag IS NOT TRUE", "false"},
+        {"flag IS FALSE", "false"},
+        {"flag IS NOT FALSE", "true"},
+        {"(i_null > 0) IS UNKNOWN", "false"},
+        {"NULL IS UNKNOWN", "true"},
+        {"(i_null > 0) IS NOT UNKNOWN", "true"},
+        {"n_null IS DISTINCT FROM 'a'", "true"},
+        {"n_null IS NOT DISTINCT FROM NULL", "true"},
+        {"name IS DISTINCT FROM 'Alice'", "false"},
+        {"i BETWEEN 1 AND 10", "true"},
+        {"i BETWEEN 8 AND 10", "false"},
+        {"i NOT BETWEEN 8 AND 10", "true"},
+        {"i BETWEEN SYMMETRIC 10 AND 1", "true"},
+        {"i BETWEEN 10 AND 1", "false"},
+        {"i_null BETWEEN 1 AND 10", "false"},
+        {"i BETWEEN NULL AND 10", "false"},
+        {"name BETWEEN 'A' AND 'B'", "true"},
+        {"i IN (1, 7, 9)", "true"},
+        {"i IN (1, 2)", "false"},
+        {"i NOT IN (1, 2)", "true"},
+        {"name IN ('Bob', 'Alice')", "true"},
+        {"n_null IN ('a')", "false"},
+        {"b IN (10000000000)", "true"},
+        {"b IN (1, 2)", "false"},
+        {"dt = DATE '2024-03-15'", "true"},
+        {"dt > DATE '2024-01-01'", "true"},
+        {"ts > TIMESTAMP '2024-03-15 10:00:00'", "true"},
+        {"tm = TIME '10:20:30'", "true"},
+        {"i > 'a'", "COMPILE@1: *"},
+    });
+}
+
+TEST_CASE("string functions") {
+    check_all({
+        {"name || '!'", "Alice!"},
+        {"'a' || 'b' || 'c'", "abc"},
+        {"name || n_null", "Alicenull"},
+        {"CONCAT(name, '-', i)", "Alice-7"},
+        {"CONCAT(n_null, 'x')", "nullx"},
+        {"CONCAT('a')", "a"},
+        {"CONCAT_WS('-', 'a', n_null, 'b')", "a-b"},
+        {"CONCAT_WS(n_null, 'a')", "null"},
+        {"CONCAT_WS(',', name, i, d)", "Alice,7,2.5"},
+        {"CHAR_LENGTH(name)", "5"},
+        {"CHAR_LENGTH('héllo')", "5"},
+        {"CHARACTER_LENGTH('')", "0"},
+        {"CHAR_LENGTH(n_null)", "null"},
+        {"UPPER(name)", "ALICE"},
+        {"LOWER(name)", "alice"},
+        {"UPPER(n_null)", "null"},
+        {"lower('MiXeD 1')", "mixed 1"},
+        {"TRIM('  a b  ')", "a b"},
+        {"TRIM(BOTH 'x' FROM 'xxaxx')", "a"},
+        {"TRIM(LEADING 'x' FROM 'xxaxx')", "axx"},
+        {"TRIM(TRAILING 'x' FROM 'xxaxx')", "xxa"},
+        {"TRIM(LEADING FROM '  a  ')", "a  "},
+        {"LTRIM('  a  ')", "a  "},
+        {"RTRIM('  a  ')", "  a"},
+        {"BTRIM('  a  ')", "a"},
+        {"LTRIM('xxa', 'x')", "a"},
+        {"RTRIM('axyx', 'xy')", "a"},
+        {"BTRIM('xyaxy', 'xy')", "a"},
+        {"LTRIM(n_null)", "null"},
+        {"SUBSTR(name, 2)", "lice"},
+        {"SUBSTR(name, 2, 3)", "lic"},
+        {"SUBSTR(name, 0, 2)", "A"},
+        {"SUBSTR(name, -3)", "ice"},
+        {"SUBSTR(name, 10)", ""},
+        {"SUBSTR(name, 1, 100)", "Alice"},
+        {"SUBSTRING(name FROM 2)", "lice"},
+        {"SUBSTRING(name FROM 2 FOR 2)", "li"},
+        {"SUBSTRING(name, 3, 1)", "i"},
+        {"SUBSTR(n_null, 1)", "null"},
+        {"SUBSTR(name, 1, -1)", "ERROR: *"},
+        {"SUBSTR('héllo', 2, 2)", "él"},
+        {"OVERLAY('abcdef' PLACING 'XY' FROM 3)", "abXYef"},
+        {"OVERLAY('abcdef' PLACING 'XY' FROM 3 FOR 1)", "abXYdef"},
+        {"OVERLAY('abcdef' PLACING '' FROM 2 FOR 2)", "adef"},
+        {"OVERLAY(n_null PLACING 'a' FROM 1)", "null"},
+        {"POSITION('li' IN name)", "2"},
+        {"POSITION('z' IN name)", "0"},
+        {"POSITION('a' IN 'banana' FROM 3)", "4"},
+        {"POSITION(n_null IN name)", "null"},
+        {"LOCATE('an', 'banana')", "2"},
+        {"LOCATE('an', 'banana', 3)", "4"},
+        {"INSTR('banana', 'na')", "3"},
+        {"INSTR('banana', 'x')", "0"},
+        {"INSTR(n_null, 'x')", "null"},
+        {"LPAD('hi', 5, 'ab')", "abahi"},
+        {"LPAD('hello', 3, 'x')", "hel"},
+        {"RPAD('hi', 5, 'ab')", "hiaba"},
+        {"RPAD('hi', -1, 'a')", "null"},
+        {"LPAD(n_null, 3, 'a')", "null"},
+        {"REPLACE(name, 'l', 'L')", "ALice"},
+        {"REPLACE('aaa', 'a', 'bb')", "bbbbbb"},
+        {"REPLACE('abc', '', '-')", "-a-b-c-"},
+        {"REPLACE(n_null, 'a', 'b')", "null"},
+        {"REPLACE(name, n_null, 'b')", "null"},
+        {"REPEAT('ab', 3)", "ababab"},
+        {"REPEAT('ab', 0)", ""},
+        {"REPEAT('ab', -1)", ""},
+        {"REPEAT(n_null, 2)", "null"},
+        {"LEFT(name, 2)", "Al"},
+        {"LEFT(name, 10)", "Alice"},
+        {"LEFT(name, -1)", ""},
+        {"RIGHT(name, 2)", "ce"},
+        {"RIGHT(name, 0)", ""},
+        {"RIGHT(n_null, 2)", "null"},
+        {"STARTSWITH(name, 'Al')", "true"},
+        {"STARTSWITH(name, 'al')", "false"},
+        {"ENDSWITH(name, 'ce')", "true"},
+        {"ENDSWITH(n_null, 'ce')", "null"},
+        {"TO_BASE64('hello')", "aGVsbG8="},
+        {"FROM_BASE64('aGVsbG8=')", "hello"},
+        {"FROM_BASE64(TO_BASE64(name))", "Alice"},
+        {"FROM_BASE64_BINARY('aGVsbG8=')", "aGVsbG8="},
+        {"FROM_BASE64('!!')", "ERROR: *"},
+        {"TO_BASE64(n_null)", "null"},
+        {"'it''s'", "it's"},
+        {"'a' 'b'", "ab"},
+        {"UPPER(i)", "COMPILE@7: *"},
+        {"UPPER(name, name)", "COMPILE@1: Invalid number of arguments to function 'UPPER'. Was expecting 1 arguments, got 2"},
+        {"NO_SUCH_FN(1)", "COMPILE@1: No match found for function signature NO_SUCH_FN(...)"},
+        {"missing || 'a'", "COMPILE@1: Column `missing` not found in any table"},
+        {"name || missing", "COMPILE@9: Column `missing` not found in any table"},
+        {"`name`", "Alice"},
+        {"Name", "COMPILE@1: Column `Name` not found in any table"},
+        {"upper(name)", "ALICE"},
+    });
+}
+
+TEST_CASE("LIKE, SIMILAR TO and regular expressions") {
+    check_all({
+        {"name LIKE 'li'", "true"},
+        {"name LIKE '^A'", "true"},
+        {"name LIKE '^l'", "false"},
+        {"name LIKE 'A%'", "false"},
+        {"name LIKE 'A.*e$'", "true"},
+        {"name NOT LIKE 'z'", "true"},
+        {"n_null LIKE 'a'", "false"},
+        {"name LIKE 'A%' ESCAPE '\\'", "true"},
+        {"name LIKE 'A_ice' ESCAPE '!'", "true"},
+        {"name LIKE 'li%' ESCAPE '!'", "false"},
+        {"'50%' LIKE '50!%' ESCAPE '!'", "true"},
+        {"'50x' LIKE '50!%' ESCAPE '!'", "false"},
+        {"'a.c' LIKE 'a.c' ESCAPE '!'", "true"},
+        {"'abc' LIKE 'a.c' ESCAPE '!'", "false"},
+        {"n_null LIKE 'a' ESCAPE '!'", "null"},
+        {"name SIMILAR TO 'A(l|x)ice'", "true"},
+        {"name SIMILAR TO 'A%'", "true"},
+        {"name SIMILAR TO 'l%'", "false"},
+        {"name NOT SIMILAR TO '[A-Z]%'", "false"},
+        {"'abc' SIMILAR TO 'a_c'", "true"},
+        {"name LIKE '(?=A)'", "COMPILE@11: *"},
+        {"name LIKE '(a)\\1'", "COMPILE@11: *"},
+        {"name LIKE 'a++'", "COMPILE@11: *"},
+        {"name LIKE '(?>a)'", "COMPILE@11: *"},
+        {"name LIKE '[a-z&&[^b]]'", "COMPILE@11: *"},
+        {"name LIKE '('", "COMPILE@11: *"},
+        {"REGEXP_REPLACE(name, 'l', 'L')", "ALice"},
+        {"REGEXP_REPLACE('a1b22c', '[0-9]+', '#')", "a#b#c"},
+        {"REGEXP_REPLACE('john smith', '(\\w+) (\\w+)', '$2 $1')", "smith john"},
+        {"REGEXP_REPLACE('abc', 'x*', '-')", "-a-b-c-"},
+        {"REGEXP_REPLACE('abc', 'b*', '-')", "-a--c-"},
+        {"REGEXP_REPLACE('a.b', '\\.', '\\$')", "a$b"},
+        {"REGEXP_REPLACE('2024-03-15', '(?<y>\\d+)-(?<m>\\d+)-(\\d+)', '${m}/${y}')", "03/2024"},
+        {"REGEXP_REPLACE(n_null, 'a', 'b')", "null"},
+        {"REGEXP_REPLACE(name, n_null, 'b')", "null"},
+        {"REGEXP_REPLACE(name, 'A', '$2')", "ERROR: *"},
+        {"REGEXP_EXTRACT('foo123bar', '[0-9]+')", "123"},
+        {"REGEXP_EXTRACT('foo123bar', '([a-z]+)([0-9]+)', 2)", "123"},
+        {"REGEXP_EXTRACT('foo123bar', '([a-z]+)([0-9]+)', 1)", "foo"},
+        {"REGEXP_EXTRACT('foo123bar', '([a-z]+)([0-9]+)', 3)", "null"},
+        {"REGEXP_EXTRACT('foo', '[0-9]+')", "null"},
+        {"REGEXP_EXTRACT(n_null, 'a')", "null"},
+        {"REGEXP_EXTRACT_ALL('a1b22c333', '[0-9]+', 0)", "[1, 22, 333]"},
+        {"REGEXP_EXTRACT_ALL('k1=v1,k2=v2', '(\\w+)=(\\w+)')", "[k1, k2]"},
+        {"REGEXP_EXTRACT_ALL('k1=v1,k2=v2', '(\\w+)=(\\w+)', 2)", "[v1, v2]"},
+        {"REGEXP_EXTRACT_ALL('abc', '[0-9]', 0)", "[]"},
+        {"REGEXP_COUNT('banana', 'a')", "3"},
+        {"REGEXP_COUNT('banana', 'an')", "2"},
+        {"REGEXP_COUNT('banana', 'x')", "0"},
+        {"REGEXP_COUNT(n_null, 'x')", "null"},
+        {"REGEXP_INSTR('banana', 'n')", "3"},
+        {"REGEXP_INSTR('banana', 'x')", "0"},
+        {"REGEXP_SUBSTR('banana', 'n.')", "na"},
+        {"REGEXP_SUBSTR('banana', 'x')", "null"},
+        {"REGEXP_REPLACE('ABC', '(?i)b', 'x')", "AxC"},
+        {"REGEXP_REPLACE('a b', '\\p{Space}', '_')", "a_b"},
+        {"REGEXP_REPLACE('aB', '\\p{Upper}', '_')", "a_"},
+        {"REGEXP_REPLACE('a+b', '\\Q+\\E', '-')", "a-b"},
+        {"REGEXP_EXTRACT('x', '(?<=a)x')", "COMPILE@21: *"},
+    });
+}
+
+TEST_CASE("conditional functions") {
+    check_all({
+        {"CASE WHEN i > 5 THEN 'big' ELSE 'small' END", "big"},
+        {"CASE WHEN i > 10 THEN 'big' ELSE 'small' END", "small"},
+        {"CASE WHEN i > 10 THEN 'big' END", "null"},
+        {"CASE WHEN i_null > 0 THEN 'pos' ELSE 'other' END", "other"},
+        {"CASE WHEN NULL THEN 1 ELSE 2 END", "2"},
+        {"CASE i WHEN 7 THEN 'seven' WHEN 8 THEN 'eight' END", "seven"},
+        {"CASE i WHEN 1 THEN 'one' ELSE 'other' END", "other"},
+        {"CASE i_null WHEN NULL THEN 'null' ELSE 'else' END", "else"},
+        {"CASE name WHEN 'Alice' THEN 1 ELSE 0 END", "1"},
+        {"CASE WHEN i = 7 THEN 1 WHEN i = 7 THEN 2 END", "1"},
+        {"CASE WHEN i = 7 THEN 1 ELSE 2.5 END", "1.0"},
+        {"CASE WHEN i = 7 THEN i ELSE b END", "7"},
+        {"CASE WHEN flag THEN d ELSE i END", "2.5"},
+        {"CASE WHEN i = 1 THEN 'a' ELSE NULL END", "null"},
+        {"CASE WHEN i THEN 1 END", "COMPILE@11: *"},
+        {"COALESCE(n_null, name)", "Alice"},
+        {"COALESCE(n_null, i_null)", "COMPILE@1: *"},
+        {"COALESCE(i_null, i, 0)", "7"},
+        {"COALESCE(n_null, NULL)", "null"},
+        {"COALESCE(i_null, b)", "10000000000"},
+        {"IF(i > 5, 'y', 'n')", "y"},
+        {"IF(i_null > 5, 'y', 'n')", "n"},
+        {"IF(NULL, 1, 2)", "2"},
+        {"IF(flag, i, d)", "7.0"},
+        {"IF(i, 1, 2)", "COMPILE@4: *"},
+        {"IFNULL(n_null, 'def')", "def"},
+        {"IFNULL(name, 'def')", "Alice"},
+        {"NULLIF(i, 7)", "null"},
+        {"NULLIF(i, 8)", "7"},
+        {"NULLIF(b, 10000000000)", "null"},
+        {"NULLIF(CAST(1 AS INT), CAST(1 AS BIGINT))", "null"},
+        {"NULLIF(i_null, 1)", "null"},
+        {"NULLIF(name, n_null)", "Alice"},
+    });
+}
+
+TEST_CASE("casts") {
+    check_all({
+        {"CAST(i AS STRING)", "7"},
+        {"CAST(d AS VARCHAR)", "2.5"},
+        {"CAST(dec AS STRING)", "12.34"},
+        {"CAST(flag AS STRING)", "true"},
+        {"CAST(dt AS STRING)", "2024-03-15"},
+        {"CAST(ts AS STRING)", "2024-03-15T10:20:30.123"},
+        {"CAST(tm AS STRING)", "10:20:30"},
+        {"CAST(n_null AS INT)", "null"},
+        {"CAST('42' AS INT)", "42"},
+        {"CAST(' 42 ' AS INT)", "42"},
+        {"CAST('x' AS INT)", "ERROR: Cannot cast 'x' of type CHAR(1) to INT*"},
+        {"TRY_CAST('x' AS INT)", "null"},
+        {"CAST('300' AS TINYINT)", "ERROR: *"},
+        {"TRY_CAST('300' AS TINYINT)", "null"},
+        {"CAST('100' AS TINYINT)", "100"},
+        {"CAST(3.99 AS INT)", "3"},
+        {"CAST(-3.99 AS INT)", "-3"},
+        {"CAST(d AS INT)", "2"},
+        {"CAST(b AS INT)", "ERROR: *"},
+        {"TRY_CAST(b AS INT)", "null"},
+        {"CAST(i AS BIGINT)", "7"},
+        {"CAST(i AS DOUBLE)", "7.0"},
+        {"CAST(i AS FLOAT)", "7.0"},
+        {"CAST('2.5' AS DOUBLE)", "2.5"},
+        {"CAST('abc' AS DOUBLE)", "ERROR: *"},
+        {"CAST(i AS DECIMAL(5, 2))", "7.00"},
+        {"CAST('12.345' AS DECIMAL(10, 2))", "12.35"},
+        {"CAST(d AS DECIMAL(4, 1))", "2.5"},
+        {"CAST(12345 AS DECIMAL(3, 0))", "null"},
+        {"CAST(dec AS DECIMAL(10, 1))", "12.3"},
+        {"CAST(dec AS INT)", "12"},
+        {"CAST(1 AS BOOLEAN)", "true"},
+        {"CAST(0 AS BOOLEAN)", "false"},
+        {"CAST(2.5 AS BOOLEAN)", "true"},
+        {"CAST('true' AS BOOLEAN)", "true"},
+        {"CAST('FALSE' AS BOOLEAN)", "false"},
+        {"CAST(flag AS INT)", "1"},
+        {"CAST('2024-01-02' AS DATE)", "2024-01-02"},
+        {"CAST('2024-13-02' AS DATE)", "ERROR: *"},
+        {"CAST('2024-01-02 03:04:05' AS TIMESTAMP)", "2024-01-02T03:04:05"},
+        {"CAST('2024-01-02T03:04:05.123456' AS TIMESTAMP(6))", "2024-01-02T03:04:05.123456"},
+        {"CAST('2024-01-02T03:04:05.123456' AS TIMESTAMP(3))", "2024-01-02T03:04:05.123"},
+        {"CAST(dt AS TIMESTAMP)", "2024-03-15T00:00"},
+        {"CAST(ts AS DATE)", "2024-03-15"},
+        {"CAST(ts AS TIME)", "10:20:30.123"},
+        {"CAST(ltz AS TIMESTAMP(3))", "2024-03-15T10:20:30.123"},
+        {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T10:20:30.123Z"},
+        {"CAST('10:20' AS TIME)", "10:20"},
+        {"CAST(i AS INTEGER)", "7"},
+        {"CAST(dt AS INT)", "COMPILE@1: Cast function cannot convert value of type DATE to type INT"},
+        {"TRY_CAST(dt AS INT)", "COMPILE@1: *"},
+        {"CAST(i AS NOSUCHTYPE)", "SYNTAX@11: *"},
+    });
+}
+
+TEST_CASE("temporal functions in UTC") {
+    check_all({
+        {"YEAR(dt)", "2024"},
+        {"MONTH(dt)", "3"},
+        {"QUARTER(dt)", "1"},
+        {"DAYOFMONTH(dt)", "15"},
+        {"DAYOFYEAR(dt)", "75"},
+        {"DAYOFWEEK(dt)", "6"},
+        {"WEEK(dt)", "11"},
+        {"HOUR(ts)", "10"},
+        {"MINUTE(ts)", "20"},
+        {"SECOND(ts)", "30"},
+        {"EXTRACT(YEAR FROM ts)", "2024"},
+        {"EXTRACT(MONTH FROM dt)", "3"},
+        {"EXTRACT(DAY FROM ts)", "15"},
+        {"EXTRACT(DOY FROM dt)", "75"},
+        {"EXTRACT(DOW FROM dt)", "6"},
+        {"EXTRACT(HOUR FROM ltz)", "10"},
+        {"EXTRACT(WEEK FROM DATE '2021-01-01')", "53"},
+        {"EXTRACT(QUARTER FROM DATE '2024-12-31')", "4"},
+        {"YEAR(i_null)", "COMPILE@1: *"},
+        {"DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')", "2024-03-15 10:20:30"},
+        {"DATE_FORMAT(ts, 'yyyy/MM/dd')", "2024/03/15"},
+        {"DATE_FORMAT(ts, 'yyyyMMddHHmmssSSS')", "20240315102030123"},
+        {"DATE_FORMAT(ts, 'EEE, d MMM yyyy')", "Fri, 15 Mar 2024"},
+        {"DATE_FORMAT(ts, 'EEEE MMMM')", "Friday March"},
+        {"DATE_FORMAT(ts, 'hh:mm a')", "10:20 AM"},
+        {"DATE_FORMAT(ts, 'yy-M-d H')", "24-3-15 10"},
+        {"DATE_FORMAT(ts, '''at'' HH')", "at 10"},
+        {"DATE_FORMAT(ts, 'D w u')", "75 11 5"},
+        {"DATE_FORMAT(dt, 'yyyy-MM-dd')", "2024-03-15"},
+        {"DATE_FORMAT(tm, 'HH:mm')", "10:20"},
+        {"DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "2024-03-15 10:20:30"},
+        {"DATE_FORMAT(ts, 'yyyy-qq')", "COMPILE@17: *"},
+        {"DATE_FORMAT(ts, n_null)", "null"},
+        {"DATE_FORMAT_TZ(ts, 'yyyy-MM-dd HH:mm', 'Asia/Shanghai')", "2024-03-15 18:20"},
+        {"DATE_FORMAT_TZ(ts, 'HH:mm XXX', 'America/New_York')", "06:20 -04:00"},
+        {"DATE_FORMAT_TZ(ts, 'HH:mm', 'Nowhere/City')", "COMPILE@29: *"},
+        {"TIMESTAMPADD(DAY, 1, ts)", "2024-03-16T10:20:30.123"},
+        {"TIMESTAMPADD(HOUR, -11, ts)", "2024-03-14T23:20:30.123"},
+        {"TIMESTAMPADD(MONTH, 1, TIMESTAMP '2024-01-31 00:00:00')", "2024-02-29T00:00"},
+        {"TIMESTAMPADD(YEAR, 1, dt)", "2025-03-15"},
+        {"TIMESTAMPADD(WEEK, 1, dt)", "2024-03-22"},
+        {"TIMESTAMPADD(SECOND, 30, ts)", "2024-03-15T10:21:00.123"},
+        {"TIMESTAMPADD(DAY, i_null, ts)", "null"},
+        {"TIMESTAMPDIFF(DAY, TIMESTAMP '2024-01-01 00:00:00', ts)", "74"},
+        {"TIMESTAMPDIFF(HOUR, ts, TIMESTAMP '2024-03-15 00:00:00')", "-10"},
+        {"TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-02-29')", "0"},
+        {"TIMESTAMPDIFF(MONTH, DATE '2024-01-15', DATE '2024-03-15')", "2"},
+        {"TIMESTAMPDIFF(YEAR, DATE '2020-03-16', dt)", "3"},
+        {"TIMESTAMPDIFF(SECOND, ts, ts)", "0"},
+        {"TIMESTAMPDIFF(MINUTE, TIMESTAMP '2024-03-15 10:00:00', ts)", "20"},
+        {"TO_DATE('2024-05-06')", "2024-05-06"},
+        {"TO_DATE('06/05/2024', 'dd/MM/yyyy')", "2024-05-06"},
+        {"TO_DATE('garbage')", "null"},
+        {"TO_DATE(ts)", "2024-03-15"},
+        {"TO_TIMESTAMP('2024-05-06 07:08:09')", "2024-05-06T07:08:09"},
+        {"TO_TIMESTAMP('20240506', 'yyyyMMdd')", "2024-05-06T00:00"},
+        {"TO_TIMESTAMP('2024-05-06 07:08:09.5', 'yyyy-MM-dd HH:mm:ss.S')", "2024-05-06T07:08:09.005"},
+        {"TO_TIMESTAMP('bad')", "null"},
+        {"TO_TIMESTAMP(n_null)", "null"},
+        {"TO_TIMESTAMP_LTZ('2024-05-06 07:08:09')", "2024-05-06T07:08:09Z"},
+        {"FROM_UNIXTIME(0)", "1970-01-01 00:00:00"},
+        {"FROM_UNIXTIME(86400, 'yyyy-MM-dd')", "1970-01-02"},
+        {"FROM_UNIXTIME(i_null)", "null"},
+        {"UNIX_TIMESTAMP('1970-01-01 00:01:00')", "60"},
+        {"UNIX_TIMESTAMP('1970-01-02', 'yyyy-MM-dd')", "86400"},
+        {"UNIX_TIMESTAMP('bad')", "-9223372036854775808"},
+        {"UNIX_TIMESTAMP()", "1710498030"},
+        {"DATE_ADD(dt, 1)", "2024-03-16"},
+        {"DATE_ADD(dt, -15)", "2024-02-29"},
+        {"DATE_ADD('2024-03-15', 30)", "2024-04-14"},
+        {"ts + INTERVAL '1' DAY", "2024-03-16T10:20:30.123"},
+        {"ts - INTERVAL '2' HOUR", "2024-03-15T08:20:30.123"},
+        {"ts + INTERVAL '1-2' YEAR TO MONTH", "2025-05-15T10:20:30.123"},
+        {"ts + INTERVAL '1 02:03:04' DAY TO SECOND", "2024-03-16T12:23:34.123"},
+        {"ts + INTERVAL '1.5' SECOND", "2024-03-15T10:20:31.623"},
+        {"dt + INTERVAL '3' DAY", "2024-03-18"},
+        {"dt - INTERVAL '1' MONTH", "2024-02-15"},
+        {"INTERVAL '1' DAY + ts", "2024-03-16T10:20:30.123"},
+        {"ltz + INTERVAL '1' MINUTE", "2024-03-15T10:21:30.123Z"},
+        {"INTERVAL 'x' DAY", "SYNTAX@10: *"},
+        {"CURRENT_TIMESTAMP", "2024-03-15T10:20:30.123Z"},
+        {"NOW()", "2024-03-15T10:20:30.123Z"},
+        {"LOCALTIMESTAMP", "2024-03-15T10:20:30.123"},
+        {"LOCALTIME", "10:20:30"},
+        {"CURRENT_TIME", "10:20:30"},
+        {"CURRENT_DATE", "2024-03-15"},
+        {"NOW() = CURRENT_TIMESTAMP", "true"},
+    });
+}
+
+TEST_CASE("temporal functions honour the local time zone") {
+    check_all(
+        {
+            {"LOCALTIMESTAMP", "2024-03-15T18:20:30.123"},
+            {"CURRENT_TIMESTAMP", "2024-03-15T10:20:30.123Z"},
+            {"CURRENT_DATE", "2024-03-15"},
+            {"LOCALTIME", "18:20:30"},
+            {"HOUR(ltz)", "18"},
+            {"HOUR(ts)", "10"},
+            {"DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm')", "2024-03-15 18:20"},
+            {"DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", "2024-03-15 10:20"},
+            {"DATE_FORMAT(ltz, 'HH:mm Z')", "18:20 +0800"},
+            {"FROM_UNIXTIME(0)", "1970-01-01 08:00:00"},
+            {"UNIX_TIMESTAMP('1970-01-01 08:00:00')", "0"},
+            {"TO_TIMESTAMP_LTZ('1970-01-01 08:00:00')", "1970-01-01T00:00:00Z"},
+            {"CAST(ltz AS TIMESTAMP(3))", "2024-03-15T18:20:30.123"},
+            {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T02:20:30.123Z"},
+            {"CAST(ltz AS DATE)", "2024-03-15"},
+            {"TO_DATE(ltz)", "2024-03-15"},
+            {"TIMESTAMPDIFF(HOUR, ts, ltz)", "0"},
+        },
+        "Asia/Shanghai");
+    check_all(
+        {
+            {"FROM_UNIXTIME(0)", "1969-12-31 19:00:00"},
+            {"FROM_UNIXTIME(1720000000, 'yyyy-MM-dd HH:mm z')", "2024-07-03 05:46 GMT-04:00"},
+            {"LOCALTIMESTAMP", "2024-03-15T06:20:30.123"},
+            {"UNIX_TIMESTAMP('2024-03-10 03:30:00')", "1710055800"},
+        },
+        "America/New_York");
+}
+
+TEST_CASE("nested values") {
+    check_all({
+        {"ARRAY[1, 2, 3]", "[1, 2, 3]"},
+        {"ARRAY['a', n_null]", "[a, null]"},
+        {"ARRAY[1, 2][2]", "2"},
+        {"ARRAY[1, 2][5]", "null"},
+        {"CARDINALITY(ARRAY[1, 2, 3])", "3"},
+        {"ARRAY_CONTAINS(ARRAY[1, 2], 2)", "true"},
+        {"ARRAY_CONTAINS(ARRAY[1, 2], 5)", "false"},
+        {"ARRAY_POSITION(ARRAY['a', 'b'], 'b')", "2"},
+        {"ARRAY_POSITION(ARRAY['a', 'b'], 'z')", "0"},
+        {"ELEMENT(ARRAY[9])", "9"},
+        {"ELEMENT(ARRAY[1, 2])", "ERROR: *"},
+        {"MAP['a', 1, 'b', 2]", "{a=1, b=2}"},
+        {"MAP['a', 1, 'b', 2]['b']", "2"},
+        {"MAP['a', 1]['z']", "null"},
+        {"CARDINALITY(MAP['a', 1, 'b', 2])", "2"},
+        {"ROW(1, 'x')", "(1,x)"},
+        {"ROW(1, 'x')[2]", "x"},
+        {"ROW(1, 'x')[3]", "COMPILE@13: *"},
+        {"ARRAY[1, 'a']", "COMPILE@1: *"},
+        {"i[1]", "COMPILE@1: *"},
+    });
+}
+
+TEST_CASE("syntax errors carry the position") {
+    check_all({
+        {"1 +", "SYNTAX@4: unexpected end of expression"},
+        {"(1 + 2", "SYNTAX@7: expected ')' but the expression ended"},
+        {"'abc", "SYNTAX@1: unterminated string literal"},
+        {"name ?? 1", "SYNTAX@6: unexpected character '?'"},
+        {"CASE WHEN 1 = 1 THEN 2", "SYNTAX@23: expected END but the expression ended"},
+        {"CAST(1 AS)", "SYNTAX@10: *"},
+        {"i IS 5", "SYNTAX@6: *"},
+        {"EXTRACT(FORTNIGHT FROM ts)", "SYNTAX@9: unknown time unit 'FORTNIGHT'"},
+        {"1 2", "SYNTAX@3: unexpected '2'"},
+        {"`unterminated", "SYNTAX@1: unterminated quoted identifier"},
+    });
+}
+
+TEST_CASE("metadata columns") {
+    check_all({
+        {"__table_name__", "tbl"},
+        {"__schema_name__", "db"},
+        {"__namespace_name__", ""},
+        {"__data_event_type__", "+I"},
+        {"__schema_name__ || '.' || __table_name__", "db.tbl"},
+    });
+    auto r = run("__table_name__");
+    CHECK(r.type == "STRING NOT NULL");
+}
+
+TEST_CASE("deduced result types") {
+    struct T {
+        const char* expr;
+        const char* type;
+    };
+    std::vector<T> cases = {
+        {"i + 1", "INT"},
+        {"i + b", "BIGINT"},
+        {"si + si", "SMALLINT"},
+        {"i + d", "DOUBLE"},
+        {"f + i", "FLOAT"},
+        {"dec + 1", "DECIMAL(13, 2)"},
+        {"dec * dec", "DECIMAL(20, 4)"},
+        {"1", "INT NOT NULL"},
+        {"10000000000", "BIGINT NOT NULL"},
+        {"1.5", "DECIMAL(2, 1) NOT NULL"},
+        {"1e3", "DOUBLE NOT NULL"},
+        {"'abc'", "CHAR(3) NOT NULL"},
+        {"name || name", "STRING"},
+        {"UPPER(name)", "STRING"},
+        {"CHAR_LENGTH(name)", "INT"},
+        {"i = 1", "BOOLEAN NOT NULL"},
+        {"DATE_FORMAT(ts, 'yyyy')", "STRING"},
+        {"LOCALTIMESTAMP", "TIMESTAMP(3) NOT NULL"},
+        {"CURRENT_TIMESTAMP", "TIMESTAMP_LTZ(3) NOT NULL"},
+        {"CURRENT_DATE", "DATE NOT NULL"},
+        {"LOCALTIME", "TIME(0) NOT NULL"},
+        {"CASE WHEN flag THEN 1 ELSE 2 END", "INT NOT NULL"},
+        {"CASE WHEN flag THEN 1 END", "INT"},
+        {"CAST(i AS BIGINT)", "BIGINT"},
+        {"TRY_CAST(name AS INT)", "INT"},
+        {"YEAR(dt)", "BIGINT"},
+        {"TIMESTAMPDIFF(DAY, ts, ts)", "INT"},
+        {"TO_TIMESTAMP(name)", "TIMESTAMP(3)"},
+        {"REGEXP_EXTRACT_ALL(name, '(l)')", "ARRAY<STRING>"},
+        {"ts + INTERVAL '1' DAY", "TIMESTAMP(3)"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.expr);
+        CHECK(run(c.expr).type == c.type);
+    }
+}
