@@ -1,0 +1,282 @@
+// The only translation unit that instantiates Boost.Beast and Asio SSL.
+#include "net/http_client.h"
+
+#include <openssl/ssl.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cctype>
+#include <deque>
+#include <map>
+#include <optional>
+
+#include "net/url.h"
+
+namespace cdcd::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) !=
+            std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+
+const std::string* Headers::find(std::string_view name) const {
+    for (const auto& [k, v] : items_)
+        if (iequals(k, name)) return &v;
+    return nullptr;
+}
+
+std::string Headers::get(std::string_view name, std::string fallback) const {
+    const std::string* v = find(name);
+    return v ? *v : std::move(fallback);
+}
+
+void Headers::set(std::string name, std::string value) {
+    std::erase_if(items_, [&](const auto& kv) { return iequals(kv.first, name); });
+    items_.emplace_back(std::move(name), std::move(value));
+}
+
+const char* to_string(HttpError::Kind kind) {
+    switch (kind) {
+        case HttpError::Kind::InvalidUrl:
+            return "invalid URL";
+        case HttpError::Kind::Resolve:
+            return "name resolution failed";
+        case HttpError::Kind::Connect:
+            return "connect failed";
+        case HttpError::Kind::Tls:
+            return "TLS handshake failed";
+        case HttpError::Kind::Timeout:
+            return "timed out";
+        case HttpError::Kind::Reset:
+            return "connection reset";
+        case HttpError::Kind::Protocol:
+            return "malformed response";
+    }
+    return "error";
+}
+
+HttpError::HttpError(Kind kind, std::string url, const std::string& detail)
+    : std::runtime_error(std::string("HTTP ") + to_string(kind) + " (" + url + ")" +
+                         (detail.empty() ? "" : ": " + detail)),
+      kind_(kind),
+      url_(std::move(url)) {}
+
+namespace {
+
+using SslStream = beast::ssl_stream<beast::tcp_stream>;
+
+struct Connection {
+    std::optional<beast::tcp_stream> plain;
+    std::optional<SslStream> tls;
+    beast::flat_buffer buffer;
+    Clock::time_point idle_since;
+
+    beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
+};
+
+}  // namespace
+
+struct HttpClient::Impl {
+    Impl(asio::io_context& io_, HttpClientOptions options_)
+        : io(io_), options(std::move(options_)), ssl(asio::ssl::context::tls_client) {
+        ssl.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                        asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                        asio::ssl::context::no_tlsv1_1);
+        if (options.verify_tls) {
+            ssl.set_default_verify_paths();
+            ssl.set_verify_mode(asio::ssl::verify_peer);
+        } else {
+            ssl.set_verify_mode(asio::ssl::verify_none);
+        }
+    }
+
+    asio::io_context& io;
+    HttpClientOptions options;
+    asio::ssl::context ssl;
+    std::map<std::string, std::deque<std::unique_ptr<Connection>>> idle;
+    std::size_t opened = 0;
+
+    std::unique_ptr<Connection> take_idle(const std::string& origin) {
+        auto it = idle.find(origin);
+        if (it == idle.end()) return nullptr;
+        auto now = Clock::now();
+        while (!it->second.empty()) {
+            auto conn = std::move(it->second.back());
+            it->second.pop_back();
+            if (now - conn->idle_since < options.idle_timeout) return conn;
+        }
+        return nullptr;
+    }
+
+    void give_back(const std::string& origin, std::unique_ptr<Connection> conn) {
+        auto& list = idle[origin];
+        if (list.size() >= options.max_idle_per_origin) return;
+        conn->idle_since = Clock::now();
+        list.push_back(std::move(conn));
+    }
+
+    asio::awaitable<std::unique_ptr<Connection>> connect(const Url& url, Clock::time_point deadline,
+                                                         const std::string& shown) {
+        auto conn = std::make_unique<Connection>();
+        tcp::resolver resolver(io);
+        // Arguments are named: GCC 12 mishandles temporaries inside a co_await expression.
+        const std::string service = std::to_string(url.port);
+        auto [rec, results] =
+            co_await resolver.async_resolve(url.host, service, asio::as_tuple(asio::use_awaitable));
+        if (rec) throw HttpError(HttpError::Kind::Resolve, shown, rec.message());
+        if (url.tls()) {
+            conn->tls.emplace(io, ssl);
+            if (!SSL_set_tlsext_host_name(conn->tls->native_handle(), url.host.c_str()))
+                throw HttpError(HttpError::Kind::Tls, shown, "cannot set SNI host name");
+            if (options.verify_tls)
+                conn->tls->set_verify_callback(asio::ssl::host_name_verification(url.host));
+        } else {
+            conn->plain.emplace(io);
+        }
+        auto& low = conn->lowest();
+        low.expires_at(deadline);
+        auto [cec, ep] = co_await low.async_connect(results, asio::as_tuple(asio::use_awaitable));
+        (void)ep;
+        if (cec == beast::error::timeout)
+            throw HttpError(HttpError::Kind::Timeout, shown, "while connecting");
+        if (cec) throw HttpError(HttpError::Kind::Connect, shown, cec.message());
+        low.socket().set_option(tcp::no_delay(true));
+        if (conn->tls) {
+            low.expires_at(deadline);
+            auto [hec] = co_await conn->tls->async_handshake(asio::ssl::stream_base::client,
+                                                             asio::as_tuple(asio::use_awaitable));
+            if (hec == beast::error::timeout)
+                throw HttpError(HttpError::Kind::Timeout, shown, "during the TLS handshake");
+            if (hec) throw HttpError(HttpError::Kind::Tls, shown, hec.message());
+        }
+        ++opened;
+        co_return conn;
+    }
+
+    template <class Stream>
+    static asio::awaitable<std::pair<beast::error_code, bool>> exchange(
+        Stream& stream, Connection& conn, http::request<http::string_body>& req,
+        http::response_parser<http::string_body>& parser, Clock::time_point deadline) {
+        // Returns the error and whether any response byte arrived (for stale-connection retry).
+        conn.lowest().expires_at(deadline);
+        auto [wec, wn] =
+            co_await http::async_write(stream, req, asio::as_tuple(asio::use_awaitable));
+        (void)wn;
+        if (wec) co_return std::pair{wec, false};
+        conn.lowest().expires_at(deadline);
+        auto [rec, rn] = co_await http::async_read(stream, conn.buffer, parser,
+                                                   asio::as_tuple(asio::use_awaitable));
+        co_return std::pair{rec, rn > 0 || parser.got_some()};
+    }
+};
+
+namespace {
+
+HttpError::Kind classify(const beast::error_code& ec) {
+    if (ec == beast::error::timeout) return HttpError::Kind::Timeout;
+    if (ec == http::error::end_of_stream || ec == asio::error::eof ||
+        ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+        ec == asio::error::connection_aborted || ec == asio::ssl::error::stream_truncated)
+        return HttpError::Kind::Reset;
+    return HttpError::Kind::Protocol;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(asio::io_context& io, HttpClientOptions options)
+    : impl_(std::make_shared<Impl>(io, std::move(options))) {}
+
+HttpClient::~HttpClient() = default;
+
+std::size_t HttpClient::connections_opened() const {
+    return impl_->opened;
+}
+
+std::size_t HttpClient::idle_connections() const {
+    std::size_t n = 0;
+    for (const auto& [origin, list] : impl_->idle) n += list.size();
+    return n;
+}
+
+asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request) {
+    auto impl = impl_;  // keeps the pool alive while this coroutine runs
+    std::string error;
+    auto url = parse_url(request.url, &error);
+    if (!url) {
+        auto q = request.url.find('?');
+        throw HttpError(HttpError::Kind::InvalidUrl, request.url.substr(0, q), error);
+    }
+    const std::string shown = url->redacted();
+    const std::string origin = url->origin();
+    const auto deadline = Clock::now() + request.timeout;
+
+    http::request<http::string_body> req;
+    auto verb = http::string_to_verb(request.method);
+    if (verb == http::verb::unknown)
+        req.method_string(request.method);
+    else
+        req.method(verb);
+    req.target(url->target());
+    req.version(11);
+    bool default_port = url->port == (url->tls() ? 443 : 80);
+    req.set(http::field::host,
+            default_port ? url->host : url->host + ":" + std::to_string(url->port));
+    req.set(http::field::user_agent, impl->options.user_agent);
+    for (const auto& [k, v] : request.headers.items()) req.set(k, v);
+    req.keep_alive(true);
+    req.body() = std::move(request.body);
+    req.prepare_payload();
+
+    for (int attempt = 0;; ++attempt) {
+        auto conn = impl->take_idle(origin);
+        bool reused = conn != nullptr;
+        if (!conn) conn = co_await impl->connect(*url, deadline, shown);
+
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(impl->options.max_response_bytes);
+        if (request.method == "HEAD") parser.skip(true);
+        // (No co_await inside ?: — GCC 12 miscompiles temporaries there.)
+        std::pair<beast::error_code, bool> outcome;
+        if (conn->tls) {
+            outcome = co_await Impl::exchange(*conn->tls, *conn, req, parser, deadline);
+        } else {
+            outcome = co_await Impl::exchange(*conn->plain, *conn, req, parser, deadline);
+        }
+        auto [ec, got_bytes] = outcome;
+        if (ec) {
+            auto kind = classify(ec);
+            // A pooled connection the server closed while idle: retry once on a fresh one.
+            if (reused && !got_bytes && kind == HttpError::Kind::Reset && attempt == 0) continue;
+            throw HttpError(kind, shown, ec.message());
+        }
+        auto& msg = parser.get();
+        HttpResponse response;
+        response.status = static_cast<int>(msg.result_int());
+        for (const auto& field : msg)
+            response.headers.add(std::string(field.name_string()), std::string(field.value()));
+        response.body = std::move(msg.body());
+        if (msg.keep_alive() && parser.is_done()) {
+            conn->lowest().expires_never();
+            impl->give_back(origin, std::move(conn));
+        }
+        co_return response;
+    }
+}
+
+}  // namespace cdcd::net

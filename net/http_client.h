@@ -1,0 +1,109 @@
+#pragma once
+// The shared asynchronous HTTP/1.1 client of every HTTP connector. Boost.Beast and OpenSSL stay
+// inside http_client.cpp (pimpl): including this header costs no Beast compile time.
+//
+//   net::HttpClient client(io);
+//   net::HttpRequest req{.method = "GET", .url = "https://api.dingtalk.com/v2.0/wiki/nodes?x=1"};
+//   net::HttpResponse resp = co_await client.send(std::move(req));  // throws net::HttpError
+//
+// https URLs use TLS with the peer certificate verified against the system CA store and SNI set
+// (verify_tls=false only by explicit option); http is meant for loopback emulators. Connections
+// are kept alive and pooled per origin (scheme://host:port).
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cdcd::net {
+
+/// Header fields in order; lookup by name is case-insensitive.
+class Headers {
+  public:
+    Headers() = default;
+    Headers(std::initializer_list<std::pair<std::string, std::string>> items) : items_(items) {}
+
+    /// The first value of `name`, or nullptr.
+    const std::string* find(std::string_view name) const;
+    std::string get(std::string_view name, std::string fallback = {}) const;
+    bool contains(std::string_view name) const { return find(name) != nullptr; }
+    /// Replaces every field named `name` with one holding `value`.
+    void set(std::string name, std::string value);
+    void add(std::string name, std::string value) {
+        items_.emplace_back(std::move(name), std::move(value));
+    }
+    const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
+
+  private:
+    std::vector<std::pair<std::string, std::string>> items_;
+};
+
+bool iequals(std::string_view a, std::string_view b);
+
+struct HttpRequest {
+    std::string method = "GET";
+    std::string url;  // http(s)://host[:port]/path?query
+    Headers headers;
+    std::string body;
+    std::chrono::milliseconds timeout{30'000};  // connect + write + read of this request
+};
+
+struct HttpResponse {
+    int status = 0;
+    Headers headers;
+    std::string body;
+
+    std::string header(std::string_view name) const { return headers.get(name); }
+};
+
+/// A transport failure: no HTTP response was received. The URL never carries the query string.
+class HttpError : public std::runtime_error {
+  public:
+    enum class Kind { InvalidUrl, Resolve, Connect, Tls, Timeout, Reset, Protocol };
+    HttpError(Kind kind, std::string url, const std::string& detail);
+    Kind kind() const { return kind_; }
+    const std::string& url() const { return url_; }
+
+  private:
+    Kind kind_;
+    std::string url_;
+};
+
+const char* to_string(HttpError::Kind kind);
+
+struct HttpClientOptions {
+    bool verify_tls = true;
+    std::size_t max_idle_per_origin = 16;
+    std::chrono::milliseconds idle_timeout{50'000};  // pooled connections older than this close
+    std::size_t max_response_bytes = 1ULL << 30;
+    std::string user_agent = "cdcd/0.1";
+};
+
+class HttpClient {
+  public:
+    explicit HttpClient(boost::asio::io_context& io, HttpClientOptions options = {});
+    ~HttpClient();
+    HttpClient(const HttpClient&) = delete;
+    HttpClient& operator=(const HttpClient&) = delete;
+
+    /// Sends one request on a pooled (or new) connection. Any HTTP status is a response; only
+    /// transport failures throw HttpError. A stale pooled connection is replaced transparently.
+    boost::asio::awaitable<HttpResponse> send(HttpRequest request);
+
+    /// Connections opened so far (for tests and metrics).
+    std::size_t connections_opened() const;
+    /// Idle connections in the pool now.
+    std::size_t idle_connections() const;
+
+    struct Impl;
+
+  private:
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace cdcd::net
