@@ -114,9 +114,15 @@ std::string debezium_connect_schema(const Schema& schema) {
 
 void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
                          const DebeziumJsonOptions& options) {
+    write_debezium_json(out, e, schema, options,
+                        options.include_schema ? debezium_connect_schema(schema) : std::string());
+}
+
+void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
+                         const DebeziumJsonOptions& options, std::string_view connect_schema) {
     Writer w(out);
     if (options.include_schema) {
-        w.begin_object().key("schema").raw(debezium_connect_schema(schema)).key("payload");
+        w.begin_object().key("schema").raw(connect_schema).key("payload");
     }
     w.begin_object();
     w.key("before");

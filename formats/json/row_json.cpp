@@ -26,6 +26,30 @@ std::string time_text(std::int64_t nanos_of_day) {
     return buf;
 }
 
+// java.math.BigDecimal#toString (what Jackson writes unless encode.decimal-as-plain-number):
+// plain unless the adjusted exponent is below -6, then scientific (1.5E-7).
+std::string decimal_text(Decimal d, int scale, bool plain) {
+    std::string text = d.to_string(scale);
+    if (plain || scale <= 0) return text;
+    bool negative = !text.empty() && text[0] == '-';
+    std::string digits;
+    for (char c : text)
+        if (c >= '0' && c <= '9') digits.push_back(c);
+    std::size_t lead = digits.find_first_not_of('0');
+    if (lead == std::string::npos) return text;  // zero
+    std::string coeff = digits.substr(lead);
+    long adjusted = -static_cast<long>(scale) + static_cast<long>(coeff.size()) - 1;
+    if (adjusted >= -6) return text;
+    std::string out = negative ? "-" : "";
+    out.push_back(coeff[0]);
+    if (coeff.size() > 1) {
+        out.push_back('.');
+        out.append(coeff, 1, std::string::npos);
+    }
+    out += "E" + std::to_string(adjusted);
+    return out;
+}
+
 }  // namespace
 
 void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, const JsonFormatOptions& o) {
@@ -41,7 +65,9 @@ void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, co
         case TypeRoot::BigInt: w.integer(row.get_long(i)); return;
         case TypeRoot::Float: w.raw(java_float_to_string(static_cast<float>(row.get_double(i)))); return;
         case TypeRoot::Double: w.raw(java_double_to_string(row.get_double(i))); return;
-        case TypeRoot::Decimal: w.raw(row.get_decimal(i).to_string(type.scale())); return;
+        case TypeRoot::Decimal:
+            w.raw(decimal_text(row.get_decimal(i), type.scale(), o.decimal_as_plain_number));
+            return;
         case TypeRoot::Char:
         case TypeRoot::Varchar: w.string(row.get_string(i)); return;
         case TypeRoot::Binary:

@@ -1,0 +1,29 @@
+#pragma once
+// The Kafka message key Flink CDC's Kafka sink writes (reference §6.3): the row
+// [TableId, pk1, pk2, …] with TableId = the table's identifier and the primary-key values taken
+// from `after` (from `before` for DELETE), in primary-key order.
+//   json: {"TableId":"db.t","id":1}      (compact, TableId first, then PK columns by name)
+//   csv:  "default_namespace.default_schema.table1",1   (Jackson CSV minimal quoting, no newline)
+#include <string>
+#include <vector>
+
+#include "formats/json/row_json.h"
+#include "pipeline/event/events.h"
+
+namespace cdcd::json {
+
+/// Positions and types of a schema's primary-key columns, computed once per schema.
+struct KeyColumns {
+    std::vector<int> indexes;
+    std::vector<const Column*> columns;
+    static KeyColumns of(const Schema& schema);
+};
+
+/// The row image the key is taken from: after, or before for DELETE (nullptr if absent).
+const Row* key_image(const DataChangeEvent& event);
+
+/// Appends the JSON key of `event` to `out`.
+void write_json_key(std::string& out, const DataChangeEvent& event, const KeyColumns& key,
+                    const JsonFormatOptions& options);
+
+}  // namespace cdcd::json

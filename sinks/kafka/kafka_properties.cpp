@@ -1,0 +1,118 @@
+#include "sinks/kafka/kafka_properties.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <memory>
+#include <regex>
+
+namespace cdcd::kafka {
+
+namespace {
+
+[[noreturn]] void reject(const std::string& key, const std::string& why) {
+    throw PropertyError("properties." + key + ": " + why);
+}
+
+// sasl.jaas.config: `org.apache.kafka.common.security.plain.PlainLoginModule required
+// username="u" password="p";` (also Scram). Only username/password logins map to librdkafka.
+void translate_jaas(const std::string& value, ClientConfig& out) {
+    if (value.find("PlainLoginModule") == std::string::npos && value.find("ScramLoginModule") == std::string::npos)
+        reject("sasl.jaas.config",
+               "only PlainLoginModule and ScramLoginModule logins can be mapped to librdkafka "
+               "(sasl.username / sasl.password); set those directly for other mechanisms");
+    static const std::regex field(R"re((username|password)\s*=\s*"((?:[^"\\]|\\.)*)")re");
+    bool user = false, pass = false;
+    for (std::sregex_iterator it(value.begin(), value.end(), field), end; it != end; ++it) {
+        std::string v = (*it)[2];
+        std::string unescaped;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (v[i] == '\\' && i + 1 < v.size()) ++i;
+            unescaped.push_back(v[i]);
+        }
+        if ((*it)[1] == "username") {
+            out.librdkafka.emplace_back("sasl.username", unescaped);
+            user = true;
+        } else {
+            out.librdkafka.emplace_back("sasl.password", unescaped);
+            pass = true;
+        }
+    }
+    if (!user || !pass) reject("sasl.jaas.config", "needs both username=\"…\" and password=\"…\"");
+}
+
+}  // namespace
+
+ClientConfig translate_properties(const std::map<std::string, std::string>& properties, ClientRole role) {
+    ClientConfig out;
+    const bool consumer = role == ClientRole::Consumer;
+    for (const auto& [key, value] : properties) {
+        if (key == "key.serializer" || key == "value.serializer" || key == "key.deserializer" ||
+            key == "value.deserializer") {
+            out.ignored.push_back(key);  // Flink sets its own byte-array (de)serializers too
+        } else if (key == "sasl.mechanism") {
+            out.librdkafka.emplace_back("sasl.mechanisms", value);
+        } else if (key == "sasl.jaas.config") {
+            translate_jaas(value, out);
+        } else if (key == "delivery.timeout.ms") {
+            out.librdkafka.emplace_back("message.timeout.ms", value);
+        } else if (key == "max.request.size") {
+            out.librdkafka.emplace_back("message.max.bytes", value);
+        } else if (key == "buffer.memory") {
+            long long bytes = 0;
+            try {
+                bytes = std::stoll(value);
+            } catch (const std::exception&) {
+                reject(key, "not a number: " + value);
+            }
+            out.librdkafka.emplace_back("queue.buffering.max.kbytes", std::to_string((bytes + 1023) / 1024));
+        } else if (key == "client.id.prefix") {
+            out.librdkafka.emplace_back("client.id", value);
+        } else if (key == "ssl.endpoint.identification.algorithm") {
+            out.librdkafka.emplace_back(key, value.empty() ? "none" : value);
+        } else if (key == "ssl.truststore.location" || key == "ssl.truststore.password" ||
+                   key == "ssl.truststore.type") {
+            reject(key, "Java trust stores cannot be read by librdkafka; give the CA certificates as PEM with "
+                        "properties.ssl.ca.location");
+        } else if (key == "ssl.keystore.type") {
+            if (value != "PKCS12")
+                reject(key, "librdkafka reads PKCS#12 key stores only (ssl.keystore.location); for PEM use "
+                            "properties.ssl.certificate.location and properties.ssl.key.location");
+        } else if (key == "auto.offset.reset") {
+            if (!consumer) reject(key, "is a consumer setting");
+            out.librdkafka.emplace_back(key, value == "none" ? "error" : value);
+        } else if (consumer && (key == "max.poll.records" || key == "partition.discovery.interval.ms")) {
+            out.handled[key] = value;
+        } else if (consumer && key == "enable.auto.commit") {
+            if (value != "false")
+                reject(key, "cdcd commits consumer offsets when a checkpoint completes; auto commit cannot be enabled");
+        } else if (consumer && key == "enable.auto.offset.store") {
+            reject(key, "cdcd tracks offsets itself");
+        } else if (!consumer && key == "transactional.id") {
+            reject(key, "cdcd derives transactional ids from the pipeline name and writer index "
+                        "(sink.delivery-guarantee: exactly-once)");
+        } else {
+            out.librdkafka.emplace_back(key, value);
+        }
+    }
+    // Let librdkafka check every key and value now, so a typo fails at validate time.
+    std::unique_ptr<rd_kafka_conf_t, decltype(&rd_kafka_conf_destroy)> conf(rd_kafka_conf_new(), rd_kafka_conf_destroy);
+    char err[512];
+    for (const auto& [key, value] : out.librdkafka) {
+        if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+            std::string java;
+            for (const auto& [k, v] : properties)
+                if (k == key) java = k;
+            reject(java.empty() ? key : java, err);
+        }
+    }
+    return out;
+}
+
+const std::string* find_setting(const ClientConfig& config, const std::string& key) {
+    const std::string* found = nullptr;
+    for (const auto& [k, v] : config.librdkafka)
+        if (k == key) found = &v;
+    return found;
+}
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,251 @@
+#include "sinks/kafka/kafka_sink.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "formats/csv/csv_key.h"
+#include "formats/json/change_key.h"
+#include "pipeline/schema/schema_change_apply.h"
+#include "sinks/kafka/offload.h"
+#include "sinks/kafka/topic_selector.h"
+
+namespace cdcd::kafka {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+
+namespace {
+
+// Schema changes are accepted and not written (Flink's KafkaMetaDataApplier does nothing).
+class AcceptAll final : public MetadataApplier {
+public:
+    awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
+};
+
+constexpr int kTransactionTimeoutMs = 60'000;
+constexpr int kFlushSliceMs = 1'000;
+constexpr std::size_t kTransactionSlots = 3;
+
+awaitable<void> sleep_ms(int ms) {
+    asio::steady_timer timer(co_await asio::this_coro::executor, std::chrono::milliseconds(ms));
+    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+// Producer defaults tuned for throughput; the user's properties.* override them.
+std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& s) {
+    std::vector<std::pair<std::string, std::string>> config = {
+        {"linger.ms", "5"},
+        {"batch.num.messages", "10000"},
+        {"queue.buffering.max.messages", "500000"},
+        {"queue.buffering.max.kbytes", "65536"},
+        {"allow.auto.create.topics", "false"},  // the sink never creates topics
+    };
+    if (s.delivery == DeliveryGuarantee::ExactlyOnce) config.emplace_back("transaction.timeout.ms", "900000");
+    for (const auto& kv : s.client.librdkafka) config.push_back(kv);
+    return config;
+}
+
+class KafkaWriter final : public SinkWriter {
+public:
+    KafkaWriter(const KafkaSinkSettings& settings, int index)
+        : settings_(settings), selector_(settings.topic, settings.topic_mapping) {
+        ProducerSettings ps;
+        ps.config = producer_config(settings);
+        ps.hash_by_key = settings.hash_by_key;
+        if (settings.delivery != DeliveryGuarantee::ExactlyOnce) {
+            producers_.push_back(std::make_unique<Producer>(ps));
+        } else {
+            for (std::size_t slot = 0; slot < kTransactionSlots; ++slot) {
+                ps.transactional_id =
+                    "cdcd-" + settings.pipeline_name + "-" + std::to_string(index) + "-" + std::to_string(slot);
+                producers_.push_back(std::make_unique<Producer>(ps));
+                // Fences a previous incarnation with this id and aborts its open transaction.
+                // Runs before the event loop starts (writers are built first).
+                producers_.back()->init_transactions(kTransactionTimeoutMs);
+            }
+            slot_state_.assign(kTransactionSlots, kFree);
+        }
+    }
+
+    awaitable<void> write(EventBatch& events) override {
+        check_delivery();
+        for (Event& e : events) {
+            auto* data = std::get_if<DataChangeEvent>(&e);
+            if (!data) {
+                apply_schema(e);
+                continue;
+            }
+            TableState& t = table(data->table);
+            if (!t.topic) t.topic = producer().topic(selector_.topic_for(data->table));
+            key_.clear();
+            if (settings_.key_format == KeyFormat::Json) {
+                json::write_json_key(key_, *data, t.key, settings_.key_json);
+            } else {
+                csv::write_csv_key(key_, *data, t.key);
+            }
+            value_.clear();
+            if (settings_.value_format == ValueFormat::DebeziumJson) {
+                json::write_debezium_json(value_, *data, t.schema, settings_.debezium, t.connect_schema);
+            } else {
+                json::write_canal_json(value_, *data, t.schema, settings_.canal);
+            }
+            co_await produce(t);
+        }
+        producer().poll();
+        check_delivery();
+    }
+
+    awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
+        if (settings_.delivery == DeliveryGuarantee::None) {
+            producer().poll();
+            co_return std::string();
+        }
+        co_await flush_producer(producer());
+        if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && checkpoint_id != 0 &&
+            slot_state_[active_] == kOpen) {
+            slot_state_[active_] = kPrepared;
+            prepared_[checkpoint_id] = active_;
+            while ((active_ = free_slot()) == kNone) co_await sleep_ms(1);  // a commit frees one
+        }
+        co_return std::string();
+    }
+
+    awaitable<void> notify_checkpoint_complete(std::uint64_t id) override {
+        while (!prepared_.empty() && prepared_.begin()->first <= id) {
+            std::size_t slot = prepared_.begin()->second;
+            prepared_.erase(prepared_.begin());
+            Producer* p = producers_[slot].get();
+            co_await offload([p] { p->commit_transaction(kTransactionTimeoutMs); });
+            slot_state_[slot] = kFree;
+        }
+    }
+
+    awaitable<void> close() override {
+        if (settings_.delivery == DeliveryGuarantee::ExactlyOnce) {
+            // Records after the last checkpoint have no checkpoint to commit with.
+            for (std::size_t slot = 0; slot < producers_.size(); ++slot) {
+                if (slot_state_[slot] != kOpen) continue;
+                Producer* p = producers_[slot].get();
+                co_await offload([p] { p->abort_transaction(kTransactionTimeoutMs); });
+                slot_state_[slot] = kFree;
+            }
+        } else {
+            co_await flush_producer(producer());
+        }
+    }
+
+private:
+    struct TableState {
+        Schema schema;
+        json::KeyColumns key;
+        std::string connect_schema;
+        rd_kafka_topic_t* topic = nullptr;
+        Headers headers;
+    };
+    enum SlotState { kFree, kOpen, kPrepared };
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+    Producer& producer() { return *producers_[active_]; }
+
+    std::size_t free_slot() const {
+        for (std::size_t i = 0; i < slot_state_.size(); ++i)
+            if (slot_state_[i] == kFree) return i;
+        return kNone;
+    }
+
+    TableState& table(TableId id) {
+        if (last_ && last_id_ == id) return *last_;
+        auto it = tables_.find(id);
+        if (it == tables_.end())
+            throw std::runtime_error("kafka sink: data change for " + id.str() + " before its CreateTableEvent");
+        last_id_ = id;
+        last_ = &it->second;
+        return it->second;
+    }
+
+    void apply_schema(const Event& e) {
+        auto change = *as_schema_change(e);
+        TableId id = table_of(e);
+        auto it = tables_.find(id);
+        TableState& t = it == tables_.end() ? tables_[id] : it->second;
+        t.schema = apply_schema_change(t.schema, change);
+        t.key = json::KeyColumns::of(t.schema);
+        if (settings_.debezium.include_schema) t.connect_schema = json::debezium_connect_schema(t.schema);
+        t.headers = settings_.custom_headers;
+        if (settings_.table_id_headers) {
+            t.headers.emplace_back("namespace", id.namespace_name());
+            t.headers.emplace_back("schemaName", id.schema_name());
+            t.headers.emplace_back("tableName", id.table_name());
+        }
+        last_ = nullptr;  // rehashing may move entries
+    }
+
+    awaitable<void> produce(TableState& t) {
+        if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && slot_state_[active_] == kFree) {
+            producer().begin_transaction();
+            slot_state_[active_] = kOpen;
+        }
+        const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
+        while (true) {
+            rd_kafka_resp_err_t err = producer().produce(t.topic, partition, key_, value_, &t.headers);
+            if (err == RD_KAFKA_RESP_ERR_NO_ERROR) co_return;
+            if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+                throw std::runtime_error(std::string("kafka sink: cannot produce to ") + rd_kafka_topic_name(t.topic) +
+                                         ": " + rd_kafka_err2str(err));
+            producer().poll();
+            check_delivery();
+            co_await sleep_ms(1);
+        }
+    }
+
+    awaitable<void> flush_producer(Producer& p) {
+        // Delivery reports are served by the helper thread while it waits; the pipeline fails on
+        // the first delivery error, and waits as long as librdkafka retries (message.timeout.ms).
+        while (p.in_flight() > 0) {
+            check_delivery();
+            Producer* ptr = &p;
+            co_await offload([ptr] { rd_kafka_flush(ptr->handle(), kFlushSliceMs); });
+        }
+        p.poll();
+        check_delivery();
+    }
+
+    void check_delivery() {
+        for (auto& p : producers_)
+            if (auto error = p->delivery_error())
+                throw std::runtime_error("kafka sink: delivery failed: " + *error);
+    }
+
+    const KafkaSinkSettings& settings_;
+    TopicSelector selector_;
+    std::vector<std::unique_ptr<Producer>> producers_;
+    std::vector<SlotState> slot_state_;
+    std::map<std::uint64_t, std::size_t> prepared_;  // checkpoint → slot awaiting commit
+    std::size_t active_ = 0;
+    std::unordered_map<TableId, TableState> tables_;
+    TableId last_id_;
+    TableState* last_ = nullptr;
+    std::string key_, value_;
+};
+
+}  // namespace
+
+KafkaSink::KafkaSink(KafkaSinkSettings settings)
+    : settings_(std::move(settings)), applier_(std::make_unique<AcceptAll>()) {
+    for (const auto& key : settings_.client.ignored)
+        spdlog::warn("kafka sink: properties.{} has no effect (cdcd writes bytes itself)", key);
+}
+
+std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int) {
+    return std::make_unique<KafkaWriter>(settings_, index);
+}
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,45 @@
+#pragma once
+// The Kafka sink's options (reference §6.2), declared as data, and the settings parsed from them.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/diagnostics.h"
+#include "config/option_spec.h"
+#include "config/option_validator.h"
+#include "formats/json/change_serializers.h"
+#include "sinks/kafka/kafka_properties.h"
+#include "sinks/kafka/producer.h"
+
+namespace cdcd::kafka {
+
+enum class KeyFormat { Json, Csv };
+enum class ValueFormat { DebeziumJson, CanalJson };
+enum class DeliveryGuarantee { None, AtLeastOnce, ExactlyOnce };
+
+struct KafkaSinkSettings {
+    ClientConfig client;
+    std::optional<std::string> topic;
+    std::string topic_mapping;  // sink.tableId-to-topic.mapping
+    bool hash_by_key = false;   // partition.strategy
+    KeyFormat key_format = KeyFormat::Json;
+    ValueFormat value_format = ValueFormat::DebeziumJson;
+    bool table_id_headers = false;  // sink.add-tableId-to-header-enabled
+    Headers custom_headers;         // sink.custom-header
+    DeliveryGuarantee delivery = DeliveryGuarantee::AtLeastOnce;
+    json::DebeziumJsonOptions debezium;  // debezium-json.*
+    json::JsonFormatOptions canal;       // canal-json.*
+    json::JsonFormatOptions key_json;    // json.*
+    std::string pipeline_name;           // for transactional ids
+};
+
+config::ConnectorOptionsSpec kafka_sink_options();
+/// Cross-option checks (malformed headers / mapping, properties librdkafka rejects).
+void validate_kafka_sink(const config::ValidatedOptions& options, config::Diagnostics& diagnostics);
+/// Throws std::invalid_argument on what validate_kafka_sink reports.
+KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& options, const std::string& pipeline_name);
+
+/// sink.custom-header: pairs split on ';', key and value on ':' (Flink's code; its docs say ',').
+Headers parse_custom_headers(const std::string& text);
+
+}  // namespace cdcd::kafka

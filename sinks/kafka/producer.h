@@ -1,0 +1,78 @@
+#pragma once
+// A librdkafka producer for the Kafka sink: topic handles cached by name, records copied into
+// librdkafka (RD_KAFKA_MSG_F_COPY, so callers reuse their buffers), delivery reports counted and
+// the first error kept, hash-by-key partitioning by Java's murmur2 (a librdkafka partitioner
+// callback, so librdkafka supplies the partition count), and Kafka transactions.
+//
+// Non-blocking calls (produce, poll, counters) run on the event loop; the blocking ones
+// (flush, init/commit/abort transactions) are meant for a helper thread (see offload.h).
+#include <librdkafka/rdkafka.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace cdcd::kafka {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct ProducerSettings {
+    std::vector<std::pair<std::string, std::string>> config;  // librdkafka keys
+    std::optional<std::string> transactional_id;
+    bool hash_by_key = false;  // murmur2 partitioner for records produced with partition -1
+};
+
+class Producer {
+public:
+    explicit Producer(const ProducerSettings& settings);
+    ~Producer();
+    Producer(const Producer&) = delete;
+    Producer& operator=(const Producer&) = delete;
+
+    rd_kafka_topic_t* topic(const std::string& name);
+
+    /// Enqueues one record; partition -1 = the partitioner decides. Returns QUEUE_FULL when the
+    /// local queue is full (poll, wait, retry); other errors are returned as they are.
+    rd_kafka_resp_err_t produce(rd_kafka_topic_t* topic, std::int32_t partition, std::string_view key,
+                                std::string_view value, const Headers* headers);
+
+    /// Serves delivery reports without waiting.
+    void poll() { rd_kafka_poll(rk_, 0); }
+    /// Records produced and not yet reported.
+    int in_flight() const { return rd_kafka_outq_len(rk_); }
+    std::uint64_t delivered() const { return delivered_.load(); }
+    /// The first delivery error ("topic [partition]: reason"), if any.
+    std::optional<std::string> delivery_error() const;
+
+    // Blocking (helper thread).
+    /// Waits until every record is reported. Throws on timeout.
+    void flush(int timeout_ms);
+    void init_transactions(int timeout_ms);
+    void begin_transaction();
+    void commit_transaction(int timeout_ms);
+    void abort_transaction(int timeout_ms);
+
+    rd_kafka_t* handle() { return rk_; }
+
+private:
+    static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+    static std::int32_t partition_by_murmur2(const rd_kafka_topic_t* topic, const void* key, size_t keylen,
+                                             std::int32_t partition_count, void* topic_opaque, void* msg_opaque);
+    void check_error(rd_kafka_error_t* error, const char* what);
+
+    rd_kafka_t* rk_ = nullptr;
+    bool hash_by_key_ = false;
+    std::unordered_map<std::string, rd_kafka_topic_t*> topics_;
+    std::atomic<std::uint64_t> delivered_{0};
+    std::atomic<bool> failed_{false};
+    mutable std::mutex error_mutex_;
+    std::string first_error_;
+};
+
+}  // namespace cdcd::kafka
