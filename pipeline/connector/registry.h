@@ -33,10 +33,20 @@ struct ConnectorContext {
     boost::asio::io_context& io;
 };
 
+/// A metadata column a source puts in each event's meta (Flink's SupportedMetadataColumn), usable
+/// in transform projections and filters by name.
+struct MetadataColumn {
+    std::string name;
+    DataType type;
+};
+
 struct SourceFactory {
     std::string name;
     std::string description;
     config::ConnectorOptionsSpec options;
+    /// The metadata columns events of this source carry (may depend on options such as
+    /// `metadata.list`); none when unset.
+    std::function<std::vector<MetadataColumn>(const config::ValidatedOptions&)> metadata_columns;
     /// Cross-option rules (`a` requires `b`, ...) checked by `cdcd validate` and at start.
     std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&, config::Diagnostics&)>
         validate;

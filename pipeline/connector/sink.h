@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "pipeline/connector/stream.h"
 
@@ -31,6 +33,9 @@ public:
     virtual ~SinkWriter() = default;
     /// Called once, before the first write, when the pipeline resumes from a checkpoint.
     virtual void restore(std::string_view state) { (void)state; }
+    /// Also on resume: the sink tables' schemas as of the checkpoint. Their CreateTableEvents are
+    /// not sent again, so a writer that needs schemas to write data takes them from here.
+    virtual void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) { (void)schemas; }
     /// Writes events in order. Schema change events (broadcast to every writer) arrive already
     /// evolved and filtered; data is coerced to the sink table's schema.
     virtual boost::asio::awaitable<void> write(EventBatch& events) = 0;

@@ -6,7 +6,7 @@
 
 #include "config/pipeline_options.h"
 #include "pipeline/data/time_zone.h"
-#include "pipeline/runtime/transform_available.h"
+#include "pipeline/transform/transform_operator.h"
 
 namespace cdcd {
 
@@ -22,14 +22,19 @@ Router PipelinePlan::make_router() const {
 
 std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform() const {
     if (definition.transforms.empty()) return nullptr;
-#ifdef CDCD_HAS_TRANSFORM
     config::Diagnostics diags;
-    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone, diags);
+    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone, diags,
+                                                   source_metadata());
     if (!diags.ok()) throw config::ConfigError(diags);
     return op;
-#else
-    return nullptr;
-#endif
+}
+
+std::vector<transform::SourceMetadataColumn> PipelinePlan::source_metadata() const {
+    std::vector<transform::SourceMetadataColumn> columns;
+    if (source_factory && source_factory->metadata_columns) {
+        for (auto& c : source_factory->metadata_columns(source_options)) columns.push_back({c.name, c.type});
+    }
+    return columns;
 }
 
 std::map<std::string, std::string> PipelinePlan::fingerprint() const {
@@ -117,12 +122,9 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.schema_change_filter = SchemaChangeFilter::create(
         definition.sink.include_schema_changes, definition.sink.exclude_schema_changes,
         definition.sink.has_exclude_schema_changes, plan.behavior, diags, definition.sink.where);
-#ifdef CDCD_HAS_TRANSFORM
     if (!definition.transforms.empty())
-        transform::TransformOperator::create(definition.transforms, plan.settings.local_time_zone, diags);
-#else
-    if (!definition.transforms.empty()) diags.error(definition.transforms.front().where, "transform is not built in");
-#endif
+        transform::TransformOperator::create(definition.transforms, plan.settings.local_time_zone, diags,
+                                             plan.source_metadata());
 
     if (!diags.ok()) throw config::ConfigError(diags);
     plan.definition = std::move(definition);

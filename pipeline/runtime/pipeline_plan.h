@@ -15,6 +15,7 @@ namespace cdcd {
 
 namespace transform {
 class TransformOperator;
+struct SourceMetadataColumn;
 }
 
 struct PipelinePlan {
@@ -36,6 +37,8 @@ struct PipelinePlan {
     Router make_router() const;
     /// A fresh transform operator, or nullptr when the pipeline has no transform.
     std::unique_ptr<transform::TransformOperator> make_transform() const;
+    /// The source's metadata columns, for transform expressions.
+    std::vector<transform::SourceMetadataColumn> source_metadata() const;
     /// What a checkpoint must match to be restored into this pipeline.
     std::map<std::string, std::string> fingerprint() const;
 

@@ -17,7 +17,7 @@
 #include "pipeline/runtime/countdown.h"
 #include "pipeline/runtime/partitioner.h"
 #include "pipeline/schema/schema_operator.h"
-#include "pipeline/runtime/transform_available.h"
+#include "pipeline/transform/transform_operator.h"
 #include "state/checkpoint_store.h"
 
 namespace cdcd {
@@ -112,8 +112,11 @@ struct PipelineRuntime::Impl {
         if (auto* s = part("source")) source->restore(*s);
         if (auto* s = part("schema")) schema_operator->restore(*s);
         if (auto* s = part("transform"); s && transform) transform->restore(*s);
-        for (std::size_t i = 0; i < writers.size(); ++i)
+        auto sink_schemas = schema_operator->sink_schemas();
+        for (std::size_t i = 0; i < writers.size(); ++i) {
             if (auto* s = part("sink/" + std::to_string(i))) writers[i]->restore(*s);
+            writers[i]->restore_schemas(sink_schemas);
+        }
         next_checkpoint_id = latest->id + 1;
         spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, latest->id, latest->size_bytes(),
                      dir);

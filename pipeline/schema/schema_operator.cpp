@@ -139,6 +139,14 @@ SchemaOperator::SchemaOperator(Router router, SchemaChangeBehavior behavior,
       flush_writers_(std::move(flush_writers)),
       zone_(zone_or_throw(local_time_zone)) {}
 
+std::vector<std::pair<TableId, Schema>> SchemaOperator::sink_schemas() const {
+    std::vector<std::pair<TableId, Schema>> out;
+    for (TableId t : evolved_.order) {
+        if (const SchemaPtr* s = evolved_.find(t)) out.emplace_back(t, **s);
+    }
+    return out;
+}
+
 const Schema* SchemaOperator::sink_schema(TableId sink_table) const {
     auto* p = evolved_.find(sink_table);
     return p ? p->get() : nullptr;

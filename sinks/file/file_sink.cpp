@@ -29,8 +29,6 @@ public:
     FileWriter(const FileSinkSettings& settings, std::string path) : settings_(settings), path_(std::move(path)) {
         fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0) fail("cannot open", path_);
-        // A fresh pipeline owns its file; restore() moves the start to the committed length.
-        truncate_to(0);
     }
     ~FileWriter() override {
         if (fd_ >= 0) ::close(fd_);
@@ -42,9 +40,15 @@ public:
         if (ec != std::errc() || ptr != state.data() + state.size())
             throw std::runtime_error("file sink: unreadable checkpoint state for " + path_);
         truncate_to(length);
+        positioned_ = true;
+    }
+
+    void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
+        for (const auto& [table, schema] : schemas) schemas_[table] = schema;
     }
 
     boost::asio::awaitable<void> write(EventBatch& events) override {
+        position();
         for (const Event& e : events) {
             if (const auto* data = std::get_if<DataChangeEvent>(&e)) {
                 const Schema& schema = schemas_.at(data->table);
@@ -65,18 +69,28 @@ public:
     }
 
     boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
+        position();
         write_out();
         if (checkpoint_id != 0 && ::fdatasync(fd_) != 0) fail("cannot sync", path_);
         co_return std::to_string(length_);
     }
 
     boost::asio::awaitable<void> close() override {
+        position();
         write_out();
         if (::fdatasync(fd_) != 0) fail("cannot sync", path_);
         co_return;
     }
 
 private:
+    /// A fresh pipeline owns its file and starts it empty; a restored one continues at the
+    /// committed length (set by restore()).
+    void position() {
+        if (positioned_) return;
+        truncate_to(0);
+        positioned_ = true;
+    }
+
     void truncate_to(std::uint64_t length) {
         if (::ftruncate(fd_, static_cast<off_t>(length)) != 0) fail("cannot truncate", path_);
         if (::lseek(fd_, static_cast<off_t>(length), SEEK_SET) < 0) fail("cannot seek", path_);
@@ -103,6 +117,7 @@ private:
     std::string path_;
     int fd_ = -1;
     std::uint64_t length_ = 0;
+    bool positioned_ = false;
     std::string buf_;
     std::unordered_map<TableId, Schema> schemas_;
 };

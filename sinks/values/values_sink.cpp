@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "pipeline/data/field_format.h"
+#include "sinks/values/stdout_writer.h"
 #include "pipeline/event/event_format.h"
 #include "pipeline/schema/schema_change_apply.h"
 
@@ -29,29 +30,16 @@ private:
     bool reject_;
 };
 
-/// Writes whole lines to stdout through one buffer per writer, flushed at checkpoints, so that
-/// concurrent writers never interleave inside a line.
-class StdoutBuffer {
+/// Lines for stdout, collected per writer and written whole, so writers never interleave
+/// inside a line.
+class LineBuffer {
 public:
     void line(std::string_view text) {
         buf_.append(text);
         buf_.push_back('\n');
-        if (buf_.size() >= (1 << 16)) flush();
     }
-    void flush() {
-        const char* p = buf_.data();
-        std::size_t left = buf_.size();
-        while (left > 0) {
-            ssize_t n = ::write(STDOUT_FILENO, p, left);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                throw std::runtime_error(std::string("values sink: cannot write to stdout: ") + std::strerror(errno));
-            }
-            p += n;
-            left -= static_cast<std::size_t>(n);
-        }
-        buf_.clear();
-    }
+    bool full() const { return buf_.size() >= (1 << 16); }
+    std::string take() { return std::exchange(buf_, {}); }
 
 private:
     std::string buf_;
@@ -59,10 +47,16 @@ private:
 
 class ValuesWriter final : public SinkWriter {
 public:
-    ValuesWriter(const ValuesSinkSettings& settings, MaterializedTables& materialized, int index, int parallelism)
+    ValuesWriter(const ValuesSinkSettings& settings, MaterializedTables& materialized, StdoutWriter& stdout_writer,
+                 int index, int parallelism)
         : settings_(settings),
           materialized_(materialized),
+          stdout_(stdout_writer),
           prefix_(parallelism > 1 ? std::to_string(index + 1) + "> " : "") {}
+
+    void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
+        for (const auto& [table, schema] : schemas) schemas_[table] = schema;
+    }
 
     boost::asio::awaitable<void> write(EventBatch& events) override {
         for (const Event& e : events) {
@@ -84,25 +78,23 @@ public:
             if (settings_.materialize && (is_data_change(e) || prefix_.empty() || prefix_ == "1> "))
                 materialized_.apply(e);
         }
-        co_return;
+        if (out_.full()) co_await stdout_.write(out_.take());
     }
 
     boost::asio::awaitable<std::string> flush(std::uint64_t) override {
-        out_.flush();
+        co_await stdout_.write(out_.take());
         co_return std::string();
     }
 
-    boost::asio::awaitable<void> close() override {
-        out_.flush();
-        co_return;
-    }
+    boost::asio::awaitable<void> close() override { co_await stdout_.write(out_.take()); }
 
 private:
     const ValuesSinkSettings& settings_;
     MaterializedTables& materialized_;
+    StdoutWriter& stdout_;
     std::string prefix_;
     std::unordered_map<TableId, Schema> schemas_;
-    StdoutBuffer out_;
+    LineBuffer out_;
 };
 
 }  // namespace
@@ -144,11 +136,15 @@ std::size_t MaterializedTables::total_rows() const {
     return n;
 }
 
-ValuesSink::ValuesSink(ValuesSinkSettings settings)
-    : settings_(settings), applier_(std::make_unique<ValuesApplier>(settings.error_on_schema_change)) {}
+ValuesSink::ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor)
+    : settings_(settings),
+      applier_(std::make_unique<ValuesApplier>(settings.error_on_schema_change)),
+      stdout_(std::make_unique<StdoutWriter>(executor)) {}
+
+ValuesSink::~ValuesSink() = default;
 
 std::unique_ptr<SinkWriter> ValuesSink::create_writer(int index, int parallelism) {
-    return std::make_unique<ValuesWriter>(settings_, materialized_, index, parallelism);
+    return std::make_unique<ValuesWriter>(settings_, materialized_, *stdout_, index, parallelism);
 }
 
 }  // namespace cdcd::values

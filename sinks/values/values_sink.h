@@ -8,6 +8,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <boost/asio/any_io_executor.hpp>
+
 #include "pipeline/connector/sink.h"
 
 namespace cdcd::values {
@@ -30,9 +32,12 @@ private:
     std::unordered_map<TableId, std::map<std::string, std::string>> tables_;
 };
 
+class StdoutWriter;
+
 class ValuesSink final : public Sink {
 public:
-    explicit ValuesSink(ValuesSinkSettings settings);
+    ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor);
+    ~ValuesSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
     MaterializedTables& materialized() { return materialized_; }
@@ -41,6 +46,7 @@ private:
     ValuesSinkSettings settings_;
     std::unique_ptr<MetadataApplier> applier_;
     MaterializedTables materialized_;
+    std::unique_ptr<StdoutWriter> stdout_;
 };
 
 }  // namespace cdcd::values

@@ -41,6 +41,10 @@ void register_values_source(ConnectorRegistry& registry) {
             .default_("true")
             .desc("GENERATED: end after the last event (true) or stay idle (false)."),
     };
+    // Flink's values source supports these metadata columns (op_ts, timestamp-type).
+    f.metadata_columns = [](const config::ValidatedOptions&) {
+        return std::vector<MetadataColumn>{{"op_ts", DataType::bigint()}, {"timestamp-type", DataType::string()}};
+    };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def, config::Diagnostics& d) {
         if (o.get_enum("event-set.id") != "GENERATED") {
             for (const char* key : {"generator.rows", "generator.updates-per-row", "generator.delete-every",

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Sets up, builds (release and ASan+UBSan) and runs the whole test suite: unit tests in both
+# builds, then the integration tests of the real binary against a real Kafka broker and the
+# emulators. Exits non-zero when anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh test
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+
+status=0
+scripts/build.sh release
+ctest --preset release -j2 || status=1
+
+scripts/build.sh asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --preset asan -j2 || status=1
+
+export CDCD_BIN="$PWD/build/release/cmd/cdcd"
+python3 -m pytest -q --import-mode=importlib -p no:cacheprovider tests/emulators tests/services tests/integration || status=1
+
+if ((status)); then echo "test.sh: FAILED" >&2; else echo "test.sh: all suites passed" >&2; fi
+exit $status

@@ -1,0 +1,55 @@
+"""Helpers that run the real cdcd binary for black-box tests."""
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def cdcd_bin() -> str:
+    path = os.environ.get("CDCD_BIN", str(REPO / "build" / "release" / "cmd" / "cdcd"))
+    if not pathlib.Path(path).exists():
+        raise FileNotFoundError(f"cdcd binary not found at {path}; build it or set CDCD_BIN")
+    return path
+
+
+def write_pipeline(tmp: pathlib.Path, text: str, name: str = "pipeline.yaml") -> pathlib.Path:
+    path = tmp / name
+    path.write_text(text)
+    return path
+
+
+def run(args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
+    """Runs cdcd to completion and returns its output."""
+    return subprocess.run([cdcd_bin(), *map(str, args)], capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def start(args, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([cdcd_bin(), *map(str, args)], **kwargs)
+
+
+def rss_kib(pid: int) -> int:
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def wait_exit(proc: subprocess.Popen, timeout: float) -> int:
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        raise
+
+
+def wait_for(predicate, timeout: float, interval: float = 0.02) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
