@@ -70,6 +70,12 @@ boost::asio::awaitable<void> sleep_for(std::chrono::milliseconds delay,
     }
 }
 
+boost::asio::awaitable<void> sleep_for(std::chrono::milliseconds delay) {
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+    timer.expires_after(delay);
+    co_await timer.async_wait(boost::asio::use_awaitable);
+}
+
 boost::asio::awaitable<RetryResult> send_with_retry(
     HttpClient& client, const std::function<HttpRequest()>& make_request,
     const Classifier& classify, const RetryPolicy& policy, RateLimiter* limiter) {

@@ -57,6 +57,7 @@ boost::asio::awaitable<RetryResult> send_with_retry(
 
 /// Waits `delay` on the event loop in short slices, returning early when cancelled() is true.
 boost::asio::awaitable<void> sleep_for(std::chrono::milliseconds delay,
-                                       const std::function<bool()>& cancelled = {});
+                                       const std::function<bool()>& cancelled);
+boost::asio::awaitable<void> sleep_for(std::chrono::milliseconds delay);
 
 }  // namespace cdcd::net

@@ -1,0 +1,259 @@
+#include "sources/dingtalk/api_client.h"
+
+#include <simdjson.h>
+
+#include "net/url.h"
+
+namespace cdcd::dingtalk {
+
+const char* to_string(ErrorClass c) {
+    switch (c) {
+        case ErrorClass::NotFound:
+            return "not found";
+        case ErrorClass::Skip:
+            return "not readable";
+        case ErrorClass::Transient:
+            return "transient";
+        case ErrorClass::Fatal:
+            return "fatal";
+    }
+    return "?";
+}
+
+ApiError::ApiError(ErrorClass cls, int status, std::string code, const std::string& what)
+    : std::runtime_error(what), cls_(cls), status_(status), code_(std::move(code)) {}
+
+bool is_throttled(int status, std::string_view code) {
+    if (status == 429) return true;
+    return status == 403 && (code.starts_with("Forbidden.AccessDenied.QpsLimit") ||
+                             code.starts_with("Forbidden.AccessDenied.QpmLimit"));
+}
+
+ErrorClass classify_error(int status, std::string_view code, std::string_view message) {
+    if (is_throttled(status, code) || status >= 500) return ErrorClass::Transient;
+    if (status == 404 || code == "nodeNotExist" || code == "parentNodeNotExist" ||
+        code == "docNotExist" || code == "workspaceNotExist" ||
+        code == "invalidRequest.document.deleted" || code == "invalidRequest.workspace.deleted" ||
+        code == "invalidRequest.resource.notFound")
+        return ErrorClass::NotFound;
+    if (code == "forbidden.acrossOrg" || code == "permissionDenied" ||
+        code == "forbidden.accessDenied" ||
+        (code == "invalidRequest.inputArgs.invalid" &&
+         message.find("doc key is illegal") != std::string_view::npos))
+        return ErrorClass::Skip;
+    // orgAuthLevelNotEnough, Forbidden.AccessDenied.AccessTokenPermissionDenied,
+    // ApiCountLimitForOrg, IpNotInWhiteList, invalidClientIdOrSecret, paramError, ...
+    return ErrorClass::Fatal;
+}
+
+namespace {
+
+bool invalid_authentication(int status, std::string_view code) {
+    return status == 401 || (status == 400 && code == "InvalidAuthentication");
+}
+
+struct ErrorBody {
+    std::string code, message, request_id;
+};
+
+ErrorBody parse_error(const std::string& body) {
+    ErrorBody e;
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded(body);
+    auto doc = parser.parse(padded);
+    if (doc.error()) return e;
+    std::string_view v;
+    if (!doc["code"].get(v) || !doc["Code"].get(v)) e.code = v;
+    if (!doc["message"].get(v) || !doc["Message"].get(v)) e.message = v;
+    if (!doc["requestid"].get(v) || !doc["RequestId"].get(v)) e.request_id = v;
+    return e;
+}
+
+std::string str(simdjson::dom::element e, const char* key) {
+    std::string_view v;
+    if (e[key].get(v)) return {};
+    return std::string(v);
+}
+
+Workspace to_workspace(simdjson::dom::element e) {
+    return Workspace{str(e, "workspaceId"), str(e, "rootNodeId"), str(e, "name")};
+}
+
+Node to_node(simdjson::dom::element e) {
+    Node n;
+    n.id = str(e, "nodeId");
+    n.workspace_id = str(e, "workspaceId");
+    n.name = str(e, "name");
+    n.type = str(e, "type");
+    n.category = str(e, "category");
+    n.extension = str(e, "extension");
+    n.url = str(e, "url");
+    std::int64_t ms = 0;
+    if (!e["modifiedTimestamp"].get(ms)) {
+        n.modified_ms = ms;
+    } else {
+        n.modified_ms = parse_iso8601_ms(str(e, "modifiedTime"));
+    }
+    bool children = false;
+    if (!e["hasChildren"].get(children)) n.has_children = children;
+    return n;
+}
+
+simdjson::dom::element parse_ok(simdjson::dom::parser& parser, const std::string& body,
+                                const char* what) {
+    simdjson::dom::element doc;
+    if (parser.parse(body).get(doc))
+        throw ApiError(ErrorClass::Transient, 200, "", std::string("malformed JSON from ") + what);
+    return doc;
+}
+
+}  // namespace
+
+DingTalkApi::DingTalkApi(net::HttpClient& http, const DingTalkOptions& options,
+                         std::function<bool()> cancelled)
+    : http_(http),
+      options_(options),
+      policy_{options.request_max_retries, std::chrono::milliseconds(200),
+              std::chrono::milliseconds(30'000), options.retry_after_max_delay,
+              std::move(cancelled)},
+      tokens_(http, options.endpoint, options.app_key, options.app_secret, policy_,
+              options.request_timeout) {
+    // Shared by every source of the process that uses the same app-key (the quota is the app's).
+    const std::string base = "dingtalk:" + options.app_key + ":";
+    discovery_ = net::RateLimiterRegistry::get(base + "discovery", options.discovery_rps, 1);
+    metadata_ = net::RateLimiterRegistry::get(base + "metadata", options.metadata_rps, 1);
+    content_ = net::RateLimiterRegistry::get(base + "content", options.content_rps, 1);
+    fetch_ = net::RateLimiterRegistry::get(base + "fetch", options.fetch_rps, 1);
+}
+
+boost::asio::awaitable<std::string> DingTalkApi::call(std::string path_and_query,
+                                                      net::RateLimiter& limiter) {
+    const std::string url = options_.endpoint + path_and_query;
+    const std::string shown =
+        options_.endpoint + path_and_query.substr(0, path_and_query.find('?'));
+    for (int auth_attempt = 0;; ++auth_attempt) {
+        std::string token = co_await tokens_.get();
+        const std::function<net::HttpRequest()> make = [&] {
+            net::HttpRequest req;
+            req.method = "GET";
+            req.url = url;
+            req.headers.set("x-acs-dingtalk-access-token", token);
+            req.headers.set("Accept", "application/json");
+            req.timeout = options_.request_timeout;
+            return req;
+        };
+        const net::Classifier classify = [](const net::HttpResponse& r) -> net::Classification {
+            if (r.status >= 200 && r.status < 300) return {net::Outcome::Success, {}};
+            if (r.status >= 500) return {net::Outcome::Retryable, {}};
+            if (r.status == 403 || r.status == 429) {
+                auto e = parse_error(r.body);
+                // DingTalk's QPS windows are 1 s: wait at least that long.
+                if (is_throttled(r.status, e.code))
+                    return {net::Outcome::Retryable, std::chrono::milliseconds(1000)};
+            }
+            return {net::Outcome::Permanent, {}};
+        };
+        net::RetryResult result;
+        try {
+            result = co_await net::send_with_retry(http_, make, classify, policy_, &limiter);
+        } catch (const net::HttpError& e) {
+            throw ApiError(ErrorClass::Transient, 0, "", e.what());
+        }
+        const auto& r = result.response;
+        if (result.outcome == net::Outcome::Success) co_return r.body;
+        ErrorBody e = parse_error(r.body);
+        if (invalid_authentication(r.status, e.code) && auth_attempt == 0) {
+            tokens_.invalidate(token);  // expired or revoked: fetch a new one and try again
+            continue;
+        }
+        ErrorClass cls = classify_error(r.status, e.code, e.message);
+        if (invalid_authentication(r.status, e.code)) cls = ErrorClass::Fatal;
+        if (result.outcome == net::Outcome::Retryable) cls = ErrorClass::Transient;
+        std::string what =
+            "DingTalk " + shown + ": HTTP " + std::to_string(r.status) + " " + e.code;
+        if (!e.message.empty()) what += " (" + e.message + ")";
+        if (!e.request_id.empty()) what += " request id " + e.request_id;
+        if (result.retry_after_too_long)
+            what += "; Retry-After exceeds request.retry-after.max-delay";
+        else if (result.outcome == net::Outcome::Retryable)
+            what += " after " + std::to_string(result.attempts) + " attempts";
+        throw ApiError(cls, r.status, e.code, what);
+    }
+}
+
+boost::asio::awaitable<Page<Workspace>> DingTalkApi::list_workspaces(std::string next_token) {
+    std::vector<std::pair<std::string, std::string>> q{{"operatorId", options_.operator_id},
+                                                       {"maxResults", "30"}};
+    if (!next_token.empty()) q.emplace_back("nextToken", next_token);
+    std::string path = "/v2.0/wiki/workspaces?" + net::build_query(q);
+    std::string body = co_await call(std::move(path), *discovery_);
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, "ListWorkspaces");
+    Page<Workspace> page;
+    simdjson::dom::array items;
+    if (!doc["workspaces"].get(items))
+        for (auto w : items) page.items.push_back(to_workspace(w));
+    page.next_token = str(doc, "nextToken");
+    co_return page;
+}
+
+boost::asio::awaitable<Workspace> DingTalkApi::get_workspace(std::string workspace_id) {
+    std::string path = "/v2.0/wiki/workspaces/" + net::percent_encode(workspace_id) + "?" +
+                       net::build_query({{"operatorId", options_.operator_id}});
+    std::string body = co_await call(std::move(path), *discovery_);
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, "GetWorkspace");
+    simdjson::dom::element w;
+    if (doc["workspace"].get(w))
+        throw ApiError(ErrorClass::Transient, 200, "", "GetWorkspace answer has no workspace");
+    co_return to_workspace(w);
+}
+
+boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_node_id,
+                                                           std::string next_token) {
+    std::vector<std::pair<std::string, std::string>> q{{"parentNodeId", parent_node_id},
+                                                       {"operatorId", options_.operator_id},
+                                                       {"maxResults", "50"}};
+    if (!next_token.empty()) q.emplace_back("nextToken", next_token);
+    std::string path = "/v2.0/wiki/nodes?" + net::build_query(q);
+    std::string body = co_await call(std::move(path), *discovery_);
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, "ListNodes");
+    Page<Node> page;
+    simdjson::dom::array items;
+    if (!doc["nodes"].get(items))
+        for (auto n : items) page.items.push_back(to_node(n));
+    page.next_token = str(doc, "nextToken");
+    co_return page;
+}
+
+boost::asio::awaitable<Node> DingTalkApi::get_node(std::string node_id) {
+    std::string path = "/v2.0/wiki/nodes/" + net::percent_encode(node_id) + "?" +
+                       net::build_query({{"operatorId", options_.operator_id}});
+    std::string body = co_await call(std::move(path), *metadata_);
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, "GetNode");
+    simdjson::dom::element n;
+    if (doc["node"].get(n))
+        throw ApiError(ErrorClass::Transient, 200, "", "GetNode answer has no node");
+    co_return to_node(n);
+}
+
+boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string doc_key, int start,
+                                                                     int end) {
+    std::string path = "/v1.0/doc/suites/documents/" + net::percent_encode(doc_key) + "/blocks?" +
+                       net::build_query({{"startIndex", std::to_string(start)},
+                                         {"endIndex", std::to_string(end)},
+                                         {"operatorId", options_.operator_id}});
+    std::string body = co_await call(std::move(path), *content_);
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, "DocBlocksQuery");
+    std::vector<std::string> out;
+    simdjson::dom::array data;
+    if (doc["result"]["data"].get(data))
+        throw ApiError(ErrorClass::Transient, 200, "", "DocBlocksQuery answer has no result.data");
+    for (auto b : data) out.push_back(simdjson::minify(b));
+    co_return out;
+}
+
+}  // namespace cdcd::dingtalk

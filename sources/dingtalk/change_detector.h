@@ -1,0 +1,34 @@
+#pragma once
+// Which documents changed since they were last emitted: per document a fingerprint (modified
+// time and a 64-bit hash of title, parent and url); changed documents ordered by modification
+// time, then id.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sources/dingtalk/model.h"
+
+namespace cdcd::dingtalk {
+
+struct Fingerprint {
+    std::int64_t modified_ms = 0;
+    std::uint64_t meta_hash = 0;
+    friend bool operator==(const Fingerprint&, const Fingerprint&) = default;
+};
+
+using Fingerprints = std::unordered_map<std::string, Fingerprint>;
+
+/// FNV-1a over the fields with separators, so ("ab","c") and ("a","bc") differ.
+std::uint64_t meta_hash(std::string_view title, std::string_view parent, std::string_view url);
+Fingerprint fingerprint_of(const DocRef& doc);
+
+/// Documents whose fingerprint differs from `seen` (or are not in it), by (modified time, id).
+std::vector<DocRef> changed_documents(const std::vector<DocRef>& documents,
+                                      const Fingerprints& seen);
+/// Ids in `seen` that `documents` no longer holds, sorted.
+std::vector<std::string> vanished_documents(const std::vector<DocRef>& documents,
+                                            const Fingerprints& seen);
+
+}  // namespace cdcd::dingtalk

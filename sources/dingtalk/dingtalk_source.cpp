@@ -1,0 +1,322 @@
+#include "sources/dingtalk/dingtalk_source.h"
+
+#include <simdjson.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include "net/retry.h"
+#include "sources/dingtalk/change_detector.h"
+#include "sources/dingtalk/json_text.h"
+#include "sources/dingtalk/workspace_discovery.h"
+
+namespace cdcd::dingtalk {
+
+TableId table_for(const std::string& workspace_id) {
+    return TableId::of(workspace_id, "documents");
+}
+
+Schema document_schema(bool include_raw_json) {
+    SchemaBuilder b;
+    b.column("doc_id", DataType::string().not_null(), "document node id")
+        .column("workspace_id", DataType::string().not_null(), "workspace of the document")
+        .column("parent_node_id", DataType::string(), "parent node in the workspace tree")
+        .column("title", DataType::string(), "document title")
+        .column("url", DataType::string(), "document link")
+        .column("content", DataType::string(), "document body rendered to Markdown");
+    if (include_raw_json) b.column("blocks_json", DataType::string(), "raw block structure (JSON)");
+    b.column("modified_time", DataType::timestamp_ltz(3), "last modification time");
+    b.primary_key({"doc_id"});
+    return b.build();
+}
+
+DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context& io)
+    : options_(std::move(options)),
+      io_(io),
+      http_(io),
+      api_(http_, options_, [this] { return output_ != nullptr && output_->stopping(); }) {
+    walk_limits_.max_depth = options_.max_depth;
+    walk_limits_.max_nodes = options_.max_nodes;
+    walk_limits_.excluded.insert(options_.exclude_node_ids.begin(),
+                                 options_.exclude_node_ids.end());
+    fetch_limits_.fetch_size = options_.block_fetch_size;
+    fetch_limits_.max_pages = options_.block_max_pages;
+    fetch_limits_.max_bytes = options_.document_max_bytes;
+    fetch_limits_.max_duration = options_.fetch_max_duration;
+    fetch_limits_.max_retries = options_.consistency_max_retries;
+    state_.include_raw_json = options_.include_raw_json;
+}
+
+DingTalkSource::~DingTalkSource() = default;
+
+void DingTalkSource::restore(std::string_view text) {
+    SourceState restored = decode_state(text);
+    if (restored.include_raw_json != options_.include_raw_json)
+        throw std::runtime_error(
+            std::string(
+                "dingtalk-cdc: scan.block.include-raw-json cannot change when resuming from a "
+                "checkpoint or savepoint (checkpoint: ") +
+            (restored.include_raw_json ? "true" : "false") +
+            ", configuration: " + (options_.include_raw_json ? "true" : "false") +
+            "); restart the pipeline without state to change it");
+    state_ = std::move(restored);
+    restored_ = true;
+}
+
+std::string DingTalkSource::snapshot_state() {
+    return encode_state(state_);
+}
+
+std::string DingTalkSource::describe_state(std::string_view text) const {
+    SourceState s = decode_state(text);
+    std::string out = "{\"rawJson\":";
+    out += s.include_raw_json ? "true" : "false";
+    out += ",\"workspaces\":[";
+    bool first = true;
+    for (const auto& [id, split] : s.splits) {
+        if (!first) out.push_back(',');
+        first = false;
+        out += "{\"id\":" + json_string(id) + ",\"phase\":\"" + to_string(split.phase) +
+               "\",\"cursor\":{\"modifiedTime\":" + std::to_string(split.cursor_ms) +
+               ",\"docId\":" + json_string(split.cursor_id) +
+               "},\"documents\":" + std::to_string(split.docs.size()) + "}";
+    }
+    return out + "]}";
+}
+
+Row DingTalkSource::document_row(const std::string& workspace_id, const DocRef& doc,
+                                 const FetchedDocument& fetched) const {
+    const bool raw = options_.include_raw_json;
+    RowBuilder b(raw ? 8 : 7,
+                 fetched.markdown.size() + (raw ? fetched.blocks_json.size() : 0) + 256);
+    b.set_string(0, doc.node.id);
+    b.set_string(1, workspace_id);
+    if (doc.parent_node_id.empty())
+        b.set_null(2);
+    else
+        b.set_string(2, doc.parent_node_id);
+    b.set_string(3, doc.node.name);
+    b.set_string(4, doc.node.url);
+    b.set_string(5, fetched.markdown);
+    if (raw) b.set_string(6, fetched.blocks_json);
+    b.set_timestamp(raw ? 7 : 6, Timestamp{doc.node.modified_ms, 0});
+    return std::move(b).build();
+}
+
+Row DingTalkSource::key_row(const std::string& workspace_id, const std::string& doc_id) const {
+    RowBuilder b(options_.include_raw_json ? 8 : 7);
+    b.set_string(0, doc_id);
+    b.set_string(1, workspace_id);
+    return std::move(b).build();
+}
+
+boost::asio::awaitable<void> DingTalkSource::emit(SourceOutput& output, EventBatch events) {
+    while (emitting_) co_await net::sleep_for(std::chrono::milliseconds(2));
+    emitting_ = true;
+    try {
+        co_await output.emit(std::move(events));
+    } catch (...) {
+        emitting_ = false;
+        throw;
+    }
+    emitting_ = false;
+}
+
+void DingTalkSource::spawn_split(boost::asio::any_io_executor executor, SourceOutput& output,
+                                 const std::string& id) {
+    ++running_splits_;
+    boost::asio::co_spawn(executor, run_split(output, id), [this](std::exception_ptr e) {
+        --running_splits_;
+        if (e && !failure_) failure_ = e;
+    });
+}
+
+boost::asio::awaitable<void> DingTalkSource::discover(SourceOutput& output, bool first) {
+    std::set<std::string> known;
+    for (const auto& [id, split] : state_.splits) known.insert(id);
+    std::vector<Workspace> found =
+        co_await discover_workspaces(api_, options_.workspace_ids, known);
+    auto executor = co_await boost::asio::this_coro::executor;
+    for (auto& w : found) {
+        if (output.stopping()) break;
+        if (walk_limits_.excluded.contains(w.root_node_id) || walk_limits_.excluded.contains(w.id))
+            continue;
+        SplitState split;
+        split.workspace_id = w.id;
+        split.root_node_id = w.root_node_id;
+        // latest-offset applies to the workspaces of the job's first start; workspaces found
+        // later are read from the beginning (initial).
+        split.phase = first && !restored_ && options_.startup_mode == StartupMode::LatestOffset
+                          ? Phase::Baseline
+                          : Phase::Snapshot;
+        state_.splits.emplace(w.id, std::move(split));
+        spdlog::info("dingtalk-cdc: discovered workspace {} ({})", w.id, w.name);
+        EventBatch batch;
+        batch.emplace_back(
+            CreateTableEvent{table_for(w.id), document_schema(options_.include_raw_json)});
+        co_await emit(output, std::move(batch));
+        spawn_split(executor, output, w.id);
+    }
+}
+
+boost::asio::awaitable<void> DingTalkSource::wait_splits(SourceOutput& output) {
+    (void)output;
+    while (running_splits_ > 0) co_await net::sleep_for(std::chrono::milliseconds(20));
+}
+
+boost::asio::awaitable<void> DingTalkSource::run(SourceOutput& output) {
+    output_ = &output;
+    auto executor = co_await boost::asio::this_coro::executor;
+    for (const auto& [id, split] : state_.splits) spawn_split(executor, output, id);
+
+    const bool bounded = options_.startup_mode == StartupMode::Snapshot;
+    bool discovered = false;
+    auto next_discovery = std::chrono::steady_clock::now();
+    while (!output.stopping() && !failure_) {
+        if (bounded && discovered && running_splits_ == 0) break;
+        if (!(bounded && discovered) && std::chrono::steady_clock::now() >= next_discovery) {
+            std::string error;
+            try {
+                co_await discover(output, !discovered && !restored_);
+                discovered = true;
+                next_discovery = std::chrono::steady_clock::now() + options_.discovery_interval;
+            } catch (const ApiError& e) {
+                if (e.cls() == ErrorClass::Fatal) throw;
+                error = e.what();
+            } catch (const net::HttpError& e) {
+                error = e.what();
+            }
+            if (!error.empty()) {
+                spdlog::warn("dingtalk-cdc: workspace discovery failed, retrying: {}", error);
+                next_discovery = std::chrono::steady_clock::now() + options_.poll_interval;
+            }
+        }
+        co_await net::sleep_for(std::chrono::milliseconds(100));
+    }
+    co_await wait_splits(output);
+    output_ = nullptr;
+    if (failure_) std::rethrow_exception(failure_);
+}
+
+boost::asio::awaitable<void> DingTalkSource::run_split(SourceOutput& output,
+                                                       std::string workspace_id) {
+    SplitState& split = state_.splits.at(workspace_id);  // std::map: stable while we run
+    const bool bounded = options_.startup_mode == StartupMode::Snapshot;
+    while (!output.stopping() && !failure_) {
+        if (bounded && split.phase != Phase::Snapshot) co_return;
+        bool more = false;
+        std::string error;
+        try {
+            more = co_await poll_split(output, split);
+        } catch (const ApiError& e) {
+            if (e.cls() == ErrorClass::Fatal) throw;
+            error = e.what();
+        } catch (const net::HttpError& e) {
+            error = e.what();
+        }
+        if (!error.empty())
+            spdlog::warn(
+                "dingtalk-cdc: workspace {}: poll failed, retrying after scan.poll-interval: {}",
+                workspace_id, error);
+        if (bounded && split.phase != Phase::Snapshot) co_return;
+        if (!more) co_await output.sleep(options_.poll_interval.count());
+    }
+}
+
+boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, SplitState& split) {
+    Workspace ws{split.workspace_id, split.root_node_id, {}};
+    WalkResult walk = co_await walk_tree(api_, ws, walk_limits_);
+    if (split.phase == Phase::Baseline) {
+        for (const auto& doc : walk.documents) {
+            split.docs[doc.node.id] = fingerprint_of(doc);
+            if (doc.node.modified_ms > split.cursor_ms || split.cursor_id.empty()) {
+                split.cursor_ms = doc.node.modified_ms;
+                split.cursor_id = doc.node.id;
+            }
+        }
+        split.phase = Phase::Incremental;
+        spdlog::info("dingtalk-cdc: workspace {}: latest-offset baseline of {} documents",
+                     split.workspace_id, walk.documents.size());
+        co_return false;
+    }
+    if (options_.emit_deletes && walk.complete) {
+        std::vector<DocRef> present = walk.documents;
+        for (const auto& id : walk.excluded_present) {
+            DocRef excluded;
+            excluded.node.id = id;
+            present.push_back(std::move(excluded));
+        }
+        for (const auto& id : vanished_documents(present, split.docs)) {
+            if (output.stopping()) co_return false;
+            split.docs.erase(id);
+            EventBatch batch;
+            batch.push_back(DataChangeEvent::remove(table_for(split.workspace_id),
+                                                    key_row(split.workspace_id, id)));
+            co_await emit(output, std::move(batch));
+        }
+    }
+    std::vector<DocRef> changed = changed_documents(walk.documents, split.docs);
+    const bool snapshot = split.phase == Phase::Snapshot;
+    const std::size_t n = std::min(changed.size(), static_cast<std::size_t>(options_.prefix_size));
+    for (std::size_t i = 0; i < n && !output.stopping(); ++i)
+        co_await process(output, split, changed[i], snapshot);
+    if (output.stopping()) co_return false;
+    const bool more = changed.size() > n;
+    if (snapshot && !more) {
+        split.phase = Phase::Incremental;
+        spdlog::info("dingtalk-cdc: workspace {}: snapshot complete ({} documents)",
+                     split.workspace_id, split.docs.size());
+    }
+    co_return more;
+}
+
+boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, SplitState& split,
+                                                     const DocRef& doc, bool snapshot) {
+    FetchedDocument f = co_await fetch_document(api_, doc.node.id, fetch_limits_);
+    const std::string& ws = split.workspace_id;
+    switch (f.status) {
+        case FetchStatus::Ok: {
+            DocRef current{f.node, doc.parent_node_id};
+            if (current.node.id.empty()) current.node.id = doc.node.id;
+            split.docs[current.node.id] = fingerprint_of(current);
+            split.cursor_ms = current.node.modified_ms;
+            split.cursor_id = current.node.id;
+            if (f.truncated)
+                spdlog::warn(
+                    "dingtalk-cdc: workspace {}: document {} has more than scan.block.max-pages "
+                    "({}) "
+                    "pages of blocks; its content is truncated",
+                    ws, current.node.id, options_.block_max_pages);
+            Row row = document_row(ws, current, f);
+            EventBatch batch;
+            batch.push_back(snapshot ? DataChangeEvent::insert(table_for(ws), std::move(row))
+                                     : DataChangeEvent::replace(table_for(ws), std::move(row)));
+            co_await emit(output, std::move(batch));
+            co_return;
+        }
+        case FetchStatus::Gone:
+            spdlog::info("dingtalk-cdc: workspace {}: document {} no longer exists, skipped", ws,
+                         doc.node.id);
+            co_return;
+        case FetchStatus::Skipped:
+        case FetchStatus::TooLarge:
+            // Not retried until the document changes again.
+            split.docs[doc.node.id] = fingerprint_of(doc);
+            spdlog::warn("dingtalk-cdc: workspace {}: document {} skipped ({}{}): {}", ws,
+                         doc.node.id, to_string(f.status),
+                         f.status == FetchStatus::TooLarge ? ", over scan.document.max-bytes" : "",
+                         f.detail);
+            co_return;
+        case FetchStatus::Unstable:
+        case FetchStatus::TimedOut:
+            spdlog::warn(
+                "dingtalk-cdc: workspace {}: document {} not read consistently after {} attempts "
+                "({}); "
+                "retrying at the next poll",
+                ws, doc.node.id, f.attempts, f.detail);
+            co_return;
+    }
+}
+
+}  // namespace cdcd::dingtalk

@@ -1,0 +1,63 @@
+#pragma once
+// The `dingtalk-cdc` source: one split per DingTalk wiki workspace, each polled concurrently on
+// the event loop; documents emitted as rows of `<workspaceId>.documents`.
+#include <boost/asio/io_context.hpp>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "net/http_client.h"
+#include "pipeline/connector/source.h"
+#include "sources/dingtalk/api_client.h"
+#include "sources/dingtalk/block_fetcher.h"
+#include "sources/dingtalk/options.h"
+#include "sources/dingtalk/state_codec.h"
+#include "sources/dingtalk/tree_walker.h"
+
+namespace cdcd::dingtalk {
+
+/// `<workspaceId>.documents`
+TableId table_for(const std::string& workspace_id);
+/// doc_id (PK), workspace_id NOT NULL, parent_node_id, title, url, content, [blocks_json],
+/// modified_time TIMESTAMP_LTZ(3).
+Schema document_schema(bool include_raw_json);
+
+class DingTalkSource final : public Source {
+  public:
+    DingTalkSource(DingTalkOptions options, boost::asio::io_context& io);
+    ~DingTalkSource() override;
+
+    void restore(std::string_view state) override;
+    boost::asio::awaitable<void> run(SourceOutput& output) override;
+    std::string snapshot_state() override;
+    std::string describe_state(std::string_view state) const override;
+
+  private:
+    boost::asio::awaitable<void> discover(SourceOutput& output, bool first);
+    boost::asio::awaitable<void> run_split(SourceOutput& output, std::string workspace_id);
+    boost::asio::awaitable<bool> poll_split(SourceOutput& output, SplitState& split);
+    boost::asio::awaitable<void> process(SourceOutput& output, SplitState& split, const DocRef& doc,
+                                         bool snapshot);
+    boost::asio::awaitable<void> emit(SourceOutput& output, EventBatch events);
+    boost::asio::awaitable<void> wait_splits(SourceOutput& output);
+    void spawn_split(boost::asio::any_io_executor executor, SourceOutput& output,
+                     const std::string& id);
+    Row document_row(const std::string& workspace_id, const DocRef& doc,
+                     const FetchedDocument& fetched) const;
+    Row key_row(const std::string& workspace_id, const std::string& doc_id) const;
+
+    DingTalkOptions options_;
+    boost::asio::io_context& io_;
+    net::HttpClient http_;
+    SourceOutput* output_ = nullptr;
+    DingTalkApi api_;
+    WalkLimits walk_limits_;
+    FetchLimits fetch_limits_;
+    SourceState state_;
+    bool restored_ = false;
+    bool emitting_ = false;  // emits of concurrent splits are serialised
+    int running_splits_ = 0;
+    std::exception_ptr failure_;
+};
+
+}  // namespace cdcd::dingtalk

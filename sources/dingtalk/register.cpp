@@ -1,0 +1,25 @@
+// Registers the `dingtalk-cdc` source.
+#include "pipeline/connector/registry.h"
+#include "sources/dingtalk/dingtalk_source.h"
+#include "sources/dingtalk/options.h"
+
+namespace cdcd {
+
+void register_dingtalk_source(ConnectorRegistry& registry) {
+    SourceFactory f;
+    f.name = "dingtalk-cdc";
+    f.description =
+        "DingTalk wiki (知识库) documents: polls the OpenAPI for new and changed online documents "
+        "and "
+        "emits them, rendered to Markdown, as rows of `<workspaceId>.documents`.";
+    f.options = dingtalk::option_spec();
+    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
+                    config::Diagnostics& d) { dingtalk::validate(o, d); };
+    f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
+        return std::make_unique<dingtalk::DingTalkSource>(dingtalk::read_options(ctx.options),
+                                                          ctx.io);
+    };
+    registry.add(std::move(f));
+}
+
+}  // namespace cdcd

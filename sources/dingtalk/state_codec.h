@@ -1,0 +1,47 @@
+#pragma once
+// The source's checkpoint state and its JSON encoding:
+//   {"v":1,"rawJson":false,"workspaces":[{"id":..,"root":..,"phase":"snapshot",
+//     "cursor":[ms,"docId"],"docs":[["docId",ms,"hash16hex"],...]},...]}
+// Per workspace (split): the read phase, the cursor (the last emitted document by modification
+// time) and a fingerprint per emitted document, so that a restart neither loses an update nor
+// re-emits an unchanged document.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "sources/dingtalk/change_detector.h"
+
+namespace cdcd::dingtalk {
+
+enum class Phase {
+    Baseline,     // latest-offset: the first scan records fingerprints without emitting
+    Snapshot,     // emitting the current content as INSERT
+    Incremental,  // emitting changes as REPLACE
+};
+
+const char* to_string(Phase p);
+
+struct SplitState {
+    std::string workspace_id;
+    std::string root_node_id;
+    Phase phase = Phase::Snapshot;
+    std::int64_t cursor_ms = 0;
+    std::string cursor_id;
+    Fingerprints docs;
+
+    friend bool operator==(const SplitState&, const SplitState&) = default;
+};
+
+struct SourceState {
+    bool include_raw_json = false;
+    std::map<std::string, SplitState> splits;  // by workspace id
+
+    friend bool operator==(const SourceState&, const SourceState&) = default;
+};
+
+std::string encode_state(const SourceState& state);
+/// Throws std::invalid_argument on malformed input.
+SourceState decode_state(std::string_view text);
+
+}  // namespace cdcd::dingtalk

@@ -1,0 +1,36 @@
+#pragma once
+// Walks one workspace's node tree (ListNodes, paginated) within scan.discovery.max-depth and
+// scan.discovery.max-nodes, skipping excluded nodes with their subtrees, and collects the
+// online documents (type FILE, category ALIDOC).
+#include <boost/asio/awaitable.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sources/dingtalk/api_client.h"
+#include "sources/dingtalk/model.h"
+
+namespace cdcd::dingtalk {
+
+struct WalkLimits {
+    int max_depth = 100;
+    int max_nodes = 100'000;
+    std::set<std::string> excluded;
+};
+
+struct WalkResult {
+    std::vector<DocRef> documents;
+    int nodes_visited = 0;
+    /// Every node of the tree was seen (no limit hit, no subtree lost to an error), so a
+    /// document missing from `documents` is really gone.
+    bool complete = true;
+    /// Excluded nodes seen in the tree: not documents of the scan, but not gone either.
+    std::vector<std::string> excluded_present;
+};
+
+/// Transient and fatal API errors propagate; a subtree whose listing answers not-found or
+/// not-readable is skipped (and the walk marked incomplete).
+boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& workspace,
+                                             const WalkLimits& limits);
+
+}  // namespace cdcd::dingtalk
