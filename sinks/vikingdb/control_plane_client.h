@@ -1,0 +1,78 @@
+#pragma once
+// The control-plane calls the sink needs (Get/Create/DeleteVikingdbCollection, Version
+// 2025-06-09), V4-signed, with the ResponseMetadata/Result envelope, retries on 5xx and
+// throttling, and errors carrying the server's code and message.
+#include <boost/asio/awaitable.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "net/http_client.h"
+#include "net/retry.h"
+#include "sinks/vikingdb/auth.h"
+
+namespace cdcd::vikingdb {
+
+/// A failed VikingDB call: HTTP status, the server's error code and message.
+class ApiError : public std::runtime_error {
+  public:
+    ApiError(std::string what, int status, std::string code, std::string message);
+    int status() const { return status_; }
+    const std::string& code() const { return code_; }
+    const std::string& server_message() const { return message_; }
+
+  private:
+    int status_;
+    std::string code_;
+    std::string message_;
+};
+
+/// Error code and message of an error body, either plane's shape ({"code","message"} or
+/// {"ResponseMetadata":{"Error":{"Code","Message"}}}); empty strings when unparsable.
+std::pair<std::string, std::string> parse_error_body(const std::string& body);
+/// Retryable: 5xx, 429, and the throttling codes (RequestLimitExceeded, FlowLimitExceeded, ...).
+net::Classification classify_response(const net::HttpResponse& response);
+
+struct ExistingField {
+    std::string name;
+    std::string type;  // FieldType as the API spells it
+    std::optional<int> dim;
+    bool primary_key = false;
+};
+
+struct CollectionInfo {
+    std::string name;
+    std::string resource_id;
+    std::vector<ExistingField> fields;
+    std::string primary_key;
+    bool vectorize = false;
+};
+
+/// Parses GetVikingdbCollection's Result object; throws std::runtime_error on a malformed body.
+CollectionInfo parse_collection_info(const std::string& response_body);
+
+class ControlPlaneClient {
+  public:
+    ControlPlaneClient(net::HttpClient& http, const Authenticator& auth, Endpoint endpoint,
+                       std::chrono::milliseconds timeout, net::RetryPolicy policy);
+
+    /// nullopt when the collection does not exist.
+    boost::asio::awaitable<std::optional<CollectionInfo>> get_collection(std::string project,
+                                                                         std::string name);
+    /// Creates the collection from a CreateVikingdbCollection body; false when it already existed.
+    boost::asio::awaitable<bool> create_collection(std::string body);
+    /// Deletes the collection; false when it did not exist.
+    boost::asio::awaitable<bool> delete_collection(std::string project, std::string name);
+
+  private:
+    boost::asio::awaitable<net::RetryResult> call(const std::string& action, std::string body);
+
+    net::HttpClient& http_;
+    const Authenticator& auth_;
+    Endpoint endpoint_;
+    std::chrono::milliseconds timeout_;
+    net::RetryPolicy policy_;
+};
+
+}  // namespace cdcd::vikingdb

@@ -1,0 +1,149 @@
+#include "sinks/vikingdb/data_plane_client.h"
+
+#include "formats/json/json_writer.h"
+#include "sinks/vikingdb/control_plane_client.h"
+
+namespace cdcd::vikingdb {
+
+namespace {
+
+void address(json::Writer& w, const WriteTarget& t) {
+    if (t.resource_id)
+        w.key("resource_id").string(*t.resource_id);
+    else
+        w.key("collection_name").string(t.collection);
+    w.key("project_name").string(t.project);
+}
+
+std::string describe(const net::RetryResult& r) {
+    auto [code, message] = parse_error_body(r.response.body);
+    std::string out = "HTTP " + std::to_string(r.response.status);
+    if (!code.empty()) out += " " + code;
+    if (!message.empty()) out += ": " + message;
+    if (r.attempts > 1) out += " (after " + std::to_string(r.attempts) + " attempts)";
+    return out;
+}
+
+ApiError api_error(const std::string& what, const net::RetryResult& r) {
+    auto [code, message] = parse_error_body(r.response.body);
+    return ApiError(what + ": " + describe(r), r.response.status, code, message);
+}
+
+/// A 4xx about the data itself (not about credentials or the collection): worth bisecting.
+bool record_specific(const net::RetryResult& r) {
+    if (r.outcome != net::Outcome::Permanent || r.response.status != 400) return false;
+    auto code = parse_error_body(r.response.body).first;
+    return code.empty() || code == "InvalidParameter" || code.find("Data") != std::string::npos;
+}
+
+std::string key_range(const Batch& b, std::size_t begin, std::size_t end) {
+    if (end - begin == 1) return b.keys[begin];
+    return b.keys[begin] + " … " + b.keys[end - 1] + " (" + std::to_string(end - begin) +
+           " records)";
+}
+
+}  // namespace
+
+DataPlaneClient::DataPlaneClient(net::HttpClient& http, const Authenticator& auth,
+                                 Endpoint endpoint, std::chrono::milliseconds timeout,
+                                 net::RetryPolicy policy, WriteOptions options)
+    : http_(http),
+      auth_(auth),
+      endpoint_(std::move(endpoint)),
+      timeout_(timeout),
+      policy_(std::move(policy)),
+      options_(options) {}
+
+std::string DataPlaneClient::upsert_body(const WriteTarget& target,
+                                         std::string_view items_json) const {
+    std::string out;
+    out.reserve(items_json.size() + 128);
+    json::Writer w(out);
+    w.begin_object();
+    address(w, target);
+    w.key("data").raw(items_json);
+    if (options_.ttl_seconds) w.key("ttl").integer(*options_.ttl_seconds);
+    if (options_.async_upsert) w.key("async").boolean(true);
+    w.end_object();
+    return out;
+}
+
+std::string DataPlaneClient::delete_body(const WriteTarget& target,
+                                         std::string_view ids_json) const {
+    std::string out;
+    json::Writer w(out);
+    w.begin_object();
+    address(w, target);
+    w.key("ids").raw(ids_json);
+    w.end_object();
+    return out;
+}
+
+boost::asio::awaitable<net::RetryResult> DataPlaneClient::post(const std::string& path,
+                                                               std::string body) {
+    auto make = [&]() {
+        ++stats_.requests;
+        return auth_.build(Plane::Data, endpoint_, path, "", body, timeout_);
+    };
+    net::Classifier classify = classify_response;
+    net::RetryResult r = co_await net::send_with_retry(http_, make, classify, policy_);
+    if (r.attempts > 1) stats_.retries += static_cast<std::uint64_t>(r.attempts - 1);
+    co_return r;
+}
+
+boost::asio::awaitable<void> DataPlaneClient::upsert_range(const WriteTarget& target,
+                                                           const Batch& batch, std::size_t begin,
+                                                           std::size_t end) {
+    std::string items = "[";
+    for (std::size_t i = begin; i < end; ++i) {
+        if (i > begin) items.push_back(',');
+        items += batch.payloads[i];
+    }
+    items.push_back(']');
+    std::string body = upsert_body(target, items);
+    net::RetryResult r = co_await post("/api/vikingdb/data/upsert", std::move(body));
+    if (r.outcome == net::Outcome::Success) {
+        stats_.rows_upserted += end - begin;
+        co_return;
+    }
+    if (end - begin > 1 && record_specific(r)) {
+        std::size_t mid = begin + (end - begin) / 2;
+        co_await upsert_range(target, batch, begin, mid);
+        co_await upsert_range(target, batch, mid, end);
+        // Both halves accepted although the whole was refused (e.g. a size limit): done.
+        co_return;
+    }
+    throw api_error("VikingDB upsert into collection '" + target.collection +
+                        "' failed for primary key " + key_range(batch, begin, end),
+                    r);
+}
+
+boost::asio::awaitable<void> DataPlaneClient::send(WriteTarget target, const Batch& batch) {
+    if (batch.kind == OpKind::Upsert) {
+        co_await upsert_range(target, batch, 0, batch.size());
+        co_return;
+    }
+    std::string body = delete_body(target, batch.items_json());
+    net::RetryResult r = co_await post("/api/vikingdb/data/delete", std::move(body));
+    if (r.outcome != net::Outcome::Success)
+        throw api_error("VikingDB delete from collection '" + target.collection +
+                            "' (primary keys " + key_range(batch, 0, batch.size()) + ") failed",
+                        r);
+    stats_.ids_deleted += batch.size();
+}
+
+boost::asio::awaitable<void> DataPlaneClient::delete_all(WriteTarget target) {
+    std::string out;
+    json::Writer w(out);
+    w.begin_object();
+    address(w, target);
+    w.key("del_all").boolean(true);
+    w.end_object();
+    net::RetryResult r = co_await post("/api/vikingdb/data/delete", std::move(out));
+    if (r.outcome != net::Outcome::Success)
+        throw api_error(
+            "VikingDB delete-all (TRUNCATE TABLE) of collection '" + target.collection + "' failed",
+            r);
+}
+
+}  // namespace cdcd::vikingdb

@@ -1,0 +1,34 @@
+#pragma once
+// The `vikingdb` sink: one HTTP client, one control-plane and one data-plane client, the
+// collection catalog and the metadata applier, shared by `pipeline.parallelism` writers.
+#include <boost/asio/io_context.hpp>
+#include <memory>
+
+#include "net/http_client.h"
+#include "pipeline/connector/sink.h"
+#include "sinks/vikingdb/auth.h"
+#include "sinks/vikingdb/collection_catalog.h"
+#include "sinks/vikingdb/metadata_applier.h"
+#include "sinks/vikingdb/options.h"
+
+namespace cdcd::vikingdb {
+
+class VikingdbSink final : public Sink {
+  public:
+    VikingdbSink(VikingdbSettings settings, boost::asio::io_context& io,
+                 const std::string& local_time_zone);
+    std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
+    MetadataApplier& metadata_applier() override { return *applier_; }
+
+  private:
+    VikingdbSettings settings_;
+    boost::asio::io_context& io_;
+    net::HttpClient http_;
+    Authenticator auth_;
+    std::unique_ptr<ControlPlaneClient> control_;
+    std::shared_ptr<DataPlaneClient> data_;
+    std::shared_ptr<CollectionCatalog> catalog_;
+    std::unique_ptr<VikingdbMetadataApplier> applier_;
+};
+
+}  // namespace cdcd::vikingdb
