@@ -98,13 +98,19 @@ std::string styled(const std::string& text, bool bold, bool italic, bool strike,
            text.substr(last + 1);
 }
 
+std::string trim(const std::string& text) {
+    auto first = text.find_first_not_of(' ');
+    if (first == std::string::npos) return {};
+    return text.substr(first, text.find_last_not_of(' ') - first + 1);
+}
+
 class Renderer {
   public:
     std::string document(array blocks) {
         std::vector<std::pair<std::string, bool>> chunks;  // text, is a list item
         for (element b : blocks) {
             bool list = is_list(b);
-            if (!list) counters_.clear();
+            if (!list) last_level_ = -1;  // the next list item starts at the left margin
             std::string text = block(b);
             if (text.empty()) continue;
             chunks.emplace_back(std::move(text), list);
@@ -274,6 +280,9 @@ class Renderer {
             list_id = std::string(get_str(list, "listId"));
             level = std::clamp<std::int64_t>(get_int(list, "level", 0), 0, 20);
         }
+        // Markdown nests one level at a time: deeper jumps would turn into code blocks.
+        level = std::min<std::int64_t>(level, last_level_ + 1);
+        last_level_ = static_cast<int>(level);
         std::string marker = "- ";
         if (ordered) {
             auto& counts = counters_[list_id];
@@ -297,13 +306,13 @@ class Renderer {
         element p = props(b);
         if (type == "heading") {
             auto level = std::clamp<std::int64_t>(get_int(p, "level", 1), 1, 6);
-            std::string text = inline_text(b);
+            std::string text = trim(inline_text(b));
             return std::string(static_cast<std::size_t>(level), '#') +
                    (text.empty() ? "" : " " + text);
         }
-        if (type == "paragraph") return inline_text(b);
+        if (type == "paragraph") return trim(inline_text(b));
         if (type == "blockquote") {
-            std::string text = inline_text(b);
+            std::string text = trim(inline_text(b));
             return text.empty() ? std::string() : prefix_lines(text, "> ");
         }
         if (type == "callout") {
@@ -335,6 +344,7 @@ class Renderer {
     }
 
     std::map<std::string, std::vector<int>> counters_;  // per listId, per level
+    int last_level_ = -1;                               // of the previous list item, -1: none
 };
 
 }  // namespace

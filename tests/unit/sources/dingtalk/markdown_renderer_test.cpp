@@ -1,0 +1,95 @@
+// Markdown rendering of every documented block type. Goldens: golden/<case>.json (blocks as the
+// Block API returns them, built with the emulator's fixtures) and golden/<case>.md (reviewed
+// output). CDCD_UPDATE_GOLDEN=1 rewrites the .md files.
+#include "sources/dingtalk/markdown_renderer.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using cdcd::dingtalk::render_markdown;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+fs::path golden_dir() {
+    return fs::path(__FILE__).parent_path() / "golden";
+}
+
+}  // namespace
+
+TEST_CASE("golden Markdown renderings") {
+    int cases = 0;
+    for (const auto& entry : fs::directory_iterator(golden_dir())) {
+        if (entry.path().extension() != ".json") continue;
+        ++cases;
+        auto md_path = fs::path(entry.path()).replace_extension(".md");
+        std::string actual = render_markdown(read_file(entry.path()));
+        if (std::getenv("CDCD_UPDATE_GOLDEN")) {
+            std::ofstream(md_path, std::ios::binary) << actual;
+        }
+        INFO("golden case " << entry.path().filename().string());
+        REQUIRE(fs::exists(md_path));
+        CHECK(actual == read_file(md_path));
+    }
+    CHECK(cases >= 6);
+}
+
+TEST_CASE("each block type renders to its Markdown form") {
+    auto one = [](const std::string& block) { return render_markdown("[" + block + "]"); };
+    CHECK(
+        one(R"({"blockType":"heading","heading":{"level":2,"text":"T"},"children":[{"text":"T"}]})") ==
+        "## T\n");
+    CHECK(
+        one(R"({"blockType":"heading","heading":{"level":"heading-3"},"children":[{"text":"T"}]})") ==
+        "### T\n");
+    CHECK(
+        one(R"({"blockType":"paragraph","paragraph":{},"children":[{"text":"a","bold":true},{"text":" b"}]})") ==
+        "**a** b\n");
+    CHECK(one(R"({"blockType":"blockquote","blockquote":{"text":"q"}})") == "> q\n");
+    CHECK(
+        one(R"({"blockType":"callout","callout":{"sticker":"tada","showstk":true},"children":[{"blockType":"paragraph","paragraph":{"text":"c"}}]})") ==
+        "> :tada: c\n");
+    CHECK(
+        one(R"({"blockType":"columns","columns":{"size":2},"children":[{"blockType":"paragraph","paragraph":{"text":"l"}},{"blockType":"paragraph","paragraph":{"text":"r"}}]})") ==
+        "l\n\nr\n");
+    CHECK(
+        render_markdown(
+            R"([{"blockType":"orderedList","orderedList":{"list":{"listId":"x","level":0}},"children":[{"text":"a"}]},
+                              {"blockType":"orderedList","orderedList":{"list":{"listId":"x","level":0}},"children":[{"text":"b"}]}])") ==
+        "1. a\n2. b\n");
+    CHECK(
+        render_markdown(
+            R"([{"blockType":"unorderedList","unorderedList":{"list":{"listId":"y","level":0}},"children":[{"text":"i"}]},
+                              {"blockType":"unorderedList","unorderedList":{"list":{"listId":"y","level":1}},"children":[{"text":"j"}]}])") ==
+        "- i\n    - j\n");
+    CHECK(
+        one(R"({"blockType":"table","table":{"rolSize":2,"colSize":2,"cells":[["h1","h2"],["a","b"]]}})") ==
+        "| h1 | h2 |\n| --- | --- |\n| a | b |\n");
+    CHECK(
+        one(R"({"blockType":"tableRow","tableRow":{},"children":[{"blockType":"tableCell","tableCell":{},"children":[{"text":"c"}]}]})") ==
+        "| c |\n| --- |\n");
+    CHECK(one(R"({"blockType":"tableCell","tableCell":{},"children":[{"text":"only"}]})") ==
+          "only\n");
+    CHECK(one(R"({"blockType":"unknown","unknown":{}})") ==
+          "<!-- unsupported block: unknown -->\n");
+    CHECK(
+        one(R"({"blockType":"paragraph","paragraph":{},"children":[{"elementType":"link","properties":{"href":"https://x.y/"},"children":[{"text":"go"}]},{"elementType":"image","properties":{"src":"https://x.y/i.png"}},{"elementType":"sticker","properties":{"code":"ok"}}]})") ==
+        "[go](https://x.y/)![](https://x.y/i.png):ok:\n");
+}
+
+TEST_CASE("empty and malformed input") {
+    CHECK(render_markdown("[]").empty());
+    CHECK(render_markdown(R"([{"blockType":"paragraph","paragraph":{}}])").empty());
+    CHECK_THROWS_AS(render_markdown("{\"a\":1}"), std::invalid_argument);
+    CHECK_THROWS_AS(render_markdown("[{"), std::invalid_argument);
+}
