@@ -1,5 +1,6 @@
 #include "cmd/cli_options.h"
 
+#include <charconv>
 #include <stdexcept>
 
 namespace cdcd::cli {
@@ -9,7 +10,10 @@ const char* usage() {
 
 Usage:
   cdcd run PIPELINE.yaml [--state-dir DIR] [--secrets FILE] [--reset-state]
+           [--admin-address HOST:PORT]
   cdcd validate PIPELINE.yaml [--secrets FILE]
+  cdcd checkpoints list|show|export --state-dir DIR [--pipeline NAME]
+           [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
   cdcd describe [CONNECTOR]
   cdcd version
   cdcd --help
@@ -21,7 +25,19 @@ Options (before or after the file):
   --reset-state        discard this pipeline's checkpoints and start from the startup mode
   --log-format FORMAT  text (default) or json; logs go to stderr, stdout is for sink output
   --log-level LEVEL    trace, debug, info (default), warn, error
-  --log-file FILE      write logs to FILE instead of stderr
+  --log-file FILE      write logs to FILE instead of stderr (reopened on SIGHUP)
+  --admin-address A    serve /metrics, /healthz and /readyz on A (HOST:PORT, or PORT for
+                       loopback); overrides pipeline.admin.address; off when neither is set
+
+cdcd checkpoints (docs/operations.md):
+  list                 every stored checkpoint: id, time, size, parts
+  show                 one checkpoint as JSON (the latest, or --id N), each source state
+                       decoded when --pipeline-file is given, else as size and hex
+  export               every checkpoint of the pipeline as a JSON array, for bug reports
+  --pipeline NAME      the pipeline (default: its name in --pipeline-file, else every one)
+
+Signals: SIGTERM/SIGINT drain (final checkpoint, exit 0); a second one exits at once (130);
+SIGHUP reopens --log-file.
 )";
 }
 
@@ -52,6 +68,19 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             o.log_level = value_of(i, flag);
         } else if (flag == "--log-file") {
             o.log_file = value_of(i, flag);
+        } else if (flag == "--admin-address") {
+            o.admin_address = value_of(i, flag);
+        } else if (flag == "--pipeline") {
+            o.pipeline_name = value_of(i, flag);
+        } else if (flag == "--pipeline-file") {
+            o.pipeline_file = value_of(i, flag);
+        } else if (flag == "--id") {
+            std::string v = value_of(i, flag);
+            std::uint64_t id = 0;
+            auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
+            if (v.empty() || ec != std::errc() || ptr != v.data() + v.size())
+                throw std::invalid_argument("--id must be a checkpoint id (a number), not '" + v + "'");
+            o.checkpoint_id = id;
         } else if (a.starts_with("-")) {
             throw std::invalid_argument("unknown option " + a + " (see cdcd --help)");
         } else if (o.command.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Command-line parsing for `cdcd`: a subcommand, one positional argument at most, and flags that
 // may come before or after it.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,7 +9,7 @@
 namespace cdcd::cli {
 
 struct CliOptions {
-    std::string command;  // run, validate, describe, version, help
+    std::string command;  // run, validate, describe, checkpoints, version, help
     std::optional<std::string> argument;
     std::string state_dir;
     std::string secrets_file;
@@ -16,6 +17,11 @@ struct CliOptions {
     std::string log_format = "text";  // text | json
     std::string log_level = "info";
     std::string log_file;
+    std::string admin_address;  // overrides pipeline.admin.address
+    // cdcd checkpoints
+    std::string pipeline_name;
+    std::string pipeline_file;
+    std::optional<std::uint64_t> checkpoint_id;
 };
 
 /// Throws std::invalid_argument with a message naming the bad flag.

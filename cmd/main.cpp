@@ -1,17 +1,21 @@
 // cdcd: parse the command line, set up logging, and hand over to the libraries.
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <iostream>
 
+#include "admin/address.h"
+#include "cmd/checkpoints_command.h"
 #include "cmd/cli_options.h"
+#include "cmd/log_file_sink.h"
+#include "cmd/service.h"
 #include "config/diagnostics.h"
 #include "config/option_spec.h"
 #include "config/pipeline_def.h"
 #include "config/secrets.h"
 #include "pipeline/connector/registry.h"
+#include "pipeline/metrics/process_metrics.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 
 #ifndef CDCD_VERSION
@@ -22,12 +26,16 @@ namespace {
 
 using namespace cdcd;
 
+// The log file's sink, reopened on SIGHUP; null when logs go to stderr.
+std::shared_ptr<cli::ReopenableFileSink> log_file_sink;
+
 void setup_logging(const cli::CliOptions& o) {
     std::shared_ptr<spdlog::sinks::sink> base;
     if (o.log_file.empty()) {
         base = std::make_shared<spdlog::sinks::stderr_sink_mt>();
     } else {
-        base = std::make_shared<spdlog::sinks::basic_file_sink_mt>(o.log_file);
+        log_file_sink = std::make_shared<cli::ReopenableFileSink>(o.log_file);
+        base = log_file_sink;
     }
     auto logger = std::make_shared<spdlog::logger>("cdcd", config::make_redacting_sink(base));
     if (o.log_format == "json") {
@@ -87,9 +95,27 @@ int run_command(const cli::CliOptions& o) {
                     plan.definition.sink.type.c_str());
         return 0;
     }
+    if (o.command == "checkpoints") return cli::checkpoints_command(o);
     if (o.command == "run") {
         auto plan = load_plan(o);
-        PipelineRuntime runtime(std::move(plan), RunOptions{o.state_dir, o.reset_state, true});
+        service::ServiceOptions service_options;
+        service_options.pipeline_name = plan.settings.name;
+        std::string admin = o.admin_address;
+        if (admin.empty() && plan.pipeline_options.has("admin.address"))
+            admin = plan.pipeline_options.get_string("admin.address");
+        if (!admin.empty()) service_options.admin = admin::parse_address(admin);
+        if (log_file_sink) service_options.reopen_logs = [] { log_file_sink->reopen(); };
+
+        std::unique_ptr<service::Service> service;
+        RunOptions run_options;
+        run_options.state_dir = o.state_dir;
+        run_options.reset_state = o.reset_state;
+        run_options.on_phase = [&service](RuntimePhase phase) {
+            if (service) service->on_phase(phase);
+        };
+        PipelineRuntime runtime(std::move(plan), std::move(run_options));
+        metrics::register_process_metrics(runtime.metrics(), CDCD_VERSION);
+        service = std::make_unique<service::Service>(runtime, std::move(service_options));
         return runtime.run();
     }
     throw std::invalid_argument("unknown command '" + o.command + "' (see cdcd --help)");

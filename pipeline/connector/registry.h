@@ -15,6 +15,7 @@
 #include "config/pipeline_def.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/connector/source.h"
+#include "pipeline/metrics/registry.h"
 
 namespace cdcd {
 
@@ -31,6 +32,9 @@ struct ConnectorContext {
     const config::ConnectorDef& definition;
     const PipelineSettings& pipeline;
     boost::asio::io_context& io;
+    /// Where the connector reports its metrics (see pipeline/metrics/connector_metrics.h and
+    /// docs/operations.md). Never null: outside a pipeline run it is a registry nobody scrapes.
+    metrics::Registry* metrics = &metrics::Registry::detached();
 };
 
 /// A metadata column a source puts in each event's meta (Flink's SupportedMetadataColumn), usable

@@ -16,6 +16,7 @@
 
 #include "pipeline/runtime/countdown.h"
 #include "pipeline/runtime/partitioner.h"
+#include "pipeline/runtime/runtime_metrics.h"
 #include "pipeline/schema/schema_operator.h"
 #include "pipeline/transform/transform_operator.h"
 #include "state/checkpoint_store.h"
@@ -51,14 +52,31 @@ struct PendingCheckpoint {
     std::vector<std::string> writer_states;
     std::size_t acks_remaining = 0;
     bool final = false;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 }  // namespace
+
+const char* to_string(RuntimePhase phase) {
+    switch (phase) {
+        case RuntimePhase::Starting:
+            return "starting";
+        case RuntimePhase::Running:
+            return "running";
+        case RuntimePhase::Draining:
+            return "draining";
+        case RuntimePhase::Stopped:
+            return "stopped";
+    }
+    return "unknown";
+}
 
 struct PipelineRuntime::Impl {
     Impl(PipelinePlan p, RunOptions o)
         : plan(std::move(p)),
           options(std::move(o)),
+          registry(metrics::Labels{{"pipeline", plan.settings.name}}),
+          rm(registry, plan.definition.source.type, plan.definition.sink.type),
           source_channel(io, kChannelCapacity),
           checkpoint_timer(io),
           drain_timer(io),
@@ -67,9 +85,9 @@ struct PipelineRuntime::Impl {
     // ---- construction and restore ---------------------------------------------------------
     void build() {
         const auto& def = plan.definition;
-        ConnectorContext source_ctx{plan.source_options, def.source, plan.settings, io};
+        ConnectorContext source_ctx{plan.source_options, def.source, plan.settings, io, &registry};
         source = plan.source_factory->create(source_ctx);
-        ConnectorContext sink_ctx{plan.sink_options, def.sink, plan.settings, io};
+        ConnectorContext sink_ctx{plan.sink_options, def.sink, plan.settings, io, &registry};
         sink = plan.sink_factory->create(sink_ctx);
         transform = plan.make_transform();
         schema_operator = std::make_unique<SchemaOperator>(
@@ -80,6 +98,29 @@ struct PipelineRuntime::Impl {
             writers.push_back(sink->create_writer(i, n));
             writer_channels.push_back(std::make_unique<WriterChannel>(io, kChannelCapacity));
         }
+        register_channel_metrics();
+    }
+
+    /// Elements sent into a channel and not yet received; index 0 is the source channel.
+    void register_channel_metrics() {
+        queued.assign(writers.size() + 1, 0);
+        for (std::size_t i = 0; i < queued.size(); ++i) {
+            metrics::Labels labels{{"channel", i == 0 ? std::string("source") : "writer/" + std::to_string(i - 1)}};
+            registry.gauge_fn("cdcd_channel_occupancy", "Batches or barriers queued in a channel between stages",
+                              labels, [this, i] { return static_cast<double>(queued[i]); });
+            registry.gauge("cdcd_channel_capacity", "Capacity of a channel between stages, in batches", labels)
+                .set(static_cast<double>(kChannelCapacity));
+        }
+    }
+
+    awaitable<void> send_to_source_channel(StreamElement element) {
+        co_await source_channel.async_send(boost::system::error_code{}, std::move(element), use_awaitable);
+        ++queued[0];
+    }
+
+    awaitable<void> send_to_writer(std::size_t i, WriterElement element) {
+        co_await writer_channels[i]->async_send(boost::system::error_code{}, std::move(element), use_awaitable);
+        ++queued[i + 1];
     }
 
     void restore() {
@@ -118,6 +159,9 @@ struct PipelineRuntime::Impl {
             writers[i]->restore_schemas(sink_schemas);
         }
         next_checkpoint_id = latest->id + 1;
+        rm.restores.inc();
+        rm.checkpoint_completed(latest->id, std::chrono::steady_clock::duration(-1), latest->size_bytes(),
+                                latest->created_ms);
         spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, latest->id, latest->size_bytes(),
                      dir);
     }
@@ -128,8 +172,9 @@ struct PipelineRuntime::Impl {
         explicit Output(Impl& rt) : rt_(rt) {}
         awaitable<void> emit(EventBatch events) override {
             rt_.events_in += events.size();
-            co_await rt_.source_channel.async_send(boost::system::error_code{}, StreamElement(std::move(events)),
-                                                   use_awaitable);
+            rt_.rm.source.records_out.inc(events.size());
+            rt_.rm.source_batches.inc();
+            co_await rt_.send_to_source_channel(StreamElement(std::move(events)));
         }
         bool stopping() const override { return rt_.stopping; }
         awaitable<void> sleep(std::int64_t millis) override {
@@ -154,8 +199,8 @@ struct PipelineRuntime::Impl {
         auto& pending = checkpoints[id];
         pending.source_state = source->snapshot_state();
         pending.final = true;
-        co_await source_channel.async_send(boost::system::error_code{}, StreamElement(Barrier{id}), use_awaitable);
-        co_await source_channel.async_send(boost::system::error_code{}, StreamElement(EndOfInput{}), use_awaitable);
+        co_await send_to_source_channel(StreamElement(Barrier{id}));
+        co_await send_to_source_channel(StreamElement(EndOfInput{}));
     }
 
     awaitable<void> checkpoint_loop() {
@@ -169,7 +214,7 @@ struct PipelineRuntime::Impl {
             std::uint64_t id = next_checkpoint_id++;
             checkpoints[id].source_state = source->snapshot_state();
             // Queued after any batch the source is still handing over, so it follows those events.
-            co_await source_channel.async_send(boost::system::error_code{}, StreamElement(Barrier{id}), use_awaitable);
+            co_await send_to_source_channel(StreamElement(Barrier{id}));
         }
     }
 
@@ -179,6 +224,7 @@ struct PipelineRuntime::Impl {
         while (true) {
             auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
             if (ec) co_return;
+            --queued[0];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
                 EventBatch* in = batch;
                 if (transform) {
@@ -194,11 +240,11 @@ struct PipelineRuntime::Impl {
                 if (transform) pending.transform_state = transform->snapshot_state();
                 pending.writer_states.assign(writers.size(), {});
                 pending.acks_remaining = writers.size();
-                for (auto& ch : writer_channels)
-                    co_await ch->async_send(boost::system::error_code{}, WriterElement(*barrier), use_awaitable);
+                for (std::size_t i = 0; i < writer_channels.size(); ++i)
+                    co_await send_to_writer(i, WriterElement(*barrier));
             } else {
-                for (auto& ch : writer_channels)
-                    co_await ch->async_send(boost::system::error_code{}, WriterElement(EndOfInput{}), use_awaitable);
+                for (std::size_t i = 0; i < writer_channels.size(); ++i)
+                    co_await send_to_writer(i, WriterElement(EndOfInput{}));
                 co_return;
             }
         }
@@ -208,11 +254,12 @@ struct PipelineRuntime::Impl {
     awaitable<void> dispatch(EventBatch& out) {
         if (out.empty()) co_return;
         events_out += out.size();
+        rm.sink.records_in.inc(out.size());
         if (writers.size() == 1) {
             EventBatch batch;
             batch.swap(out);
-            co_await writer_channels[0]->async_send(boost::system::error_code{}, WriterElement(std::move(batch)),
-                                                    use_awaitable);
+            rm.sink_batches.inc();
+            co_await send_to_writer(0, WriterElement(std::move(batch)));
             co_return;
         }
         std::vector<EventBatch> parts(writers.size());
@@ -227,8 +274,8 @@ struct PipelineRuntime::Impl {
         out.clear();
         for (std::size_t i = 0; i < parts.size(); ++i) {
             if (parts[i].empty()) continue;
-            co_await writer_channels[i]->async_send(boost::system::error_code{}, WriterElement(std::move(parts[i])),
-                                                    use_awaitable);
+            rm.sink_batches.inc();
+            co_await send_to_writer(i, WriterElement(std::move(parts[i])));
         }
     }
 
@@ -236,8 +283,7 @@ struct PipelineRuntime::Impl {
     awaitable<void> flush_writers(EventBatch& pending) {
         co_await dispatch(pending);
         auto done = std::make_shared<Countdown>(io.get_executor(), writers.size());
-        for (auto& ch : writer_channels)
-            co_await ch->async_send(boost::system::error_code{}, WriterElement(FlushRequest{done}), use_awaitable);
+        for (std::size_t i = 0; i < writer_channels.size(); ++i) co_await send_to_writer(i, WriterElement(FlushRequest{done}));
         co_await done->wait();
     }
 
@@ -248,6 +294,7 @@ struct PipelineRuntime::Impl {
         while (true) {
             auto [ec, element] = co_await channel.async_receive(asio::as_tuple(use_awaitable));
             if (ec) co_return;
+            --queued[index + 1];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
                 co_await writer.write(*batch);
             } else if (auto* barrier = std::get_if<Barrier>(&element)) {
@@ -287,6 +334,8 @@ struct PipelineRuntime::Impl {
             checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
         store->write(plan.settings.name, checkpoint, plan.checkpoints_retained);
         ++checkpoints_completed;
+        rm.checkpoint_completed(id, std::chrono::steady_clock::now() - pending.started, checkpoint.size_bytes(),
+                                checkpoint.created_ms);
         if (!pending.final) checkpoint_in_flight = false;
         spdlog::debug("checkpoint {} complete in {} ms", id,
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
@@ -300,6 +349,7 @@ struct PipelineRuntime::Impl {
     void begin_drain(const char* why) {
         if (stopping) return;
         stopping = true;
+        set_phase(RuntimePhase::Draining);
         spdlog::info("{}: draining (stop sources, final checkpoint, flush sinks; timeout {} ms)", why,
                      plan.shutdown_timeout_ms);
         checkpoint_timer.cancel();
@@ -324,7 +374,15 @@ struct PipelineRuntime::Impl {
         });
     }
 
+    void set_phase(RuntimePhase p) {
+        if (phase == p) return;
+        phase = p;
+        rm.ready.set(p == RuntimePhase::Running ? 1 : 0);
+        if (options.on_phase) options.on_phase(p);
+    }
+
     void finish() {
+        set_phase(RuntimePhase::Stopped);
         drain_timer.cancel();
         checkpoint_timer.cancel();
         signals.cancel();
@@ -335,6 +393,7 @@ struct PipelineRuntime::Impl {
     void fail(std::exception_ptr error) {
         if (!first_error) first_error = error;
         stopping = true;
+        set_phase(RuntimePhase::Stopped);
         io.stop();
     }
 
@@ -346,6 +405,7 @@ struct PipelineRuntime::Impl {
             } catch (const std::exception& ex) {
                 spdlog::error("{} failed: {}", task, ex.what());
             }
+            rm.failures.inc();
             fail(e);
         };
     }
@@ -356,6 +416,7 @@ struct PipelineRuntime::Impl {
             restore();
         } catch (const std::exception& e) {
             spdlog::error("{}", e.what());
+            set_phase(RuntimePhase::Stopped);
             return 1;
         }
         if (options.handle_signals) {
@@ -371,12 +432,17 @@ struct PipelineRuntime::Impl {
         for (std::size_t i = 0; i < writers.size(); ++i)
             asio::co_spawn(io, writer_task(i), on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i)));
         asio::co_spawn(io, checkpoint_loop(), on_exit("checkpoint coordinator"));
+        set_phase(RuntimePhase::Running);
         io.run();
         return first_error ? 1 : 0;
     }
 
     PipelinePlan plan;
     RunOptions options;
+    metrics::Registry registry;
+    RuntimeMetrics rm;
+    RuntimePhase phase = RuntimePhase::Starting;
+    std::vector<std::int64_t> queued;
     asio::io_context io{1};
     std::unique_ptr<state::CheckpointStore> store;
     std::unique_ptr<Source> source;
@@ -404,5 +470,8 @@ PipelineRuntime::PipelineRuntime(PipelinePlan plan, RunOptions options)
     : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {}
 PipelineRuntime::~PipelineRuntime() = default;
 int PipelineRuntime::run() { return impl_->run(); }
+asio::io_context& PipelineRuntime::io() { return impl_->io; }
+metrics::Registry& PipelineRuntime::metrics() { return impl_->registry; }
+RuntimePhase PipelineRuntime::phase() const { return impl_->phase; }
 
 }  // namespace cdcd

@@ -8,17 +8,27 @@
 // and acks N; with every ack, checkpoint N is written to RocksDB in one synced batch and the
 // source and writers are told it is durable. SIGTERM/SIGINT drain: the source stops, a final
 // checkpoint is taken, writers close, exit 0. A second signal exits at once.
+#include <boost/asio/io_context.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "pipeline/metrics/registry.h"
 #include "pipeline/runtime/pipeline_plan.h"
 
 namespace cdcd {
+
+/// Starting: restoring state; Running: restored and the source runs (ready); Draining: a stop
+/// was requested (signal) and the final checkpoint is on its way; Stopped: finished or failed.
+enum class RuntimePhase { Starting, Running, Draining, Stopped };
+const char* to_string(RuntimePhase phase);
 
 struct RunOptions {
     std::string state_dir;  // overrides pipeline.state.dir when non-empty
     bool reset_state = false;
     bool handle_signals = true;
+    /// Called on the event loop at every phase change (admin endpoint, systemd notifications).
+    std::function<void(RuntimePhase)> on_phase;
 };
 
 class PipelineRuntime {
@@ -27,6 +37,12 @@ public:
     ~PipelineRuntime();
     /// Runs to completion; returns the process exit code (0 finished or drained, 1 failed).
     int run();
+
+    /// The pipeline's event loop, for services that share it (admin endpoint, watchdog).
+    boost::asio::io_context& io();
+    /// The pipeline's metrics (constant label pipeline=<name>); connectors get it too.
+    metrics::Registry& metrics();
+    RuntimePhase phase() const;
 
 private:
     struct Impl;

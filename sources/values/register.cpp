@@ -67,7 +67,7 @@ void register_values_source(ConnectorRegistry& registry) {
         s.generator.payload_bytes = o.get_int("generator.payload-bytes");
         s.rate = o.get_long("generator.rate");
         s.bounded = o.get_bool("generator.bounded");
-        return std::make_unique<values::ValuesSource>(std::move(s));
+        return std::make_unique<values::ValuesSource>(std::move(s), *ctx.metrics);
     };
     registry.add(std::move(f));
 }

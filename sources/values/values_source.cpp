@@ -6,6 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "pipeline/metrics/progress.h"
 #include "sources/values/event_sets.h"
 
 namespace cdcd::values {
@@ -15,7 +16,8 @@ namespace {
 constexpr std::int64_t kBatchSize = 1024;
 }  // namespace
 
-ValuesSource::ValuesSource(ValuesSourceSettings settings) : settings_(std::move(settings)) {
+ValuesSource::ValuesSource(ValuesSourceSettings settings, metrics::Registry& metrics)
+    : settings_(std::move(settings)), metrics_(metrics) {
     if (settings_.event_set == "GENERATED") {
         generator_.emplace(settings_.generator);
     } else {
@@ -76,6 +78,8 @@ boost::asio::awaitable<void> ValuesSource::run_generated(SourceOutput& output) {
     co_await output.emit(std::move(create));
     const auto started = std::chrono::steady_clock::now();
     const std::int64_t started_at = position_;
+    // Logs every 10 s how far the run is; the same figures are cdcd_progress_items_* metrics.
+    metrics::ProgressReporter progress(metrics_, "values", "generate", total, position_);
     while (position_ < total && !output.stopping()) {
         std::int64_t n = std::min(kBatchSize, total - position_);
         if (settings_.rate > 0) {
@@ -95,7 +99,9 @@ boost::asio::awaitable<void> ValuesSource::run_generated(SourceOutput& output) {
         }
         position_ += n;
         co_await output.emit(std::move(batch));
+        progress.advance(n);
     }
+    if (position_ >= total) progress.finish();
     if (!settings_.bounded) {
         while (!output.stopping()) co_await output.sleep(1000);
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipeline/connector/source.h"
+#include "pipeline/metrics/registry.h"
 #include "sources/values/generator.h"
 
 namespace cdcd::values {
@@ -20,7 +21,9 @@ struct ValuesSourceSettings {
 
 class ValuesSource final : public Source {
 public:
-    explicit ValuesSource(ValuesSourceSettings settings);
+    /// `metrics` receives the GENERATED run's progress (cdcd_progress_items_*).
+    explicit ValuesSource(ValuesSourceSettings settings,
+                          metrics::Registry& metrics = metrics::Registry::detached());
 
     void restore(std::string_view state) override;
     boost::asio::awaitable<void> run(SourceOutput& output) override;
@@ -33,6 +36,7 @@ private:
     void check_failure_injection(std::int64_t ordinal) const;
 
     ValuesSourceSettings settings_;
+    metrics::Registry& metrics_;
     std::optional<std::vector<Event>> fixed_;
     std::optional<Generator> generator_;
     std::int64_t position_ = 0;  // ordinal of the next event to emit

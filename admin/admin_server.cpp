@@ -1,0 +1,156 @@
+// The only translation unit of the admin endpoint that instantiates Boost.Beast.
+#include "admin/admin_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+
+#include "pipeline/metrics/registry.h"
+
+namespace cdcd::admin {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using asio::awaitable;
+using asio::use_awaitable;
+
+namespace {
+constexpr auto kIdleTimeout = std::chrono::seconds(10);
+
+tcp::endpoint resolve(asio::io_context& io, const Address& address) {
+    boost::system::error_code ec;
+    auto ip = asio::ip::make_address(address.host, ec);
+    if (!ec) return {ip, address.port};
+    tcp::resolver resolver(io);
+    auto results = resolver.resolve(address.host, std::to_string(address.port), ec);
+    if (ec || results.empty())
+        throw std::runtime_error("admin endpoint: cannot resolve " + address.host + ": " +
+                                 ec.message());
+    return results.begin()->endpoint();
+}
+}  // namespace
+
+struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
+    Impl(asio::io_context& io, Routes r) : io(io), acceptor(io), routes(std::move(r)) {}
+
+    http::response<http::string_body> handle(const http::request<http::string_body>& req) {
+        http::response<http::string_body> res;
+        res.version(req.version());
+        res.keep_alive(req.keep_alive());
+        res.set(http::field::server, "cdcd");
+        res.set(http::field::content_type, "text/plain; charset=utf-8");
+        std::string_view target(req.target().data(), req.target().size());
+        std::string_view path = target.substr(0, target.find('?'));
+        if (req.method() != http::verb::get && req.method() != http::verb::head) {
+            res.result(http::status::method_not_allowed);
+            res.set(http::field::allow, "GET, HEAD");
+            res.body() = "method not allowed\n";
+        } else if (path == "/metrics") {
+            res.result(http::status::ok);
+            res.set(http::field::content_type, metrics::kExpositionContentType);
+            res.body() = routes.metrics ? routes.metrics() : std::string();
+        } else if (path == "/healthz") {
+            res.result(http::status::ok);
+            res.body() = "ok\n";
+        } else if (path == "/readyz") {
+            bool ready = routes.ready && routes.ready();
+            res.result(ready ? http::status::ok : http::status::service_unavailable);
+            res.body() =
+                (routes.state ? routes.state() : std::string(ready ? "ready" : "not ready")) + "\n";
+        } else {
+            res.result(http::status::not_found);
+            res.body() = "not found: try /metrics, /healthz or /readyz\n";
+        }
+        res.prepare_payload();
+        if (req.method() == http::verb::head) res.body().clear();
+        return res;
+    }
+
+    static awaitable<void> session(std::shared_ptr<Impl> self,
+                                   std::shared_ptr<beast::tcp_stream> stream) {
+        self->sessions.insert(stream);
+        beast::flat_buffer buffer;
+        while (!self->stopped) {
+            stream->expires_after(kIdleTimeout);
+            http::request<http::string_body> req;
+            auto [ec, n] =
+                co_await http::async_read(*stream, buffer, req, asio::as_tuple(use_awaitable));
+            if (ec) break;
+            auto res = self->handle(req);
+            stream->expires_after(kIdleTimeout);
+            auto [wec, wn] =
+                co_await http::async_write(*stream, res, asio::as_tuple(use_awaitable));
+            if (wec || !res.keep_alive()) break;
+        }
+        beast::error_code ignored;
+        stream->socket().shutdown(tcp::socket::shutdown_send, ignored);
+        stream->socket().close(ignored);
+        self->sessions.erase(stream);
+    }
+
+    static awaitable<void> accept_loop(std::shared_ptr<Impl> self) {
+        while (!self->stopped) {
+            auto [ec, socket] = co_await self->acceptor.async_accept(asio::as_tuple(use_awaitable));
+            if (self->stopped) co_return;
+            if (ec) {
+                if (ec == asio::error::operation_aborted) co_return;
+                spdlog::warn("admin endpoint: accept failed: {}", ec.message());
+                continue;
+            }
+            auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+            asio::co_spawn(self->io, session(self, std::move(stream)), asio::detached);
+        }
+    }
+
+    asio::io_context& io;
+    tcp::acceptor acceptor;
+    Routes routes;
+    std::set<std::shared_ptr<beast::tcp_stream>> sessions;
+    bool stopped = false;
+};
+
+AdminServer::AdminServer(asio::io_context& io, const Address& address, Routes routes)
+    : impl_(std::make_shared<Impl>(io, std::move(routes))) {
+    auto endpoint = resolve(io, address);
+    boost::system::error_code ec;
+    auto& acceptor = impl_->acceptor;
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+        throw std::runtime_error("admin endpoint: cannot listen on " + address.to_string() + ": " +
+                                 ec.message());
+    asio::co_spawn(io, Impl::accept_loop(impl_), asio::detached);
+}
+
+AdminServer::~AdminServer() {
+    stop();
+}
+
+std::uint16_t AdminServer::port() const {
+    boost::system::error_code ec;
+    auto endpoint = impl_->acceptor.local_endpoint(ec);
+    return ec ? 0 : endpoint.port();
+}
+
+void AdminServer::stop() {
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+    boost::system::error_code ignored;
+    impl_->acceptor.close(ignored);
+    for (const auto& stream : impl_->sessions) stream->socket().close(ignored);
+}
+
+}  // namespace cdcd::admin

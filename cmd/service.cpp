@@ -1,0 +1,82 @@
+#include "cmd/service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+
+#include "cmd/systemd_notify.h"
+
+namespace cdcd::service {
+
+Service::Service(PipelineRuntime& runtime, ServiceOptions options)
+    : runtime_(runtime),
+      options_(std::move(options)),
+      hangup_(runtime.io(), SIGHUP),
+      watchdog_(runtime.io()) {
+    if (options_.admin) {
+        admin::Routes routes;
+        routes.metrics = [this] { return runtime_.metrics().expose(); };
+        routes.ready = [this] { return runtime_.phase() == RuntimePhase::Running; };
+        routes.state = [this] { return std::string(to_string(runtime_.phase())); };
+        admin_ =
+            std::make_unique<admin::AdminServer>(runtime.io(), *options_.admin, std::move(routes));
+        admin::Address bound = *options_.admin;
+        bound.port = admin_->port();
+        spdlog::info("admin endpoint listening on http://{} (/metrics, /healthz, /readyz)",
+                     bound.to_string());
+    }
+    wait_for_sighup();
+    auto timeout = watchdog_timeout();
+    if (timeout.count() > 0) {
+        watchdog_interval_ = timeout / 2;
+        spdlog::info("systemd watchdog: pinging every {} ms", watchdog_interval_.count() / 1000);
+        notify("WATCHDOG=1");
+        schedule_watchdog();
+    }
+}
+
+Service::~Service() = default;
+
+void Service::wait_for_sighup() {
+    hangup_.async_wait([this](boost::system::error_code ec, int) {
+        if (ec || stopped_) return;
+        if (options_.reopen_logs) {
+            options_.reopen_logs();
+            spdlog::info("SIGHUP: log file reopened");
+        } else {
+            spdlog::info("SIGHUP: logs go to stderr, nothing to reopen");
+        }
+        wait_for_sighup();
+    });
+}
+
+void Service::schedule_watchdog() {
+    watchdog_.expires_after(watchdog_interval_);
+    watchdog_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        notify("WATCHDOG=1");
+        schedule_watchdog();
+    });
+}
+
+void Service::on_phase(RuntimePhase phase) {
+    switch (phase) {
+        case RuntimePhase::Starting:
+            break;
+        case RuntimePhase::Running:
+            notify("READY=1\nSTATUS=pipeline '" + options_.pipeline_name + "' running");
+            break;
+        case RuntimePhase::Draining:
+            notify("STOPPING=1\nSTATUS=draining: final checkpoint");
+            break;
+        case RuntimePhase::Stopped:
+            stopped_ = true;
+            if (admin_) admin_->stop();
+            boost::system::error_code ignored;
+            hangup_.cancel(ignored);
+            watchdog_.cancel();
+            break;
+    }
+}
+
+}  // namespace cdcd::service
