@@ -1,0 +1,63 @@
+#include "formats/json/json_writer.h"
+
+#include <catch2/catch.hpp>
+
+using cdcd::json::append_quoted;
+
+namespace {
+// The plain byte-by-byte definition the fast path must agree with.
+std::string reference(std::string_view s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out.push_back(static_cast<char>(c));
+                }
+        }
+    }
+    return out + "\"";
+}
+}  // namespace
+
+TEST_CASE("strings are escaped exactly as RFC 8259 requires, wherever the special byte falls") {
+    const std::string specials = std::string("\"\\\n\r\t\b\f\x01\x1f", 9);
+    for (char special : specials) {
+        for (size_t len = 0; len < 20; ++len) {
+            for (size_t at = 0; at < len; ++at) {
+                std::string s(len, 'a');
+                s[at] = special;
+                std::string out;
+                append_quoted(out, s);
+                CHECK(out == reference(s));
+            }
+        }
+    }
+}
+
+TEST_CASE("UTF-8 and high bytes pass through unescaped") {
+    std::string s = "caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 \x7f\xff end";
+    std::string out;
+    append_quoted(out, s);
+    CHECK(out == reference(s));
+    CHECK(out == "\"" + s + "\"");
+}
+
+TEST_CASE("a writer separates members and elements with commas") {
+    std::string out;
+    cdcd::json::Writer w(out);
+    w.begin_object().key("a").integer(1).key("b").begin_array().string("x").null().boolean(true).end_array();
+    w.key("c").number(0.5).key("d").begin_object().end_object().end_object();
+    CHECK(out == R"({"a":1,"b":["x",null,true],"c":0.5,"d":{}})");
+}
