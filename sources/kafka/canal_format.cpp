@@ -1,0 +1,112 @@
+// value.format: canal-json.
+#include "sources/kafka/message_parser.h"
+
+namespace cdcd::kafka {
+
+namespace {
+
+using simdjson::ondemand::json_type;
+
+class CanalParser final : public FormatParser {
+public:
+    void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
+        if (doc.type() == json_type::null) return;  // tombstone
+        if (doc.type() != json_type::object) throw ParseError("the value is not a JSON object");
+        std::vector<int>& data = data_;
+        std::vector<int>& old = old_;
+        data.clear();
+        old.clear();
+        std::string_view type;
+        bool ddl = false, saw_data = false;
+        for (auto field : doc.get_object()) {
+            std::string_view key = field.unescaped_key();
+            simdjson::ondemand::value value = field.value();
+            if (key == "data" || key == "old") {
+                if (value.type() == json_type::null) continue;
+                if (value.type() != json_type::array) throw ParseError(std::string(key) + " is not an array");
+                if (key == "data") saw_data = true;
+                for (auto element : value.get_array()) {
+                    simdjson::ondemand::value row = element.value();
+                    if (row.type() != json_type::object) throw ParseError(std::string(key) + " holds a non-object");
+                    Image& img = out.new_image();
+                    read_image(row.get_object(), img);
+                    (key == "data" ? data : old).push_back(static_cast<int>(out.image_count - 1));
+                }
+            } else if (key == "type") {
+                type = value.get_string();
+            } else if (key == "isDdl") {
+                if (value.type() == json_type::boolean) ddl = value.get_bool();
+            } else if (key == "pkNames") {
+                if (value.type() != json_type::array) continue;
+                out.pk_names.clear();
+                out.has_pk_names = true;
+                for (auto element : value.get_array()) out.pk_names.emplace_back(std::string_view(element.get_string()));
+            }
+        }
+        if (ddl) return;
+        if (type.empty()) throw ParseError("no \"type\" field");
+        OpType op;
+        if (type == "INSERT") {
+            op = OpType::Insert;
+        } else if (type == "UPDATE") {
+            op = OpType::Update;
+        } else if (type == "DELETE") {
+            op = OpType::Delete;
+        } else {
+            return;  // CREATE, ALTER, QUERY, …: schema is inferred from the data
+        }
+        if (!saw_data) throw ParseError("no \"data\" array");
+        for (std::size_t i = 0; i < data.size(); ++i) {
+            int row = data[i];
+            if (op == OpType::Insert) {
+                out.changes.push_back({op, -1, row});
+            } else if (op == OpType::Delete) {
+                out.changes.push_back({op, row, -1});
+            } else {
+                out.changes.push_back({op, merge_old(out, row, i < old.size() ? old[i] : -1), row});
+            }
+        }
+    }
+
+private:
+    // before = the new row with the old values of the columns `old` lists.
+    static int merge_old(ParsedMessage& out, int row, int old) {
+        Image& before = out.new_image();
+        const Image& after = out.images[static_cast<std::size_t>(row)];
+        before = after;
+        if (old >= 0) {
+            for (const FieldValue& changed : out.images[static_cast<std::size_t>(old)]) {
+                bool replaced = false;
+                for (FieldValue& f : before) {
+                    if (f.name == changed.name) {
+                        f = changed;
+                        replaced = true;
+                        break;
+                    }
+                }
+                if (!replaced) before.push_back(changed);
+            }
+        }
+        return static_cast<int>(out.image_count - 1);
+    }
+
+    std::vector<int> data_, old_;
+};
+
+}  // namespace
+
+std::unique_ptr<FormatParser> make_canal_parser() { return std::make_unique<CanalParser>(); }
+
+std::unique_ptr<FormatParser> make_json_parser();
+std::unique_ptr<FormatParser> make_debezium_parser();
+
+std::unique_ptr<FormatParser> make_format_parser(ValueFormat format) {
+    switch (format) {
+        case ValueFormat::Json: return make_json_parser();
+        case ValueFormat::DebeziumJson: return make_debezium_parser();
+        case ValueFormat::CanalJson: return make_canal_parser();
+    }
+    return nullptr;
+}
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,84 @@
+// value.format: debezium-json, with or without the {"schema":…,"payload":…} envelope.
+#include "sources/kafka/message_parser.h"
+
+namespace cdcd::kafka {
+
+namespace {
+
+using simdjson::ondemand::json_type;
+
+class DebeziumParser final : public FormatParser {
+public:
+    void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
+        if (doc.type() == json_type::null) return;  // tombstone
+        if (doc.type() != json_type::object) throw ParseError("the value is not a JSON object");
+        parse_envelope(doc.get_object(), out, true);
+    }
+
+private:
+    void parse_envelope(simdjson::ondemand::object obj, ParsedMessage& out, bool top) {
+        int before = -1, after = -1;
+        std::string_view op;
+        bool saw_payload = false;
+        for (auto field : obj) {
+            std::string_view key = field.unescaped_key();
+            simdjson::ondemand::value value = field.value();
+            if (key == "before" || key == "after") {
+                if (value.type() == json_type::null) continue;
+                if (value.type() != json_type::object) throw ParseError(std::string(key) + " is not an object");
+                Image& img = out.new_image();
+                read_image(value.get_object(), img);
+                (key == "before" ? before : after) = static_cast<int>(out.image_count - 1);
+            } else if (key == "op") {
+                op = value.get_string();
+            } else if (key == "payload" && top) {
+                saw_payload = true;
+                if (value.type() == json_type::null) return;  // tombstone with schema envelope
+                if (value.type() != json_type::object) throw ParseError("payload is not an object");
+                parse_envelope(value.get_object(), out, false);
+            }
+        }
+        if (saw_payload) return;
+        if (op.empty()) throw ParseError("no \"op\" field");
+        switch (op[0]) {
+            case 'c':
+            case 'r':
+                if (after < 0) throw ParseError("op '" + std::string(op) + "' without \"after\"");
+                out.changes.push_back({OpType::Insert, -1, after});
+                return;
+            case 'u':
+                if (after < 0) throw ParseError("op 'u' without \"after\"");
+                out.changes.push_back({before < 0 ? OpType::Replace : OpType::Update, before, after});
+                return;
+            case 'd':
+                if (before < 0) throw ParseError("op 'd' without \"before\"");
+                out.changes.push_back({OpType::Delete, before, -1});
+                return;
+            default: throw ParseError("unknown op '" + std::string(op) + "'");
+        }
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<FormatParser> make_debezium_parser() { return std::make_unique<DebeziumParser>(); }
+
+std::vector<std::string> debezium_key_fields(simdjson::ondemand::document& doc) {
+    std::vector<std::string> names;
+    if (doc.type() != json_type::object) return names;
+    simdjson::ondemand::object obj = doc.get_object();
+    std::vector<std::string> top;
+    for (auto field : obj) {
+        std::string_view key = field.unescaped_key();
+        simdjson::ondemand::value value = field.value();
+        if (key == "payload" && value.type() == json_type::object) {
+            names.clear();
+            for (auto inner : value.get_object()) names.emplace_back(std::string_view(inner.unescaped_key()));
+            return names;
+        }
+        top.emplace_back(key);
+    }
+    return top;
+}
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,51 @@
+#pragma once
+// One JSON field of a Kafka message as the source sees it: its name and a typed view of its
+// value, pointing into simdjson's buffers (no allocation per field). The inferred type of a value
+// and the conversion of a value into a column of a (possibly wider) type live here.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/data/row.h"
+#include "pipeline/types/data_type.h"
+
+namespace cdcd::kafka {
+
+enum class ValueKind : std::uint8_t {
+    Null,
+    Bool,
+    Int,        // fits int64: BIGINT
+    Decimal,    // plain decimal literal with a fraction: DECIMAL(precision, scale)
+    Double,     // exponent notation or too many digits: DOUBLE
+    String,     // any other string: STRING
+    Date,       // "yyyy-MM-dd": DATE
+    Timestamp,  // "yyyy-MM-dd HH:mm:ss[.f]" or with 'T': TIMESTAMP(p)
+    TimestampLtz,  // the same with a trailing 'Z' or ±HH:mm: TIMESTAMP_LTZ(p)
+    Raw,        // nested object or array: STRING holding its JSON text
+};
+
+struct FieldValue {
+    std::string_view name;
+    ValueKind kind = ValueKind::Null;
+    bool boolean = false;
+    std::int64_t integer = 0;
+    std::string_view text;  // string contents, number literal, or raw JSON
+    std::uint8_t precision = 0, scale = 0;  // Decimal; Timestamp* precision in `precision`
+};
+
+using Image = std::vector<FieldValue>;
+
+/// Classifies a JSON string value (Date / Timestamp / TimestampLtz / String) and its precision.
+void classify_string(FieldValue& v);
+/// Classifies a number literal (Int / Decimal / Double).
+void classify_number(FieldValue& v, std::string_view literal);
+
+/// The column type a value implies (Null → STRING).
+DataType inferred_type(const FieldValue& v);
+/// True when `v` can be stored in a column of `type` without widening it.
+bool fits(const FieldValue& v, const DataType& type);
+/// Stores `v` into field `i` of `row`, converted to `type` (which `v` fits). False when the text
+/// cannot be converted (e.g. a timestamp out of range).
+bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& type);
+
+}  // namespace cdcd::kafka

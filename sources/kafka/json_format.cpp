@@ -1,0 +1,22 @@
+// value.format: json — every message is one flat JSON object, read as an INSERT.
+#include "sources/kafka/message_parser.h"
+
+namespace cdcd::kafka {
+
+namespace {
+
+class JsonParser final : public FormatParser {
+public:
+    void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
+        if (doc.type() != simdjson::ondemand::json_type::object) throw ParseError("the value is not a JSON object");
+        Image& img = out.new_image();
+        read_image(doc.get_object(), img);
+        out.changes.push_back({OpType::Insert, -1, 0});
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<FormatParser> make_json_parser() { return std::make_unique<JsonParser>(); }
+
+}  // namespace cdcd::kafka

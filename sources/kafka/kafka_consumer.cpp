@@ -1,0 +1,313 @@
+#include "sources/kafka/kafka_consumer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+
+#include "pipeline/transform/java_regex.h"
+
+namespace cdcd::kafka {
+
+namespace {
+
+constexpr std::size_t kQueueCapacity = 4;  // chunks waiting for the event loop
+constexpr int kPollMs = 100;
+constexpr int kMetadataTimeoutMs = 10'000;
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
+                             std::function<void()> wake)
+    : settings_(std::move(settings)),
+      restored_(std::move(restored)),
+      io_(io),
+      wake_(std::move(wake)),
+      decoder_(settings_.decoder) {
+    decoder_.restore(restored_.schemas);
+    if (settings_.topic_pattern) {
+        std::string error;
+        pattern_ = transform::compile_java_regex(*settings_.topic_pattern, &error);
+        if (!pattern_) throw std::invalid_argument("kafka source: topic-pattern: " + error);
+    }
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    auto set = [&](const std::string& k, const std::string& v) {
+        if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+            rd_kafka_conf_destroy(conf);
+            throw std::invalid_argument("kafka source: " + k + ": " + err);
+        }
+    };
+    // Defaults a user may override, then the user's settings, then what cdcd relies on.
+    set("fetch.wait.max.ms", "100");
+    set("queued.max.messages.kbytes", "32768");
+    for (const auto& [k, v] : settings_.client.librdkafka) {
+        set(k, v);
+        if (k == "group.id" && !v.empty()) has_group_ = true;
+    }
+    set("enable.auto.commit", "false");
+    set("enable.auto.offset.store", "false");
+    set("enable.partition.eof", settings_.bounded ? "true" : "false");
+    rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::on_commit);
+    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!rk_) {
+        rd_kafka_conf_destroy(conf);
+        throw std::runtime_error(std::string("kafka source: ") + err);
+    }
+    rd_kafka_poll_set_consumer(rk_);
+    queue_ = rd_kafka_queue_get_consumer(rk_);
+}
+
+KafkaConsumer::~KafkaConsumer() {
+    stop_ = true;
+    not_full_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    if (queue_) rd_kafka_queue_destroy(queue_);
+    if (rk_) {
+        rd_kafka_consumer_close(rk_);
+        rd_kafka_destroy(rk_);
+    }
+}
+
+void KafkaConsumer::start() { thread_ = std::thread([this] { run(); }); }
+
+void KafkaConsumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t*, void*) {
+    if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET)
+        spdlog::warn("kafka source: committing offsets to the consumer group failed: {}", rd_kafka_err2str(err));
+}
+
+bool KafkaConsumer::try_pop(Chunk& chunk) {
+    std::lock_guard lock(mutex_);
+    if (queue_chunks_.empty()) {
+        loop_waiting_ = true;
+        return false;
+    }
+    chunk = std::move(queue_chunks_.front());
+    queue_chunks_.pop_front();
+    not_full_.notify_one();
+    return true;
+}
+
+void KafkaConsumer::push(Chunk chunk) {
+    std::unique_lock lock(mutex_);
+    not_full_.wait(lock, [&] { return queue_chunks_.size() < kQueueCapacity || stop_; });
+    if (stop_) return;
+    queue_chunks_.push_back(std::move(chunk));
+    if (loop_waiting_) {
+        loop_waiting_ = false;
+        boost::asio::post(io_, wake_);
+    }
+}
+
+void KafkaConsumer::commit(const Offsets& offsets) {
+    if (!has_group_ || offsets.empty()) return;
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
+    for (const auto& [key, offset] : offsets)
+        rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset = offset;
+    rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, 1);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err) spdlog::warn("kafka source: cannot commit offsets: {}", rd_kafka_err2str(err));
+}
+
+std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t partition, bool initial) {
+    auto it = restored_.offsets.find({topic, partition});
+    if (it != restored_.offsets.end()) return it->second;  // a checkpoint beats the startup mode
+    if (!initial) return RD_KAFKA_OFFSET_BEGINNING;         // partitions discovered later: from the start
+    switch (settings_.startup) {
+        case StartupMode::EarliestOffset: return RD_KAFKA_OFFSET_BEGINNING;
+        case StartupMode::GroupOffsets: return RD_KAFKA_OFFSET_STORED;  // else auto.offset.reset
+        case StartupMode::SpecificOffsets: {
+            auto s = settings_.specific_offsets.find(partition);
+            return s == settings_.specific_offsets.end() ? RD_KAFKA_OFFSET_STORED : s->second;
+        }
+        case StartupMode::LatestOffset: {
+            // Pinned now, so that a checkpoint taken before the first message still resumes here.
+            std::int64_t lo = 0, hi = 0;
+            rd_kafka_resp_err_t err =
+                rd_kafka_query_watermark_offsets(rk_, topic.c_str(), partition, &lo, &hi, kMetadataTimeoutMs);
+            if (err) throw std::runtime_error("kafka source: latest offset of " + topic + " [" +
+                                              std::to_string(partition) + "]: " + rd_kafka_err2str(err));
+            return hi;
+        }
+        case StartupMode::Timestamp: {
+            rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+            rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset = settings_.startup_timestamp_ms;
+            rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kMetadataTimeoutMs);
+            std::int64_t offset = list->elems[0].offset;
+            rd_kafka_resp_err_t perr = list->elems[0].err;
+            rd_kafka_topic_partition_list_destroy(list);
+            if (err || perr)
+                throw std::runtime_error("kafka source: offset for timestamp in " + topic + " [" +
+                                         std::to_string(partition) + "]: " + rd_kafka_err2str(err ? err : perr));
+            return offset < 0 ? RD_KAFKA_OFFSET_END : offset;
+        }
+    }
+    return RD_KAFKA_OFFSET_STORED;
+}
+
+void KafkaConsumer::discover(bool initial) {
+    const rd_kafka_metadata_t* md = nullptr;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &md, kMetadataTimeoutMs);
+    if (err) {
+        if (initial) throw std::runtime_error(std::string("kafka source: cannot read topic metadata: ") + rd_kafka_err2str(err));
+        spdlog::warn("kafka source: partition discovery failed: {}", rd_kafka_err2str(err));
+        return;
+    }
+    std::vector<PartitionKey> fresh;
+    std::set<std::string> seen;
+    for (int t = 0; t < md->topic_cnt; ++t) {
+        const auto& topic = md->topics[t];
+        std::string name = topic.topic;
+        bool wanted = pattern_ ? RE2::FullMatch(name, *pattern_)
+                               : std::find(settings_.topics.begin(), settings_.topics.end(), name) != settings_.topics.end();
+        if (!wanted || topic.err) continue;
+        if (name.rfind("__", 0) == 0 && pattern_) continue;  // internal topics
+        seen.insert(name);
+        for (int p = 0; p < topic.partition_cnt; ++p) {
+            PartitionKey key{name, topic.partitions[p].id};
+            if (!assigned_.count(key)) fresh.push_back(key);
+        }
+    }
+    rd_kafka_metadata_destroy(md);
+    for (const auto& t : settings_.topics) {
+        if (!seen.count(t) && warned_missing_.insert(t).second)
+            spdlog::warn("kafka source: topic {} does not exist (yet); it is picked up when it appears", t);
+    }
+    if (fresh.empty()) return;
+    std::sort(fresh.begin(), fresh.end());
+    for (const auto& key : fresh) {
+        Assigned a;
+        a.start = start_offset(key.first, key.second, initial);
+        if (settings_.bounded) {
+            if (!initial) continue;  // bounded input: only what existed at start
+            std::int64_t lo = 0, hi = 0;
+            rd_kafka_resp_err_t e =
+                rd_kafka_query_watermark_offsets(rk_, key.first.c_str(), key.second, &lo, &hi, kMetadataTimeoutMs);
+            if (e) throw std::runtime_error("kafka source: end offset of " + key.first + ": " + rd_kafka_err2str(e));
+            a.end = hi;
+            a.done = hi <= lo || (a.start >= 0 && a.start >= hi);
+        }
+        if (a.start >= 0) position_[key] = a.start;
+        spdlog::info("kafka source: reading {} [{}] from {}", key.first, key.second,
+                     a.start >= 0 ? std::to_string(a.start)
+                     : a.start == RD_KAFKA_OFFSET_BEGINNING ? "the earliest offset"
+                     : a.start == RD_KAFKA_OFFSET_END       ? "the latest offset"
+                                                            : "the committed group offset");
+        assigned_.emplace(key, a);
+    }
+    reassign();
+    // Partitions pinned to an explicit offset are part of the state from now on.
+    Chunk chunk;
+    for (const auto& key : fresh)
+        if (auto p = position_.find(key); p != position_.end()) chunk.offsets.emplace_back(key, p->second);
+    if (!chunk.offsets.empty()) push(std::move(chunk));
+}
+
+void KafkaConsumer::reassign() {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
+    for (const auto& [key, a] : assigned_) {
+        if (a.done) continue;
+        auto p = position_.find(key);
+        rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
+            p != position_.end() ? p->second : a.start;
+    }
+    rd_kafka_resp_err_t err = rd_kafka_assign(rk_, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err) throw std::runtime_error(std::string("kafka source: assign failed: ") + rd_kafka_err2str(err));
+}
+
+bool KafkaConsumer::all_done() const {
+    for (const auto& [key, a] : assigned_)
+        if (!a.done) return false;
+    return true;
+}
+
+void KafkaConsumer::run() {
+    std::vector<rd_kafka_message_t*> messages(settings_.max_batch);
+    try {
+        discover(true);
+        std::int64_t next_discovery = now_ms() + settings_.discovery_interval_ms;
+        while (!stop_) {
+            if (settings_.bounded && all_done()) {
+                Chunk end;
+                end.end = true;
+                push(std::move(end));
+                return;
+            }
+            if (!settings_.bounded && now_ms() >= next_discovery) {
+                discover(false);
+                next_discovery = now_ms() + settings_.discovery_interval_ms;
+            }
+            ssize_t n = rd_kafka_consume_batch_queue(queue_, kPollMs, messages.data(), messages.size());
+            if (n < 0) throw std::runtime_error(std::string("kafka source: consume failed: ") +
+                                                rd_kafka_err2str(rd_kafka_last_error()));
+            if (n == 0) continue;
+            Chunk chunk;
+            chunk.events.reserve(static_cast<std::size_t>(n));
+            std::map<PartitionKey, std::int64_t> moved;
+            bool reached_end = false;
+            for (ssize_t i = 0; i < n; ++i) {
+                rd_kafka_message_t* m = messages[static_cast<std::size_t>(i)];
+                if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                    PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
+                    auto it = assigned_.find(key);
+                    if (it != assigned_.end() && it->second.end >= 0 && m->offset >= it->second.end) {
+                        it->second.done = true;
+                        reached_end = true;
+                    }
+                } else if (m->err) {
+                    if (rd_kafka_fatal_error(rk_, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                        std::string why = rd_kafka_message_errstr(m);
+                        for (ssize_t j = i; j < n; ++j) rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                        throw std::runtime_error("kafka source: fatal consumer error: " + why);
+                    }
+                    spdlog::warn("kafka source: {}", rd_kafka_message_errstr(m));
+                } else {
+                    PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
+                    auto& a = assigned_[key];
+                    if (a.done) {
+                        rd_kafka_message_destroy(m);
+                        continue;
+                    }
+                    try {
+                        decoder_.decode(*m, chunk.events);
+                    } catch (const std::exception& e) {
+                        std::string where = "topic " + key.first + ", partition " + std::to_string(key.second) +
+                                            ", offset " + std::to_string(m->offset);
+                        if (!settings_.ignore_parse_errors) {
+                            for (ssize_t j = i; j < n; ++j) rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                            throw std::runtime_error("kafka source: cannot parse the message at " + where + ": " +
+                                                     e.what() + " (set ignore-parse-errors: true to skip such messages)");
+                        }
+                        std::uint64_t count = ++skipped_;
+                        if (count <= 10 || count % 1000 == 0)
+                            spdlog::warn("kafka source: skipped unparsable message at {} ({} skipped so far): {}", where,
+                                         count, e.what());
+                    }
+                    moved[key] = m->offset + 1;
+                    position_[key] = m->offset + 1;
+                    if (a.end >= 0 && m->offset + 1 >= a.end) {
+                        a.done = true;
+                        reached_end = true;
+                    }
+                }
+                rd_kafka_message_destroy(m);
+            }
+            if (reached_end && !all_done()) reassign();  // stop fetching finished partitions
+            if (moved.empty() && chunk.events.empty()) continue;
+            chunk.offsets.assign(moved.begin(), moved.end());
+            push(std::move(chunk));
+        }
+    } catch (...) {
+        Chunk failed;
+        failed.error = std::current_exception();
+        push(std::move(failed));
+    }
+}
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,109 @@
+#pragma once
+// The Kafka source's consumer: a dedicated thread owns the librdkafka consumer, does the blocking
+// work (metadata discovery, offset lookups, watermark queries, consume_batch), decodes messages
+// into events (MessageDecoder) and hands them over as chunks through a small bounded queue; the
+// event loop takes chunks without blocking and is woken by an asio::post when it waits.
+// Partitions are assigned explicitly (no group membership, like Flink's KafkaSource), so a
+// restarted cdcd resumes at once; the consumer group only receives offset commits.
+#include <librdkafka/rdkafka.h>
+
+#include <boost/asio/io_context.hpp>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "pipeline/connector/stream.h"
+#include "sinks/kafka/kafka_properties.h"
+#include "sources/kafka/message_decoder.h"
+#include "sources/kafka/offsets_state.h"
+
+namespace cdcd::kafka {
+
+enum class StartupMode { EarliestOffset, LatestOffset, GroupOffsets, Timestamp, SpecificOffsets };
+
+struct ConsumerSettings {
+    ClientConfig client;
+    std::vector<std::string> topics;
+    std::optional<std::string> topic_pattern;
+    StartupMode startup = StartupMode::GroupOffsets;
+    std::int64_t startup_timestamp_ms = 0;
+    std::map<std::int32_t, std::int64_t> specific_offsets;  // partition → offset
+    bool bounded = false;                                   // scan.bounded.mode: latest-offset
+    std::int64_t discovery_interval_ms = 300'000;
+    std::size_t max_batch = 4096;
+    bool ignore_parse_errors = false;
+    DecoderSettings decoder;
+};
+
+struct Chunk {
+    EventBatch events;
+    std::vector<std::pair<PartitionKey, std::int64_t>> offsets;  // next offsets after this chunk
+    bool end = false;                                            // bounded input finished
+    std::exception_ptr error;
+};
+
+class KafkaConsumer {
+public:
+    KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
+                  std::function<void()> wake);
+    ~KafkaConsumer();
+
+    void start();
+    /// Takes the next chunk if one is ready; otherwise arranges for `wake` to be posted when one is.
+    bool try_pop(Chunk& chunk);
+    /// Commits offsets to the consumer group (asynchronously; thread-safe). No-op without group.id.
+    void commit(const Offsets& offsets);
+    std::uint64_t skipped() const { return skipped_.load(); }
+
+private:
+    struct Assigned {
+        std::int64_t start;           // librdkafka offset or logical (BEGINNING / STORED)
+        std::int64_t end = -1;        // bounded: high watermark at assignment
+        bool done = false;
+    };
+
+    void run();
+    void discover(bool initial);
+    std::int64_t start_offset(const std::string& topic, std::int32_t partition, bool initial);
+    void reassign();
+    void push(Chunk chunk);
+    bool all_done() const;
+    static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* offsets, void*);
+
+    ConsumerSettings settings_;
+    SourceState restored_;
+    boost::asio::io_context& io_;
+    std::function<void()> wake_;
+    std::unique_ptr<RE2> pattern_;
+    rd_kafka_t* rk_ = nullptr;
+    rd_kafka_queue_t* queue_ = nullptr;
+    bool has_group_ = false;
+    MessageDecoder decoder_;
+
+    std::map<PartitionKey, Assigned> assigned_;
+    std::map<PartitionKey, std::int64_t> position_;  // next offset per partition, consumer thread
+    std::set<std::string> warned_missing_;
+
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    std::atomic<std::uint64_t> skipped_{0};
+    std::mutex mutex_;
+    std::condition_variable not_full_;
+    std::deque<Chunk> queue_chunks_;
+    bool loop_waiting_ = false;
+    bool finished_ = false;
+};
+
+}  // namespace cdcd::kafka

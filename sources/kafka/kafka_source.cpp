@@ -1,0 +1,81 @@
+#include "sources/kafka/kafka_source.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "pipeline/schema/schema_change_apply.h"
+
+namespace cdcd::kafka {
+
+namespace asio = boost::asio;
+
+KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io)
+    : settings_(std::move(settings)), io_(io), wake_timer_(std::make_shared<asio::steady_timer>(io)) {}
+
+KafkaSource::~KafkaSource() {
+    consumer_.reset();  // joins the consumer thread
+}
+
+void KafkaSource::restore(std::string_view state) { state_ = decode_state(state); }
+
+std::string KafkaSource::snapshot_state() {
+    pending_commits_.push_back(state_.offsets);
+    return encode_state(state_);
+}
+
+std::string KafkaSource::describe_state(std::string_view state) const { return describe_state_json(decode_state(state)); }
+
+asio::awaitable<void> KafkaSource::notify_checkpoint_complete(std::uint64_t) {
+    // Checkpoints complete in the order they were taken; commit that checkpoint's offsets.
+    if (!pending_commits_.empty()) {
+        Offsets offsets = std::move(pending_commits_.front());
+        pending_commits_.pop_front();
+        if (consumer_) consumer_->commit(offsets);
+    }
+    co_return;
+}
+
+void KafkaSource::track_schemas(const EventBatch& events) {
+    for (const Event& e : events) {
+        if (is_data_change(e)) continue;
+        auto change = *as_schema_change(e);
+        TableId id = table_of(e);
+        auto it = std::find_if(state_.schemas.begin(), state_.schemas.end(), [&](const auto& p) { return p.first == id; });
+        if (it == state_.schemas.end()) {
+            state_.schemas.emplace_back(id, apply_schema_change(Schema{}, change));
+        } else {
+            it->second = apply_schema_change(it->second, change);
+        }
+    }
+}
+
+asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
+    std::weak_ptr<asio::steady_timer> timer = wake_timer_;
+    consumer_ = std::make_unique<KafkaConsumer>(settings_, state_, io_, [timer] {
+        if (auto t = timer.lock()) t->cancel();
+    });
+    consumer_->start();
+    Chunk chunk;
+    while (!output.stopping()) {
+        if (!consumer_->try_pop(chunk)) {
+            wake_timer_->expires_after(std::chrono::milliseconds(200));
+            co_await wake_timer_->async_wait(asio::as_tuple(asio::use_awaitable));
+            continue;
+        }
+        if (chunk.error) std::rethrow_exception(chunk.error);
+        // Advance the state past these events before emitting them.
+        for (const auto& [key, offset] : chunk.offsets) state_.offsets[key] = offset;
+        track_schemas(chunk.events);
+        if (chunk.end) {
+            if (consumer_->skipped() > 0)
+                spdlog::warn("kafka source: {} unparsable messages were skipped", consumer_->skipped());
+            co_return;
+        }
+        if (!chunk.events.empty()) co_await output.emit(std::move(chunk.events));
+        chunk = Chunk{};
+    }
+}
+
+}  // namespace cdcd::kafka

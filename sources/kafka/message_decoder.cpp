@@ -1,0 +1,164 @@
+#include "sources/kafka/message_decoder.h"
+
+#include "formats/json/json_writer.h"
+
+namespace cdcd::kafka {
+
+namespace {
+const char* const kMetadataNames[] = {"topic", "partition", "offset", "timestamp", "timestamp-type", "key", "headers"};
+}
+
+std::optional<MetadataField> metadata_field(const std::string& name) {
+    for (int i = 0; i < 7; ++i)
+        if (name == kMetadataNames[i]) return static_cast<MetadataField>(i);
+    return std::nullopt;
+}
+
+const char* metadata_name(MetadataField field) { return kMetadataNames[static_cast<int>(field)]; }
+
+MessageDecoder::MessageDecoder(const DecoderSettings& settings)
+    : settings_(settings), parser_(make_format_parser(settings.format)) {
+    if (!settings_.fixed_table)
+        extractor_.emplace(settings_.table_fields,
+                           settings_.format == ValueFormat::DebeziumJson && !settings_.table_from_key);
+}
+
+simdjson::ondemand::document& MessageDecoder::iterate(simdjson::ondemand::parser& parser, const void* data,
+                                                      std::size_t size, std::string& buffer,
+                                                      simdjson::ondemand::document& doc) {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy into a padded, reused buffer.
+    if (buffer.size() < size + simdjson::SIMDJSON_PADDING) buffer.resize(size + simdjson::SIMDJSON_PADDING);
+    std::memcpy(buffer.data(), data, size);
+    std::memset(buffer.data() + size, ' ', simdjson::SIMDJSON_PADDING);
+    auto error = parser.iterate(buffer.data(), size, buffer.size()).get(doc);
+    if (error) throw ParseError(std::string("invalid JSON: ") + simdjson::error_message(error));
+    return doc;
+}
+
+std::vector<std::string> MessageDecoder::key_primary_keys(const rd_kafka_message_t& m) {
+    if (!m.key || m.key_len == 0) return {};
+    try {
+        auto& doc = iterate(key_parser_, m.key, m.key_len, key_buffer_, key_doc_);
+        return debezium_key_fields(doc);
+    } catch (const std::exception&) {
+        return {};  // a key that is not JSON carries no primary key
+    }
+}
+
+EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
+    EventMeta meta;
+    meta.reserve(settings_.metadata.size());
+    for (MetadataField f : settings_.metadata) {
+        std::string value;
+        switch (f) {
+            case MetadataField::Topic: value = rd_kafka_topic_name(m.rkt); break;
+            case MetadataField::Partition: value = std::to_string(m.partition); break;
+            case MetadataField::Offset: value = std::to_string(m.offset); break;
+            case MetadataField::Timestamp:
+            case MetadataField::TimestampType: {
+                rd_kafka_timestamp_type_t type;
+                std::int64_t ts = rd_kafka_message_timestamp(&m, &type);
+                if (f == MetadataField::Timestamp) {
+                    value = std::to_string(ts);
+                } else {
+                    value = type == RD_KAFKA_TIMESTAMP_CREATE_TIME        ? "CreateTime"
+                            : type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "LogAppendTime"
+                                                                          : "NoTimestampType";
+                }
+                break;
+            }
+            case MetadataField::Key:
+                if (m.key) value.assign(static_cast<const char*>(m.key), m.key_len);
+                break;
+            case MetadataField::Headers: {
+                json::Writer w(value);
+                w.begin_object();
+                rd_kafka_headers_t* headers = nullptr;
+                if (rd_kafka_message_headers(&m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+                    const char* name;
+                    const void* v;
+                    size_t size;
+                    for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &v, &size) == 0; ++i) {
+                        w.key(name);
+                        if (v) {
+                            w.string(std::string_view(static_cast<const char*>(v), size));
+                        } else {
+                            w.null();
+                        }
+                    }
+                }
+                w.end_object();
+                break;
+            }
+        }
+        meta.emplace_back(metadata_name(f), std::move(value));
+    }
+    return meta;
+}
+
+void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
+    if (!m.payload) return;  // tombstone
+    // (No default-constructed TableId: that would take the interner's lock per message.)
+    std::optional<TableId> key_table;
+    if (!settings_.fixed_table && settings_.table_from_key) {
+        if (!m.key) throw ParseError("no key to read the table id from");
+        key_table = extractor_->extract(iterate(key_parser_, m.key, m.key_len, key_buffer_, key_doc_));
+    }
+    auto& doc = iterate(value_parser_, m.payload, m.len, value_buffer_, value_doc_);
+    const TableId table = settings_.fixed_table ? *settings_.fixed_table
+                          : key_table           ? *key_table
+                                                : extractor_->extract(doc);
+    if (settings_.debezium_schema_include) {
+        if (doc.type() != simdjson::ondemand::json_type::object || doc.find_field_unordered("payload").error())
+            throw ParseError("debezium-json.schema-include is true but the message has no schema envelope");
+        doc.rewind();
+    }
+    parsed_.clear();
+    parser_->parse(doc, parsed_);
+    if (parsed_.changes.empty()) return;
+
+    images_.clear();
+    for (const auto& c : parsed_.changes) {
+        if (c.before >= 0) images_.push_back(&parsed_.images[static_cast<std::size_t>(c.before)]);
+        if (c.after >= 0) images_.push_back(&parsed_.images[static_cast<std::size_t>(c.after)]);
+    }
+    std::vector<std::string> keys;
+    const std::vector<std::string>* pk = nullptr;
+    if (!inference_.knows(table)) {
+        if (parsed_.has_pk_names) {
+            pk = &parsed_.pk_names;
+        } else if (settings_.format == ValueFormat::DebeziumJson) {
+            keys = key_primary_keys(m);
+            pk = &keys;
+        }
+    }
+    inference_.evolve(table, images_, pk, out);
+
+    std::string error;
+    auto row = [&](int index) -> Row {
+        auto r = inference_.build(table, parsed_.images[static_cast<std::size_t>(index)], &error);
+        if (!r) throw ParseError(error);
+        return std::move(*r);
+    };
+    std::size_t first = out.size();
+    try {
+        for (const auto& c : parsed_.changes) {
+            EventMeta meta = settings_.metadata.empty() ? EventMeta{} : metadata(m);
+            switch (c.op) {
+                case OpType::Insert: out.push_back(DataChangeEvent::insert(table, row(c.after), std::move(meta))); break;
+                case OpType::Replace: out.push_back(DataChangeEvent::replace(table, row(c.after), std::move(meta))); break;
+                case OpType::Delete: out.push_back(DataChangeEvent::remove(table, row(c.before), std::move(meta))); break;
+                case OpType::Update: {
+                    Row before = row(c.before);
+                    out.push_back(DataChangeEvent::update(table, std::move(before), row(c.after), std::move(meta)));
+                    break;
+                }
+            }
+        }
+    } catch (...) {
+        out.erase(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());  // keep the schema changes, drop this message's rows
+        throw;
+    }
+}
+
+}  // namespace cdcd::kafka

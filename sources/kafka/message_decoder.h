@@ -1,0 +1,59 @@
+#pragma once
+// Turns Kafka messages into events: table id, value format, schema inference, rows, metadata.
+// Runs on the consumer thread; owns its simdjson parsers and reused buffers.
+#include <librdkafka/rdkafka.h>
+#include <simdjson.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sources/kafka/message_parser.h"
+#include "sources/kafka/schema_inference.h"
+#include "sources/kafka/table_id_extractor.h"
+
+namespace cdcd::kafka {
+
+enum class MetadataField { Topic, Partition, Offset, Timestamp, TimestampType, Key, Headers };
+/// "topic" → Topic, …; nullopt for unknown names.
+std::optional<MetadataField> metadata_field(const std::string& name);
+const char* metadata_name(MetadataField field);
+
+struct DecoderSettings {
+    ValueFormat format = ValueFormat::Json;
+    bool debezium_schema_include = false;  // envelope required
+    std::optional<TableId> fixed_table;
+    bool table_from_key = false;
+    std::vector<std::string> table_fields;
+    std::vector<MetadataField> metadata;
+};
+
+class MessageDecoder {
+public:
+    explicit MessageDecoder(const DecoderSettings& settings);
+    void restore(const TableSchemas& schemas) { inference_.restore(schemas); }
+
+    /// Appends the message's events (schema changes first) to `out`. Throws ParseError (or a
+    /// simdjson error) with the reason; events of a failed message are not appended, except
+    /// schema changes already applied to the inferred schema.
+    void decode(const rd_kafka_message_t& message, EventBatch& out);
+
+private:
+    simdjson::ondemand::document& iterate(simdjson::ondemand::parser& parser, const void* data, std::size_t size,
+                                          std::string& buffer, simdjson::ondemand::document& doc);
+    EventMeta metadata(const rd_kafka_message_t& m) const;
+    std::vector<std::string> key_primary_keys(const rd_kafka_message_t& m);
+
+    DecoderSettings settings_;
+    std::unique_ptr<FormatParser> parser_;
+    std::optional<TableIdExtractor> extractor_;
+    SchemaInference inference_;
+    simdjson::ondemand::parser value_parser_, key_parser_;
+    simdjson::ondemand::document value_doc_, key_doc_;
+    std::string value_buffer_, key_buffer_;
+    ParsedMessage parsed_;
+    std::vector<const Image*> images_;
+};
+
+}  // namespace cdcd::kafka

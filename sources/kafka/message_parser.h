@@ -1,0 +1,73 @@
+#pragma once
+// Parsing of one Kafka message value into row images (simdjson On-Demand: one pass, strings and
+// numbers viewed in place, no allocation per field), one parser per `value.format`:
+//   json           a flat object → one INSERT
+//   debezium-json  {"before","after","op":c|r|u|d,"source"} optionally inside
+//                  {"schema":…,"payload":…}; u without before → REPLACE
+//   canal-json     {"data":[…],"old":[…],"type":INSERT|UPDATE|DELETE,"database","table",
+//                  "pkNames":[…]}: one change per row of `data`; an UPDATE's before image is the
+//                  row with the changed columns from `old` put back (Canal's `old` holds only the
+//                  columns that changed); DDL messages (isDdl, other types) are skipped.
+#include <simdjson.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/event/events.h"
+#include "sources/kafka/field_value.h"
+
+namespace cdcd::kafka {
+
+enum class ValueFormat { Json, DebeziumJson, CanalJson };
+
+struct ParseError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ParsedChange {
+    OpType op = OpType::Insert;
+    int before = -1;  // index into ParsedMessage::images, -1 = none
+    int after = -1;
+};
+
+/// Reused across messages: images keep their capacity.
+struct ParsedMessage {
+    std::vector<Image> images;
+    std::size_t image_count = 0;
+    std::vector<ParsedChange> changes;
+    std::vector<std::string> pk_names;  // canal pkNames
+    bool has_pk_names = false;
+
+    void clear() {
+        image_count = 0;
+        changes.clear();
+        has_pk_names = false;
+    }
+    Image& new_image() {
+        if (image_count == images.size()) images.emplace_back();
+        Image& img = images[image_count++];
+        img.clear();
+        return img;
+    }
+};
+
+/// Reads a JSON object's fields into `image` (nested objects and arrays kept as raw JSON).
+void read_image(simdjson::ondemand::object object, Image& image);
+
+class FormatParser {
+public:
+    virtual ~FormatParser() = default;
+    /// Parses the document (already iterated by the caller); throws ParseError or
+    /// simdjson::simdjson_error. Leaves out.changes empty for messages to skip (DDL, tombstones).
+    virtual void parse(simdjson::ondemand::document& doc, ParsedMessage& out) = 0;
+};
+
+std::unique_ptr<FormatParser> make_format_parser(ValueFormat format);
+
+/// The primary-key field names of a debezium key document ({"id":1} or with a schema envelope).
+std::vector<std::string> debezium_key_fields(simdjson::ondemand::document& doc);
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,32 @@
+#pragma once
+// The Kafka source's checkpoint state: the next offset to read per topic partition, and the
+// schemas inferred so far (so that a restored source compares new messages with them and never
+// re-creates a table). Text, one record per line:
+//   cdcd-kafka-source 1
+//   o <topic> <partition> <next offset>
+//   s <table schemas JSON (pipeline/schema/schema_json.h)>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pipeline/schema/schema_json.h"
+
+namespace cdcd::kafka {
+
+using PartitionKey = std::pair<std::string, std::int32_t>;  // topic, partition
+using Offsets = std::map<PartitionKey, std::int64_t>;       // → next offset to read
+
+struct SourceState {
+    Offsets offsets;
+    TableSchemas schemas;
+};
+
+std::string encode_state(const SourceState& state);
+/// Throws std::runtime_error on a malformed blob.
+SourceState decode_state(std::string_view blob);
+/// {"offsets":[{"topic":…,"partition":…,"offset":…}],"tables":[…]} for `cdcd checkpoints show`.
+std::string describe_state_json(const SourceState& state);
+
+}  // namespace cdcd::kafka

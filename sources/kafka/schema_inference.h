@@ -1,0 +1,53 @@
+#pragma once
+// Per-TableId schemas inferred from messages, with the spec's merge rules:
+//   a new field → a nullable column appended (CreateTableEvent for the first message, then
+//   AddColumnEvent); a missing field → NULL (no DropColumnEvent); a value that does not fit its
+//   column → the column widened to least_common_type (same type, other precision → the wider;
+//   different types → the common supertype; timestamps keep the largest precision; decimals
+//   keep the larger scale and integer digits) announced by an AlterColumnTypeEvent.
+// Rows are then built straight from the images with RowBuilder.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pipeline/connector/stream.h"
+#include "pipeline/schema/schema_json.h"
+#include "sources/kafka/field_value.h"
+
+namespace cdcd::kafka {
+
+class SchemaInference {
+public:
+    void restore(const TableSchemas& tables);
+    bool knows(TableId table) const { return tables_.count(table) != 0; }
+    const Schema* schema(TableId table) const;
+
+    /// Evolves the table's schema to hold every field of `images`, appending the schema change
+    /// events to `out`. `primary_keys` is used when the table is created.
+    void evolve(TableId table, const std::vector<const Image*>& images, const std::vector<std::string>* primary_keys,
+                EventBatch& out);
+    /// Builds a row of the table's current schema from `image`; nullopt with *error when a value
+    /// cannot be converted.
+    std::optional<Row> build(TableId table, const Image& image, std::string* error);
+
+private:
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    };
+    struct Table {
+        Schema schema;
+        std::unordered_map<std::string, int, Hash, std::equal_to<>> index;
+        void reindex();
+        int find(std::string_view name, std::size_t hint) const;
+    };
+    Table& table(TableId id);
+
+    std::unordered_map<TableId, Table> tables_;
+    TableId last_id_;
+    Table* last_ = nullptr;
+};
+
+}  // namespace cdcd::kafka

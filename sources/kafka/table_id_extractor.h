@@ -1,0 +1,35 @@
+#pragma once
+// The TableId of a Kafka message: `table-id.fixed.name`, or 1–3 JSON paths
+// (`table-id.dynamic.fields`, e.g. `source.db,source.table`) read from the key or the value
+// (`table-id.dynamic.from`). One field gives `table`, two `schema.table`, three
+// `namespace.schema.table`; every field must be a string. For debezium-json values with a schema
+// envelope, a path missing at the top level is looked up under `payload`.
+#include <optional>
+#include <simdjson.h>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pipeline/data/table_id.h"
+
+namespace cdcd::kafka {
+
+class TableIdExtractor {
+public:
+    /// `fields`: the option's comma-separated JSON paths (`a.b` or `$.a.b`).
+    explicit TableIdExtractor(const std::vector<std::string>& fields, bool payload_fallback);
+    /// Throws ParseError when a field is missing or not a string.
+    TableId extract(simdjson::ondemand::document& doc);
+
+    /// `source.db` → `/source/db` (JSON pointer, with ~ and / escaped).
+    static std::string to_pointer(const std::string& path);
+
+private:
+    std::vector<std::string> pointers_, payload_pointers_, paths_;
+    bool payload_fallback_;
+    std::string parts_[3];
+    std::string key_;
+    std::unordered_map<std::string, TableId> cache_;
+};
+
+}  // namespace cdcd::kafka
