@@ -357,8 +357,9 @@ struct PipelineRuntime::Impl {
         drain_timer.expires_after(std::chrono::milliseconds(plan.shutdown_timeout_ms));
         drain_timer.async_wait([this](boost::system::error_code ec) {
             if (ec) return;
-            fail(std::make_exception_ptr(std::runtime_error(
-                "drain did not finish within pipeline.shutdown.timeout; exiting without a final checkpoint")));
+            const char* why = "drain did not finish within pipeline.shutdown.timeout; exiting without a final checkpoint";
+            spdlog::error("{}", why);
+            fail(std::make_exception_ptr(std::runtime_error(why)));
         });
     }
 
