@@ -56,6 +56,14 @@ Datum eval_source_meta(const Node& n, EvalContext& c) {
                     throw EvalError("metadata column " + n.text + " is not a number: '" + v + "'");
                 return Datum::of_long(x);
             }
+            case TypeRoot::Timestamp:
+            case TypeRoot::TimestampLtz: {  // a source writes instants as epoch milliseconds
+                std::int64_t ms = 0;
+                auto r = std::from_chars(v.data(), v.data() + v.size(), ms);
+                if (r.ec != std::errc() || r.ptr != v.data() + v.size())
+                    throw EvalError("metadata column " + n.text + " is not epoch milliseconds: '" + v + "'");
+                return Datum::of_timestamp(Timestamp{ms, 0});
+            }
             case TypeRoot::Boolean: return Datum::of_bool(v == "true" || v == "TRUE");
             case TypeRoot::Double:
             case TypeRoot::Float: return Datum::of_double(std::strtod(v.c_str(), nullptr));

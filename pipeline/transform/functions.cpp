@@ -1,5 +1,7 @@
 #include "pipeline/transform/functions.h"
 
+#include <set>
+
 namespace cdcd::transform {
 
 void CallSite::fail_arg(std::size_t i, const std::string& message) const {
@@ -56,8 +58,10 @@ NodePtr make_node(EvalFn fn, DataType type, std::vector<NodePtr> args) {
     return n;
 }
 
-const Registry& functions() {
-    static const Registry r = [] {
+namespace {
+
+Registry& registry() {
+    static Registry r = [] {
         Registry reg;
         register_logic(reg);
         register_arith(reg);
@@ -72,7 +76,23 @@ const Registry& functions() {
     return r;
 }
 
+std::set<std::string, std::less<>>& extension_volatiles() {
+    static std::set<std::string, std::less<>> names;
+    return names;
+}
+
+}  // namespace
+
+const Registry& functions() { return registry(); }
+
+bool register_extension_function(const std::string& name, Builder builder, bool volatile_) {
+    if (!registry().emplace(name, builder).second) return false;
+    if (volatile_) extension_volatiles().insert(name);
+    return true;
+}
+
 bool is_volatile(std::string_view name) {
+    if (extension_volatiles().count(name)) return true;
     return name == "UUID" || name == "NOW" || name == "LOCALTIME" || name == "LOCALTIMESTAMP" ||
            name == "CURRENT_TIME" || name == "CURRENT_DATE" || name == "CURRENT_TIMESTAMP" ||
            name == "UNIX_TIMESTAMP" || name == "RAND";

@@ -36,6 +36,10 @@ using Registry = std::unordered_map<std::string, Builder>;
 const Registry& functions();
 /// Functions whose value changes between events with equal arguments (never constant-folded).
 bool is_volatile(std::string_view name);
+/// Adds a function contributed by a connector (e.g. oss-cdc's FETCH_CONTENT) to the registry.
+/// Call it while connectors register, before any transform is compiled; `volatile_` functions
+/// are never constant-folded. A built-in of the same name is not replaced (returns false).
+bool register_extension_function(const std::string& name, Builder builder, bool volatile_);
 
 void register_logic(Registry& r);     // comparison, logical, IN, BETWEEN, IS ...
 void register_arith(Registry& r);     // + - * / %, ABS, CEIL, FLOOR, ROUND, UUID

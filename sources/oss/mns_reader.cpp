@@ -1,0 +1,203 @@
+#include "sources/oss/mns_reader.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <exception>
+
+namespace cdcd::oss {
+
+namespace asio = boost::asio;
+
+void HeldMessages::add(const std::string& id, const std::string& handle,
+                       std::int64_t next_visible_ms) {
+    auto [it, inserted] = held_.try_emplace(id, Held{handle, next_visible_ms});
+    if (!inserted) {
+        it->second = Held{handle, next_visible_ms};
+        return;  // already in a group: that group's checkpoint covers its first emission
+    }
+    current_.push_back(id);
+}
+
+void HeldMessages::seal() {
+    sealed_.push_back(std::move(current_));
+    current_.clear();
+}
+
+std::vector<std::string> HeldMessages::take_oldest_sealed() {
+    std::vector<std::string> handles;
+    if (sealed_.empty()) return handles;
+    for (const auto& id : sealed_.front()) {
+        auto it = held_.find(id);
+        if (it == held_.end()) continue;
+        handles.push_back(it->second.handle);
+        held_.erase(it);
+    }
+    sealed_.pop_front();
+    return handles;
+}
+
+std::vector<std::string> HeldMessages::expiring(std::int64_t deadline_ms) const {
+    std::vector<std::string> ids;
+    for (const auto& [id, h] : held_)
+        if (h.next_visible_ms > 0 && h.next_visible_ms < deadline_ms) ids.push_back(id);
+    return ids;
+}
+
+const HeldMessages::Held* HeldMessages::find(const std::string& id) const {
+    auto it = held_.find(id);
+    return it == held_.end() ? nullptr : &it->second;
+}
+
+void HeldMessages::update(const std::string& id, const std::string& handle,
+                          std::int64_t next_visible_ms) {
+    auto it = held_.find(id);
+    if (it != held_.end()) it->second = Held{handle, next_visible_ms};
+}
+
+MnsReader::MnsReader(SourceContext& ctx, MnsState& state, HeldMessages& held)
+    : ctx_(ctx), state_(state), held_(held) {
+    // Held messages stay invisible for two checkpoint intervals (at least a minute) per extension.
+    extend_seconds_ = static_cast<int>(
+        std::clamp<std::int64_t>(ctx.settings.checkpoint_interval_ms * 2 / 1000 + 10, 60, 43'200));
+}
+
+bool MnsReader::events_of(const MnsMessage& m, EventBatch& out) {
+    if (state_.skip_before_ms > 0 && m.enqueue_time_ms > 0 &&
+        m.enqueue_time_ms < state_.skip_before_ms)
+        return false;
+    std::vector<OssEvent> events;
+    try {
+        events = decode_message_body(m.body);
+    } catch (const EventDecodeError& e) {
+        spdlog::error(
+            "oss-cdc: MNS message {} is not an OSS event notification ({}); it is acknowledged and "
+            "skipped",
+            m.message_id, e.what());
+        return false;
+    }
+    bool any = false;
+    for (const auto& e : events) {
+        EventAction action = action_of(e.event_name);
+        if (action == EventAction::Ignore) continue;
+        ObjectInfo o;
+        o.key = e.key;
+        o.etag = e.etag;
+        o.size = e.size.value_or(0);
+        o.mtime_ms = e.event_time_ms.value_or(m.enqueue_time_ms);
+        OpType op = ctx_.settings.append_only
+                        ? OpType::Insert
+                        : (action == EventAction::Delete ? OpType::Delete : OpType::Replace);
+        if (ctx_.records.add(out, op, e.bucket_name, o, &e, e.region)) any = true;
+    }
+    return any;
+}
+
+asio::awaitable<void> MnsReader::receiver(int index) {
+    const int wait = static_cast<int>(ctx_.settings.mns_wait.count() / 1000);
+    while (!ctx_.stopping() && !done_) {
+        std::vector<MnsMessage> messages;
+        bool failed = false;
+        try {
+            messages = co_await ctx_.mns->receive(ctx_.settings.mns_batch_size, wait);
+        } catch (const MnsError& e) {
+            if (!e.transient()) throw;
+            spdlog::warn("oss-cdc receiver {}: {}; retrying in 2 s", index, e.what());
+            failed = true;
+        }
+        if (failed) {
+            co_await ctx_.sleep_ms(2'000);
+            continue;
+        }
+        if (messages.empty()) continue;
+        EventBatch batch;
+        std::size_t records = 0;
+        for (const auto& m : messages) {
+            std::size_t before = batch.size();
+            events_of(m, batch);
+            for (std::size_t i = before; i < batch.size(); ++i)
+                if (std::holds_alternative<DataChangeEvent>(batch[i])) ++records;
+        }
+        co_await ctx_.throttle(records);
+        // State first: these messages now belong to the next checkpoint.
+        for (const auto& m : messages)
+            held_.add(m.message_id, m.receipt_handle, m.next_visible_time_ms);
+        if (!batch.empty()) co_await ctx_.output->emit(std::move(batch));
+    }
+}
+
+asio::awaitable<void> MnsReader::keep_visible() {
+    while (!ctx_.stopping() && !done_) {
+        co_await ctx_.sleep_ms(1'000);
+        // Extend the messages whose visibility lapses within the next 15 s (or a third of the
+        // extension, whichever is shorter), so a long checkpoint does not redeliver them.
+        std::int64_t margin = std::min<std::int64_t>(15'000, extend_seconds_ * 1000 / 3);
+        for (const auto& id : held_.expiring(now_ms() + margin)) {
+            const auto* h = held_.find(id);
+            if (!h) continue;
+            std::string handle = h->handle;
+            try {
+                MnsMessage m = co_await ctx_.mns->change_visibility(handle, extend_seconds_);
+                const auto* now = held_.find(id);
+                if (now && now->handle == handle)
+                    held_.update(id, m.receipt_handle, m.next_visible_time_ms);
+            } catch (const MnsError& e) {
+                // Gone or redelivered: the delete will fail and the message (emitted again) is
+                // acknowledged through its new handle.
+                spdlog::warn("oss-cdc: extending the visibility of message {} failed: {}", id,
+                             e.what());
+                const auto* now = held_.find(id);
+                if (now && now->handle == handle) held_.update(id, handle, 0);  // stop trying
+            }
+        }
+    }
+}
+
+asio::awaitable<void> MnsReader::run() {
+    auto executor = co_await asio::this_coro::executor;
+    int n = std::max(1, ctx_.settings.parallelism);
+    auto remaining = std::make_shared<int>(n + 1);
+    auto error = std::make_shared<std::exception_ptr>();
+    asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
+    auto finished = [remaining, error, &all_done, this](std::exception_ptr e) {
+        if (e && !*error) {
+            *error = e;
+            done_ = true;
+        }
+        if (--*remaining == 0) all_done.cancel();
+    };
+    for (int i = 0; i < n; ++i) asio::co_spawn(executor, receiver(i), finished);
+    asio::co_spawn(executor, keep_visible(), finished);
+    spdlog::info("oss-cdc: consuming MNS queue {} with {} receiver(s), batch size {}, wait {} s",
+                 ctx_.settings.mns_queue, n, ctx_.settings.mns_batch_size,
+                 ctx_.settings.mns_wait.count() / 1000);
+    while (*remaining > 0) {
+        boost::system::error_code ec;
+        co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (*error) std::rethrow_exception(*error);
+}
+
+asio::awaitable<void> MnsReader::acknowledge_oldest() {
+    std::vector<std::string> handles = held_.take_oldest_sealed();
+    if (handles.empty() || !ctx_.mns_delete) co_return;
+    try {
+        auto failures = co_await ctx_.mns_delete->remove(handles, ctx_.settings.mns_batch_delete);
+        for (const auto& f : failures)
+            spdlog::warn(
+                "oss-cdc: MNS refused to delete a message ({}); it will be delivered again",
+                f.code);
+        spdlog::debug("oss-cdc: deleted {} MNS messages", handles.size() - failures.size());
+    } catch (const MnsError& e) {
+        spdlog::warn(
+            "oss-cdc: deleting {} MNS messages failed after {} retries: {}; they will be delivered "
+            "again",
+            handles.size(), ctx_.settings.mns_delete_max_retries, e.what());
+    }
+}
+
+}  // namespace cdcd::oss

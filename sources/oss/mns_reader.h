@@ -1,0 +1,81 @@
+#pragma once
+// MNS incremental consumption: `scan.parallelism` receivers long-poll BatchReceiveMessage
+// (mns.batch-size, mns.polling-wait-time), decode the OSS events and emit REPLACE for
+// ObjectCreated/ObjectModified and DELETE for ObjectRemoved (INSERT for all when append-only).
+// Messages are deleted only once a checkpoint covering them is complete: the receipt handles
+// received since the last barrier form the group of the next checkpoint; held messages have
+// their visibility extended (ChangeMessageVisibility) before it lapses.
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sources/oss/codec.h"
+#include "sources/oss/source_context.h"
+
+namespace cdcd::oss {
+
+struct MnsState {
+    /// Messages enqueued before this instant are acknowledged without being emitted
+    /// (LATEST_OFFSET: the job's first start; TIMESTAMP: scan.startup.timestamp-millis).
+    std::int64_t skip_before_ms = 0;
+
+    void encode(ByteWriter& w) const { w.svarint(skip_before_ms); }
+    static MnsState decode(ByteReader& r) {
+        MnsState s;
+        s.skip_before_ms = r.svarint();
+        return s;
+    }
+};
+
+/// Receipt handles of messages emitted but not yet deleted, grouped by checkpoint.
+class HeldMessages {
+  public:
+    struct Held {
+        std::string handle;
+        std::int64_t next_visible_ms = 0;
+    };
+    /// A received message joins the current group (a redelivery refreshes its handle).
+    void add(const std::string& message_id, const std::string& handle,
+             std::int64_t next_visible_ms);
+    /// snapshot_state(): the current group becomes the group of the checkpoint being taken.
+    void seal();
+    /// The oldest sealed group's handles (removed from the holdings); empty when none sealed.
+    std::vector<std::string> take_oldest_sealed();
+    /// Messages whose visibility lapses before `deadline_ms`.
+    std::vector<std::string> expiring(std::int64_t deadline_ms) const;
+    const Held* find(const std::string& id) const;
+    void update(const std::string& id, const std::string& handle, std::int64_t next_visible_ms);
+    std::size_t size() const { return held_.size(); }
+    std::size_t sealed_groups() const { return sealed_.size(); }
+
+  private:
+    std::unordered_map<std::string, Held> held_;  // message id → latest handle
+    std::vector<std::string> current_;
+    std::deque<std::vector<std::string>> sealed_;
+};
+
+class MnsReader {
+  public:
+    MnsReader(SourceContext& ctx, MnsState& state, HeldMessages& held);
+    boost::asio::awaitable<void> run();
+    /// Deletes the messages of the oldest sealed group (called on checkpoint completion).
+    boost::asio::awaitable<void> acknowledge_oldest();
+
+    /// The events of one message (appended to out); false when it carried nothing to emit.
+    bool events_of(const MnsMessage& m, EventBatch& out);
+
+  private:
+    boost::asio::awaitable<void> receiver(int index);
+    boost::asio::awaitable<void> keep_visible();
+
+    SourceContext& ctx_;
+    MnsState& state_;
+    HeldMessages& held_;
+    int extend_seconds_ = 60;
+    bool done_ = false;
+};
+
+}  // namespace cdcd::oss

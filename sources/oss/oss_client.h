@@ -1,0 +1,101 @@
+#pragma once
+// The OSS calls the source makes: ListObjectsV2 pages and GetObject (for FETCH_CONTENT), signed
+// with V1 or V4, retried on throttling, 5xx and transport errors.
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "net/http_client.h"
+#include "net/retry.h"
+#include "sources/oss/credentials.h"
+
+namespace cdcd::oss {
+
+struct ObjectInfo {
+    std::string key;
+    std::string etag;  // without quotes
+    std::int64_t size = 0;
+    std::int64_t mtime_ms = 0;
+};
+
+struct ListPage {
+    std::vector<ObjectInfo> objects;
+    bool truncated = false;
+    std::string next_continuation_token;
+};
+
+/// An OSS error response (or transport failure after the retries).
+class OssError : public std::runtime_error {
+  public:
+    OssError(int status, std::string code, const std::string& what, bool transient)
+        : std::runtime_error(what),
+          status_(status),
+          code_(std::move(code)),
+          transient_(transient) {}
+    int status() const { return status_; }
+    const std::string& code() const { return code_; }
+    /// Throttling, 5xx or transport: worth trying again later.
+    bool transient() const { return transient_; }
+
+  private:
+    int status_;
+    std::string code_;
+    bool transient_;
+};
+
+/// Parses a ListObjectsV2 body (URL-decoding keys when EncodingType is url). Throws XmlError or
+/// OssError on a malformed page.
+ListPage parse_list_page(const std::string& body);
+/// "2020-06-22T11:42:32.000Z" → epoch ms; nullopt when malformed.
+std::optional<std::int64_t> parse_iso8601_ms(const std::string& text);
+/// Code and message of an OSS/MNS <Error> body ("" when not XML).
+std::pair<std::string, std::string> parse_error_body(const std::string& body);
+
+struct OssClientConfig {
+    std::string endpoint;  // normalized
+    std::string region;
+    bool v4 = false;
+    Credentials credentials;
+};
+
+class OssClient {
+  public:
+    OssClient(net::HttpClient& http, OssClientConfig config, std::function<bool()> cancelled);
+
+    boost::asio::awaitable<ListPage> list_objects_v2(std::string bucket, std::string prefix,
+                                                     std::string start_after,
+                                                     std::string continuation_token, int max_keys);
+    /// The object's bytes, at most max_bytes (throws OssError "ObjectTooLarge" beyond);
+    /// nullopt when the object does not exist.
+    boost::asio::awaitable<std::optional<std::string>> get_object(std::string bucket,
+                                                                  std::string key,
+                                                                  std::uint64_t max_bytes);
+    /// GET of an already signed (pre-signed) URL, same size rule.
+    boost::asio::awaitable<std::optional<std::string>> get_url(std::string url,
+                                                               std::uint64_t max_bytes);
+
+    /// Signed request (headers + URL) for the given method/bucket/key/query; public for tests.
+    net::HttpRequest sign(
+        const std::string& method, const std::string& bucket, const std::string& key,
+        const std::vector<std::pair<std::string, std::optional<std::string>>>& query,
+        long long now_seconds) const;
+
+    net::RetryPolicy& policy() { return policy_; }
+
+  private:
+    boost::asio::awaitable<net::RetryResult> send(std::function<net::HttpRequest()> make,
+                                                  const std::string& what);
+    boost::asio::awaitable<std::optional<std::string>> get_ranged(
+        std::function<net::HttpRequest()> make, std::string what, std::uint64_t max_bytes);
+
+    net::HttpClient& http_;
+    OssClientConfig config_;
+    net::RetryPolicy policy_;
+};
+
+}  // namespace cdcd::oss

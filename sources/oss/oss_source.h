@@ -1,0 +1,36 @@
+#pragma once
+// The oss-cdc source: a snapshot phase (SNAPSHOT, INITIAL), then MNS or POLLING incremental
+// discovery, with everything a restart needs in one compact state blob.
+#include <memory>
+
+#include "pipeline/connector/source.h"
+#include "sources/oss/mns_reader.h"
+#include "sources/oss/polling_state.h"
+#include "sources/oss/snapshot_reader.h"
+#include "sources/oss/source_context.h"
+
+namespace cdcd::oss {
+
+class OssSource final : public Source {
+  public:
+    OssSource(boost::asio::io_context& io, OssSettings settings);
+
+    void restore(std::string_view state) override;
+    boost::asio::awaitable<void> run(SourceOutput& output) override;
+    std::string snapshot_state() override;
+    boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
+    std::string describe_state(std::string_view state) const override;
+
+    enum class Phase : std::uint8_t { Start = 0, Snapshot = 1, Incremental = 2, Done = 3 };
+
+  private:
+    std::unique_ptr<SourceContext> ctx_;
+    Phase phase_ = Phase::Start;
+    SnapshotProgress snapshot_;
+    PollingState polling_;
+    MnsState mns_;
+    HeldMessages held_;
+    std::unique_ptr<MnsReader> mns_reader_;
+};
+
+}  // namespace cdcd::oss

@@ -1,0 +1,39 @@
+// Registers the `oss-cdc` source.
+#include "pipeline/connector/registry.h"
+#include "sources/oss/fetch_content.h"
+#include "sources/oss/options.h"
+#include "sources/oss/oss_source.h"
+
+namespace cdcd {
+
+void register_oss_source(ConnectorRegistry& registry) {
+    SourceFactory f;
+    f.name = "oss-cdc";
+    f.description =
+        "Alibaba Cloud OSS object metadata as a change stream: snapshot listing, then MNS event "
+        "notifications "
+        "or periodic polling; FETCH_CONTENT(url) downloads objects in transforms.";
+    f.options = oss::option_specs();
+    f.metadata_columns = [](const config::ValidatedOptions& o) {
+        std::vector<MetadataColumn> cols;
+        for (const auto& key : oss::settings_from(o).metadata) {
+            std::string t = oss::metadata_type(key);
+            DataType type = t == "BIGINT"   ? DataType::bigint()
+                            : t == "STRING" ? DataType::string()
+                                            : DataType::timestamp_ltz(3);
+            cols.push_back({key, type});
+        }
+        return cols;
+    };
+    f.validate = oss::validate;
+    f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
+        oss::OssSettings s = oss::settings_from(ctx.options);
+        s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;
+        oss::install_fetch_content(s);
+        return std::make_unique<oss::OssSource>(ctx.io, std::move(s));
+    };
+    registry.add(std::move(f));
+    oss::register_fetch_content_function();
+}
+
+}  // namespace cdcd

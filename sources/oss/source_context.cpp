@@ -1,0 +1,60 @@
+#include "sources/oss/source_context.h"
+
+#include <chrono>
+
+namespace cdcd::oss {
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+namespace {
+
+Credentials credentials_of(const OssSettings& s) {
+    return {s.access_key_id, s.access_key_secret, s.security_token};
+}
+
+std::shared_ptr<const Presigner> presigner_of(const OssSettings& s) {
+    if (!s.presign) return nullptr;
+    return std::make_shared<Presigner>(s.oss_endpoint, s.oss_region, s.v4, credentials_of(s),
+                                       s.presign_ttl);
+}
+
+}  // namespace
+
+SourceContext::SourceContext(boost::asio::io_context& io, OssSettings s)
+    : settings(std::move(s)),
+      http(io),
+      records(TableIdMapper(settings.table_id_pattern), settings.oss_region, presigner_of(settings),
+              settings.metadata) {
+    auto cancelled = [this] { return stopping(); };
+    if (!settings.oss_endpoint.empty())
+        oss =
+            std::make_unique<OssClient>(http,
+                                        OssClientConfig{settings.oss_endpoint, settings.oss_region,
+                                                        settings.v4, credentials_of(settings)},
+                                        cancelled);
+    if (!settings.mns_endpoint.empty() && !settings.mns_queue.empty()) {
+        mns = std::make_unique<MnsClient>(http, settings.mns_endpoint, settings.mns_queue,
+                                          credentials_of(settings), cancelled);
+        // Deletes run after a checkpoint, also while stopping: not cancelled by stopping().
+        mns_delete = std::make_unique<MnsClient>(http, settings.mns_endpoint, settings.mns_queue,
+                                                 credentials_of(settings), [] { return false; });
+        mns_delete->policy().max_retries = settings.mns_delete_max_retries;
+    }
+    if (settings.rate_limit)
+        limiter = std::make_shared<net::RateLimiter>(*settings.rate_limit,
+                                                     std::max(1.0, *settings.rate_limit));
+}
+
+boost::asio::awaitable<void> SourceContext::throttle(std::size_t n) {
+    if (limiter && n > 0) co_await limiter->acquire(static_cast<double>(n));
+}
+
+boost::asio::awaitable<void> SourceContext::sleep_ms(std::int64_t ms) {
+    if (output) co_await output->sleep(ms);
+}
+
+}  // namespace cdcd::oss

@@ -1,0 +1,41 @@
+#pragma once
+// What the snapshot, POLLING and MNS readers share: settings, clients, the record builder, the
+// rate limiter, and the output they emit to.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <memory>
+
+#include "net/http_client.h"
+#include "net/rate_limiter.h"
+#include "pipeline/connector/source.h"
+#include "sources/oss/mns_client.h"
+#include "sources/oss/options.h"
+#include "sources/oss/oss_client.h"
+#include "sources/oss/records.h"
+
+namespace cdcd::oss {
+
+struct SourceContext {
+    SourceContext(boost::asio::io_context& io, OssSettings settings);
+
+    OssSettings settings;
+    net::HttpClient http;
+    std::unique_ptr<OssClient> oss;         // when oss-endpoint is set
+    std::unique_ptr<MnsClient> mns;         // when MNS is consumed
+    std::unique_ptr<MnsClient> mns_delete;  // deletes, retried mns.delete-max-retries times
+    RecordBuilder records;
+    std::shared_ptr<net::RateLimiter> limiter;  // scan.rate-limit.records-per-second
+    SourceOutput* output = nullptr;
+
+    bool stopping() const { return output && output->stopping(); }
+    /// Waits for `records` tokens of the rate limit (no-op when unlimited). Call it BEFORE
+    /// advancing state for those records.
+    boost::asio::awaitable<void> throttle(std::size_t records);
+    /// Sleeps on the output (returns early when stopping).
+    boost::asio::awaitable<void> sleep_ms(std::int64_t ms);
+};
+
+/// Epoch milliseconds now.
+std::int64_t now_ms();
+
+}  // namespace cdcd::oss
