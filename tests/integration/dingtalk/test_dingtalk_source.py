@@ -80,7 +80,7 @@ def test_incremental_title_content_move_and_prefix_size(emu, tmp_path, daemon):
     ids = make_tree(emu)
     out = tmp_path / "out.jsonl"
     d = daemon(pipeline_yaml(emu, out, [ids["wsA"]], {"scan.prefix-size": 2})).start()
-    wait_for(lambda: len(rows(out, "c")) == 4, timeout=60)
+    wait_for(lambda: len(rows(out, "c")) == 5, timeout=60)  # no exclusions or depth limit here
     emu.edit(ids["a_top"], name="Top doc renamed")
     emu.edit(ids["a_in_folder"], blocks=[paragraph("new content")])
     emu.move(ids["a_depth3"], ids["folder"])
@@ -258,7 +258,7 @@ def test_kill_9_and_restart_loses_nothing_and_repeats_nothing(emu, tmp_path, dae
     emu.edit(docs[4], blocks=[paragraph("c4 while down")])
     d2 = daemon(yaml, "again.yaml").start()
     wait_for(lambda: latest(out)[docs[2]]["title"] == "C2 edited while down"
-             and latest(out)[docs[4]]["content"] == "c4 while down", timeout=30)
+             and latest(out)[docs[4]]["content"] == "c4 while down\n", timeout=30)
     time.sleep(1.0)
     got = rows(out)
     per_doc = {doc: [r["_op"] for r in got if r["doc_id"] == doc] for doc in docs}
