@@ -214,8 +214,41 @@ std::size_t HttpClient::idle_connections() const {
     return n;
 }
 
+namespace {
+std::string_view path_of(std::string_view url) {
+    auto scheme = url.find("://");
+    auto start = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
+    if (start == std::string_view::npos) return "/";
+    auto end = url.find_first_of("?#", start);
+    return url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+}  // namespace
+
 asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request) {
     auto impl = impl_;  // keeps the pool alive while this coroutine runs
+    if (!impl->options.observer) co_return co_await send_request(impl, std::move(request));
+    const std::string method = request.method;
+    const std::string endpoint = request.endpoint.empty() ? std::string(path_of(request.url)) : request.endpoint;
+    const auto started = Clock::now();
+    HttpObservation observation;
+    observation.method = method;
+    observation.endpoint = endpoint;
+    std::optional<HttpResponse> response;
+    try {
+        response = co_await send_request(impl, std::move(request));
+    } catch (const HttpError& e) {
+        observation.error = e.kind();
+        observation.elapsed = Clock::now() - started;
+        impl->options.observer(observation);
+        throw;
+    }
+    observation.status = response->status;
+    observation.elapsed = Clock::now() - started;
+    impl->options.observer(observation);
+    co_return std::move(*response);
+}
+
+asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> impl, HttpRequest request) {
     std::string error;
     auto url = parse_url(request.url, &error);
     if (!url) {

@@ -13,7 +13,9 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -51,6 +53,9 @@ struct HttpRequest {
     Headers headers;
     std::string body;
     std::chrono::milliseconds timeout{30'000};  // connect + write + read of this request
+    /// Names the request in HttpClientOptions::observer (a metrics label): a stable operation
+    /// name or path template. Empty: the URL's path.
+    std::string endpoint;
 };
 
 struct HttpResponse {
@@ -76,12 +81,24 @@ class HttpError : public std::runtime_error {
 
 const char* to_string(HttpError::Kind kind);
 
+/// What the client reports about each request it completes or fails (HttpClientOptions::observer).
+struct HttpObservation {
+    std::string_view method;
+    std::string_view endpoint;  // HttpRequest::endpoint, or the URL's path (never the query)
+    int status = 0;             // the response's status; 0 when the request failed
+    std::optional<HttpError::Kind> error;  // set when the request failed
+    std::chrono::nanoseconds elapsed{0};
+};
+
 struct HttpClientOptions {
     bool verify_tls = true;
     std::size_t max_idle_per_origin = 16;
     std::chrono::milliseconds idle_timeout{50'000};  // pooled connections older than this close
     std::size_t max_response_bytes = 1ULL << 30;
     std::string user_agent = "cdcd/0.1";
+    /// Called on the event loop once per send(), after the response or the failure (metrics:
+    /// see pipeline/metrics/http_observer.h). Must not throw.
+    std::function<void(const HttpObservation&)> observer;
 };
 
 class HttpClient {
@@ -103,6 +120,7 @@ class HttpClient {
     struct Impl;
 
   private:
+    static boost::asio::awaitable<HttpResponse> send_request(std::shared_ptr<Impl> impl, HttpRequest request);
     std::shared_ptr<Impl> impl_;
 };
 
