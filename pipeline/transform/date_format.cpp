@@ -1,6 +1,8 @@
 #include "pipeline/transform/date_format.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstring>
 
 #include "pipeline/data/temporal.h"
@@ -18,10 +20,12 @@ int iso_dow(std::int64_t epoch_days) {  // 1 = Monday
 }
 
 void pad(std::string& out, std::int64_t v, int width) {
-    std::string s = std::to_string(v < 0 ? -v : v);
+    char digits[24];
+    auto r = std::to_chars(digits, digits + sizeof digits, v < 0 ? -static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v));
+    auto len = static_cast<int>(r.ptr - digits);
     if (v < 0) out.push_back('-');
-    for (int k = static_cast<int>(s.size()); k < width; ++k) out.push_back('0');
-    out += s;
+    if (width > len) out.append(static_cast<std::size_t>(width - len), '0');
+    out.append(digits, r.ptr);
 }
 
 // Java's week-of-year with Sunday-first weeks and minimalDaysInFirstWeek = 1 (US locale).
@@ -113,8 +117,34 @@ std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::s
     return df;
 }
 
+std::int64_t DateFormat::resolution_millis() const {
+    std::int64_t unit = temporal::kMillisPerDay;
+    for (const auto& it : items_) {
+        switch (it.letter) {
+            case 'S': unit = 1; break;
+            case 's': unit = std::min<std::int64_t>(unit, 1000); break;
+            case 'm': unit = std::min<std::int64_t>(unit, 60000); break;
+            case 'a':
+            case 'H':
+            case 'k':
+            case 'K':
+            case 'h': unit = std::min<std::int64_t>(unit, 3600000); break;
+            case 'z':
+            case 'Z':
+            case 'X': return 0;
+            default: break;  // literals and date fields
+        }
+    }
+    return unit;
+}
+
 std::string DateFormat::format(const LocalFields& f) const {
     std::string out;
+    format_to(f, out);
+    return out;
+}
+
+void DateFormat::format_to(const LocalFields& f, std::string& out) const {
     std::int64_t days = temporal::days_from_civil(f.year, f.month, f.day);
     for (const auto& it : items_) {
         int n = it.count;
@@ -186,7 +216,6 @@ std::string DateFormat::format(const LocalFields& f) const {
             }
         }
     }
-    return out;
 }
 
 std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offset) const {

@@ -27,6 +27,12 @@ public:
     /// nullopt + error for unknown pattern letters or an unterminated quote (Java rejects them).
     static std::shared_ptr<const DateFormat> compile(std::string_view pattern, std::string* error);
     std::string format(const LocalFields& f) const;
+    /// Appends the formatted fields to `out`.
+    void format_to(const LocalFields& f, std::string& out) const;
+    /// The span of wall-clock millis over which the output cannot change: the pattern's smallest
+    /// field (a day when it has only date fields); 0 when it prints a zone or offset, which can
+    /// change at any instant.
+    std::int64_t resolution_millis() const;
     /// Parses from the start of `text` (trailing text is ignored, like SimpleDateFormat.parse).
     /// `has_offset` is set when the text carried a zone offset (then fields are UTC-adjusted).
     std::optional<LocalFields> parse(std::string_view text, bool* has_offset = nullptr) const;

@@ -224,7 +224,6 @@ Datum eval_substr(const Node& n, EvalContext& c) {
     if (s.null) return s;
     Datum from = n.args[1]->eval(c);
     if (from.null) return from;
-    std::int64_t lc = char_count(s.s);
     std::int64_t start = from.i;
     std::int64_t len = INT32_MAX;
     if (n.args.size() > 2) {
@@ -233,12 +232,13 @@ Datum eval_substr(const Node& n, EvalContext& c) {
         len = l.i;
         if (len < 0) throw EvalError("Substring length " + std::to_string(len) + " is negative");
     }
-    if (start < 0) start += lc + 1;
+    // Only a negative start needs the length in characters; otherwise positions past the end
+    // clamp to it (substr_chars), which gives the same result without scanning the whole string.
+    if (start < 0) start += char_count(s.s) + 1;
     std::int64_t end = start + len;
-    if (start > lc || end < 1) return Datum::of_string({});
+    if (end < 1) return Datum::of_string({});
     std::int64_t s1 = std::max<std::int64_t>(start, 1);
-    std::int64_t e1 = std::min<std::int64_t>(end, lc + 1);
-    return Datum::of_string(substr_chars(s.s, s1 - 1, e1 - s1));
+    return Datum::of_string(substr_chars(s.s, s1 - 1, end - s1));
 }
 NodePtr b_substr(CallSite& c) {
     c.arity(2, 3);

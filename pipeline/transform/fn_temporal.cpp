@@ -39,10 +39,10 @@ bool is_time_input(const DataType& t) { return t.root() == TypeRoot::Date || t.r
 
 Datum eval_now(const Node& n, EvalContext& c) {
     switch (n.param) {
-        case 0: return Datum::of_timestamp(Timestamp{c.now_millis, 0});  // CURRENT_TIMESTAMP, NOW
-        case 1: return Datum::of_timestamp(Timestamp{to_local(c.now_millis, zone_of(c)), 0});  // LOCALTIMESTAMP
-        case 2: return Datum::of_long(floor_mod(to_local(c.now_millis, zone_of(c)), kMillisPerDay) / 1000 * 1000000000LL);
-        default: return Datum::of_long(floor_div(to_local(c.now_millis, zone_of(c)), kMillisPerDay));
+        case 0: return Datum::of_timestamp(Timestamp{c.now(), 0});  // CURRENT_TIMESTAMP, NOW
+        case 1: return Datum::of_timestamp(Timestamp{to_local(c.now(), zone_of(c)), 0});  // LOCALTIMESTAMP
+        case 2: return Datum::of_long(floor_mod(to_local(c.now(), zone_of(c)), kMillisPerDay) / 1000 * 1000000000LL);
+        default: return Datum::of_long(floor_div(to_local(c.now(), zone_of(c)), kMillisPerDay));
     }
 }
 NodePtr build_now(CallSite& c, int kind, DataType t) {
@@ -144,6 +144,12 @@ struct FormatCache {
     std::shared_ptr<const DateFormat> fixed;
     mutable std::string text;
     mutable std::shared_ptr<const DateFormat> last;
+    // The last output of the fixed pattern and the wall-clock span it covers: rows whose time
+    // falls into the same span (e.g. the same minute for 'yyyy-MM-dd HH:mm') reuse it.
+    std::int64_t resolution = 0;  // DateFormat::resolution_millis() of `fixed`; 0: no reuse
+    mutable bool has_last_output = false;
+    mutable std::int64_t last_span = 0;
+    mutable std::string last_output;
 };
 
 const DateFormat& format_of(const Node& n, std::size_t i, EvalContext& c, bool& null) {
@@ -176,6 +182,7 @@ void set_format_state(CallSite& c, Node& n, std::size_t i, const char* default_p
     } else {
         cache->fixed = DateFormat::compile(default_pattern, nullptr);
     }
+    if (cache->fixed) cache->resolution = cache->fixed->resolution_millis();
     n.state = cache;
 }
 
@@ -198,19 +205,35 @@ Datum eval_date_format(const Node& n, EvalContext& c) {
         fields = fields_of(instant + off * 1000LL, d.nanos);
         fields.offset_seconds = off;
         fields.zone_id = z->id();
-    } else if (is_text(t)) {
+        return Datum::of_string(c.arena.copy(f.format(fields)));
+    }
+    std::int64_t local = 0;
+    std::int32_t nanos = 0;
+    if (is_text(t)) {
         auto ts = temporal::parse_timestamp(d.s);
         if (!ts) return Datum{};
-        fields = fields_of(ts->millis, ts->nanos_of_milli);
+        local = ts->millis;
+        nanos = ts->nanos_of_milli;
     } else {
-        std::int32_t nanos = t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
-        fields = fields_of(local_millis(d, t, c), nanos);
-        if (t.root() == TypeRoot::TimestampLtz) {
-            fields.offset_seconds = zone_of(c).offset_at_instant(floor_div(d.i, 1000));
-            fields.zone_id = zone_of(c).id();
-        }
+        local = local_millis(d, t, c);
+        nanos = t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
     }
-    return Datum::of_string(c.arena.copy(f.format(fields)));
+    const auto& cache = n.st<FormatCache>();
+    // Only the fixed pattern's output is kept; it has no zone fields (resolution 0 otherwise).
+    bool reuse = cache.resolution > 0 && &f == cache.fixed.get();
+    std::int64_t span = reuse ? floor_div(local, cache.resolution) : 0;
+    if (reuse && cache.has_last_output && cache.last_span == span) return Datum::of_string(cache.last_output);
+    fields = fields_of(local, nanos);
+    if (t.root() == TypeRoot::TimestampLtz) {
+        fields.offset_seconds = zone_of(c).offset_at_instant(floor_div(d.i, 1000));
+        fields.zone_id = zone_of(c).id();
+    }
+    if (!reuse) return Datum::of_string(c.arena.copy(f.format(fields)));
+    cache.last_output.clear();
+    f.format_to(fields, cache.last_output);
+    cache.last_span = span;
+    cache.has_last_output = true;
+    return Datum::of_string(cache.last_output);
 }
 NodePtr build_date_format(CallSite& c, bool tz) {
     c.arity(tz ? 3 : 2, tz ? 3 : 2);
@@ -446,7 +469,7 @@ NodePtr b_to_timestamp_ltz(CallSite& c) {
     return build_parse(c, 2, DataType::timestamp_ltz(3), "yyyy-MM-dd HH:mm:ss");
 }
 
-Datum eval_unix_now(const Node&, EvalContext& c) { return Datum::of_long(floor_div(c.now_millis, 1000)); }
+Datum eval_unix_now(const Node&, EvalContext& c) { return Datum::of_long(floor_div(c.now(), 1000)); }
 NodePtr b_unix_timestamp(CallSite& c) {
     c.arity(0, 2);
     if (c.args.empty()) return make_node(eval_unix_now, DataType::bigint().not_null(), {});

@@ -1,6 +1,7 @@
 #pragma once
 // Compiled expression trees: every node has its result type, its children and a function
 // pointer chosen at compile time for the argument types, so evaluation does no lookups.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -22,9 +23,20 @@ struct EvalContext {
     TableId table;
     const char* op_string = "+I";  // __data_event_type__
     const EventMeta* meta = nullptr;
-    std::int64_t now_millis = 0;  // one instant per event
+    std::int64_t now_millis = 0;  // one instant per event: see now()
+    bool now_pending = false;     // set per event; the clock is read on first use only
     const Zone* zone = nullptr;   // pipeline.local-time-zone
     Arena arena;
+
+    std::int64_t now() {
+        if (now_pending) {
+            now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+            now_pending = false;
+        }
+        return now_millis;
+    }
 };
 
 struct Node;

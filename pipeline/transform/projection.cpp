@@ -36,7 +36,12 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(const ParsedRule& rule, c
             }
             continue;
         }
-        bool is_meta_name = builtin_metadata(item.name);
+        // Flink reserves every metadata column name, built-in or the source's, and types a
+        // metadata column referenced by name NOT NULL (TransformParser#resolveProjectionColumnFromIdentifier).
+        auto is_source_meta = [&](const std::string& name) {
+            return std::any_of(meta.begin(), meta.end(), [&](const auto& m) { return m.name == name; });
+        };
+        bool is_meta_name = builtin_metadata(item.name) || is_source_meta(item.name);
         if (is_meta_name && !(item.expr->kind == ExprKind::Column && item.expr->name == item.name))
             throw CompileError(item.pos, "Column name `" + item.name +
                                              "` is reserved as a metadata column; shading it is not allowed");
@@ -53,9 +58,9 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(const ParsedRule& rule, c
             col.name = item.name;
         } else {
             b.expr = compile(*item.expr, scope);
-            col.type = item.expr->kind == ExprKind::Column && builtin_metadata(item.expr->name)
-                           ? b.expr->type
-                           : b.expr->type.with_nullable(true);
+            bool metadata_ref = item.expr->kind == ExprKind::Column &&
+                                (builtin_metadata(item.expr->name) || is_source_meta(item.expr->name));
+            col.type = b.expr->type.with_nullable(!metadata_ref);
             if (b.expr->null_literal) col.type = DataType::string();
         }
         place(std::move(col), std::move(b));

@@ -1,6 +1,5 @@
 #include "pipeline/transform/transform_operator.h"
 
-#include <chrono>
 
 #include "pipeline/data/field_format.h"
 #include "pipeline/schema/schema_change_apply.h"
@@ -162,9 +161,7 @@ void TransformOperator::runtime_error(const TableState& st, const DataChangeEven
 void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& out) {
     ctx_.table = e.table;
     ctx_.meta = &e.meta;
-    ctx_.now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+    ctx_.now_pending = true;
     const BoundProjection& b = *st.bound;
     auto passes = [&](const Row& row, bool before) {
         ctx_.arena.reset();
