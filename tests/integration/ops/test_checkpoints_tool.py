@@ -2,6 +2,7 @@
 pipeline file is given, raw otherwise; never a secret."""
 import json
 import os
+import signal
 
 import cdcd_process as cdcd
 import opslib
@@ -70,3 +71,17 @@ def test_secrets_never_appear(tmp_path):
         assert out.returncode == 0, out.stderr
         assert secret not in out.stdout + out.stderr
         assert "******" in out.stdout
+
+
+def test_a_running_daemon_holds_the_state_directory_and_the_tool_says_so(tmp_path):
+    port = opslib.free_port()
+    proc = opslib.start_with_admin(tmp_path, opslib.generated("busy", rate=1000), port)
+    try:
+        opslib.wait_ready(port, proc)
+        busy = cdcd.run(["checkpoints", "list", "--state-dir", tmp_path / "state"])
+        assert busy.returncode == 1
+        assert "a running cdcd holds this directory" in busy.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert cdcd.wait_exit(proc, timeout=30) == 0
+    assert "busy" in cdcd.run(["checkpoints", "list", "--state-dir", tmp_path / "state"]).stdout
