@@ -1,0 +1,173 @@
+#include "sinks/vikingdb/options.h"
+
+#include <catch2/catch.hpp>
+
+#include "config/secrets.h"
+
+using namespace cdcd;
+using namespace cdcd::vikingdb;
+
+namespace {
+
+config::ValidatedOptions validated(std::map<std::string, std::string> kv, config::Diagnostics& d) {
+    config::RawOptions raw;
+    int line = 10;
+    for (auto& [k, v] : kv)
+        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
+    return config::validate_options(vikingdb_sink_options(), raw,
+                                    config::SourceLocation{"p.yaml", 9, 1}, "sink `vikingdb`", d);
+}
+
+std::map<std::string, std::string> base() {
+    return {{"region", "cn-beijing"},           {"control-plane.host", "http://127.0.0.1:1"},
+            {"data-plane.host", "127.0.0.1:1"}, {"api-key", "key-1234"},
+            {"access-key", "AK-1234"},          {"secret-key", "SK-1234"}};
+}
+
+std::optional<std::string> no_env(const std::string&) {
+    return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("the option spec is well-formed and has the spec's defaults") {
+    CHECK(config::check_spec(vikingdb_sink_options()).empty());
+    config::Diagnostics d;
+    auto o = validated(base(), d);
+    REQUIRE(d.ok());
+    VikingdbSettings s = vikingdb_settings(o, no_env);
+    CHECK(s.data_scheme == "https");
+    CHECK(s.control_scheme == "http");
+    CHECK(s.control_host == "127.0.0.1:1");
+    CHECK(s.project_name == "default");
+    CHECK(s.default_database == "default");
+    CHECK(s.auto_create);
+    CHECK_FALSE(s.async_upsert);
+    CHECK_FALSE(s.ttl_seconds);
+    CHECK(s.batch_size == 100);
+    CHECK(s.flush_interval == std::chrono::seconds(1));
+    CHECK(s.connect_timeout == std::chrono::seconds(10));
+    CHECK(s.socket_timeout == std::chrono::seconds(120));
+    CHECK(s.read_timeout == std::chrono::seconds(120));
+    CHECK(s.max_retries == 3);
+    CHECK(s.max_total_connections == 200);
+    CHECK(s.max_per_route == 200);
+    CHECK(s.connection_ttl == std::chrono::seconds(60));
+    CHECK(s.validate_after_inactivity == std::chrono::seconds(10));
+    CHECK(s.idle_evict == std::chrono::seconds(30));
+    CHECK(s.credentials.api_key == "key-1234");
+}
+
+TEST_CASE("ranges: batch size 1..100, ttl > 0, timeouts > 0, retries >= 0") {
+    for (auto [key, value] :
+         std::vector<std::pair<std::string, std::string>>{{"sink.bulk-flush.batch-size", "0"},
+                                                          {"sink.bulk-flush.batch-size", "101"},
+                                                          {"ttl", "0"},
+                                                          {"connection.timeout", "0s"},
+                                                          {"socket.timeout", "0s"},
+                                                          {"read.timeout", "0ms"},
+                                                          {"max-retries", "-1"},
+                                                          {"connection.max-total", "0"},
+                                                          {"connection.max-per-route", "0"}}) {
+        auto kv = base();
+        kv[key] = value;
+        config::Diagnostics d;
+        validated(kv, d);
+        INFO(key << " = " << value);
+        CHECK_FALSE(d.ok());
+    }
+    auto kv = base();
+    kv["sink.bulk-flush.interval"] = "0";
+    kv["sink.bulk-flush.batch-size"] = "1";
+    config::Diagnostics d;
+    validated(kv, d);
+    CHECK(d.ok());
+}
+
+TEST_CASE("credential pairs: one of x / x-env, AK/SK always, errors at the YAML line") {
+    SECTION("both api-key and api-key-env") {
+        auto kv = base();
+        kv["api-key-env"] = "VDB_KEY";
+        config::Diagnostics d;
+        auto o = validated(kv, d);
+        validate_vikingdb_sink(o, d, no_env);
+        REQUIRE(d.size() == 1);
+        CHECK(d.items()[0].message.find("only one of `api-key` and `api-key-env`") !=
+              std::string::npos);
+        CHECK(d.items()[0].where.line > 9);
+    }
+    SECTION("no access key at all") {
+        auto kv = base();
+        kv.erase("access-key");
+        config::Diagnostics d;
+        auto o = validated(kv, d);
+        validate_vikingdb_sink(o, d, no_env);
+        REQUIRE(d.size() == 1);
+        CHECK(d.items()[0].message.find("one of `access-key` and `access-key-env` is required") !=
+              std::string::npos);
+    }
+    SECTION("an env variable that is not set") {
+        auto kv = base();
+        kv.erase("secret-key");
+        kv["secret-key-env"] = "VDB_SK_MISSING";
+        config::Diagnostics d;
+        auto o = validated(kv, d);
+        validate_vikingdb_sink(o, d, no_env);
+        REQUIRE(d.size() == 1);
+        CHECK(d.items()[0].message.find("VDB_SK_MISSING") != std::string::npos);
+        CHECK(d.items()[0].where.line == o.location("secret-key-env").line);
+    }
+    SECTION(
+        "env variables are read and registered as secrets; no api key means AK/SK on the data "
+        "plane") {
+        auto kv = base();
+        kv.erase("api-key");
+        kv.erase("secret-key");
+        kv["secret-key-env"] = "VDB_SK";
+        config::Diagnostics d;
+        auto o = validated(kv, d);
+        auto env = [](const std::string& n) -> std::optional<std::string> {
+            if (n == "VDB_SK") return std::string("sk-from-env-98765");
+            return std::nullopt;
+        };
+        validate_vikingdb_sink(o, d, env);
+        REQUIRE(d.ok());
+        auto s = vikingdb_settings(o, env);
+        CHECK(s.credentials.secret_key == "sk-from-env-98765");
+        CHECK(s.credentials.api_key.empty());
+        CHECK(config::SecretRegistry::instance().contains("sk-from-env-98765"));
+        CHECK(o.dump().find("SK-1234") == std::string::npos);
+    }
+}
+
+TEST_CASE("field overrides and vectorize keys are checked") {
+    auto kv = base();
+    kv["vikingdb.field.emb.type"] = "vector";
+    kv["vikingdb.field.emb.dim"] = "8";
+    kv["vikingdb.field.tags.type"] = "list_string";
+    kv["vikingdb.vectorize.dense.model-name"] = "bge";
+    config::Diagnostics d;
+    auto o = validated(kv, d);
+    validate_vikingdb_sink(o, d, no_env);
+    REQUIRE(d.ok());
+    auto s = vikingdb_settings(o, no_env);
+    CHECK(s.fields.at("emb").type == "vector");
+    CHECK(s.fields.at("emb").dim == 8);
+    CHECK(s.fields.at("tags").type == "list_string");
+    CHECK(s.vectorize.at("dense.model-name") == "bge");
+
+    CHECK_THROWS_WITH(parse_field_overrides({{"x.type", "map"}}),
+                      Catch::Contains("unknown type 'map'"));
+    CHECK_THROWS_WITH(parse_field_overrides({{"x.dim", "6"}}), Catch::Contains("multiple of 4"));
+    CHECK_THROWS_WITH(parse_field_overrides({{"x.size", "6"}}),
+                      Catch::Contains("expected type or dim"));
+
+    kv["async"] = "true";
+    kv["vikingdb.vectorize.model"] = "x";
+    config::Diagnostics d2;
+    auto o2 = validated(kv, d2);
+    validate_vikingdb_sink(o2, d2, no_env);
+    CHECK(d2.size() == 2);
+    CHECK(d2.to_string().find("async") != std::string::npos);
+    CHECK(d2.to_string().find("vikingdb.vectorize.dense.<param>") != std::string::npos);
+}
