@@ -84,11 +84,11 @@ class Fetcher {
 };
 
 std::mutex g_mutex;
-std::shared_ptr<Fetcher> g_fetcher;
+std::weak_ptr<Fetcher> g_fetcher;  // owned by the source: gone before static destruction
 
 std::shared_ptr<Fetcher> current() {
     std::lock_guard lock(g_mutex);
-    return g_fetcher;
+    return g_fetcher.lock();
 }
 
 transform::Datum eval_fetch_content(const transform::Node& n, transform::EvalContext& c) {
@@ -127,10 +127,11 @@ void register_fetch_content_function() {
     });
 }
 
-void install_fetch_content(const OssSettings& settings) {
+std::shared_ptr<void> install_fetch_content(const OssSettings& settings) {
     auto f = std::make_shared<Fetcher>(settings);
     std::lock_guard lock(g_mutex);
-    g_fetcher = std::move(f);
+    g_fetcher = f;
+    return f;
 }
 
 std::optional<std::string> fetch_content_blocking(const std::string& url) {

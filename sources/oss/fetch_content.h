@@ -9,6 +9,7 @@
 // Errors: a missing object (404) yields NULL; any other failure (too large, denied, retries
 // exhausted, timeout) fails the pipeline, or yields NULL with a warning when
 // fetch-content.ignore-errors is true.
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,9 +19,10 @@ namespace cdcd::oss {
 
 /// Adds FETCH_CONTENT to the transform function registry (once per process).
 void register_fetch_content_function();
-/// Configures the fetcher with a source's endpoint, credentials and limits (the last oss-cdc
-/// source created wins: a pipeline has one source).
-void install_fetch_content(const OssSettings& settings);
+/// Starts the fetcher with a source's endpoint, credentials and limits (the last oss-cdc source
+/// created wins: a pipeline has one source). It lives as long as the returned handle, which the
+/// source keeps.
+std::shared_ptr<void> install_fetch_content(const OssSettings& settings);
 
 /// The blocking download FETCH_CONTENT performs (public for tests): the bytes, or nullopt when
 /// the object does not exist. Throws std::runtime_error on failure.

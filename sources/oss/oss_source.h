@@ -21,6 +21,9 @@ class OssSource final : public Source {
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
 
+    /// Keeps `resource` (the FETCH_CONTENT fetcher) alive as long as the source.
+    void keep_alive(std::shared_ptr<void> resource) { keep_alive_ = std::move(resource); }
+
     enum class Phase : std::uint8_t { Start = 0, Snapshot = 1, Incremental = 2, Done = 3 };
 
   private:
@@ -31,6 +34,7 @@ class OssSource final : public Source {
     MnsState mns_;
     HeldMessages held_;
     std::unique_ptr<MnsReader> mns_reader_;
+    std::shared_ptr<void> keep_alive_;
 };
 
 }  // namespace cdcd::oss

@@ -29,8 +29,10 @@ void register_oss_source(ConnectorRegistry& registry) {
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         oss::OssSettings s = oss::settings_from(ctx.options);
         s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;
-        oss::install_fetch_content(s);
-        return std::make_unique<oss::OssSource>(ctx.io, std::move(s));
+        auto fetcher = oss::install_fetch_content(s);
+        auto source = std::make_unique<oss::OssSource>(ctx.io, std::move(s));
+        source->keep_alive(std::move(fetcher));
+        return source;
     };
     registry.add(std::move(f));
     oss::register_fetch_content_function();
