@@ -36,15 +36,7 @@ MODE = {
 }
 
 # Known differences. Each names the exact difference; see README.md for the analysis.
-XFAIL = {
-    "evolve_transform_op_type_metadata": (
-        "pipeline/transform/projection.cpp: a projected *source* metadata column (`op_ts as opts`) "
-        "gets a nullable type (`opts` BIGINT); Flink's TransformParser#resolveProjectionColumnFromIdentifier "
-        "makes every metadata column referenced by identifier NOT NULL (`opts` BIGINT NOT NULL)"),
-    "transform_complex_column_names": (
-        "pipeline/transform/projection.cpp: projected source metadata column `timestamp-type` is "
-        "`STRING`; Flink makes it `STRING NOT NULL` (TransformParser#resolveProjectionColumnFromIdentifier)"),
-}
+XFAIL = {}
 
 
 def case_names():
