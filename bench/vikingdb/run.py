@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""VikingDB sink benchmark (not a test): 1,000,000 upserts from the GENERATED source into the
+VikingDB emulator, with sink.bulk-flush.batch-size 100 and 10 (and 100 at parallelism 4).
+
+    python3 bench/vikingdb/run.py [--rows 1000000] [--cdcd build/release/cmd/cdcd]
+
+Reports records/s, requests per record (from the emulator's counters), cdcd's peak RSS, and the
+CPU seconds of cdcd and of the emulator, to show which side is the limit. Writes
+bench/reports/vikingdb.md and exits 0.
+"""
+import argparse
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "emulators" / "vikingdb"))
+
+from client import VikingDBEmulator  # noqa: E402
+
+COLLECTION = "default_namespace_default_schema_generated"
+
+
+def pipeline(emu, rows, batch, parallelism):
+    return f"""
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: {rows}
+  generator.updates-per-row: 0
+  generator.payload-bytes: 32
+sink:
+  type: vikingdb
+  region: cn-beijing
+  control-plane.host: http://{emu.host}
+  data-plane.host: {emu.host}
+  data-plane.scheme: http
+  api-key: test-api-key
+  access-key: AKTEST
+  secret-key: SKTEST
+  sink.bulk-flush.batch-size: {batch}
+pipeline:
+  name: vikingdb-bench
+  parallelism: {parallelism}
+  execution.checkpointing.interval: 5s
+"""
+
+
+def run_case(cdcd, emu, rows, batch, parallelism, tmp):
+    emu.reset()
+    yaml = tmp / f"b{batch}-p{parallelism}.yaml"
+    yaml.write_text(pipeline(emu, rows, batch, parallelism))
+    state = tmp / f"state-b{batch}-p{parallelism}"
+    emu_cpu0 = emu.server_cpu_seconds()
+    t0 = time.monotonic()
+    proc = subprocess.Popen([cdcd, "run", str(yaml), "--state-dir", str(state)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read()
+    emu_cpu = emu.server_cpu_seconds() - emu_cpu0
+    if proc.returncode != 0:
+        raise SystemExit(f"cdcd failed (batch {batch}):\n{err[-3000:]}")
+    c = emu.counters()
+    stored = emu.rows(COLLECTION)["count"] if rows <= 200_000 else c["rows_upserted"]
+    upserts = c["requests"].get("upsert", 0)
+    return {
+        "batch": batch, "parallelism": parallelism, "rows": rows, "wall": wall,
+        "rps": rows / wall, "requests": upserts, "req_per_record": upserts / max(1, c["rows_upserted"]),
+        "rows_upserted": c["rows_upserted"], "stored": stored,
+        "rss_mib": usage.ru_maxrss / 1024, "cdcd_cpu": usage.ru_utime + usage.ru_stime, "emu_cpu": emu_cpu,
+        "histogram": c["upsert_rows_histogram"],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--cdcd", default=os.environ.get("CDCD_BIN", str(REPO / "build/release/cmd/cdcd")))
+    ap.add_argument("--report", default=str(REPO / "bench/reports/vikingdb.md"))
+    args = ap.parse_args()
+    results = []
+    with VikingDBEmulator() as emu, tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
+        for batch, par in ((100, 1), (10, 1), (100, 4)):
+            r = run_case(args.cdcd, emu, args.rows, batch, par, tmp)
+            print(f"batch {batch:3d} parallelism {par}: {r['rps']:,.0f} records/s, "
+                  f"{r['req_per_record']:.3f} requests/record, peak RSS {r['rss_mib']:.1f} MiB, "
+                  f"cdcd CPU {r['cdcd_cpu']:.1f} s, emulator CPU {r['emu_cpu']:.1f} s, wall {r['wall']:.1f} s",
+                  flush=True)
+            results.append(r)
+    write_report(args, results)
+    return 0
+
+
+def write_report(args, results):
+    lines = [
+        "# VikingDB sink benchmark",
+        "",
+        f"`python3 bench/vikingdb/run.py --rows {args.rows}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{platform.machine()}, {os.cpu_count()} cores (shared with other builds while it ran), "
+        "cdcd release build, Python VikingDB emulator (tests/emulators/vikingdb) on loopback.",
+        "",
+        f"GENERATED source, {args.rows:,} inserts (id BIGINT, version INT, payload 32 bytes), auto-created "
+        "collection, API-key data plane, checkpoint every 5 s.",
+        "",
+        "| batch size | parallelism | records/s | upsert requests | requests/record | cdcd peak RSS | cdcd CPU s | "
+        "emulator CPU s | wall s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(f"| {r['batch']} | {r['parallelism']} | {r['rps']:,.0f} | {r['requests']:,} | "
+                     f"{r['req_per_record']:.3f} | {r['rss_mib']:.1f} MiB | {r['cdcd_cpu']:.1f} | "
+                     f"{r['emu_cpu']:.1f} | {r['wall']:.1f} |")
+    lines += ["", "## Which side is the limit", ""]
+    for r in results:
+        side = "the emulator" if r["emu_cpu"] > r["cdcd_cpu"] else "cdcd"
+        busy = r["emu_cpu"] / r["wall"]
+        lines.append(f"- batch {r['batch']}, parallelism {r['parallelism']}: the emulator was busy "
+                     f"{busy:.0%} of the wall time and used {r['emu_cpu'] / max(r['cdcd_cpu'], 1e-9):.1f}x "
+                     f"cdcd's CPU; {side} is the limit. cdcd spent {r['cdcd_cpu'] * 1e6 / r['rows']:.1f} µs CPU "
+                     "per record.")
+    lines += [
+        "",
+        "Notes: each writer sends one request at a time (per-key order is kept by one ordered batch queue per "
+        "collection), so at parallelism 1 the throughput is bounded by the emulator's latency per request; the "
+        "single-threaded Python emulator's CPU per request dominates, which is why batch size 10 costs ~10x the "
+        "requests and most of the throughput. More writers (`pipeline.parallelism`) overlap requests.",
+        "",
+    ]
+    pathlib.Path(args.report).write_text("\n".join(lines))
+    print(f"wrote {args.report}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
