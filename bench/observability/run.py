@@ -114,19 +114,33 @@ def main():
     latency = statistics.median(s[0] for s in scrapes) * 1000 if scrapes else float("nan")
     size = statistics.median(s[1] for s in scrapes) if scrapes else 0
     ratio = med("on", "eps") / med("off", "eps")
+    cpu_ratio = med("off", "cpu") / med("on", "cpu")  # events per CPU-second, on / off
+    load = os.getloadavg()[0]
+    each = "\n".join(f"| {mode} | {i} | {r['eps']:,.0f} | {r['cpu']:.2f} | {len(r['scrapes'])} |"
+                     for mode in ("off", "on") for i, r in enumerate(runs[mode]))
     report = f"""# Observability overhead
 
 GENERATED source, {ROWS:,} rows + 1 update round = {EVENTS:,} events → values sink (print off),
 checkpoint every 1 s; medians of {min(len(runs['off']), len(runs['on']))} interleaved runs per case;
-`cdcd` at `{CDCD}`; {os.cpu_count()} cores. Written by `bench/observability/run.py`.
+`cdcd` at `{CDCD}`; {os.cpu_count()} cores, load average {load:.1f} at the end (other jobs share
+the machine, so wall-clock figures are noisy; CPU seconds are the steadier measure).
+Written by `bench/observability/run.py`.
 
 | case | events/s (wall) | CPU s | peak RSS MB |
 |---|---:|---:|---:|
 | admin endpoint off | {med('off', 'eps'):,.0f} | {med('off', 'cpu'):.2f} | {med('off', 'rss_mb'):.1f} |
 | admin endpoint on, /metrics scraped every 1 s | {med('on', 'eps'):,.0f} | {med('on', 'cpu'):.2f} | {med('on', 'rss_mb'):.1f} |
 
-- throughput with the endpoint on and scraped: **{ratio:.3f}×** the throughput with it off
+- throughput (wall) with the endpoint on and scraped: **{ratio:.3f}×** the throughput with it off
+- events per CPU-second with the endpoint on and scraped: **{cpu_ratio:.3f}×** (the CPU of the
+  process includes answering the scrapes)
 - scrapes during the runs: {len(scrapes)}; median /metrics latency {latency:.2f} ms, body {size:,} bytes
+
+Every run:
+
+| case | run | events/s | CPU s | scrapes |
+|---|---:|---:|---:|---:|
+{each}
 
 The hot path pays one relaxed atomic add per counter per batch (about 1,000 events); a scrape
 formats every series on the event loop, between batches.
