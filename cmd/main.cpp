@@ -106,16 +106,18 @@ int run_command(const cli::CliOptions& o) {
         if (!admin.empty()) service_options.admin = admin::parse_address(admin);
         if (log_file_sink) service_options.reopen_logs = [] { log_file_sink->reopen(); };
 
-        std::unique_ptr<service::Service> service;
+        service::Service* active = nullptr;
         RunOptions run_options;
         run_options.state_dir = o.state_dir;
         run_options.reset_state = o.reset_state;
-        run_options.on_phase = [&service](RuntimePhase phase) {
-            if (service) service->on_phase(phase);
+        run_options.on_phase = [&active](RuntimePhase phase) {
+            if (active) active->on_phase(phase);
         };
         PipelineRuntime runtime(std::move(plan), std::move(run_options));
         metrics::register_process_metrics(runtime.metrics(), CDCD_VERSION);
-        service = std::make_unique<service::Service>(runtime, std::move(service_options));
+        // Declared after the runtime, so destroyed before the event loop it uses.
+        service::Service service(runtime, std::move(service_options));
+        active = &service;
         return runtime.run();
     }
     throw std::invalid_argument("unknown command '" + o.command + "' (see cdcd --help)");
