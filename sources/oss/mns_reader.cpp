@@ -61,9 +61,10 @@ void HeldMessages::update(const std::string& id, const std::string& handle,
 
 MnsReader::MnsReader(SourceContext& ctx, MnsState& state, HeldMessages& held)
     : ctx_(ctx), state_(state), held_(held) {
-    // Held messages stay invisible for two checkpoint intervals (at least a minute) per extension.
+    // Held messages stay invisible for two checkpoint intervals + 10 s (at least 30 s) per
+    // extension.
     extend_seconds_ = static_cast<int>(
-        std::clamp<std::int64_t>(ctx.settings.checkpoint_interval_ms * 2 / 1000 + 10, 60, 43'200));
+        std::clamp<std::int64_t>(ctx.settings.checkpoint_interval_ms * 2 / 1000 + 10, 30, 43'200));
 }
 
 bool MnsReader::events_of(const MnsMessage& m, EventBatch& out) {

@@ -1,0 +1,164 @@
+"""MNS incremental mode: startup modes, deletes, append-only, metadata, parallel receivers,
+faults, and kill -9 without losing an event or deleting a message before its checkpoint."""
+import time
+
+import cdcd_process as cdcd
+
+from oss_helpers import Daemon, fields, pipeline, run_to_end
+
+
+def mns_opts(emu, **extra):
+    opts = {"mns.endpoint": emu.mns.url, "mns.region": "cn-hangzhou", "mns.queue-name": "q1",
+            "mns.polling-wait-time": "1s"}
+    opts.update(extra)
+    return opts
+
+
+def setup(emu, visibility=30):
+    emu.create_bucket("b1")
+    emu.mns.create_queue("q1", visibility_timeout=visibility)
+    emu.add_notification("b1", "q1")
+
+
+def put(emu, *keys):
+    emu.put_objects("b1", [{"key": k, "content": k} for k in keys], notify=True)
+
+
+def keys_of(events):
+    return [fields(e[3] if e[3] != "[]" else e[2])[0] for e in events]
+
+
+def test_committed_and_earliest_offset_consume_what_the_queue_holds(emu, tmp_path):
+    setup(emu)
+    put(emu, "old/1", "old/2")
+    for mode in ("COMMITTED_OFFSET", "EARLIEST_OFFSET"):
+        d = Daemon(tmp_path, pipeline(emu, name=mode, **mns_opts(emu, **{"scan.startup.mode": mode})), tag=mode,
+                   state=mode).start()
+        assert d.wait_events(lambda ev: len(ev) >= 2, 20), d.stderr()
+        put(emu, f"new/{mode}")
+        assert d.wait_events(lambda ev: len(ev) >= 3, 20)
+        assert d.stop() == 0
+        assert sorted(keys_of(d.events())) == sorted(["old/1", "old/2", f"new/{mode}"])
+        assert all(e[1] == "REPLACE" for e in d.events())
+        assert emu.mns.messages("q1") == []  # deleted after the final checkpoint
+        put(emu, "old/1", "old/2")
+
+
+def test_latest_offset_skips_messages_enqueued_before_the_start(emu, tmp_path):
+    setup(emu)
+    put(emu, "old/1", "old/2")
+    time.sleep(0.1)
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"scan.startup.mode": "LATEST_OFFSET"}))).start()
+    time.sleep(2.5)
+    put(emu, "new/1")
+    assert d.wait_events(lambda ev: len(ev) >= 1, 20)
+    time.sleep(1.5)
+    assert d.stop() == 0
+    assert keys_of(d.events()) == ["new/1"]
+    assert emu.mns.messages("q1") == []  # skipped messages are acknowledged too
+
+
+def test_timestamp_skips_messages_enqueued_before_it(emu, tmp_path):
+    setup(emu)
+    put(emu, "before/1")
+    time.sleep(0.3)
+    ts = int(time.time() * 1000)
+    time.sleep(0.3)
+    put(emu, "after/1")
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"scan.startup.mode": "TIMESTAMP",
+                                                          "scan.startup.timestamp-millis": ts}))).start()
+    assert d.wait_events(lambda ev: len(ev) >= 1, 20)
+    time.sleep(2)
+    assert d.stop() == 0
+    assert keys_of(d.events()) == ["after/1"]
+
+
+def test_initial_snapshots_then_consumes_and_snapshot_only_ends(emu, tmp_path):
+    setup(emu)
+    emu.put_objects("b1", [{"key": f"data/{i}", "content": "x"} for i in range(5)] + [{"key": "other/1", "content": "x"}])
+    oss = {"oss-endpoint": emu.endpoint, "oss-region": "cn-hangzhou", "oss-bucket": "b1", "path": "data/"}
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"scan.startup.mode": "INITIAL"}, **oss))).start()
+    assert d.wait_events(lambda ev: len(ev) >= 5, 20), d.stderr()
+    put(emu, "data/new")
+    assert d.wait_events(lambda ev: len(ev) >= 6, 20)
+    assert d.stop() == 0
+    ev = d.events()
+    assert [e[1] for e in ev] == ["INSERT"] * 5 + ["REPLACE"]
+    assert keys_of(ev)[-1] == "data/new"
+    rc, s = run_to_end(tmp_path, pipeline(emu, name="snap", **mns_opts(emu, **{"scan.startup.mode": "SNAPSHOT"}, **oss)),
+                       tag="snap")
+    assert rc == 0, s.stderr()
+    assert sorted(keys_of(s.events())) == sorted([f"data/{i}" for i in range(5)] + ["data/new"])
+
+
+def test_deletes_metadata_and_append_only(emu, tmp_path):
+    setup(emu)
+    transform = ("transform:\n  - source-table: b1\n"
+                 "    projection: key, size, eventName, eventTime, ossObjectSize, ossObjectETag, ossRuleId, ossObjectReadFrom\n")
+    meta = "eventName,eventTime,ossObjectSize,ossObjectETag,ossRuleId,ossObjectReadFrom"
+    d = Daemon(tmp_path, pipeline(emu, transform=transform, **mns_opts(emu, **{"metadata.list": meta}))).start()
+    time.sleep(1)
+    put(emu, "k/1")
+    emu.delete_objects("b1", ["k/1"], notify=True)
+    assert d.wait_events(lambda ev: len(ev) >= 2, 20), d.stderr()
+    assert d.stop() == 0
+    (t1, op1, _, after, _), (t2, op2, before, _, _) = d.events()[:2]
+    assert (op1, op2) == ("REPLACE", "DELETE")
+    a = fields(after)
+    assert a[0] == "k/1" and a[1] == "3" and a[2] == "ObjectCreated:PutObject"
+    assert a[3].startswith("20") and a[4] == "3" and len(a[5]) == 32 and a[6] != "null" and a[7] == "null"
+    assert fields(before)[2] == "ObjectRemoved:DeleteObject"
+
+    rc_yaml = pipeline(emu, name="ao", **mns_opts(emu, **{"scan.read-changelog-as-append-only.enabled": "true"}))
+    d2 = Daemon(tmp_path, rc_yaml, tag="ao", state="ao").start()
+    time.sleep(1)
+    put(emu, "k/2")
+    emu.delete_objects("b1", ["k/2"], notify=True)
+    assert d2.wait_events(lambda ev: len(ev) >= 2, 20)
+    assert d2.stop() == 0
+    assert [e[1] for e in d2.events()] == ["INSERT", "INSERT"]
+
+
+def test_parallel_receivers_batch_delete_and_faults(emu, tmp_path):
+    setup(emu)
+    emu.mns.inject_fault("BatchReceiveMessage", "throttle", count=3)
+    emu.mns.inject_fault("BatchReceiveMessage", "error", count=3)
+    emu.mns.inject_fault("BatchDeleteMessage", "error", count=1)
+    yaml = pipeline(emu, **mns_opts(emu, **{"scan.parallelism": 4, "mns.batch-size": 16,
+                                            "mns.batch-delete.enabled": "true"}))
+    d = Daemon(tmp_path, yaml).start()
+    put(emu, *[f"p/{i}" for i in range(200)])
+    assert d.wait_events(lambda ev: len(set(keys_of(ev))) >= 200, 40), d.stderr()
+    time.sleep(2)
+    assert d.stop() == 0
+    assert set(keys_of(d.events())) == {f"p/{i}" for i in range(200)}
+    counters = emu.mns.counters()
+    assert counters.get("BatchDeleteMessage", 0) >= 200 // 16
+    assert counters.get("DeleteMessage", 0) == 0
+    assert emu.mns.messages("q1") == []
+
+
+def test_kill_9_loses_no_event_and_deletes_nothing_before_the_checkpoint(emu, tmp_path):
+    setup(emu, visibility=3)
+    yaml = pipeline(emu, interval="9s", **mns_opts(emu, **{"mns.batch-size": 16}))
+    d = Daemon(tmp_path, yaml).start()
+    put(emu, *[f"c/{i}" for i in range(40)])
+
+    def all_in_flight():
+        msgs = emu.mns.messages("q1")
+        return len(msgs) == 40 and all(m["state"] == "inflight" for m in msgs)
+
+    # Received and emitted, but no checkpoint covers them yet: every message is still in the queue.
+    assert cdcd.wait_for(all_in_flight, 20), emu.mns.messages("q1")
+    time.sleep(4)  # longer than the queue's visibility timeout: the source keeps them invisible
+    assert all_in_flight()
+    assert all(m["dequeue_count"] == 1 for m in emu.mns.messages("q1"))  # never redelivered
+    assert emu.mns.counters().get("ChangeMessageVisibility", 0) >= 40
+    d.kill9()
+    assert len(emu.mns.messages("q1")) == 40
+    d2 = Daemon(tmp_path, pipeline(emu, interval="300ms", **mns_opts(emu)), tag="second").start()
+    assert d2.wait_events(lambda ev: len(set(keys_of(ev))) >= 40, 90), d2.stderr()
+    time.sleep(1.5)
+    assert d2.stop() == 0
+    assert set(keys_of(d2.events())) == {f"c/{i}" for i in range(40)}
+    assert emu.mns.messages("q1") == []
