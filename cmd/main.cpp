@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "admin/address.h"
 #include "cmd/checkpoints_command.h"
@@ -79,6 +80,15 @@ PipelinePlan load_plan(const cli::CliOptions& o) {
     return plan_pipeline(std::move(def), ConnectorRegistry::builtin());
 }
 
+/// The admin endpoint's address: --admin-address, else pipeline.admin.address, else none.
+std::optional<admin::Address> admin_address(const cli::CliOptions& o, const PipelinePlan& plan) {
+    std::string text = o.admin_address;
+    if (text.empty() && plan.pipeline_options.has("admin.address"))
+        text = plan.pipeline_options.get_string("admin.address");
+    if (text.empty()) return std::nullopt;
+    return admin::parse_address(text);
+}
+
 int run_command(const cli::CliOptions& o) {
     if (o.command == "help") {
         std::fputs(cli::usage(), stdout);
@@ -91,6 +101,7 @@ int run_command(const cli::CliOptions& o) {
     if (o.command == "describe") return describe(o);
     if (o.command == "validate") {
         auto plan = load_plan(o);
+        admin_address(o, plan);  // throws for a malformed address
         std::printf("%s: ok (%s → %s)\n", o.argument->c_str(), plan.definition.source.type.c_str(),
                     plan.definition.sink.type.c_str());
         return 0;
@@ -100,10 +111,7 @@ int run_command(const cli::CliOptions& o) {
         auto plan = load_plan(o);
         service::ServiceOptions service_options;
         service_options.pipeline_name = plan.settings.name;
-        std::string admin = o.admin_address;
-        if (admin.empty() && plan.pipeline_options.has("admin.address"))
-            admin = plan.pipeline_options.get_string("admin.address");
-        if (!admin.empty()) service_options.admin = admin::parse_address(admin);
+        service_options.admin = admin_address(o, plan);
         if (log_file_sink) service_options.reopen_logs = [] { log_file_sink->reopen(); };
 
         service::Service* active = nullptr;

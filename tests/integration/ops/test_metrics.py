@@ -129,3 +129,14 @@ def test_bad_admin_address_is_an_error_before_the_pipeline_starts(tmp_path):
     result = cdcd.run(["run", yaml, "--state-dir", tmp_path / "s", "--admin-address", "localhost:99999"])
     assert result.returncode == 1
     assert "invalid admin address 'localhost:99999'" in result.stderr
+
+
+def test_validate_checks_the_admin_address_of_the_pipeline(tmp_path):
+    good = cdcd.write_pipeline(tmp_path, opslib.generated("v", rows=10, bounded=True,
+                                                          extra_pipeline="  admin.address: 8081\n"), "good.yaml")
+    assert cdcd.run(["validate", good]).returncode == 0
+    bad = cdcd.write_pipeline(tmp_path, opslib.generated("v", rows=10, bounded=True,
+                                                         extra_pipeline="  admin.address: ::1:8081\n"), "bad.yaml")
+    result = cdcd.run(["validate", bad])
+    assert result.returncode == 1
+    assert "an IPv6 host needs brackets" in result.stderr
