@@ -76,7 +76,11 @@ int describe(const cli::CliOptions& o) {
 
 PipelinePlan load_plan(const cli::CliOptions& o) {
     if (!o.argument) throw std::invalid_argument("cdcd " + o.command + " needs a pipeline file (see cdcd --help)");
-    auto def = config::load_pipeline(*o.argument, load_secrets(o));
+    auto& registry = ConnectorRegistry::builtin();
+    auto templates = [&registry](const std::string& block, const std::string& type, const std::string& key) {
+        return registry.is_template_option(block, type, key);
+    };
+    auto def = config::load_pipeline(*o.argument, load_secrets(o), config::process_env, templates);
     return plan_pipeline(std::move(def), ConnectorRegistry::builtin());
 }
 

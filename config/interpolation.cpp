@@ -1,5 +1,7 @@
 #include "config/interpolation.h"
 
+#include <set>
+
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -230,7 +232,9 @@ std::optional<std::string> interpolate_string(
 namespace {
 
 void interpolate_node(const YamlDocument& doc, ConfigNode& node, const Secrets& secrets,
-                      Diagnostics& diags, const EnvLookup& env) {
+                      Diagnostics& diags, const EnvLookup& env,
+                      const std::set<const ConfigNode*>& verbatim = {}) {
+    if (verbatim.count(&node)) return;
     switch (node.kind) {
         case NodeKind::Scalar: {
             if (node.scalar.find("${") == std::string::npos) {
@@ -258,12 +262,12 @@ void interpolate_node(const YamlDocument& doc, ConfigNode& node, const Secrets& 
         }
         case NodeKind::Map:
             for (auto& e : node.entries) {
-                interpolate_node(doc, e.value, secrets, diags, env);
+                interpolate_node(doc, e.value, secrets, diags, env, verbatim);
             }
             return;
         case NodeKind::List:
             for (auto& item : node.items) {
-                interpolate_node(doc, item, secrets, diags, env);
+                interpolate_node(doc, item, secrets, diags, env, verbatim);
             }
             return;
         case NodeKind::Null:
@@ -276,6 +280,24 @@ void interpolate_node(const YamlDocument& doc, ConfigNode& node, const Secrets& 
 void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags,
                  const EnvLookup& env) {
     interpolate_node(doc, doc.root, secrets, diags, env);
+}
+
+void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags,
+                 const EnvLookup& env, const TemplateOptions& templates) {
+    std::set<const ConfigNode*> verbatim;
+    if (templates && doc.root.kind == NodeKind::Map) {
+        for (const char* block : {"source", "sink"}) {
+            const ConfigNode* connector = doc.root.find(block);
+            if (!connector || connector->kind != NodeKind::Map) continue;
+            const ConfigNode* type = connector->find("type");
+            if (!type || type->kind != NodeKind::Scalar) continue;
+            for (const auto& e : connector->entries) {
+                if (e.value.kind == NodeKind::Scalar && templates(block, type->scalar, e.key))
+                    verbatim.insert(&e.value);
+            }
+        }
+    }
+    interpolate_node(doc, doc.root, secrets, diags, env, verbatim);
 }
 
 }  // namespace cdcd::config

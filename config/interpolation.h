@@ -62,4 +62,12 @@ std::optional<std::string> interpolate_string(
 void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags,
                  const EnvLookup& env = process_env);
 
+// Whether `key` of the `block` ("source" or "sink") of connector `type` is a template option
+// (OptionSpec::templated) whose ${...} placeholders belong to the connector.
+using TemplateOptions =
+    std::function<bool(const std::string& block, const std::string& type, const std::string& key)>;
+// As above, leaving the values of template options untouched.
+void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags, const EnvLookup& env,
+                 const TemplateOptions& templates);
+
 }  // namespace cdcd::config

@@ -154,6 +154,10 @@ OptionBuilder& OptionBuilder::secret() {
     spec_.secret = true;
     return *this;
 }
+OptionBuilder& OptionBuilder::templated() {
+    spec_.templated = true;
+    return *this;
+}
 OptionBuilder& OptionBuilder::range(double lo, double hi) {
     spec_.min = lo;
     spec_.max = hi;

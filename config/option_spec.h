@@ -31,6 +31,9 @@ struct OptionSpec {
     bool required = false;
     std::string description;
     bool secret = false;
+    // The value is a template with ${...} placeholders of the connector's own (e.g. ${table});
+    // the YAML loader leaves them for the connector instead of reading the environment.
+    bool templated = false;
     std::vector<std::string> enum_values;  // Enum: allowed values, canonical spelling
     std::optional<double> min,
         max;  // inclusive; Int/Long/Double, Duration (ms), MemorySize (bytes)
@@ -57,6 +60,7 @@ class OptionBuilder {
     OptionBuilder& required();
     OptionBuilder& default_(std::string value);
     OptionBuilder& secret();
+    OptionBuilder& templated();
     OptionBuilder& range(double lo, double hi);
     OptionBuilder& at_least(double lo);
     OptionBuilder& at_most(double hi);

@@ -367,13 +367,14 @@ PipelineDef parse_pipeline(const YamlDocument& doc, Diagnostics& diags) {
 }
 
 PipelineDef load_pipeline_string(std::string_view text, const std::string& display_name,
-                                 const Secrets& secrets, const EnvLookup& env) {
+                                 const Secrets& secrets, const EnvLookup& env,
+                                 const TemplateOptions& templates) {
     Diagnostics diags;
     auto doc = load_yaml_string(text, display_name, diags);
     if (!doc) {
         throw ConfigError(std::move(diags));
     }
-    interpolate(*doc, secrets, diags, env);
+    interpolate(*doc, secrets, diags, env, templates);
     PipelineDef def = parse_pipeline(*doc, diags);
     if (!diags.ok()) {
         throw ConfigError(std::move(diags));
@@ -381,13 +382,14 @@ PipelineDef load_pipeline_string(std::string_view text, const std::string& displ
     return def;
 }
 
-PipelineDef load_pipeline(const std::string& path, const Secrets& secrets, const EnvLookup& env) {
+PipelineDef load_pipeline(const std::string& path, const Secrets& secrets, const EnvLookup& env,
+                          const TemplateOptions& templates) {
     Diagnostics diags;
     auto doc = load_yaml_file(path, diags);
     if (!doc) {
         throw ConfigError(std::move(diags));
     }
-    interpolate(*doc, secrets, diags, env);
+    interpolate(*doc, secrets, diags, env, templates);
     PipelineDef def = parse_pipeline(*doc, diags);
     if (!diags.ok()) {
         throw ConfigError(std::move(diags));

@@ -26,6 +26,20 @@ const SinkFactory* ConnectorRegistry::sink(const std::string& name) const {
     return it == sinks_.end() ? nullptr : &it->second;
 }
 
+bool ConnectorRegistry::is_template_option(const std::string& block, const std::string& type,
+                                           const std::string& key) const {
+    const config::ConnectorOptionsSpec* spec = nullptr;
+    if (block == "source") {
+        if (const auto* f = source(type)) spec = &f->options;
+    } else if (block == "sink") {
+        if (const auto* f = sink(type)) spec = &f->options;
+    }
+    if (!spec) return false;
+    for (const auto& o : spec->options)
+        if (o.key == key) return o.templated;
+    return false;
+}
+
 std::vector<std::string> ConnectorRegistry::source_names() const {
     std::vector<std::string> names;
     for (const auto& [n, f] : sources_) names.push_back(n);

@@ -77,6 +77,8 @@ public:
     const SourceFactory* source(const std::string& name) const;
     const SinkFactory* sink(const std::string& name) const;
     std::vector<std::string> source_names() const;
+    /// Whether `key` of a `block` ("source"/"sink") of connector `type` is a template option.
+    bool is_template_option(const std::string& block, const std::string& type, const std::string& key) const;
     std::vector<std::string> sink_names() const;
 
 private:

@@ -104,9 +104,9 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
         OptionSpec::string("secret-key-env").desc("Environment variable holding the Secret Key."));
     // Collection and write.
     o.push_back(OptionSpec::string("collection-name-template")
-                    .desc("Collection name from the table id: ${database}, ${schema}, ${table} "
-                          "(write $${...} in "
-                          "YAML). Default: the table id with '.' replaced by '_'."));
+                    .templated()
+                    .desc("Collection name from the table id: ${database}, ${schema}, ${table}. "
+                          "Default: the table id with '.' replaced by '_'."));
     o.push_back(OptionSpec::string("resource-id")
                     .desc("Collection resource id, used to address data-plane writes."));
     o.push_back(OptionSpec::string("project-name")

@@ -65,7 +65,7 @@ transform:
   - source-table: {workspace}.documents
     projection: doc_id, title, content, modified_time
 """ + sink_block(vdb, **{
-        "collection-name-template": "dt_$${table}",
+        "collection-name-template": "dt_${table}",
         "sink.bulk-flush.interval": "200ms",
         "vikingdb.field.content.type": "text",
         "vikingdb.vectorize.dense.model-name": "bge-m3",

@@ -105,7 +105,7 @@ def test_missing_collection_without_auto_create_fails(emu, tmp_path):
 
 def test_collection_name_template_project_and_resource_id(emu, tmp_path):
     y = (generated_source(rows=5) +
-         sink_block(emu, **{"collection-name-template": "cdc_$${table}", "project-name": "proj1"}) +
+         sink_block(emu, **{"collection-name-template": "cdc_${table}", "project-name": "proj1"}) +
          pipeline_block())
     r = run_pipeline(tmp_path, y)
     assert r.returncode == 0, r.stderr
@@ -113,7 +113,7 @@ def test_collection_name_template_project_and_resource_id(emu, tmp_path):
     assert emu.rows("cdc_generated", project_name="proj1")["count"] == 5
     rid = emu.collections()[0]["ResourceId"]
     y2 = (generated_source(rows=8) +
-          sink_block(emu, **{"collection-name-template": "cdc_$${table}", "project-name": "proj1",
+          sink_block(emu, **{"collection-name-template": "cdc_${table}", "project-name": "proj1",
                              "resource-id": rid}) + pipeline_block(name="second"))
     r = run_pipeline(tmp_path, y2, state="state2")
     assert r.returncode == 0, r.stderr
