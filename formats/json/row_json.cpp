@@ -10,12 +10,73 @@ namespace cdcd::json {
 
 namespace {
 
-std::string timestamp_text(Timestamp ts, const JsonFormatOptions& o, bool utc_suffix) {
-    std::string s = temporal::format_sql_timestamp(ts, 9);
-    if (o.iso8601_timestamps) s[10] = 'T';
-    if (utc_suffix) s += "Z";
-    return s;
+// Fast paths for the common cases (years 0000-9999, decimals within 64 bits): the hot path of the
+// Kafka sink writes millions of these; the general functions format through snprintf.
+char* put2(char* p, unsigned v) {
+    p[0] = static_cast<char>('0' + v / 10);
+    p[1] = static_cast<char>('0' + v % 10);
+    return p + 2;
 }
+
+/// yyyy-MM-dd into p (10 chars); false when the year is outside 0..9999.
+bool put_date(char* p, std::int64_t epoch_days) {
+    temporal::CivilDate c = temporal::civil_from_days(epoch_days);
+    if (c.year < 0 || c.year > 9999) return false;
+    auto y = static_cast<unsigned>(c.year);
+    put2(p, y / 100);
+    put2(p + 2, y % 100);
+    p[4] = '-';
+    put2(p + 5, c.month);
+    p[7] = '-';
+    put2(p + 8, c.day);
+    return true;
+}
+
+void write_date(Writer& w, std::int64_t epoch_days) {
+    char buf[10];
+    if (put_date(buf, epoch_days)) {
+        w.string(std::string_view(buf, 10));
+    } else {
+        w.string(temporal::format_date(epoch_days));
+    }
+}
+
+/// format_sql_timestamp(ts, 9) (+ 'T' for ISO-8601, + 'Z' for LTZ) without allocating.
+void write_timestamp(Writer& w, Timestamp ts, const JsonFormatOptions& o, bool utc_suffix) {
+    std::int64_t days = temporal::floor_div(ts.millis, temporal::kMillisPerDay);
+    std::int64_t nod = temporal::floor_mod(ts.millis, temporal::kMillisPerDay) * 1'000'000 + ts.nanos_of_milli;
+    char buf[40];
+    if (!put_date(buf, days)) {
+        std::string s = temporal::format_sql_timestamp(ts, 9);
+        if (o.iso8601_timestamps) s[10] = 'T';
+        if (utc_suffix) s += "Z";
+        w.string(s);
+        return;
+    }
+    auto secs = static_cast<unsigned>(nod / 1'000'000'000);
+    auto nanos = static_cast<unsigned>(nod % 1'000'000'000);
+    char* p = buf + 10;
+    *p++ = o.iso8601_timestamps ? 'T' : ' ';
+    p = put2(p, secs / 3600);
+    *p++ = ':';
+    p = put2(p, secs / 60 % 60);
+    *p++ = ':';
+    p = put2(p, secs % 60);
+    if (nanos != 0) {
+        *p++ = '.';
+        char frac[9];
+        for (int i = 8; i >= 0; --i) {
+            frac[i] = static_cast<char>('0' + nanos % 10);
+            nanos /= 10;
+        }
+        int len = 9;
+        while (len > 0 && frac[len - 1] == '0') --len;
+        for (int i = 0; i < len; ++i) *p++ = frac[i];
+    }
+    if (utc_suffix) *p++ = 'Z';
+    w.string(std::string_view(buf, static_cast<std::size_t>(p - buf)));
+}
+
 
 std::string time_text(std::int64_t nanos_of_day) {
     // Flink's JSON TIME is HH:mm:ss; the fraction is dropped.
@@ -28,6 +89,8 @@ std::string time_text(std::int64_t nanos_of_day) {
 
 // java.math.BigDecimal#toString (what Jackson writes unless encode.decimal-as-plain-number):
 // plain unless the adjusted exponent is below -6, then scientific (1.5E-7).
+void write_decimal(Writer& w, Decimal d, int scale, bool plain);
+
 std::string decimal_text(Decimal d, int scale, bool plain) {
     std::string text = d.to_string(scale);
     if (plain || scale <= 0) return text;
@@ -50,6 +113,32 @@ std::string decimal_text(Decimal d, int scale, bool plain) {
     return out;
 }
 
+void write_decimal(Writer& w, Decimal d, int scale, bool plain) {
+    constexpr __int128 kLimit = static_cast<__int128>(1) << 62;
+    if (scale < 0 || scale > 18 || d.unscaled >= kLimit || d.unscaled <= -kLimit ||
+        (!plain && scale > 6 && d.unscaled != 0)) {
+        w.raw(decimal_text(d, scale, plain));
+        return;
+    }
+    // Plain notation of a 64-bit unscaled value: digits right to left, the point `scale` from the end.
+    auto v = static_cast<std::int64_t>(d.unscaled);
+    bool negative = v < 0;
+    std::uint64_t u = negative ? static_cast<std::uint64_t>(-v) : static_cast<std::uint64_t>(v);
+    char buf[48];
+    char* end = buf + sizeof buf;
+    char* p = end;
+    int digits = 0;
+    do {
+        *--p = static_cast<char>('0' + u % 10);
+        u /= 10;
+        ++digits;
+        if (digits == scale) *--p = '.';
+    } while (u != 0 || digits < scale);
+    if (scale > 0 && *p == '.') *--p = '0';
+    if (negative) *--p = '-';
+    w.raw(std::string_view(p, static_cast<std::size_t>(end - p)));
+}
+
 }  // namespace
 
 void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, const JsonFormatOptions& o) {
@@ -66,16 +155,16 @@ void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, co
         case TypeRoot::Float: w.raw(java_float_to_string(static_cast<float>(row.get_double(i)))); return;
         case TypeRoot::Double: w.raw(java_double_to_string(row.get_double(i))); return;
         case TypeRoot::Decimal:
-            w.raw(decimal_text(row.get_decimal(i), type.scale(), o.decimal_as_plain_number));
+            write_decimal(w, row.get_decimal(i), type.scale(), o.decimal_as_plain_number);
             return;
         case TypeRoot::Char:
         case TypeRoot::Varchar: w.string(row.get_string(i)); return;
         case TypeRoot::Binary:
         case TypeRoot::Varbinary: w.string(base64_encode(row.get_bytes(i))); return;
-        case TypeRoot::Date: w.string(temporal::format_date(row.get_long(i))); return;
+        case TypeRoot::Date: write_date(w, row.get_long(i)); return;
         case TypeRoot::Time: w.string(time_text(row.get_long(i))); return;
-        case TypeRoot::Timestamp: w.string(timestamp_text(row.get_timestamp(i), o, false)); return;
-        case TypeRoot::TimestampLtz: w.string(timestamp_text(row.get_timestamp(i), o, true)); return;
+        case TypeRoot::Timestamp: write_timestamp(w, row.get_timestamp(i), o, false); return;
+        case TypeRoot::TimestampLtz: write_timestamp(w, row.get_timestamp(i), o, true); return;
         case TypeRoot::TimestampTz: w.string(temporal::format_offset_date_time(row.get_zoned_timestamp(i))); return;
         case TypeRoot::Array: {
             RowView arr = row.get_array(i);

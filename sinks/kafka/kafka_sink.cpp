@@ -42,10 +42,11 @@ awaitable<void> sleep_ms(int ms) {
 // Producer defaults tuned for throughput; the user's properties.* override them.
 std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& s) {
     std::vector<std::pair<std::string, std::string>> config = {
-        {"linger.ms", "5"},
-        {"batch.num.messages", "10000"},
-        {"queue.buffering.max.messages", "500000"},
-        {"queue.buffering.max.kbytes", "65536"},
+        {"linger.ms", "20"},
+        {"batch.num.messages", "20000"},
+        {"batch.size", "2000000"},
+        {"queue.buffering.max.messages", "200000"},
+        {"queue.buffering.max.kbytes", "24576"},
         {"allow.auto.create.topics", "false"},  // the sink never creates topics
     };
     if (s.delivery == DeliveryGuarantee::ExactlyOnce) config.emplace_back("transaction.timeout.ms", "900000");

@@ -14,6 +14,11 @@ namespace {
 constexpr std::size_t kQueueCapacity = 4;  // chunks waiting for the event loop
 constexpr int kPollMs = 100;
 constexpr int kMetadataTimeoutMs = 10'000;
+// librdkafka 2.0 stops fetching while its queue holds queued.min.messages and looks again only
+// when its broker thread wakes up (up to a second later), so a relay whose sink is slower than
+// the fetcher stalls each time the queue fills; a deep queue makes that rare. (2.1 added
+// fetch.queue.backoff.ms for this.)
+constexpr std::int64_t kQueuedMinMessages = 100'000;
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -45,6 +50,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored, bo
     };
     // Defaults a user may override, then the user's settings, then what cdcd relies on.
     set("fetch.wait.max.ms", "100");
+    set("queued.min.messages", std::to_string(kQueuedMinMessages));
     set("queued.max.messages.kbytes", "32768");
     for (const auto& [k, v] : settings_.client.librdkafka) {
         set(k, v);
@@ -68,6 +74,7 @@ KafkaConsumer::~KafkaConsumer() {
     not_full_.notify_all();
     if (thread_.joinable()) thread_.join();
     if (queue_) rd_kafka_queue_destroy(queue_);
+    if (assignment_) rd_kafka_topic_partition_list_destroy(assignment_);
     if (rk_) {
         rd_kafka_consumer_close(rk_);
         rd_kafka_destroy(rk_);
@@ -217,7 +224,8 @@ void KafkaConsumer::reassign() {
             p != position_.end() ? p->second : a.start;
     }
     rd_kafka_resp_err_t err = rd_kafka_assign(rk_, list);
-    rd_kafka_topic_partition_list_destroy(list);
+    if (assignment_) rd_kafka_topic_partition_list_destroy(assignment_);
+    assignment_ = list;
     if (err) throw std::runtime_error(std::string("kafka source: assign failed: ") + rd_kafka_err2str(err));
 }
 

@@ -93,6 +93,7 @@ private:
     MessageDecoder decoder_;
 
     std::map<PartitionKey, Assigned> assigned_;
+    rd_kafka_topic_partition_list_t* assignment_ = nullptr;  // what is being fetched
     std::map<PartitionKey, std::int64_t> position_;  // next offset per partition, consumer thread
     std::set<std::string> warned_missing_;
 

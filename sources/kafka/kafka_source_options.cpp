@@ -102,7 +102,7 @@ config::ConnectorOptionsSpec kafka_source_options() {
                     .desc("debezium-json: messages carry the {\"schema\",\"payload\"} envelope (required when true; "
                           "detected either way)."));
     o.push_back(OptionSpec::integer("scan.max-batch-size")
-                    .default_("4096")
+                    .default_("2048")
                     .range(1, 1 << 20)
                     .desc("Messages taken from librdkafka at once (properties.max.poll.records sets it too)."));
     spec.prefixes.push_back({"properties.", "Kafka consumer settings, passed to librdkafka (Java names translated)."});

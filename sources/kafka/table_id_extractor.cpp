@@ -28,11 +28,51 @@ TableIdExtractor::TableIdExtractor(const std::vector<std::string>& fields, bool 
         pointers_.push_back(to_pointer(f));
         payload_pointers_.push_back("/payload" + pointers_.back());
     }
+    grouped_ = !pointers_.empty();
+    for (const auto& p : pointers_) {
+        auto slash = p.rfind('/');
+        std::string parent = p.substr(0, slash), leaf = p.substr(slash + 1);
+        if (leaf.find('~') != std::string::npos || (!leaves_.empty() && parent != parent_pointer_)) grouped_ = false;
+        parent_pointer_ = parent;
+        leaves_.push_back(leaf);
+    }
+    payload_parent_pointer_ = "/payload" + parent_pointer_;
+}
+
+void TableIdExtractor::extract_grouped(simdjson::ondemand::document& doc) {
+    simdjson::ondemand::object obj;
+    if (parent_pointer_.empty()) {
+        if (doc.get_object().get(obj)) throw ParseError("the document is not a JSON object");
+    } else {
+        auto parent = doc.at_pointer(parent_pointer_);
+        if (parent.error() == simdjson::NO_SUCH_FIELD && payload_fallback_) parent = doc.at_pointer(payload_parent_pointer_);
+        if (parent.error())
+            throw ParseError("table id field '" + paths_[0] + "': " + simdjson::error_message(parent.error()));
+        if (parent.get_object().get(obj)) throw ParseError("table id field '" + paths_[0] + "': parent is not an object");
+    }
+    bool found[3] = {false, false, false};
+    std::size_t remaining = leaves_.size();
+    for (auto field : obj) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) throw ParseError("invalid key");
+        for (std::size_t i = 0; i < leaves_.size(); ++i) {
+            if (found[i] || key != leaves_[i]) continue;
+            std::string_view s;
+            if (field.value().get_string().get(s)) throw ParseError("table id field '" + paths_[i] + "' is not a string");
+            parts_[i].assign(s.data(), s.size());
+            found[i] = true;
+            --remaining;
+            break;
+        }
+        if (remaining == 0) break;
+    }
+    for (std::size_t i = 0; i < leaves_.size(); ++i)
+        if (!found[i]) throw ParseError("table id field '" + paths_[i] + "' is missing");
 }
 
 TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
     const std::size_t n = pointers_.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < n && !grouped_; ++i) {
         auto result = doc.at_pointer(pointers_[i]);
         if (result.error() == simdjson::NO_SUCH_FIELD && payload_fallback_)
             result = doc.at_pointer(payload_pointers_[i]);
@@ -43,6 +83,7 @@ TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
             throw ParseError("table id field '" + paths_[i] + "' is not a string");
         parts_[i].assign(s.data(), s.size());  // copied: the document is rewound afterwards
     }
+    if (grouped_) extract_grouped(doc);
     doc.rewind();
     key_.clear();
     for (std::size_t i = 0; i < n; ++i) {

@@ -25,6 +25,13 @@ public:
     static std::string to_pointer(const std::string& path);
 
 private:
+    void extract_grouped(simdjson::ondemand::document& doc);
+
+    // When every path is <parent>.<leaf> with one parent (often `source.db,source.table` or the
+    // top-level `database,table`), one walk over the parent object reads them all.
+    bool grouped_ = false;
+    std::string parent_pointer_, payload_parent_pointer_;
+    std::vector<std::string> leaves_;
     std::vector<std::string> pointers_, payload_pointers_, paths_;
     bool payload_fallback_;
     std::string parts_[3];
