@@ -111,16 +111,14 @@ Row DingTalkSource::key_row(const std::string& workspace_id, const std::string& 
     return std::move(b).build();
 }
 
+// Emits of concurrent splits need no serialisation: each split advances its own state and then
+// calls SourceOutput::emit with no suspension in between, and the runtime's channel queues
+// concurrent senders in FIFO order, ordering a barrier injected while a send waits after that
+// send. So every snapshot_state() taken while emits wait covers exactly the events queued before
+// its barrier. Waiting for a lock (or polling a flag) *after* advancing the state would break
+// that: a barrier injected during the wait would record a document whose event follows it.
 boost::asio::awaitable<void> DingTalkSource::emit(SourceOutput& output, EventBatch events) {
-    while (emitting_) co_await net::sleep_for(std::chrono::milliseconds(2));
-    emitting_ = true;
-    try {
-        co_await output.emit(std::move(events));
-    } catch (...) {
-        emitting_ = false;
-        throw;
-    }
-    emitting_ = false;
+    co_await output.emit(std::move(events));
 }
 
 void DingTalkSource::spawn_split(boost::asio::any_io_executor executor, SourceOutput& output,

@@ -55,7 +55,6 @@ class DingTalkSource final : public Source {
     FetchLimits fetch_limits_;
     SourceState state_;
     bool restored_ = false;
-    bool emitting_ = false;  // emits of concurrent splits are serialised
     int running_splits_ = 0;
     std::exception_ptr failure_;
 };
