@@ -8,10 +8,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "pipeline/runtime/countdown.h"
@@ -90,6 +92,7 @@ struct PipelineRuntime::Impl {
         ConnectorContext sink_ctx{plan.sink_options, def.sink, plan.settings, io, &registry};
         sink = plan.sink_factory->create(sink_ctx);
         transform = plan.make_transform();
+        if (transform) transform_thread.emplace(1);
         schema_operator = std::make_unique<SchemaOperator>(
             plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
             [this](EventBatch& pending) { return flush_writers(pending); }, plan.settings.local_time_zone);
@@ -229,7 +232,7 @@ struct PipelineRuntime::Impl {
                 EventBatch* in = batch;
                 if (transform) {
                     transformed.clear();
-                    transform->process(*batch, transformed);
+                    co_await transform_batch(*batch, transformed);
                     in = &transformed;
                 }
                 co_await schema_operator->process(*in, out);
@@ -248,6 +251,19 @@ struct PipelineRuntime::Impl {
                 co_return;
             }
         }
+    }
+
+    /// Runs the transform of one batch on its own thread while the loop thread runs the source and
+    /// the writers. The processor awaits each batch, so batches stay in order and the operator is
+    /// idle whenever the processor takes its snapshot at a barrier.
+    awaitable<void> transform_batch(EventBatch& in, EventBatch& out) {
+        co_await asio::co_spawn(
+            *transform_thread,
+            [&]() -> awaitable<void> {
+                transform->process(in, out);
+                co_return;
+            },
+            use_awaitable);
     }
 
     /// Sends sink-side events to the writers: data by primary-key partition, schema changes to all.
@@ -449,6 +465,7 @@ struct PipelineRuntime::Impl {
     std::unique_ptr<Source> source;
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;
+    std::optional<asio::thread_pool> transform_thread;  // joined before `transform` is destroyed
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;
