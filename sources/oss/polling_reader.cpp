@@ -55,8 +55,14 @@ void PrefixMerge::feed(const ObjectInfo& o) {
     if (known) ++i_;
 }
 
-KeyIndex PrefixMerge::finish() {
+void PrefixMerge::end_of_listing() {
+    if (ended_) return;
+    ended_ = true;
     drop_old(true, {});
+}
+
+KeyIndex PrefixMerge::finish() {
+    end_of_listing();
     return std::move(next_);
 }
 
@@ -99,6 +105,7 @@ boost::asio::awaitable<void> PollingReader::scan_once() {
             token = page.next_continuation_token;
         }
         if (!complete) co_return;  // stopping: the state of this prefix stays as it was
+        merge.end_of_listing();
         // Build the events before touching the state (the rate limit wait must come first).
         EventBatch batch;
         std::size_t n = 0;

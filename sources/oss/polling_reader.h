@@ -24,7 +24,9 @@ class PrefixMerge {
     PrefixMerge(const KeyIndex& old, std::size_t budget, bool emit_changes, bool emit_deletes);
     /// Objects must arrive in increasing key order (as ListObjectsV2 returns them).
     void feed(const ObjectInfo& o);
-    /// Call after the last page; returns the new index.
+    /// Call after the last page: keys not listed are gone (deletes are known from here on).
+    void end_of_listing();
+    /// end_of_listing() (if not called yet), then the new index for the prefix.
     KeyIndex finish();
     std::vector<ScanChange>& changes() { return changes_; }
     std::size_t deferred() const { return deferred_; }
@@ -40,6 +42,7 @@ class PrefixMerge {
     KeyIndex next_;
     std::vector<ScanChange> changes_;
     std::size_t deferred_ = 0;
+    bool ended_ = false;
 };
 
 class PollingReader {

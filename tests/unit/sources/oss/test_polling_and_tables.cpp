@@ -137,3 +137,17 @@ TEST_CASE("table-id mapper") {
     CHECK_THROWS(TableIdMapper("(a)(b)(c)(d)"));
     CHECK_THROWS(TableIdMapper("(unclosed"));
 }
+
+TEST_CASE("prefix merge: a prefix whose listing is empty deletes everything it tracked") {
+    KeyIndex old = index_of({obj("q/gone"), obj("q/gone2")});
+    PrefixMerge m(old, 2, true, true);
+    KeyIndex next = m.finish();
+    REQUIRE(m.changes().size() == 2);
+    CHECK(m.changes()[1].kind == ScanChange::Kind::Delete);
+    CHECK(next.size() == 0);
+    PrefixMerge limited(old, 1, true, true);
+    KeyIndex kept = limited.finish();
+    CHECK(limited.changes().size() == 1);
+    CHECK(kept.size() == 1);
+    CHECK(kept.key(0) == "q/gone2");
+}
