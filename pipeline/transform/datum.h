@@ -5,6 +5,7 @@
 //   FLOAT, DOUBLE → d;  DECIMAL → dec (unscaled at the type's scale)
 //   TIMESTAMP, TIMESTAMP_LTZ → i (millis) + nanos;  TIMESTAMP_TZ → also off (offset seconds)
 //   CHAR, VARCHAR, BINARY, VARBINARY → s;  ARRAY, ROW → s (row bytes); MAP → s (map bytes)
+// (i, d, dec and s overlap: only the member of the type is meaningful.)
 // Strings point into the input row, a constant, or the per-row Arena.
 #include <cstdint>
 #include <cstring>
@@ -17,16 +18,19 @@
 namespace cdcd::transform {
 
 struct Datum {
-    bool null = true;
+    // One payload at a time, so they share storage: a Datum is 32 bytes, cheap to return by
+    // value. `dec` zero-initialises all of it (a NULL reads as 0, 0.0 and "").
     union {
-        std::int64_t i = 0;
-        double d;
         __int128 dec;
+        std::int64_t i;
+        double d;
+        std::string_view s;
     };
     std::int32_t nanos = 0;
     std::int32_t off = 0;
-    std::string_view s;
+    bool null = true;
 
+    Datum() noexcept : dec(0) {}
     static Datum null_value() { return Datum{}; }
     static Datum of_long(std::int64_t v) {
         Datum x;

@@ -342,6 +342,8 @@ NodePtr coerce(NodePtr n, const DataType& to, int pos) {
     return r;
 }
 
+bool is_text_cast(const Node& n) { return n.fn == eval_cast && is_text(n.type) && n.args.size() == 1; }
+
 void register_cast(Registry& r) {
     r["CAST"] = b_cast;
     r["TRY_CAST"] = b_try_cast;

@@ -85,6 +85,9 @@ NodePtr b_concat(CallSite& c) {
     std::vector<DataType> types;
     for (auto& a : c.args) types.push_back(a->type);
     auto t = string_result(types, c.any_nullable());
+    // CONCAT(CAST(id AS STRING), ...): the text of the operand is the text of the cast.
+    for (auto& a : c.args)
+        if (is_text_cast(*a)) a = std::move(a->args[0]);
     return make_node(eval_concat, t, std::move(c.args));
 }
 NodePtr b_pipes(CallSite& c) {

@@ -60,6 +60,9 @@ bool values_equal(const Datum& a, const DataType& ta, const Datum& b, const Data
 int compare_values(const Datum& a, const DataType& ta, const Datum& b, const DataType& tb);
 /// True when `<`/`>` can compare the two types.
 bool orderable(const DataType& a, const DataType& b);
+/// True for CAST/TRY_CAST (or an implicit conversion) to CHAR/VARCHAR: its text is the Java
+/// string of its operand, which never fails.
+bool is_text_cast(const Node& n);
 /// Timestamp ± INTERVAL (from the arithmetic builders).
 NodePtr build_interval_arith(CallSite& c, bool minus);
 

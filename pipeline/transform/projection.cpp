@@ -101,13 +101,15 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(const ParsedRule& rule, c
 
 bool BoundProjection::filter(EvalContext& c) const {
     if (!filter_) return true;
-    current_ = filter_text_;
+    current_ = &filter_text_;
     return filter_->eval(c).truth();
 }
 
 Row BoundProjection::project(EvalContext& c) const {
     const auto& out = output_.columns();
-    RowBuilder b(out.size(), c.row.bytes().size());
+    // Reserve what the previous row needed (plus slack for values of varying length), and at
+    // least the input's size, so that the row is allocated once.
+    RowBuilder b(out.size(), std::max(c.row.bytes().size(), size_hint_));
     std::size_t i = 0;
     try {
         for (; i < columns_.size(); ++i) {
@@ -120,10 +122,12 @@ Row BoundProjection::project(EvalContext& c) const {
             write_field(b, i, d, out[i].type);
         }
     } catch (const EvalError&) {
-        current_ = columns_[i].item ? columns_[i].item->text : out[i].name;
+        current_ = columns_[i].item ? &columns_[i].item->text : &out[i].name;
         throw;
     }
-    return std::move(b).build();
+    Row row = std::move(b).build();
+    size_hint_ = row.bytes().size() - RowView::fixed_size(out.size()) + 32;
+    return row;
 }
 
 }  // namespace cdcd::transform

@@ -39,7 +39,7 @@ public:
     bool filter(EvalContext& c) const;
     Row project(EvalContext& c) const;
     /// The expression text of the column or filter being evaluated when an EvalError happened.
-    const std::string& current_text() const { return current_; }
+    const std::string& current_text() const { return *current_; }
 
 private:
     Schema output_;
@@ -47,7 +47,8 @@ private:
     std::vector<bool> variable_;
     NodePtr filter_;
     std::string filter_text_;
-    mutable std::string current_;
+    mutable const std::string* current_ = &filter_text_;
+    mutable std::size_t size_hint_ = 0;  // variable part of the last row, plus slack
 };
 
 }  // namespace cdcd::transform
