@@ -26,25 +26,28 @@ Fingerprint fingerprint_of(const DocRef& doc) {
                        meta_hash(doc.node.name, doc.parent_node_id, doc.node.url)};
 }
 
-std::vector<DocRef> changed_documents(const std::vector<DocRef>& documents,
-                                      const Fingerprints& seen) {
-    std::vector<DocRef> out;
+std::vector<const DocRef*> changed_documents(const std::vector<DocRef>& documents,
+                                             const Fingerprints& seen) {
+    std::vector<const DocRef*> out;
     for (const auto& doc : documents) {
         auto it = seen.find(doc.node.id);
-        if (it == seen.end() || !(it->second == fingerprint_of(doc))) out.push_back(doc);
+        if (it == seen.end() || !(it->second == fingerprint_of(doc))) out.push_back(&doc);
     }
-    std::stable_sort(out.begin(), out.end(), [](const DocRef& a, const DocRef& b) {
-        if (a.node.modified_ms != b.node.modified_ms)
-            return a.node.modified_ms < b.node.modified_ms;
-        return a.node.id < b.node.id;
+    std::stable_sort(out.begin(), out.end(), [](const DocRef* a, const DocRef* b) {
+        if (a->node.modified_ms != b->node.modified_ms)
+            return a->node.modified_ms < b->node.modified_ms;
+        return a->node.id < b->node.id;
     });
     return out;
 }
 
 std::vector<std::string> vanished_documents(const std::vector<DocRef>& documents,
-                                            const Fingerprints& seen) {
+                                            const Fingerprints& seen,
+                                            const std::vector<std::string>& also_present) {
     std::unordered_set<std::string_view> present;
+    present.reserve(documents.size() + also_present.size());
     for (const auto& doc : documents) present.insert(doc.node.id);
+    for (const auto& id : also_present) present.insert(id);
     std::vector<std::string> out;
     for (const auto& [id, fp] : seen)
         if (!present.contains(id)) out.push_back(id);

@@ -25,10 +25,12 @@ std::uint64_t meta_hash(std::string_view title, std::string_view parent, std::st
 Fingerprint fingerprint_of(const DocRef& doc);
 
 /// Documents whose fingerprint differs from `seen` (or are not in it), by (modified time, id).
-std::vector<DocRef> changed_documents(const std::vector<DocRef>& documents,
-                                      const Fingerprints& seen);
-/// Ids in `seen` that `documents` no longer holds, sorted.
+/// Pointers into `documents` (a snapshot of a large workspace is not copied).
+std::vector<const DocRef*> changed_documents(const std::vector<DocRef>& documents,
+                                             const Fingerprints& seen);
+/// Ids in `seen` that neither `documents` nor `also_present` holds, sorted.
 std::vector<std::string> vanished_documents(const std::vector<DocRef>& documents,
-                                            const Fingerprints& seen);
+                                            const Fingerprints& seen,
+                                            const std::vector<std::string>& also_present = {});
 
 }  // namespace cdcd::dingtalk

@@ -239,13 +239,8 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
         co_return false;
     }
     if (options_.emit_deletes && walk.complete) {
-        std::vector<DocRef> present = walk.documents;
-        for (const auto& id : walk.excluded_present) {
-            DocRef excluded;
-            excluded.node.id = id;
-            present.push_back(std::move(excluded));
-        }
-        for (const auto& id : vanished_documents(present, split.docs)) {
+        for (const auto& id :
+             vanished_documents(walk.documents, split.docs, walk.excluded_present)) {
             if (output.stopping()) co_return false;
             split.docs.erase(id);
             EventBatch batch;
@@ -254,11 +249,11 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
             co_await emit(output, std::move(batch));
         }
     }
-    std::vector<DocRef> changed = changed_documents(walk.documents, split.docs);
+    std::vector<const DocRef*> changed = changed_documents(walk.documents, split.docs);
     const bool snapshot = split.phase == Phase::Snapshot;
     const std::size_t n = std::min(changed.size(), static_cast<std::size_t>(options_.prefix_size));
     for (std::size_t i = 0; i < n && !output.stopping(); ++i)
-        co_await process(output, split, changed[i], snapshot);
+        co_await process(output, split, *changed[i], snapshot);
     if (output.stopping()) co_return false;
     const bool more = changed.size() > n;
     if (snapshot && !more) {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <string>
 #include <utility>
 
 namespace cdcd::dingtalk {
@@ -48,7 +49,12 @@ boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& 
                     else
                         result.complete = false;
                 }
-                if (node.is_document()) result.documents.push_back(DocRef{std::move(node), parent});
+                if (node.is_document()) {
+                    // Kept for every document of the workspace until the scan ends: drop what
+                    // the caller does not need (the workspace is the split's).
+                    node.workspace_id = std::string();
+                    result.documents.push_back(DocRef{std::move(node), parent});
+                }
             }
             next = page.next_token;
         } while (!next.empty());

@@ -97,14 +97,15 @@ TEST_CASE("change detection by fingerprint, ordered by modification time") {
                             doc("new2", 120), doc("new1", 120)};
     auto changed = changed_documents(now, seen);
     REQUIRE(changed.size() == 4);
-    CHECK(changed[0].node.id == "new1");  // same time: by id
-    CHECK(changed[1].node.id == "new2");
-    CHECK(changed[2].node.id == "a");
-    CHECK(changed[3].node.id == "c");  // moved: same time, other parent
+    CHECK(changed[0]->node.id == "new1");  // same time: by id
+    CHECK(changed[1]->node.id == "new2");
+    CHECK(changed[2]->node.id == "a");
+    CHECK(changed[3]->node.id == "c");  // moved: same time, other parent
     auto retitled = now;
     retitled[1].node.name = "renamed";
     CHECK(changed_documents(retitled, seen).size() == 5);
     CHECK(vanished_documents(now, seen) == std::vector<std::string>{"gone"});
+    CHECK(vanished_documents(now, seen, {"gone"}).empty());  // e.g. excluded, still present
     CHECK(meta_hash("ab", "c", "") != meta_hash("a", "bc", ""));
 }
 
