@@ -70,7 +70,7 @@ void write_csv_key(std::string& out, const DataChangeEvent& e, const json::KeyCo
         out.push_back(',');
         auto i = static_cast<std::size_t>(key.indexes[k]);
         if (!image || i >= image->arity() || image->is_null(i)) continue;
-        write_value(out, image->view(), i, key.columns[k]->type);
+        write_value(out, image->view(), i, key.columns[k].type);
     }
 }
 

@@ -8,7 +8,7 @@ KeyColumns KeyColumns::of(const Schema& schema) {
         int i = schema.index_of(name);
         if (i < 0) continue;
         k.indexes.push_back(i);
-        k.columns.push_back(&schema.columns()[static_cast<std::size_t>(i)]);
+        k.columns.push_back(schema.columns()[static_cast<std::size_t>(i)]);
     }
     return k;
 }
@@ -27,11 +27,11 @@ void write_json_key(std::string& out, const DataChangeEvent& e, const KeyColumns
         auto i = static_cast<std::size_t>(key.indexes[k]);
         bool absent = !image || i >= image->arity() || image->is_null(i);
         if (absent && options.ignore_null_fields) continue;
-        w.key(key.columns[k]->name);
+        w.key(key.columns[k].name);
         if (absent) {
             w.null();
         } else {
-            write_field(w, image->view(), i, key.columns[k]->type, options);
+            write_field(w, image->view(), i, key.columns[k].type, options);
         }
     }
     w.end_object();

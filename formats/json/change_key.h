@@ -15,7 +15,7 @@ namespace cdcd::json {
 /// Positions and types of a schema's primary-key columns, computed once per schema.
 struct KeyColumns {
     std::vector<int> indexes;
-    std::vector<const Column*> columns;
+    std::vector<Column> columns;  // copies: the key outlives no schema
     static KeyColumns of(const Schema& schema);
 };
 

@@ -105,6 +105,13 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
         key_table = extractor_->extract(iterate(key_parser_, m.key, m.key_len, key_buffer_, key_doc_));
     }
     auto& doc = iterate(value_parser_, m.payload, m.len, value_buffer_, value_doc_);
+    simdjson::ondemand::json_type top;
+    if (doc.type().get(top)) throw ParseError("invalid JSON");
+    if (top == simdjson::ondemand::json_type::null) {
+        bool null = false;
+        if (doc.is_null().get(null) || !null) throw ParseError("invalid JSON");
+        return;  // a JSON null value: a tombstone
+    }
     const TableId table = settings_.fixed_table ? *settings_.fixed_table
                           : key_table           ? *key_table
                                                 : extractor_->extract(doc);
