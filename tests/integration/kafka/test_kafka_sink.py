@@ -1,0 +1,135 @@
+# The kafka sink writes exactly what Flink CDC's Kafka sink writes (reference §6.2–6.5), fed by
+# Flink's values source (SINGLE_SPLIT_SINGLE_TABLE: table1(col1 STRING PK, col2 STRING), inserts,
+# schema changes, update, delete).
+import json
+
+from conftest import java_partition, unique
+
+VALUES = """
+source:
+  type: values
+  event-set.id: SINGLE_SPLIT_SINGLE_TABLE
+sink:
+  type: kafka
+  properties.bootstrap.servers: {bootstrap}
+{sink}
+pipeline:
+  name: {name}
+  parallelism: 1
+  schema.change.behavior: evolve
+"""
+
+# Flink CDC's KafkaDataSinkITCase / DebeziumJsonSerializationSchemaTest expectations for this set.
+DEBEZIUM = [
+    '{"before":null,"after":{"col1":"1","col2":"1"},"op":"c","source":{"db":"default_schema","table":"table1"}}',
+    '{"before":null,"after":{"col1":"2","col2":"2"},"op":"c","source":{"db":"default_schema","table":"table1"}}',
+    '{"before":null,"after":{"col1":"3","col2":"3"},"op":"c","source":{"db":"default_schema","table":"table1"}}',
+    '{"before":{"col1":"1","newCol3":"1"},"after":null,"op":"d","source":{"db":"default_schema","table":"table1"}}',
+    '{"before":{"col1":"2","newCol3":""},"after":{"col1":"2","newCol3":"x"},"op":"u","source":{"db":"default_schema","table":"table1"}}',
+]
+CANAL = [
+    '{"old":null,"data":[{"col1":"1","col2":"1"}],"type":"INSERT","database":"default_schema","table":"table1","pkNames":["col1"]}',
+    '{"old":null,"data":[{"col1":"2","col2":"2"}],"type":"INSERT","database":"default_schema","table":"table1","pkNames":["col1"]}',
+    '{"old":null,"data":[{"col1":"3","col2":"3"}],"type":"INSERT","database":"default_schema","table":"table1","pkNames":["col1"]}',
+    '{"old":null,"data":[{"col1":"1","newCol3":"1"}],"type":"DELETE","database":"default_schema","table":"table1","pkNames":["col1"]}',
+    '{"old":[{"col1":"2","newCol3":""}],"data":[{"col1":"2","newCol3":"x"}],"type":"UPDATE","database":"default_schema","table":"table1","pkNames":["col1"]}',
+]
+TABLE = "default_namespace.default_schema.table1"
+KEYS = [f'{{"TableId":"{TABLE}","col1":"{k}"}}' for k in ["1", "2", "3", "1", "2"]]
+
+
+def run(kafka_broker, cdcd, sink: str):
+    name = unique("sink")
+    c = cdcd(VALUES.format(bootstrap=kafka_broker.bootstrap, sink=sink, name=name))
+    c.run()
+    return c
+
+
+def values(records):
+    return [r.value.decode() for r in records]
+
+
+def test_debezium_json_bytes_keys_and_partition_zero(kafka_broker, cdcd):
+    topic = unique("dbz")
+    kafka_broker.create_topic(topic, partitions=3)
+    run(kafka_broker, cdcd, f"  topic: {topic}")
+    recs = kafka_broker.consume_all(topic)
+    assert values(recs) == DEBEZIUM
+    assert [r.key.decode() for r in recs] == KEYS
+    assert {r.partition for r in recs} == {0}  # all-to-zero (default)
+    assert all(not r.headers for r in recs)
+
+
+def test_debezium_json_with_schema(kafka_broker, cdcd):
+    topic = unique("dbzs")
+    kafka_broker.create_topic(topic)
+    run(kafka_broker, cdcd, f"  topic: {topic}\n  debezium-json.include-schema.enabled: true")
+    first = kafka_broker.consume_all(topic)[0].value.decode()
+    assert first == (
+        '{"schema":{"type":"struct","fields":['
+        '{"type":"struct","fields":[{"type":"string","optional":true,"field":"col1"},'
+        '{"type":"string","optional":true,"field":"col2"}],"optional":true,"field":"before"},'
+        '{"type":"struct","fields":[{"type":"string","optional":true,"field":"col1"},'
+        '{"type":"string","optional":true,"field":"col2"}],"optional":true,"field":"after"}],'
+        '"optional":false},"payload":' + DEBEZIUM[0] + "}"
+    )
+
+
+def test_canal_json_csv_key_and_headers(kafka_broker, cdcd):
+    topic = unique("canal")
+    kafka_broker.create_topic(topic)
+    run(kafka_broker, cdcd, f"  topic: {topic}\n  value.format: canal-json\n  key.format: csv\n"
+                            "  sink.add-tableId-to-header-enabled: true\n  sink.custom-header: \"k1:v1;k2:v2\"")
+    recs = kafka_broker.consume_all(topic)
+    assert values(recs) == CANAL
+    assert [r.key.decode() for r in recs] == [f'"{TABLE}",{k}' for k in ["1", "2", "3", "1", "2"]]
+    assert recs[0].headers == [("k1", b"v1"), ("k2", b"v2"), ("namespace", b"default_namespace"),
+                               ("schemaName", b"default_schema"), ("tableName", b"table1")]
+
+
+def test_hash_by_key_places_records_like_java(kafka_broker, cdcd):
+    topic = unique("hash")
+    kafka_broker.create_topic(topic, partitions=7)
+    run(kafka_broker, cdcd, f"  topic: {topic}\n  partition.strategy: hash-by-key")
+    recs = kafka_broker.consume_all(topic)
+    assert len(recs) == 5
+    for r in recs:
+        assert r.partition == java_partition(r.key, 7), r.key
+    assert len({r.partition for r in recs}) > 1
+
+
+def test_topic_from_table_id_and_mapping(kafka_broker, cdcd):
+    # No `topic`: the table id names the topic; a mapping entry overrides it.
+    kafka_broker.create_topic(TABLE) if TABLE not in kafka_broker.list_topics() else None
+    before = len(kafka_broker.consume_all(TABLE))
+    run(kafka_broker, cdcd, "")
+    assert values(kafka_broker.consume_all(TABLE))[before:] == DEBEZIUM
+    mapped = unique("mapped")
+    kafka_broker.create_topic(mapped)
+    run(kafka_broker, cdcd, f"  sink.tableId-to-topic.mapping: other.t:x;default_namespace.default_schema.\\.*:{mapped}")
+    assert values(kafka_broker.consume_all(mapped)) == DEBEZIUM
+
+
+def test_missing_topic_fails_and_is_not_created(kafka_broker, cdcd):
+    topic = unique("absent")
+    c = cdcd(VALUES.format(bootstrap=kafka_broker.bootstrap, name=unique("absent"),
+                           sink=f"  topic: {topic}\n  properties.message.timeout.ms: 5000"))
+    p = c.run(check=False, timeout=120)
+    assert p.returncode != 0
+    assert topic in p.stderr
+    assert topic not in kafka_broker.list_topics()
+
+
+def test_exactly_once_commits_transactions(kafka_broker, cdcd):
+    topic = unique("eos")
+    kafka_broker.create_topic(topic)
+    run(kafka_broker, cdcd, f"  topic: {topic}\n  sink.delivery-guarantee: exactly-once")
+    assert values(kafka_broker.consume_all(topic, isolation="read_committed")) == DEBEZIUM
+
+
+def test_bad_options_are_rejected_with_the_key(kafka_broker, cdcd):
+    c = cdcd(VALUES.format(bootstrap=kafka_broker.bootstrap, name="bad",
+                           sink="  sink.custom-header: \"a:1,b:2\"\n  properties.ssl.truststore.location: /x.jks"))
+    p = c.run(check=False)
+    assert p.returncode != 0
+    assert "sink.custom-header" in p.stderr and "properties.ssl.truststore.location" in p.stderr
