@@ -721,3 +721,59 @@ TEST_CASE("deduced result types") {
         CHECK(run(c.expr).type == c.type);
     }
 }
+
+// One compiled node evaluated over many rows, as the operator does it: values kept between rows
+// (DATE_FORMAT's last output) must never leak into a row they do not belong to.
+TEST_CASE("one compiled expression over successive rows") {
+    const Schema schema = SchemaBuilder()
+                              .column("ts", DataType::timestamp(3))
+                              .column("ltz", DataType::timestamp_ltz(3))
+                              .column("s", DataType::string())
+                              .column("n", DataType::bigint())
+                              .build();
+    auto zone = Zone::find("Europe/Berlin");
+    Scope scope{&schema, nullptr, nullptr, zone.get()};
+    auto eval_rows = [&](const std::string& text, const std::vector<std::string>& stamps) {
+        auto node = compile(*parse_expression(text), scope);
+        EvalContext ctx;
+        ctx.zone = zone.get();
+        std::vector<std::string> out;
+        for (std::size_t k = 0; k < stamps.size(); ++k) {
+            RowBuilder b(4);
+            auto t = *temporal::parse_timestamp(stamps[k]);
+            b.set_timestamp(0, t).set_timestamp(1, t).set_string(2, k % 2 ? "héllo wörld" : "abc");
+            if (k % 3) b.set_long(3, static_cast<std::int64_t>(k) * 1000 - 1);
+            Row row = std::move(b).build();
+            ctx.arena.reset();
+            ctx.row = row.view();
+            ctx.now_millis = t.millis;
+            Datum d = node->eval(ctx);
+            RowBuilder r(1);
+            write_field(r, 0, d, node->type);
+            out.push_back(format_field(std::move(r).build().view(), 0, node->type));
+        }
+        return out;
+    };
+    std::vector<std::string> stamps = {"2024-03-31 00:59:59.999", "2024-03-31 00:59:00.000", "2024-03-31 01:00:00.000",
+                                       "2024-03-31 00:59:30.000", "2024-12-31 23:59:59.999", "2025-01-01 00:00:00.000",
+                                       "1969-12-31 23:59:59.999", "1970-01-01 00:00:00.000"};
+    CHECK(eval_rows("DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", stamps) ==
+          std::vector<std::string>{"2024-03-31 00:59", "2024-03-31 00:59", "2024-03-31 01:00", "2024-03-31 00:59",
+                                   "2024-12-31 23:59", "2025-01-01 00:00", "1969-12-31 23:59", "1970-01-01 00:00"});
+    CHECK(eval_rows("DATE_FORMAT(ts, 'HH:mm:ss.SSS')", stamps) ==
+          std::vector<std::string>{"00:59:59.999", "00:59:00.000", "01:00:00.000", "00:59:30.000", "23:59:59.999",
+                                   "00:00:00.000", "23:59:59.999", "00:00:00.000"});
+    CHECK(eval_rows("DATE_FORMAT(ts, 'yyyy-MM-dd')", stamps) ==
+          std::vector<std::string>{"2024-03-31", "2024-03-31", "2024-03-31", "2024-03-31", "2024-12-31", "2025-01-01",
+                                   "1969-12-31", "1970-01-01"});
+    // Europe/Berlin switches to summer time at 01:00 UTC on 2024-03-31: the hour moves by two
+    // between the second and third row, and the offset (X) changes with it.
+    CHECK(eval_rows("DATE_FORMAT(ltz, 'HH:mm XXX')", {stamps[0], stamps[1], stamps[2]}) ==
+          std::vector<std::string>{"01:59 +01:00", "01:59 +01:00", "03:00 +02:00"});
+    CHECK(eval_rows("DATE_FORMAT(LOCALTIMESTAMP, 'HH:mm')", {stamps[1], stamps[2], stamps[3]}) ==
+          std::vector<std::string>{"01:59", "03:00", "01:59"});
+    CHECK(eval_rows("UPPER(SUBSTR(s, 2, 4))", {stamps[0], stamps[1]}) == std::vector<std::string>{"BC", "éLLO"});
+    CHECK(eval_rows("SUBSTR(s, 9)", {stamps[0], stamps[1]}) == std::vector<std::string>{"", "rld"});
+    CHECK(eval_rows("CONCAT(CAST(n AS STRING), '-', CAST(ts AS STRING))", {stamps[0], stamps[1], stamps[2]}) ==
+          std::vector<std::string>{"null-2024-03-31T00:59:59.999", "999-2024-03-31T00:59", "1999-2024-03-31T01:00"});
+}
