@@ -11,7 +11,8 @@ namespace cdcd::oss {
 PrefixMerge::PrefixMerge(const KeyIndex& old, std::size_t budget, bool emit_changes,
                          bool emit_deletes)
     : old_(old), budget_(budget), emit_changes_(emit_changes), emit_deletes_(emit_deletes) {
-    next_.reserve(old.size() + 64, 0);
+    // Sized like the previous scan (plus slack) so a million keys do not grow by doubling.
+    next_.reserve(old.size() + old.size() / 64 + 64, old.key_bytes() + old.key_bytes() / 64 + 4096);
 }
 
 void PrefixMerge::drop_old_before(std::string_view key) {

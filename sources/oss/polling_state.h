@@ -32,6 +32,7 @@ class KeyIndex {
     void reserve(std::size_t n, std::size_t bytes);
     /// Binary search; npos when absent.
     std::size_t find(std::string_view key) const;
+    std::size_t key_bytes() const { return arena_.size(); }
     std::size_t memory_bytes() const {
         return arena_.capacity() + ends_.capacity() * 4 + fps_.capacity() * 8;
     }

@@ -26,9 +26,11 @@ TEST_CASE("oss-cdc option declarations are well formed; secrets are secret") {
 }
 
 TEST_CASE("endpoints: scheme default, VPC rewrite, addressing style") {
-    CHECK(normalize_endpoint("oss-cn-hangzhou.aliyuncs.com") == "https://oss-cn-hangzhou.aliyuncs.com");
+    CHECK(normalize_endpoint("oss-cn-hangzhou.aliyuncs.com") ==
+          "https://oss-cn-hangzhou.aliyuncs.com");
     CHECK(normalize_endpoint("http://127.0.0.1:9000/") == "http://127.0.0.1:9000");
-    CHECK(mns_vpc_endpoint("http://123.mns.cn-hangzhou.aliyuncs.com") == "http://123.mns.cn-hangzhou-vpc.aliyuncs.com");
+    CHECK(mns_vpc_endpoint("http://123.mns.cn-hangzhou.aliyuncs.com") ==
+          "http://123.mns.cn-hangzhou-vpc.aliyuncs.com");
     CHECK(mns_vpc_endpoint("https://123.mns.cn-hangzhou-internal.aliyuncs.com") ==
           "https://123.mns.cn-hangzhou-vpc.aliyuncs.com");
     CHECK(mns_vpc_endpoint("http://127.0.0.1:8000") == "http://127.0.0.1:8000");
@@ -37,7 +39,8 @@ TEST_CASE("endpoints: scheme default, VPC rewrite, addressing style") {
     CHECK_FALSE(path_style("https://oss-cn-hangzhou.aliyuncs.com"));
     CHECK(object_url("https://oss-cn-hangzhou.aliyuncs.com", "b", "a b/c+d") ==
           "https://b.oss-cn-hangzhou.aliyuncs.com/a%20b/c%2Bd");
-    CHECK(object_url("http://127.0.0.1:9000", "b", "", "list-type=2") == "http://127.0.0.1:9000/b/?list-type=2");
+    CHECK(object_url("http://127.0.0.1:9000", "b", "", "list-type=2") ==
+          "http://127.0.0.1:9000/b/?list-type=2");
 }
 
 TEST_CASE("fixed schema and file names") {
