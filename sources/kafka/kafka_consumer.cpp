@@ -56,6 +56,9 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored, bo
         set(k, v);
         if (k == "group.id" && !v.empty()) has_group_ = true;
     }
+    // librdkafka's assign() needs a group even when nothing is committed; offsets are committed
+    // only to a group the user named.
+    if (!has_group_) set("group.id", "cdcd-kafka-source-uncommitted");
     set("enable.auto.commit", "false");
     set("enable.auto.offset.store", "false");
     set("enable.partition.eof", settings_.bounded ? "true" : "false");
