@@ -21,7 +21,8 @@ int iso_dow(std::int64_t epoch_days) {  // 1 = Monday
 
 void pad(std::string& out, std::int64_t v, int width) {
     char digits[24];
-    auto r = std::to_chars(digits, digits + sizeof digits, v < 0 ? -static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v));
+    std::uint64_t magnitude = v < 0 ? -static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    auto r = std::to_chars(digits, digits + sizeof digits, magnitude);
     auto len = static_cast<int>(r.ptr - digits);
     if (v < 0) out.push_back('-');
     if (width > len) out.append(static_cast<std::size_t>(width - len), '0');
