@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "formats/csv/csv_key.h"
 #include "formats/json/change_key.h"
 #include "pipeline/schema/schema_change_apply.h"
+#include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/offload.h"
 #include "sinks/kafka/topic_selector.h"
 
@@ -76,6 +78,13 @@ public:
         }
     }
 
+    // The writer's checkpoint state is the schemas of its tables: after a restore the schema
+    // registry does not replay CreateTableEvents, yet the writer must serialize full rows.
+    void restore(std::string_view state) override {
+        if (state.empty()) return;
+        for (auto& [id, schema] : table_schemas_from_json(state)) set_schema(id, std::move(schema));
+    }
+
     awaitable<void> write(EventBatch& events) override {
         check_delivery();
         for (Event& e : events) {
@@ -85,7 +94,9 @@ public:
                 continue;
             }
             TableState& t = table(data->table);
-            if (!t.topic) t.topic = producer().topic(selector_.topic_for(data->table));
+            // Topic handles belong to one producer: one per transaction slot.
+            if (t.topics.size() <= active_) t.topics.resize(producers_.size(), nullptr);
+            if (!t.topics[active_]) t.topics[active_] = producer().topic(selector_.topic_for(data->table));
             key_.clear();
             if (settings_.key_format == KeyFormat::Json) {
                 json::write_json_key(key_, *data, t.key, settings_.key_json);
@@ -107,7 +118,7 @@ public:
     awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
         if (settings_.delivery == DeliveryGuarantee::None) {
             producer().poll();
-            co_return std::string();
+            co_return schemas_state();
         }
         co_await flush_producer(producer());
         if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && checkpoint_id != 0 &&
@@ -116,7 +127,7 @@ public:
             prepared_[checkpoint_id] = active_;
             while ((active_ = free_slot()) == kNone) co_await sleep_ms(1);  // a commit frees one
         }
-        co_return std::string();
+        co_return schemas_state();
     }
 
     awaitable<void> notify_checkpoint_complete(std::uint64_t id) override {
@@ -148,7 +159,7 @@ private:
         Schema schema;
         json::KeyColumns key;
         std::string connect_schema;
-        rd_kafka_topic_t* topic = nullptr;
+        std::vector<rd_kafka_topic_t*> topics;  // by producer slot
         Headers headers;
     };
     enum SlotState { kFree, kOpen, kPrepared };
@@ -172,12 +183,23 @@ private:
         return it->second;
     }
 
+    std::string schemas_state() const {
+        TableSchemas all;
+        for (const auto& [id, t] : tables_) all.emplace_back(id, t.schema);
+        std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        return table_schemas_to_json(all);
+    }
+
     void apply_schema(const Event& e) {
         auto change = *as_schema_change(e);
         TableId id = table_of(e);
         auto it = tables_.find(id);
-        TableState& t = it == tables_.end() ? tables_[id] : it->second;
-        t.schema = apply_schema_change(t.schema, change);
+        set_schema(id, apply_schema_change(it == tables_.end() ? Schema{} : it->second.schema, change));
+    }
+
+    void set_schema(TableId id, Schema schema) {
+        TableState& t = tables_[id];
+        t.schema = std::move(schema);
         t.key = json::KeyColumns::of(t.schema);
         if (settings_.debezium.include_schema) t.connect_schema = json::debezium_connect_schema(t.schema);
         t.headers = settings_.custom_headers;
@@ -196,10 +218,11 @@ private:
         }
         const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
         while (true) {
-            rd_kafka_resp_err_t err = producer().produce(t.topic, partition, key_, value_, &t.headers);
+            rd_kafka_topic_t* topic = t.topics[active_];
+            rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
             if (err == RD_KAFKA_RESP_ERR_NO_ERROR) co_return;
             if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-                throw std::runtime_error(std::string("kafka sink: cannot produce to ") + rd_kafka_topic_name(t.topic) +
+                throw std::runtime_error(std::string("kafka sink: cannot produce to ") + rd_kafka_topic_name(topic) +
                                          ": " + rd_kafka_err2str(err));
             producer().poll();
             check_delivery();

@@ -124,16 +124,47 @@ void KafkaConsumer::commit(const Offsets& offsets) {
     if (err) spdlog::warn("kafka source: cannot commit offsets: {}", rd_kafka_err2str(err));
 }
 
+std::int64_t KafkaConsumer::committed_or_reset(const std::string& topic, std::int32_t partition) {
+    // rd_kafka_committed (with retries while the group coordinator loads) rather than
+    // RD_KAFKA_OFFSET_STORED, whose lookup librdkafka 2.0 does not retry after "Not coordinator".
+    std::int64_t offset = RD_KAFKA_OFFSET_INVALID;
+    for (int attempt = 0;; ++attempt) {
+        rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
+        rd_kafka_resp_err_t err = rd_kafka_committed(rk_, list, kMetadataTimeoutMs);
+        if (!err) err = list->elems[0].err;
+        offset = list->elems[0].offset;
+        rd_kafka_topic_partition_list_destroy(list);
+        if (!err) break;
+        if (attempt >= 30 || stop_)
+            throw std::runtime_error("kafka source: committed offset of " + topic + " [" + std::to_string(partition) +
+                                     "]: " + rd_kafka_err2str(err));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    if (offset >= 0) return offset;
+    // No committed offset: properties.auto.offset.reset decides (Kafka's default: latest).
+    const std::string* reset = find_setting(settings_.client, "auto.offset.reset");
+    std::string r = reset ? *reset : "latest";
+    if (r == "earliest" || r == "smallest" || r == "beginning") return RD_KAFKA_OFFSET_BEGINNING;
+    if (r == "error")
+        throw std::runtime_error("kafka source: no committed offset for " + topic + " [" + std::to_string(partition) +
+                                 "] and properties.auto.offset.reset is none");
+    std::int64_t lo = 0, hi = 0;
+    rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk_, topic.c_str(), partition, &lo, &hi, kMetadataTimeoutMs);
+    if (err) throw std::runtime_error("kafka source: latest offset of " + topic + ": " + rd_kafka_err2str(err));
+    return hi;
+}
+
 std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t partition, bool initial) {
     auto it = restored_.offsets.find({topic, partition});
     if (it != restored_.offsets.end()) return it->second;  // a checkpoint beats the startup mode
     if (!initial) return RD_KAFKA_OFFSET_BEGINNING;         // partitions discovered later: from the start
     switch (settings_.startup) {
         case StartupMode::EarliestOffset: return RD_KAFKA_OFFSET_BEGINNING;
-        case StartupMode::GroupOffsets: return RD_KAFKA_OFFSET_STORED;  // else auto.offset.reset
+        case StartupMode::GroupOffsets: return committed_or_reset(topic, partition);
         case StartupMode::SpecificOffsets: {
             auto s = settings_.specific_offsets.find(partition);
-            return s == settings_.specific_offsets.end() ? RD_KAFKA_OFFSET_STORED : s->second;
+            return s == settings_.specific_offsets.end() ? committed_or_reset(topic, partition) : s->second;
         }
         case StartupMode::LatestOffset: {
             // Pinned now, so that a checkpoint taken before the first message still resumes here.

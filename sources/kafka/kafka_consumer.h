@@ -76,6 +76,7 @@ private:
 
     void run();
     void discover(bool initial);
+    std::int64_t committed_or_reset(const std::string& topic, std::int32_t partition);
     std::int64_t start_offset(const std::string& topic, std::int32_t partition, bool initial);
     void reassign();
     void push(Chunk chunk);

@@ -1,0 +1,136 @@
+# Kafka → cdcd → Kafka: the spec's relay example, crash recovery (kill -9), broker restarts.
+import random
+import re
+import time
+
+from conftest import unique, wait_for
+
+ID = re.compile(rb'"after":\{"id":(\d+)')
+
+
+def dbz(i, db, table):
+    return ('{"before":null,"after":{"id":%d,"name":"n%d","amount":%d.25},"op":"c","source":{"db":"%s","table":"%s"}}'
+            % (i, i, i % 1000, db, table))
+
+
+RELAY = """
+source:
+  type: kafka
+  name: Kafka Source
+  properties.bootstrap.servers: {bootstrap}
+  properties.group.id: {group}
+  properties.auto.offset.reset: earliest
+  {topic}
+  value.format: debezium-json
+  table-id.dynamic.from: value
+  table-id.dynamic.fields: source.db,source.table
+  scan.startup.mode: group-offsets
+{extra}
+sink:
+  type: kafka
+  name: Kafka Sink
+  properties.bootstrap.servers: {bootstrap}
+  value.format: debezium-json
+{sink}
+pipeline:
+  name: {name}
+  parallelism: {parallelism}
+  execution.checkpointing.interval: {interval}
+"""
+
+
+def relay_yaml(kafka_broker, topic, extra="", sink="", interval="1s", parallelism=2, name=None):
+    return RELAY.format(bootstrap=kafka_broker.bootstrap, group=unique("g"), topic=topic, extra=extra, sink=sink,
+                        name=name or unique("relay"), interval=interval, parallelism=parallelism)
+
+
+def test_spec_relay_example_topic_per_table(kafka_broker, cdcd):
+    db = unique("app")
+    prefix = unique("src")
+    kafka_broker.create_topic(prefix + "_1", partitions=2)
+    kafka_broker.create_topic(f"{db}.orders")
+    kafka_broker.create_topic(f"{db}.items")
+    msgs = [dbz(i, db, "orders" if i % 3 else "items") for i in range(30)]
+    kafka_broker.produce(prefix + "_1", msgs)
+    c = cdcd(relay_yaml(kafka_broker, f"topic-pattern: {prefix}_.*"))
+    c.start()
+    wait_for(lambda: len(kafka_broker.consume_all(f"{db}.orders")) == 20 and
+             len(kafka_broker.consume_all(f"{db}.items")) == 10, 90, "relayed messages")
+    assert c.stop() == 0
+    out = kafka_broker.consume_all(f"{db}.orders") + kafka_broker.consume_all(f"{db}.items")
+    assert sorted(r.value.decode() for r in out) == sorted(msgs)  # byte-identical CDC JSON
+    assert {r.key.decode() for r in out} == {f'{{"TableId":"{db}.orders"}}', f'{{"TableId":"{db}.items"}}'}
+
+
+def _load(kafka_broker, n, partitions=3):
+    src = unique("crash_in")
+    kafka_broker.create_topic(src, partitions=partitions)
+    db = unique("db")
+    batch = 20000
+    for start in range(0, n, batch):
+        kafka_broker.produce(src, [dbz(i, db, "t") for i in range(start, min(n, start + batch))])
+    return src
+
+
+def _ids(records):
+    out = []
+    for r in records:
+        m = ID.search(r.value)
+        assert m, r.value
+        out.append(int(m.group(1)))
+    return out
+
+
+def _crash_relay(kafka_broker, cdcd, guarantee, isolation):
+    n = 200_000
+    src = _load(kafka_broker, n)
+    dst = unique("crash_out")
+    kafka_broker.create_topic(dst, partitions=2)
+    yaml = relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
+                      sink=f"  topic: {dst}\n  sink.delivery-guarantee: {guarantee}", interval="300ms",
+                      name=unique("crash"))
+    rng = random.Random(7)
+    c = cdcd(yaml)
+    kills = 0
+    while kills < 10:
+        c.start()
+        time.sleep(rng.uniform(0.15, 0.6))
+        if c.proc.poll() is not None:
+            break  # finished before the kill
+        c.kill9()
+        kills += 1
+    c.start()
+    assert c.proc.wait(300) == 0, c.log_text()[-3000:]
+    ids = _ids(kafka_broker.consume_all(dst, isolation=isolation, timeout=60))
+    assert set(ids) == set(range(n)), f"missing {len(set(range(n)) - set(ids))} after {kills} kills"
+    return ids, kills
+
+
+def test_kill_9_ten_times_at_least_once(kafka_broker, cdcd):
+    ids, kills = _crash_relay(kafka_broker, cdcd, "at-least-once", "read_uncommitted")
+    assert kills >= 3
+
+
+def test_kill_9_ten_times_exactly_once(kafka_broker, cdcd):
+    ids, kills = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed")
+    assert kills >= 3
+    assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
+
+
+def test_broker_restart_mid_run_loses_nothing(kafka_broker, cdcd):
+    src = unique("br_in")
+    dst = unique("br_out")
+    kafka_broker.create_topic(src, partitions=2)
+    kafka_broker.create_topic(dst)
+    db = unique("db")
+    kafka_broker.produce(src, [dbz(i, db, "t") for i in range(1000)])
+    c = cdcd(relay_yaml(kafka_broker, f"topic: {src}", sink=f"  topic: {dst}", parallelism=1))
+    c.start()
+    wait_for(lambda: len(kafka_broker.consume_all(dst)) >= 1000, 90, "first half")
+    kafka_broker.stop(keep=True)
+    time.sleep(5)
+    assert c.proc.poll() is None  # cdcd waits for the broker
+    kafka_broker.start(resume=True)
+    kafka_broker.produce(src, [dbz(i, db, "t") for i in range(1000, 2000)])
+    wait_for(lambda: set(_ids(kafka_broker.consume_all(dst))) >= set(range(2000)), 180, "second half")
+    assert c.stop() == 0
