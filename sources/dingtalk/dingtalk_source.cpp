@@ -224,7 +224,17 @@ boost::asio::awaitable<void> DingTalkSource::run_split(SourceOutput& output,
 
 boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, SplitState& split) {
     Workspace ws{split.workspace_id, split.root_node_id, {}};
-    WalkResult walk = co_await walk_tree(api_, ws, walk_limits_);
+    // Outside the baseline only changed documents are needed in full (and, for deletes, the
+    // ids of the others): a poll of an unchanged workspace holds no node metadata.
+    WalkFilter filter;
+    if (split.phase != Phase::Baseline) {
+        filter.keep = [&split](const DocRef& doc) {
+            auto it = split.docs.find(doc.node.id);
+            return it == split.docs.end() || !(it->second == fingerprint_of(doc));
+        };
+        filter.record_unkept = options_.emit_deletes;
+    }
+    WalkResult walk = co_await walk_tree(api_, ws, walk_limits_, std::move(filter));
     if (split.phase == Phase::Baseline) {
         for (const auto& doc : walk.documents) {
             split.docs[doc.node.id] = fingerprint_of(doc);
@@ -239,8 +249,9 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
         co_return false;
     }
     if (options_.emit_deletes && walk.complete) {
-        for (const auto& id :
-             vanished_documents(walk.documents, split.docs, walk.excluded_present)) {
+        std::vector<std::string> present = std::move(walk.unkept_ids);
+        present.insert(present.end(), walk.excluded_present.begin(), walk.excluded_present.end());
+        for (const auto& id : vanished_documents(walk.documents, split.docs, present)) {
             if (output.stopping()) co_return false;
             split.docs.erase(id);
             EventBatch batch;

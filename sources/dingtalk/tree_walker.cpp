@@ -8,7 +8,7 @@
 namespace cdcd::dingtalk {
 
 boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& workspace,
-                                             const WalkLimits& limits) {
+                                             const WalkLimits& limits, WalkFilter filter) {
     WalkResult result;
     // Depth-first; the stack holds containers to list and the depth of their children.
     std::vector<std::pair<std::string, int>> stack{{workspace.root_node_id, 1}};
@@ -50,10 +50,16 @@ boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& 
                         result.complete = false;
                 }
                 if (node.is_document()) {
-                    // Kept for every document of the workspace until the scan ends: drop what
-                    // the caller does not need (the workspace is the split's).
-                    node.workspace_id = std::string();
-                    result.documents.push_back(DocRef{std::move(node), parent});
+                    DocRef doc{std::move(node), parent};
+                    if (filter.keep && !filter.keep(doc)) {
+                        if (filter.record_unkept)
+                            result.unkept_ids.push_back(std::move(doc.node.id));
+                        continue;
+                    }
+                    // Held until the scan ends: drop what the caller does not need (the
+                    // workspace is the split's).
+                    doc.node.workspace_id = std::string();
+                    result.documents.push_back(std::move(doc));
                 }
             }
             next = page.next_token;

@@ -3,6 +3,7 @@
 // scan.discovery.max-nodes, skipping excluded nodes with their subtrees, and collects the
 // online documents (type FILE, category ALIDOC).
 #include <boost/asio/awaitable.hpp>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,11 +27,21 @@ struct WalkResult {
     bool complete = true;
     /// Excluded nodes seen in the tree: not documents of the scan, but not gone either.
     std::vector<std::string> excluded_present;
+    /// Ids of the documents the `keep` filter left out of `documents` (when asked for).
+    std::vector<std::string> unkept_ids;
+};
+
+/// Which found documents the walk keeps in full; the others only count (and, with
+/// `record_unkept`, leave their id in `unkept_ids`). Keeps a poll of a large unchanged workspace
+/// from holding every node's metadata.
+struct WalkFilter {
+    std::function<bool(const DocRef&)> keep;  // empty: keep every document
+    bool record_unkept = false;
 };
 
 /// Transient and fatal API errors propagate; a subtree whose listing answers not-found or
 /// not-readable is skipped (and the walk marked incomplete).
 boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& workspace,
-                                             const WalkLimits& limits);
+                                             const WalkLimits& limits, WalkFilter filter = {});
 
 }  // namespace cdcd::dingtalk
