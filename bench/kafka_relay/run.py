@@ -11,6 +11,7 @@ Usage: bench/kafka_relay/run.py [--messages N] [--rounds R]
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,10 @@ def main():
     args = ap.parse_args()
     n = args.messages
     workdir = Path(tempfile.mkdtemp(prefix="kafka_relay_bench_"))
+    # Run a private copy: a build relinking build/release/cmd/cdcd mid-run must not touch it.
+    global CDCD
+    shutil.copy2(CDCD, workdir / "cdcd")
+    CDCD = str(workdir / "cdcd")
     with KafkaBroker(quick_jvm=False) as b:
         b.create_topic("in", partitions=args.partitions)
         t0 = time.monotonic()
