@@ -446,6 +446,15 @@ def run_bench(tmp: pathlib.Path, notes: list[str]) -> dict:
     return res
 
 
+def verdict(ratio: float) -> str:
+    """cdcd wall / plain-Python wall for the same requests, in words."""
+    if ratio <= 1.15:
+        return (f"cdcd needs {ratio:.2f}× the time a plain Python client needs for the same "
+                "requests: the emulator and the round trips, not cdcd, are the limit")
+    return (f"cdcd needs {ratio:.2f}× the time a plain Python client needs for the same "
+            "requests: cdcd adds time of its own beyond the emulator's")
+
+
 def report(res: dict, notes: list[str]) -> str:
     mb = lambda kb: kb / 1024  # noqa: E731
     lines = [
@@ -564,9 +573,8 @@ def report(res: dict, notes: list[str]) -> str:
             f"{1e6 * a['cpu_s'] / max(1, total(a['counts'])):.0f} µs (HTTP, JSON, rendering, the "
             f"pipeline and the file sink) against the emulator's "
             f"{1e6 * a['emu_cpu_s'] / max(1, total(a['counts'])):.0f} µs: in the one-request-at-"
-            "a-time ping-pong of a split the emulator is the larger share of every round trip; "
-            "the plain Python clients are slower than cdcd because the client itself is the "
-            "bottleneck there (its own CPU column)",
+            "a-time ping-pong of a split the emulator is the larger share of every round trip",
+            "- " + verdict(a["wall_s"] / p["s"]),
             f"- load average at the end: {' '.join(res.get('loadavg', []))} (2 cores shared "
             "with other work)",
             f"- cdcd wall / sequential Python wall for the same requests: "
