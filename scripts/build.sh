@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"; shift || true
+# ccache hits across clones in other folders: paths relative to the checkout, cwd not hashed.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 cmake --preset "$preset" >/dev/null
 if (($#)); then
   cmake --build "build/$preset" --target "$@"

@@ -5,7 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
-export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 
 status=0
 scripts/build.sh release
