@@ -109,7 +109,8 @@ public:
             } else {
                 json::write_canal_json(value_, *data, t.schema, settings_.canal);
             }
-            co_await produce(t);
+            // The common case needs no suspension (and no coroutine frame per record).
+            if (!try_produce(t)) co_await produce_when_room(t);
         }
         producer().poll();
         check_delivery();
@@ -211,23 +212,28 @@ private:
         last_ = nullptr;  // rehashing may move entries
     }
 
-    awaitable<void> produce(TableState& t) {
+    /// False when librdkafka's queue is full; throws on other errors.
+    bool try_produce(TableState& t) {
         if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && slot_state_[active_] == kFree) {
             producer().begin_transaction();
             slot_state_[active_] = kOpen;
         }
         const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
-        while (true) {
-            rd_kafka_topic_t* topic = t.topics[active_];
-            rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
-            if (err == RD_KAFKA_RESP_ERR_NO_ERROR) co_return;
-            if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-                throw std::runtime_error(std::string("kafka sink: cannot produce to ") + rd_kafka_topic_name(topic) +
-                                         ": " + rd_kafka_err2str(err));
+        rd_kafka_topic_t* topic = t.topics[active_];
+        rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
+        if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
+        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            throw std::runtime_error(std::string("kafka sink: cannot produce to ") + rd_kafka_topic_name(topic) + ": " +
+                                     rd_kafka_err2str(err));
+        return false;
+    }
+
+    awaitable<void> produce_when_room(TableState& t) {
+        do {
             producer().poll();
             check_delivery();
             co_await sleep_ms(1);
-        }
+        } while (!try_produce(t));
     }
 
     awaitable<void> flush_producer(Producer& p) {
