@@ -63,7 +63,8 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
         } else if (flag == "--log-format") {
             o.log_format = value_of(i, flag);
             if (o.log_format != "text" && o.log_format != "json")
-                throw std::invalid_argument("--log-format must be text or json, not '" + o.log_format + "'");
+                throw std::invalid_argument("--log-format must be text or json, not '" +
+                                            o.log_format + "'");
         } else if (flag == "--log-level") {
             o.log_level = value_of(i, flag);
         } else if (flag == "--log-file") {
@@ -79,7 +80,8 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             std::uint64_t id = 0;
             auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
             if (v.empty() || ec != std::errc() || ptr != v.data() + v.size())
-                throw std::invalid_argument("--id must be a checkpoint id (a number), not '" + v + "'");
+                throw std::invalid_argument("--id must be a checkpoint id (a number), not '" + v +
+                                            "'");
             o.checkpoint_id = id;
         } else if (a.starts_with("-")) {
             throw std::invalid_argument("unknown option " + a + " (see cdcd --help)");

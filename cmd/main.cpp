@@ -57,27 +57,34 @@ int describe(const cli::CliOptions& o) {
     auto& registry = ConnectorRegistry::builtin();
     if (!o.argument) {
         std::printf("Sources:\n");
-        for (const auto& n : registry.source_names()) std::printf("  %-14s %s\n", n.c_str(), registry.source(n)->description.c_str());
+        for (const auto& n : registry.source_names())
+            std::printf("  %-14s %s\n", n.c_str(), registry.source(n)->description.c_str());
         std::printf("Sinks:\n");
-        for (const auto& n : registry.sink_names()) std::printf("  %-14s %s\n", n.c_str(), registry.sink(n)->description.c_str());
+        for (const auto& n : registry.sink_names())
+            std::printf("  %-14s %s\n", n.c_str(), registry.sink(n)->description.c_str());
         std::printf("\ncdcd describe CONNECTOR prints a connector's options.\n");
         return 0;
     }
     const auto* source = registry.source(*o.argument);
     const auto* sink = registry.sink(*o.argument);
     if (!source && !sink) {
-        std::fprintf(stderr, "unknown connector '%s' (cdcd describe lists them)\n", o.argument->c_str());
+        std::fprintf(stderr, "unknown connector '%s' (cdcd describe lists them)\n",
+                     o.argument->c_str());
         return 1;
     }
-    if (source) std::printf("%s\n", config::describe(source->options, "source " + *o.argument).c_str());
+    if (source)
+        std::printf("%s\n", config::describe(source->options, "source " + *o.argument).c_str());
     if (sink) std::printf("%s\n", config::describe(sink->options, "sink " + *o.argument).c_str());
     return 0;
 }
 
 PipelinePlan load_plan(const cli::CliOptions& o) {
-    if (!o.argument) throw std::invalid_argument("cdcd " + o.command + " needs a pipeline file (see cdcd --help)");
+    if (!o.argument)
+        throw std::invalid_argument("cdcd " + o.command +
+                                    " needs a pipeline file (see cdcd --help)");
     auto& registry = ConnectorRegistry::builtin();
-    auto templates = [&registry](const std::string& block, const std::string& type, const std::string& key) {
+    auto templates = [&registry](const std::string& block, const std::string& type,
+                                 const std::string& key) {
         return registry.is_template_option(block, type, key);
     };
     auto def = config::load_pipeline(*o.argument, load_secrets(o), config::process_env, templates);
@@ -145,10 +152,12 @@ int main(int argc, char** argv) {
         return run_command(options);
     } catch (const config::ConfigError& e) {
         std::fprintf(stderr, "%s", config::SecretRegistry::instance().redact(e.what()).c_str());
-        if (std::string_view(e.what()).empty() || std::string_view(e.what()).back() != '\n') std::fputc('\n', stderr);
+        if (std::string_view(e.what()).empty() || std::string_view(e.what()).back() != '\n')
+            std::fputc('\n', stderr);
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "cdcd: %s\n", config::SecretRegistry::instance().redact(e.what()).c_str());
+        std::fprintf(stderr, "cdcd: %s\n",
+                     config::SecretRegistry::instance().redact(e.what()).c_str());
         return options.command == "help" ? 0 : 1;
     }
 }

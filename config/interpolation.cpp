@@ -1,10 +1,9 @@
 #include "config/interpolation.h"
 
-#include <set>
-
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "config/secrets.h"

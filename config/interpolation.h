@@ -67,7 +67,7 @@ void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags,
 using TemplateOptions =
     std::function<bool(const std::string& block, const std::string& type, const std::string& key)>;
 // As above, leaving the values of template options untouched.
-void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags, const EnvLookup& env,
-                 const TemplateOptions& templates);
+void interpolate(YamlDocument& doc, const Secrets& secrets, Diagnostics& diags,
+                 const EnvLookup& env, const TemplateOptions& templates);
 
 }  // namespace cdcd::config

@@ -68,7 +68,8 @@ PipelineDef parse_pipeline(const YamlDocument& doc, Diagnostics& diags);
 // diagnostic if anything is wrong.
 // `templates` names the connector options whose ${...} placeholders are not interpolated.
 PipelineDef load_pipeline(const std::string& path, const Secrets& secrets,
-                          const EnvLookup& env = process_env, const TemplateOptions& templates = {});
+                          const EnvLookup& env = process_env,
+                          const TemplateOptions& templates = {});
 PipelineDef load_pipeline_string(std::string_view text, const std::string& display_name,
                                  const Secrets& secrets, const EnvLookup& env = process_env,
                                  const TemplateOptions& templates = {});

@@ -228,7 +228,8 @@ asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request) {
     auto impl = impl_;  // keeps the pool alive while this coroutine runs
     if (!impl->options.observer) co_return co_await send_request(impl, std::move(request));
     const std::string method = request.method;
-    const std::string endpoint = request.endpoint.empty() ? std::string(path_of(request.url)) : request.endpoint;
+    const std::string endpoint =
+        request.endpoint.empty() ? std::string(path_of(request.url)) : request.endpoint;
     const auto started = Clock::now();
     HttpObservation observation;
     observation.method = method;
@@ -248,7 +249,8 @@ asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request) {
     co_return std::move(*response);
 }
 
-asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> impl, HttpRequest request) {
+asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> impl,
+                                                       HttpRequest request) {
     std::string error;
     auto url = parse_url(request.url, &error);
     if (!url) {

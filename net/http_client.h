@@ -120,7 +120,8 @@ class HttpClient {
     struct Impl;
 
   private:
-    static boost::asio::awaitable<HttpResponse> send_request(std::shared_ptr<Impl> impl, HttpRequest request);
+    static boost::asio::awaitable<HttpResponse> send_request(std::shared_ptr<Impl> impl,
+                                                             HttpRequest request);
     std::shared_ptr<Impl> impl_;
 };
 

@@ -13,7 +13,9 @@ namespace cdcd::state {
 namespace {
 
 // Keys: "c/<pipeline>\0<id as 20 digits>"; ids sort numerically as text.
-std::string prefix_of(const std::string& pipeline) { return "c/" + pipeline + std::string(1, '\0'); }
+std::string prefix_of(const std::string& pipeline) {
+    return "c/" + pipeline + std::string(1, '\0');
+}
 
 std::string key_of(const std::string& pipeline, std::uint64_t id) {
     char digits[24];
@@ -21,7 +23,9 @@ std::string key_of(const std::string& pipeline, std::uint64_t id) {
     return prefix_of(pipeline) + digits;
 }
 
-void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+void put_u64(std::string& out, std::uint64_t v) {
+    out.append(reinterpret_cast<const char*>(&v), 8);
+}
 
 std::uint64_t get_u64(std::string_view& in) {
     if (in.size() < 8) throw StateError("corrupt checkpoint: truncated");
@@ -70,7 +74,9 @@ void check(const rocksdb::Status& s, const std::string& what) {
 
 }  // namespace
 
-std::size_t Checkpoint::size_bytes() const { return CheckpointStore::encode(*this).size(); }
+std::size_t Checkpoint::size_bytes() const {
+    return CheckpointStore::encode(*this).size();
+}
 
 std::string CheckpointStore::encode(const Checkpoint& c) {
     std::string out;
@@ -86,7 +92,8 @@ Checkpoint CheckpointStore::decode(std::string_view in) {
     Checkpoint c;
     std::uint64_t version = get_u64(in);
     if (version != kFormatVersion)
-        throw StateError("checkpoint format version " + std::to_string(version) + " is not supported");
+        throw StateError("checkpoint format version " + std::to_string(version) +
+                         " is not supported");
     c.id = get_u64(in);
     c.created_ms = static_cast<std::int64_t>(get_u64(in));
     c.fingerprint = get_map(in);
@@ -108,7 +115,8 @@ std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
     return std::unique_ptr<CheckpointStore>(new CheckpointStore(db, dir));
 }
 
-CheckpointStore::CheckpointStore(rocksdb::DB* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
+CheckpointStore::CheckpointStore(rocksdb::DB* db, std::string dir)
+    : db_(db), dir_(std::move(dir)) {}
 
 CheckpointStore::~CheckpointStore() {
     if (db_) {
@@ -127,10 +135,12 @@ void CheckpointStore::write(const std::string& pipeline, const Checkpoint& check
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     if (retain < 1) retain = 1;
-    for (size_t i = 0; i + static_cast<size_t>(retain) < ids.size(); ++i) batch.Delete(key_of(pipeline, ids[i]));
+    for (size_t i = 0; i + static_cast<size_t>(retain) < ids.size(); ++i)
+        batch.Delete(key_of(pipeline, ids[i]));
     rocksdb::WriteOptions wo;
     wo.sync = true;
-    check(db_->Write(wo, &batch), "cannot write checkpoint " + std::to_string(checkpoint.id) + " to " + dir_);
+    check(db_->Write(wo, &batch),
+          "cannot write checkpoint " + std::to_string(checkpoint.id) + " to " + dir_);
 }
 
 std::vector<Checkpoint> CheckpointStore::list(const std::string& pipeline) const {
@@ -154,7 +164,8 @@ std::optional<Checkpoint> CheckpointStore::latest(const std::string& pipeline) c
     return std::nullopt;
 }
 
-std::optional<Checkpoint> CheckpointStore::get(const std::string& pipeline, std::uint64_t id) const {
+std::optional<Checkpoint> CheckpointStore::get(const std::string& pipeline,
+                                               std::uint64_t id) const {
     std::string value;
     auto s = db_->Get(rocksdb::ReadOptions(), key_of(pipeline, id), &value);
     if (s.IsNotFound()) return std::nullopt;

@@ -32,7 +32,7 @@ struct Checkpoint {
 };
 
 class CheckpointStore {
-public:
+  public:
     /// Opens (creating) the RocksDB database in `dir`. Throws StateError naming the directory.
     static std::unique_ptr<CheckpointStore> open(const std::string& dir);
     ~CheckpointStore();
@@ -52,7 +52,7 @@ public:
     static std::string encode(const Checkpoint& checkpoint);
     static Checkpoint decode(std::string_view bytes);
 
-private:
+  private:
     explicit CheckpointStore(rocksdb::DB* db, std::string dir);
     rocksdb::DB* db_;
     std::string dir_;

@@ -52,7 +52,8 @@ struct SourceFactory {
     /// `metadata.list`); none when unset.
     std::function<std::vector<MetadataColumn>(const config::ValidatedOptions&)> metadata_columns;
     /// Cross-option rules (`a` requires `b`, ...) checked by `cdcd validate` and at start.
-    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&, config::Diagnostics&)>
+    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&,
+                       config::Diagnostics&)>
         validate;
     std::function<std::unique_ptr<Source>(const ConnectorContext&)> create;
 };
@@ -61,13 +62,14 @@ struct SinkFactory {
     std::string name;
     std::string description;
     config::ConnectorOptionsSpec options;
-    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&, config::Diagnostics&)>
+    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&,
+                       config::Diagnostics&)>
         validate;
     std::function<std::unique_ptr<Sink>(const ConnectorContext&)> create;
 };
 
 class ConnectorRegistry {
-public:
+  public:
     /// The process-wide registry, filled with the built-in connectors on first use (defined in
     /// the generated connector list, cdcd_connectors).
     static ConnectorRegistry& builtin();
@@ -78,13 +80,13 @@ public:
     const SinkFactory* sink(const std::string& name) const;
     std::vector<std::string> source_names() const;
     /// Whether `key` of a `block` ("source"/"sink") of connector `type` is a template option.
-    bool is_template_option(const std::string& block, const std::string& type, const std::string& key) const;
+    bool is_template_option(const std::string& block, const std::string& type,
+                            const std::string& key) const;
     std::vector<std::string> sink_names() const;
 
-private:
+  private:
     std::map<std::string, SourceFactory> sources_;
     std::map<std::string, SinkFactory> sinks_;
 };
-
 
 }  // namespace cdcd

@@ -20,7 +20,7 @@ struct UnsupportedSchemaChange : std::runtime_error {
 };
 
 class MetadataApplier {
-public:
+  public:
     virtual ~MetadataApplier() = default;
     /// Applies a schema change to the target system, after every writer has flushed the events
     /// before it. Throws UnsupportedSchemaChange (tolerated under TRY_EVOLVE) or anything else
@@ -29,13 +29,15 @@ public:
 };
 
 class SinkWriter {
-public:
+  public:
     virtual ~SinkWriter() = default;
     /// Called once, before the first write, when the pipeline resumes from a checkpoint.
     virtual void restore(std::string_view state) { (void)state; }
     /// Also on resume: the sink tables' schemas as of the checkpoint. Their CreateTableEvents are
     /// not sent again, so a writer that needs schemas to write data takes them from here.
-    virtual void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) { (void)schemas; }
+    virtual void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) {
+        (void)schemas;
+    }
     /// Writes events in order. Schema change events (broadcast to every writer) arrive already
     /// evolved and filtered; data is coerced to the sink table's schema.
     virtual boost::asio::awaitable<void> write(EventBatch& events) = 0;
@@ -53,7 +55,7 @@ public:
 };
 
 class Sink {
-public:
+  public:
     virtual ~Sink() = default;
     virtual std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) = 0;
     virtual MetadataApplier& metadata_applier() = 0;

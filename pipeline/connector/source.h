@@ -13,7 +13,7 @@ namespace cdcd {
 
 /// Implemented by the runtime; handed to Source::run.
 class SourceOutput {
-public:
+  public:
     virtual ~SourceOutput() = default;
     /// Hands events downstream, waiting while downstream is full (back-pressure). The source must
     /// have advanced its state past these events *before* calling emit: a barrier the runtime
@@ -26,7 +26,7 @@ public:
 };
 
 class Source {
-public:
+  public:
     virtual ~Source() = default;
 
     /// Called once, before run(), when the pipeline resumes from a checkpoint.

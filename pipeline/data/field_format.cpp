@@ -51,7 +51,8 @@ std::string java_floating(F v) {
         if (exponent >= 0) {
             std::string intpart = digs.substr(0, std::min<size_t>(digs.size(), exponent + 1));
             while (static_cast<int>(intpart.size()) < exponent + 1) intpart.push_back('0');
-            std::string frac = digs.size() > static_cast<size_t>(exponent + 1) ? digs.substr(exponent + 1) : "0";
+            std::string frac =
+                digs.size() > static_cast<size_t>(exponent + 1) ? digs.substr(exponent + 1) : "0";
             out += intpart + "." + frac;
         } else {
             out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digs;
@@ -65,8 +66,12 @@ std::string java_floating(F v) {
 
 }  // namespace
 
-std::string java_double_to_string(double v) { return java_floating(v); }
-std::string java_float_to_string(float v) { return java_floating(v); }
+std::string java_double_to_string(double v) {
+    return java_floating(v);
+}
+std::string java_float_to_string(float v) {
+    return java_floating(v);
+}
 
 namespace {
 
@@ -94,34 +99,49 @@ std::string format_array(RowView arr, const DataType& element) {
 std::string format_field(RowView row, std::size_t i, const DataType& type) {
     if (row.is_null(i)) return "null";
     switch (type.root()) {
-        case TypeRoot::Boolean: return row.get_bool(i) ? "true" : "false";
+        case TypeRoot::Boolean:
+            return row.get_bool(i) ? "true" : "false";
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
-        case TypeRoot::BigInt: return std::to_string(row.get_long(i));
-        case TypeRoot::Float: return java_float_to_string(static_cast<float>(row.get_double(i)));
-        case TypeRoot::Double: return java_double_to_string(row.get_double(i));
-        case TypeRoot::Decimal: return row.get_decimal(i).to_string(type.scale());
+        case TypeRoot::BigInt:
+            return std::to_string(row.get_long(i));
+        case TypeRoot::Float:
+            return java_float_to_string(static_cast<float>(row.get_double(i)));
+        case TypeRoot::Double:
+            return java_double_to_string(row.get_double(i));
+        case TypeRoot::Decimal:
+            return row.get_decimal(i).to_string(type.scale());
         case TypeRoot::Char:
-        case TypeRoot::Varchar: return std::string(row.get_string(i));
+        case TypeRoot::Varchar:
+            return std::string(row.get_string(i));
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: return base64_encode(row.get_bytes(i));
-        case TypeRoot::Date: return temporal::format_date(row.get_long(i));
-        case TypeRoot::Time: return temporal::format_time(row.get_long(i));
-        case TypeRoot::Timestamp: return temporal::format_local_date_time(row.get_timestamp(i));
-        case TypeRoot::TimestampLtz: return temporal::format_instant(row.get_timestamp(i));
-        case TypeRoot::TimestampTz: return temporal::format_offset_date_time(row.get_zoned_timestamp(i));
-        case TypeRoot::Array: return format_array(row.get_array(i), type.element());
+        case TypeRoot::Varbinary:
+            return base64_encode(row.get_bytes(i));
+        case TypeRoot::Date:
+            return temporal::format_date(row.get_long(i));
+        case TypeRoot::Time:
+            return temporal::format_time(row.get_long(i));
+        case TypeRoot::Timestamp:
+            return temporal::format_local_date_time(row.get_timestamp(i));
+        case TypeRoot::TimestampLtz:
+            return temporal::format_instant(row.get_timestamp(i));
+        case TypeRoot::TimestampTz:
+            return temporal::format_offset_date_time(row.get_zoned_timestamp(i));
+        case TypeRoot::Array:
+            return format_array(row.get_array(i), type.element());
         case TypeRoot::Map: {
             RowView keys = row.get_map_keys(i), values = row.get_map_values(i);
             std::string s = "{";
             for (size_t k = 0; k < keys.arity(); ++k) {
                 if (k) s += ", ";
-                s += format_field(keys, k, type.key()) + "=" + format_field(values, k, type.value());
+                s +=
+                    format_field(keys, k, type.key()) + "=" + format_field(values, k, type.value());
             }
             return s + "}";
         }
-        case TypeRoot::Row: return format_nested_row(row.get_row(i), type);
+        case TypeRoot::Row:
+            return format_nested_row(row.get_row(i), type);
     }
     return "?";
 }

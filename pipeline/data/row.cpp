@@ -111,6 +111,8 @@ RowBuilder& RowBuilder::copy_field(std::size_t i, RowView source, std::size_t fr
     return set_long(i, source.get_long(from));
 }
 
-Row RowBuilder::build() && { return Row(std::move(buf_)); }
+Row RowBuilder::build() && {
+    return Row(std::move(buf_));
+}
 
 }  // namespace cdcd

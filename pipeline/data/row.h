@@ -18,7 +18,7 @@
 namespace cdcd {
 
 class RowView {
-public:
+  public:
     RowView() = default;
     explicit RowView(std::string_view bytes) : bytes_(bytes) {}
 
@@ -32,7 +32,8 @@ public:
     double get_double(std::size_t i) const { return load<double>(slot(i)); }
     std::string_view get_bytes(std::size_t i) const {
         std::uint64_t ref = load<std::uint64_t>(slot(i));
-        return bytes_.substr(static_cast<std::uint32_t>(ref >> 32), static_cast<std::uint32_t>(ref));
+        return bytes_.substr(static_cast<std::uint32_t>(ref >> 32),
+                             static_cast<std::uint32_t>(ref));
     }
     std::string_view get_string(std::size_t i) const { return get_bytes(i); }
     Decimal get_decimal(std::size_t i) const { return load_at<Decimal>(get_bytes(i)); }
@@ -42,8 +43,9 @@ public:
     }
     ZonedTimestamp get_zoned_timestamp(std::size_t i) const {
         auto b = get_bytes(i);
-        return ZonedTimestamp{Timestamp{load_at<std::int64_t>(b), load_at<std::int32_t>(b.substr(8))},
-                              load_at<std::int32_t>(b.substr(12))};
+        return ZonedTimestamp{
+            Timestamp{load_at<std::int64_t>(b), load_at<std::int32_t>(b.substr(8))},
+            load_at<std::int32_t>(b.substr(12))};
     }
     /// ARRAY and ROW values are rows; a MAP is a keys row followed by a values row.
     RowView get_row(std::size_t i) const { return RowView(get_bytes(i)); }
@@ -53,9 +55,11 @@ public:
 
     std::string_view bytes() const { return bytes_; }
     bool empty() const { return bytes_.empty(); }
-    static std::size_t fixed_size(std::size_t arity) { return 8 + ((arity + 63) / 64) * 8 + arity * 8; }
+    static std::size_t fixed_size(std::size_t arity) {
+        return 8 + ((arity + 63) / 64) * 8 + arity * 8;
+    }
 
-private:
+  private:
     std::size_t slot(std::size_t i) const { return 8 + ((arity() + 63) / 64) * 8 + i * 8; }
     template <typename T>
     T load(std::size_t offset) const {
@@ -74,7 +78,7 @@ private:
 
 /// An owning row. Cheap to move; copying copies one buffer.
 class Row {
-public:
+  public:
     Row() = default;
     explicit Row(std::string bytes) : bytes_(std::move(bytes)) {}
     RowView view() const { return RowView(bytes_); }
@@ -85,13 +89,13 @@ public:
     std::string release() && { return std::move(bytes_); }
     friend bool operator==(const Row& a, const Row& b) { return a.bytes_ == b.bytes_; }
 
-private:
+  private:
     std::string bytes_;
 };
 
 /// Writes a row field by field, in any order; unset fields are NULL.
 class RowBuilder {
-public:
+  public:
     explicit RowBuilder(std::size_t arity, std::size_t variable_hint = 0);
 
     RowBuilder& set_null(std::size_t i);
@@ -113,7 +117,7 @@ public:
 
     Row build() &&;
 
-private:
+  private:
     void clear_null(std::size_t i);
     std::size_t slot(std::size_t i) const { return 8 + words_ * 8 + i * 8; }
     std::string buf_;

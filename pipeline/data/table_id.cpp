@@ -14,7 +14,8 @@ struct Interner {
     std::mutex mutex;
     std::unordered_map<std::string, std::unique_ptr<TableId::Impl>> by_key;
 
-    const TableId::Impl* intern(std::string_view ns, std::string_view schema, std::string_view table) {
+    const TableId::Impl* intern(std::string_view ns, std::string_view schema,
+                                std::string_view table) {
         std::string key;
         key.reserve(ns.size() + schema.size() + table.size() + 2);
         key.append(ns).push_back('\0');
@@ -46,7 +47,9 @@ Interner& interner() {
 
 TableId::TableId() : impl_(interner().intern("", "", "")) {}
 
-TableId TableId::of(std::string_view table) { return TableId(interner().intern("", "", table)); }
+TableId TableId::of(std::string_view table) {
+    return TableId(interner().intern("", "", table));
+}
 TableId TableId::of(std::string_view schema, std::string_view table) {
     return TableId(interner().intern("", schema, table));
 }
@@ -67,15 +70,20 @@ std::optional<TableId> TableId::parse(std::string_view text) {
         if (p.empty()) return std::nullopt;
     }
     switch (parts.size()) {
-        case 1: return of(parts[0]);
-        case 2: return of(parts[0], parts[1]);
-        case 3: return of(parts[0], parts[1], parts[2]);
-        default: return std::nullopt;
+        case 1:
+            return of(parts[0]);
+        case 2:
+            return of(parts[0], parts[1]);
+        case 3:
+            return of(parts[0], parts[1], parts[2]);
+        default:
+            return std::nullopt;
     }
 }
 
 int TableId::part_count() const {
-    return (impl_->ns.empty() ? 0 : 1) + (impl_->schema.empty() ? 0 : 1) + (impl_->table.empty() ? 0 : 1);
+    return (impl_->ns.empty() ? 0 : 1) + (impl_->schema.empty() ? 0 : 1) +
+           (impl_->table.empty() ? 0 : 1);
 }
 
 }  // namespace cdcd

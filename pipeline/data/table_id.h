@@ -10,7 +10,7 @@
 namespace cdcd {
 
 class TableId {
-public:
+  public:
     TableId();  // the empty id; never produced by parse()
     static TableId of(std::string_view table);
     static TableId of(std::string_view schema, std::string_view table);
@@ -38,7 +38,7 @@ public:
         std::string ns, schema, table, text;
     };
 
-private:
+  private:
     explicit TableId(const Impl* impl) : impl_(impl) {}
     const Impl* impl_;
 };

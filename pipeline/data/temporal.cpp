@@ -31,9 +31,11 @@ std::string format_date(std::int64_t epoch_days) {
     CivilDate c = civil_from_days(epoch_days);
     char buf[32];
     if (c.year >= 0 && c.year <= 9999) {
-        std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year), c.month, c.day);
+        std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year), c.month,
+                      c.day);
     } else {
-        std::snprintf(buf, sizeof buf, "%+lld-%02u-%02u", static_cast<long long>(c.year), c.month, c.day);
+        std::snprintf(buf, sizeof buf, "%+lld-%02u-%02u", static_cast<long long>(c.year), c.month,
+                      c.day);
     }
     return buf;
 }
@@ -76,7 +78,9 @@ void split(Timestamp ts, std::int64_t& days, std::int64_t& nanos_of_day) {
 
 }  // namespace
 
-std::string format_time(std::int64_t nanos_of_day) { return hh_mm_ss(nanos_of_day, false); }
+std::string format_time(std::int64_t nanos_of_day) {
+    return hh_mm_ss(nanos_of_day, false);
+}
 
 std::string format_local_date_time(Timestamp ts) {
     std::int64_t days, nod;
@@ -153,7 +157,8 @@ std::optional<std::int64_t> parse_date(std::string_view s) {
 
 std::optional<std::int64_t> parse_time(std::string_view s) {
     int h, mi, sec = 0;
-    if (s.size() < 5 || s[2] != ':' || !digits(s, 0, 2, h) || !digits(s, 3, 2, mi)) return std::nullopt;
+    if (s.size() < 5 || s[2] != ':' || !digits(s, 0, 2, h) || !digits(s, 3, 2, mi))
+        return std::nullopt;
     size_t pos = 5;
     std::int64_t nanos = 0;
     if (pos < s.size()) {
@@ -187,7 +192,8 @@ std::optional<Timestamp> parse_timestamp(std::string_view s) {
         std::string_view rest = s.substr(11);
         if (!rest.empty() && (rest.back() == 'Z' || rest.back() == 'z')) {
             rest.remove_suffix(1);
-        } else if (rest.size() > 6 && (rest[rest.size() - 6] == '+' || rest[rest.size() - 6] == '-') &&
+        } else if (rest.size() > 6 &&
+                   (rest[rest.size() - 6] == '+' || rest[rest.size() - 6] == '-') &&
                    rest[rest.size() - 3] == ':') {
             int oh, om;
             std::string_view off = rest.substr(rest.size() - 6);

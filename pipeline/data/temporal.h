@@ -26,7 +26,9 @@ inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
     std::int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-inline std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return a - floor_div(a, b) * b; }
+inline std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+    return a - floor_div(a, b) * b;
+}
 
 /// java.time.LocalDate.toString(): 2023-01-01
 std::string format_date(std::int64_t epoch_days);

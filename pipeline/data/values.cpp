@@ -6,7 +6,8 @@
 namespace cdcd {
 
 namespace {
-constexpr __int128 kMax38 = static_cast<__int128>(10000000000000000000ULL) * 10000000000000000000ULL;  // 1e38
+constexpr __int128 kMax38 =
+    static_cast<__int128>(10000000000000000000ULL) * 10000000000000000000ULL;  // 1e38
 }
 
 std::string Decimal::to_string(int scale) const {

@@ -11,7 +11,8 @@ struct Decimal {
     friend bool operator==(const Decimal&, const Decimal&) = default;
     /// Plain notation at the given scale: 7.123, -0.50, 12.
     std::string to_string(int scale) const;
-    /// Parses "12.5", "-0.001", "1e3"; rescales (HALF_UP) to `scale`. False on bad text or overflow.
+    /// Parses "12.5", "-0.001", "1e3"; rescales (HALF_UP) to `scale`. False on bad text or
+    /// overflow.
     static bool parse(std::string_view text, int scale, Decimal& out);
 };
 

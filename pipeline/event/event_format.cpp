@@ -9,10 +9,14 @@ namespace {
 
 const char* position_name(ColumnWithPosition::Position p) {
     switch (p) {
-        case ColumnWithPosition::Position::First: return "FIRST";
-        case ColumnWithPosition::Position::Last: return "LAST";
-        case ColumnWithPosition::Position::Before: return "BEFORE";
-        case ColumnWithPosition::Position::After: return "AFTER";
+        case ColumnWithPosition::Position::First:
+            return "FIRST";
+        case ColumnWithPosition::Position::Last:
+            return "LAST";
+        case ColumnWithPosition::Position::Before:
+            return "BEFORE";
+        case ColumnWithPosition::Position::After:
+            return "AFTER";
     }
     return "?";
 }
@@ -43,7 +47,8 @@ std::string list(const std::vector<std::string>& items) {
 
 struct Formatter {
     std::string operator()(const CreateTableEvent& e) const {
-        return "CreateTableEvent{tableId=" + e.table.str() + ", schema=" + e.schema.to_string() + "}";
+        return "CreateTableEvent{tableId=" + e.table.str() + ", schema=" + e.schema.to_string() +
+               "}";
     }
     std::string operator()(const AddColumnEvent& e) const {
         std::string s = "AddColumnEvent{tableId=" + e.table.str() + ", addedColumns=[";
@@ -51,13 +56,15 @@ struct Formatter {
             const auto& c = e.added[i];
             if (i) s += ", ";
             s += "ColumnWithPosition{column=" + c.column.to_string() +
-                 ", position=" + position_name(c.position) + ", existedColumnName=" +
-                 (c.existed_column.empty() ? "null" : c.existed_column) + "}";
+                 ", position=" + position_name(c.position) +
+                 ", existedColumnName=" + (c.existed_column.empty() ? "null" : c.existed_column) +
+                 "}";
         }
         return s + "]}";
     }
     std::string operator()(const DropColumnEvent& e) const {
-        return "DropColumnEvent{tableId=" + e.table.str() + ", droppedColumnNames=" + list(e.dropped) + "}";
+        return "DropColumnEvent{tableId=" + e.table.str() +
+               ", droppedColumnNames=" + list(e.dropped) + "}";
     }
     std::string operator()(const RenameColumnEvent& e) const {
         return "RenameColumnEvent{tableId=" + e.table.str() +
@@ -65,11 +72,14 @@ struct Formatter {
     }
     std::string operator()(const AlterColumnTypeEvent& e) const {
         auto type = [](const DataType& t) { return t.to_string(); };
-        return "AlterColumnTypeEvent{tableId=" + e.table.str() + ", typeMapping=" + java_map(e.new_types, type) +
+        return "AlterColumnTypeEvent{tableId=" + e.table.str() +
+               ", typeMapping=" + java_map(e.new_types, type) +
                ", oldTypeMapping=" + java_map(e.old_types, type) +
                ", comments=" + java_map(e.comments, [](const std::string& v) { return v; }) + "}";
     }
-    std::string operator()(const DropTableEvent& e) const { return "DropTableEvent{tableId=" + e.table.str() + "}"; }
+    std::string operator()(const DropTableEvent& e) const {
+        return "DropTableEvent{tableId=" + e.table.str() + "}";
+    }
     std::string operator()(const TruncateTableEvent& e) const {
         return "TruncateTableEvent{tableId=" + e.table.str() + "}";
     }
@@ -80,7 +90,9 @@ struct Formatter {
 
 }  // namespace
 
-std::string format_schema_change(const SchemaChangeEvent& event) { return std::visit(Formatter{}, event); }
+std::string format_schema_change(const SchemaChangeEvent& event) {
+    return std::visit(Formatter{}, event);
+}
 
 std::string format_meta(const EventMeta& meta) {
     if (meta.empty()) return "()";

@@ -6,7 +6,8 @@ DataChangeEvent DataChangeEvent::insert(TableId table, Row after, EventMeta meta
     return DataChangeEvent{table, OpType::Insert, std::nullopt, std::move(after), std::move(meta)};
 }
 DataChangeEvent DataChangeEvent::update(TableId table, Row before, Row after, EventMeta meta) {
-    return DataChangeEvent{table, OpType::Update, std::move(before), std::move(after), std::move(meta)};
+    return DataChangeEvent{table, OpType::Update, std::move(before), std::move(after),
+                           std::move(meta)};
 }
 DataChangeEvent DataChangeEvent::remove(TableId table, Row before, EventMeta meta) {
     return DataChangeEvent{table, OpType::Delete, std::move(before), std::nullopt, std::move(meta)};
@@ -31,14 +32,22 @@ SchemaChangeType schema_change_type(const Event& e) {
 
 const char* schema_change_tag(SchemaChangeType t) {
     switch (t) {
-        case SchemaChangeType::CreateTable: return "create.table";
-        case SchemaChangeType::AddColumn: return "add.column";
-        case SchemaChangeType::DropColumn: return "drop.column";
-        case SchemaChangeType::RenameColumn: return "rename.column";
-        case SchemaChangeType::AlterColumnType: return "alter.column.type";
-        case SchemaChangeType::DropTable: return "drop.table";
-        case SchemaChangeType::TruncateTable: return "truncate.table";
-        case SchemaChangeType::AlterTableComment: return "alter.table.comment";
+        case SchemaChangeType::CreateTable:
+            return "create.table";
+        case SchemaChangeType::AddColumn:
+            return "add.column";
+        case SchemaChangeType::DropColumn:
+            return "drop.column";
+        case SchemaChangeType::RenameColumn:
+            return "rename.column";
+        case SchemaChangeType::AlterColumnType:
+            return "alter.column.type";
+        case SchemaChangeType::DropTable:
+            return "drop.table";
+        case SchemaChangeType::TruncateTable:
+            return "truncate.table";
+        case SchemaChangeType::AlterTableComment:
+            return "alter.table.comment";
     }
     return "?";
 }
@@ -66,10 +75,14 @@ SchemaChangeEvent with_table(SchemaChangeEvent e, TableId table) {
 
 const char* op_name(OpType op) {
     switch (op) {
-        case OpType::Insert: return "INSERT";
-        case OpType::Update: return "UPDATE";
-        case OpType::Delete: return "DELETE";
-        case OpType::Replace: return "REPLACE";
+        case OpType::Insert:
+            return "INSERT";
+        case OpType::Update:
+            return "UPDATE";
+        case OpType::Delete:
+            return "DELETE";
+        case OpType::Replace:
+            return "REPLACE";
     }
     return "?";
 }

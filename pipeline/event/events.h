@@ -79,9 +79,9 @@ struct DataChangeEvent {
     static DataChangeEvent replace(TableId table, Row after, EventMeta meta = {});
 };
 
-using SchemaChangeEvent = std::variant<CreateTableEvent, AddColumnEvent, DropColumnEvent,
-                                       RenameColumnEvent, AlterColumnTypeEvent, DropTableEvent,
-                                       TruncateTableEvent, AlterTableCommentEvent>;
+using SchemaChangeEvent =
+    std::variant<CreateTableEvent, AddColumnEvent, DropColumnEvent, RenameColumnEvent,
+                 AlterColumnTypeEvent, DropTableEvent, TruncateTableEvent, AlterTableCommentEvent>;
 
 using Event = std::variant<DataChangeEvent, CreateTableEvent, AddColumnEvent, DropColumnEvent,
                            RenameColumnEvent, AlterColumnTypeEvent, DropTableEvent,
@@ -99,7 +99,9 @@ enum class SchemaChangeType : std::uint8_t {
     AlterTableComment,
 };
 
-inline bool is_data_change(const Event& e) { return e.index() == 0; }
+inline bool is_data_change(const Event& e) {
+    return e.index() == 0;
+}
 TableId table_of(const Event& e);
 TableId table_of(const SchemaChangeEvent& e);
 SchemaChangeType schema_change_type(const Event& e);  // precondition: !is_data_change(e)

@@ -8,7 +8,7 @@
 namespace cdcd {
 
 class Countdown {
-public:
+  public:
     Countdown(boost::asio::any_io_executor executor, std::size_t parties)
         : timer_(executor, boost::asio::steady_timer::time_point::max()), remaining_(parties) {}
 
@@ -16,10 +16,11 @@ public:
         if (remaining_ > 0 && --remaining_ == 0) timer_.cancel();
     }
     boost::asio::awaitable<void> wait() {
-        while (remaining_ > 0) co_await timer_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        while (remaining_ > 0)
+            co_await timer_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
     }
 
-private:
+  private:
     boost::asio::steady_timer timer_;
     std::size_t remaining_;
 };

@@ -23,8 +23,8 @@ Router PipelinePlan::make_router() const {
 std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform() const {
     if (definition.transforms.empty()) return nullptr;
     config::Diagnostics diags;
-    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone, diags,
-                                                   source_metadata());
+    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone,
+                                                   diags, source_metadata());
     if (!diags.ok()) throw config::ConfigError(diags);
     return op;
 }
@@ -32,7 +32,8 @@ std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform() con
 std::vector<transform::SourceMetadataColumn> PipelinePlan::source_metadata() const {
     std::vector<transform::SourceMetadataColumn> columns;
     if (source_factory && source_factory->metadata_columns) {
-        for (auto& c : source_factory->metadata_columns(source_options)) columns.push_back({c.name, c.type});
+        for (auto& c : source_factory->metadata_columns(source_options))
+            columns.push_back({c.name, c.type});
     }
     return columns;
 }
@@ -83,9 +84,9 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
         diags.error(definition.source.where,
                     "unknown source type `" + definition.source.type + "` (known: " + known + ")");
     } else {
-        plan.source_options = config::validate_options(plan.source_factory->options, definition.source.options,
-                                                       definition.source.where,
-                                                       "source `" + definition.source.type + "`", diags);
+        plan.source_options = config::validate_options(
+            plan.source_factory->options, definition.source.options, definition.source.where,
+            "source `" + definition.source.type + "`", diags);
         if (plan.source_factory->validate)
             plan.source_factory->validate(plan.source_options, definition.source, diags);
     }
@@ -93,29 +94,38 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     if (!plan.sink_factory) {
         std::string known;
         for (const auto& n : registry.sink_names()) known += (known.empty() ? "" : ", ") + n;
-        diags.error(definition.sink.where, "unknown sink type `" + definition.sink.type + "` (known: " + known + ")");
+        diags.error(definition.sink.where,
+                    "unknown sink type `" + definition.sink.type + "` (known: " + known + ")");
     } else {
-        plan.sink_options = config::validate_options(plan.sink_factory->options, definition.sink.options,
-                                                     definition.sink.where, "sink `" + definition.sink.type + "`",
-                                                     diags);
-        if (plan.sink_factory->validate) plan.sink_factory->validate(plan.sink_options, definition.sink, diags);
+        plan.sink_options = config::validate_options(plan.sink_factory->options,
+                                                     definition.sink.options, definition.sink.where,
+                                                     "sink `" + definition.sink.type + "`", diags);
+        if (plan.sink_factory->validate)
+            plan.sink_factory->validate(plan.sink_options, definition.sink, diags);
     }
 
     const auto& p = plan.pipeline_options;
     if (p.has("name")) plan.settings.name = p.get_string("name");
     if (p.has("parallelism")) plan.settings.parallelism = p.get_int("parallelism");
-    plan.settings.local_time_zone = resolve_time_zone(p.has("local-time-zone") ? p.get_string("local-time-zone") : "systemDefault");
+    plan.settings.local_time_zone = resolve_time_zone(
+        p.has("local-time-zone") ? p.get_string("local-time-zone") : "systemDefault");
     std::string zone_error;
     if (!TimeZone::of(plan.settings.local_time_zone, &zone_error))
-        diags.error(p.location("local-time-zone"), "invalid pipeline.local-time-zone: " + zone_error);
+        diags.error(p.location("local-time-zone"),
+                    "invalid pipeline.local-time-zone: " + zone_error);
     if (p.has("execution.checkpointing.interval"))
-        plan.settings.checkpoint_interval_ms = p.get_duration("execution.checkpointing.interval").count();
-    if (p.has("state.checkpoints.num-retained")) plan.checkpoints_retained = p.get_int("state.checkpoints.num-retained");
+        plan.settings.checkpoint_interval_ms =
+            p.get_duration("execution.checkpointing.interval").count();
+    if (p.has("state.checkpoints.num-retained"))
+        plan.checkpoints_retained = p.get_int("state.checkpoints.num-retained");
     plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";
-    if (p.has("shutdown.timeout")) plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
+    if (p.has("shutdown.timeout"))
+        plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
     if (p.has("route-mode"))
-        plan.route_mode = p.get_enum("route-mode") == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;
-    if (p.has("schema.change.behavior")) plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
+        plan.route_mode =
+            p.get_enum("route-mode") == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;
+    if (p.has("schema.change.behavior"))
+        plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
 
     // Route regexes and schema-change tags are checked now, so `cdcd validate` reports them.
     Router::create(definition.routes, plan.route_mode, diags);
@@ -123,8 +133,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
         definition.sink.include_schema_changes, definition.sink.exclude_schema_changes,
         definition.sink.has_exclude_schema_changes, plan.behavior, diags, definition.sink.where);
     if (!definition.transforms.empty())
-        transform::TransformOperator::create(definition.transforms, plan.settings.local_time_zone, diags,
-                                             plan.source_metadata());
+        transform::TransformOperator::create(definition.transforms, plan.settings.local_time_zone,
+                                             diags, plan.source_metadata());
 
     if (!diags.ok()) throw config::ConfigError(diags);
     plan.definition = std::move(definition);

@@ -16,7 +16,7 @@ namespace cdcd {
 namespace transform {
 class TransformOperator;
 struct SourceMetadataColumn;
-}
+}  // namespace transform
 
 struct PipelinePlan {
     config::PipelineDef definition;

@@ -43,7 +43,8 @@ using WriterChannel = asio::experimental::channel<void(boost::system::error_code
 constexpr std::size_t kChannelCapacity = 4;
 
 std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 
@@ -95,7 +96,8 @@ struct PipelineRuntime::Impl {
         if (transform) transform_thread.emplace(1);
         schema_operator = std::make_unique<SchemaOperator>(
             plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
-            [this](EventBatch& pending) { return flush_writers(pending); }, plan.settings.local_time_zone);
+            [this](EventBatch& pending) { return flush_writers(pending); },
+            plan.settings.local_time_zone);
         int n = plan.settings.parallelism;
         for (int i = 0; i < n; ++i) {
             writers.push_back(sink->create_writer(i, n));
@@ -108,21 +110,27 @@ struct PipelineRuntime::Impl {
     void register_channel_metrics() {
         queued.assign(writers.size() + 1, 0);
         for (std::size_t i = 0; i < queued.size(); ++i) {
-            metrics::Labels labels{{"channel", i == 0 ? std::string("source") : "writer/" + std::to_string(i - 1)}};
-            registry.gauge_fn("cdcd_channel_occupancy", "Batches or barriers queued in a channel between stages",
-                              labels, [this, i] { return static_cast<double>(queued[i]); });
-            registry.gauge("cdcd_channel_capacity", "Capacity of a channel between stages, in batches", labels)
+            metrics::Labels labels{
+                {"channel", i == 0 ? std::string("source") : "writer/" + std::to_string(i - 1)}};
+            registry.gauge_fn("cdcd_channel_occupancy",
+                              "Batches or barriers queued in a channel between stages", labels,
+                              [this, i] { return static_cast<double>(queued[i]); });
+            registry
+                .gauge("cdcd_channel_capacity", "Capacity of a channel between stages, in batches",
+                       labels)
                 .set(static_cast<double>(kChannelCapacity));
         }
     }
 
     awaitable<void> send_to_source_channel(StreamElement element) {
-        co_await source_channel.async_send(boost::system::error_code{}, std::move(element), use_awaitable);
+        co_await source_channel.async_send(boost::system::error_code{}, std::move(element),
+                                           use_awaitable);
         ++queued[0];
     }
 
     awaitable<void> send_to_writer(std::size_t i, WriterElement element) {
-        co_await writer_channels[i]->async_send(boost::system::error_code{}, std::move(element), use_awaitable);
+        co_await writer_channels[i]->async_send(boost::system::error_code{}, std::move(element),
+                                                use_awaitable);
         ++queued[i + 1];
     }
 
@@ -136,18 +144,21 @@ struct PipelineRuntime::Impl {
         }
         auto latest = store->latest(name);
         if (!latest) {
-            spdlog::info("pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name, dir);
+            spdlog::info(
+                "pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name,
+                dir);
             return;
         }
         for (const auto& [key, value] : plan.fingerprint()) {
             auto it = latest->fingerprint.find(key);
             std::string stored = it == latest->fingerprint.end() ? "(absent)" : it->second;
             if (stored != value)
-                throw std::runtime_error("checkpoint " + std::to_string(latest->id) + " of pipeline '" + name + "' in " +
-                                         dir + " was taken with " + key + "=" + stored + ", but this pipeline has " +
-                                         key + "=" + value +
-                                         "; restore is refused. Use --reset-state to start over, or another "
-                                         "pipeline.name or state directory.");
+                throw std::runtime_error(
+                    "checkpoint " + std::to_string(latest->id) + " of pipeline '" + name + "' in " +
+                    dir + " was taken with " + key + "=" + stored + ", but this pipeline has " +
+                    key + "=" + value +
+                    "; restore is refused. Use --reset-state to start over, or another "
+                    "pipeline.name or state directory.");
         }
         auto part = [&](const std::string& k) -> const std::string* {
             auto it = latest->parts.find(k);
@@ -163,15 +174,15 @@ struct PipelineRuntime::Impl {
         }
         next_checkpoint_id = latest->id + 1;
         rm.restores.inc();
-        rm.checkpoint_completed(latest->id, std::chrono::steady_clock::duration(-1), latest->size_bytes(),
-                                latest->created_ms);
-        spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, latest->id, latest->size_bytes(),
-                     dir);
+        rm.checkpoint_completed(latest->id, std::chrono::steady_clock::duration(-1),
+                                latest->size_bytes(), latest->created_ms);
+        spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, latest->id,
+                     latest->size_bytes(), dir);
     }
 
     // ---- source ----------------------------------------------------------------------------
     class Output final : public SourceOutput {
-    public:
+      public:
         explicit Output(Impl& rt) : rt_(rt) {}
         awaitable<void> emit(EventBatch events) override {
             rt_.events_in += events.size();
@@ -188,7 +199,7 @@ struct PipelineRuntime::Impl {
             rt_.sleepers.erase(&timer);
         }
 
-    private:
+      private:
         Impl& rt_;
     };
 
@@ -207,7 +218,8 @@ struct PipelineRuntime::Impl {
     }
 
     awaitable<void> checkpoint_loop() {
-        auto interval = std::chrono::milliseconds(std::max<std::int64_t>(1, plan.settings.checkpoint_interval_ms));
+        auto interval = std::chrono::milliseconds(
+            std::max<std::int64_t>(1, plan.settings.checkpoint_interval_ms));
         while (!stopping && !source_done) {
             checkpoint_timer.expires_after(interval);
             co_await checkpoint_timer.async_wait(asio::as_tuple(use_awaitable));
@@ -225,7 +237,8 @@ struct PipelineRuntime::Impl {
     awaitable<void> processor_task() {
         EventBatch transformed, out;
         while (true) {
-            auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+            auto [ec, element] =
+                co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
             if (ec) co_return;
             --queued[0];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
@@ -281,7 +294,8 @@ struct PipelineRuntime::Impl {
         std::vector<EventBatch> parts(writers.size());
         for (Event& e : out) {
             if (auto* data = std::get_if<DataChangeEvent>(&e)) {
-                std::size_t w = partition_of(*data, schema_operator->sink_schema(data->table), writers.size());
+                std::size_t w =
+                    partition_of(*data, schema_operator->sink_schema(data->table), writers.size());
                 parts[w].push_back(std::move(e));
             } else {
                 for (auto& p : parts) p.push_back(e);
@@ -299,7 +313,8 @@ struct PipelineRuntime::Impl {
     awaitable<void> flush_writers(EventBatch& pending) {
         co_await dispatch(pending);
         auto done = std::make_shared<Countdown>(io.get_executor(), writers.size());
-        for (std::size_t i = 0; i < writer_channels.size(); ++i) co_await send_to_writer(i, WriterElement(FlushRequest{done}));
+        for (std::size_t i = 0; i < writer_channels.size(); ++i)
+            co_await send_to_writer(i, WriterElement(FlushRequest{done}));
         co_await done->wait();
     }
 
@@ -350,11 +365,12 @@ struct PipelineRuntime::Impl {
             checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
         store->write(plan.settings.name, checkpoint, plan.checkpoints_retained);
         ++checkpoints_completed;
-        rm.checkpoint_completed(id, std::chrono::steady_clock::now() - pending.started, checkpoint.size_bytes(),
-                                checkpoint.created_ms);
+        rm.checkpoint_completed(id, std::chrono::steady_clock::now() - pending.started,
+                                checkpoint.size_bytes(), checkpoint.created_ms);
         if (!pending.final) checkpoint_in_flight = false;
         spdlog::debug("checkpoint {} complete in {} ms", id,
-                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
+                      std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - started)
                           .count());
         if (pending.final) spdlog::info("final checkpoint {} written", id);
         co_await source->notify_checkpoint_complete(id);
@@ -366,14 +382,16 @@ struct PipelineRuntime::Impl {
         if (stopping) return;
         stopping = true;
         set_phase(RuntimePhase::Draining);
-        spdlog::info("{}: draining (stop sources, final checkpoint, flush sinks; timeout {} ms)", why,
-                     plan.shutdown_timeout_ms);
+        spdlog::info("{}: draining (stop sources, final checkpoint, flush sinks; timeout {} ms)",
+                     why, plan.shutdown_timeout_ms);
         checkpoint_timer.cancel();
         for (auto* t : sleepers) t->cancel();
         drain_timer.expires_after(std::chrono::milliseconds(plan.shutdown_timeout_ms));
         drain_timer.async_wait([this](boost::system::error_code ec) {
             if (ec) return;
-            const char* why = "drain did not finish within pipeline.shutdown.timeout; exiting without a final checkpoint";
+            const char* why =
+                "drain did not finish within pipeline.shutdown.timeout; exiting without a final "
+                "checkpoint";
             spdlog::error("{}", why);
             fail(std::make_exception_ptr(std::runtime_error(why)));
         });
@@ -403,8 +421,8 @@ struct PipelineRuntime::Impl {
         drain_timer.cancel();
         checkpoint_timer.cancel();
         signals.cancel();
-        spdlog::info("pipeline '{}' finished: {} events in, {} events out, {} checkpoints", plan.settings.name,
-                     events_in, events_out, checkpoints_completed);
+        spdlog::info("pipeline '{}' finished: {} events in, {} events out, {} checkpoints",
+                     plan.settings.name, events_in, events_out, checkpoints_completed);
     }
 
     void fail(std::exception_ptr error) {
@@ -441,13 +459,15 @@ struct PipelineRuntime::Impl {
             signals.add(SIGINT);
             wait_for_signal();
         }
-        spdlog::info("pipeline '{}' running: {} → {} (parallelism {}, checkpoint every {} ms)", plan.settings.name,
-                     plan.definition.source.type, plan.definition.sink.type, plan.settings.parallelism,
-                     plan.settings.checkpoint_interval_ms);
+        spdlog::info("pipeline '{}' running: {} → {} (parallelism {}, checkpoint every {} ms)",
+                     plan.settings.name, plan.definition.source.type, plan.definition.sink.type,
+                     plan.settings.parallelism, plan.settings.checkpoint_interval_ms);
         asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
         asio::co_spawn(io, processor_task(), on_exit("pipeline"));
         for (std::size_t i = 0; i < writers.size(); ++i)
-            asio::co_spawn(io, writer_task(i), on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i)));
+            asio::co_spawn(
+                io, writer_task(i),
+                on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i)));
         asio::co_spawn(io, checkpoint_loop(), on_exit("checkpoint coordinator"));
         set_phase(RuntimePhase::Running);
         io.run();
@@ -487,9 +507,17 @@ struct PipelineRuntime::Impl {
 PipelineRuntime::PipelineRuntime(PipelinePlan plan, RunOptions options)
     : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {}
 PipelineRuntime::~PipelineRuntime() = default;
-int PipelineRuntime::run() { return impl_->run(); }
-asio::io_context& PipelineRuntime::io() { return impl_->io; }
-metrics::Registry& PipelineRuntime::metrics() { return impl_->registry; }
-RuntimePhase PipelineRuntime::phase() const { return impl_->phase; }
+int PipelineRuntime::run() {
+    return impl_->run();
+}
+asio::io_context& PipelineRuntime::io() {
+    return impl_->io;
+}
+metrics::Registry& PipelineRuntime::metrics() {
+    return impl_->registry;
+}
+RuntimePhase PipelineRuntime::phase() const {
+    return impl_->phase;
+}
 
 }  // namespace cdcd

@@ -1,7 +1,8 @@
 #pragma once
 // Runs a planned pipeline on one Boost.Asio event loop:
 //
-//   source ──channel──► transform → schema operator (route, evolution) ──► partition ──channels──► writers
+//   source ──channel──► transform → schema operator (route, evolution) ──► partition ──channels──►
+//   writers
 //
 // with Flink's aligned checkpoints: the coordinator captures the source's state and injects
 // barrier N into its stream; operators snapshot their state when N passes; each writer flushes
@@ -32,7 +33,7 @@ struct RunOptions {
 };
 
 class PipelineRuntime {
-public:
+  public:
     PipelineRuntime(PipelinePlan plan, RunOptions options);
     ~PipelineRuntime();
     /// Runs to completion; returns the process exit code (0 finished or drained, 1 failed).
@@ -44,7 +45,7 @@ public:
     metrics::Registry& metrics();
     RuntimePhase phase() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -21,7 +21,7 @@ struct Column {
 };
 
 class Schema {
-public:
+  public:
     Schema() = default;
     Schema(std::vector<Column> columns, std::vector<std::string> primary_keys = {},
            std::vector<std::string> partition_keys = {},
@@ -50,7 +50,7 @@ public:
     std::string to_string() const;
     friend bool operator==(const Schema&, const Schema&) = default;
 
-private:
+  private:
     std::vector<Column> columns_;
     std::vector<std::string> primary_keys_;
     std::vector<std::string> partition_keys_;
@@ -60,7 +60,7 @@ private:
 
 /// Builds schemas readably in code and tests.
 class SchemaBuilder {
-public:
+  public:
     SchemaBuilder& column(std::string name, DataType type, std::string comment = {});
     SchemaBuilder& primary_key(std::vector<std::string> keys);
     SchemaBuilder& partition_key(std::vector<std::string> keys);
@@ -68,7 +68,7 @@ public:
     SchemaBuilder& comment(std::string comment);
     Schema build() const;
 
-private:
+  private:
     std::vector<Column> columns_;
     std::vector<std::string> primary_keys_, partition_keys_;
     std::map<std::string, std::string> options_;

@@ -6,7 +6,9 @@ namespace cdcd {
 
 namespace {
 
-std::string where(const TableId& t) { return " in table " + t.str(); }
+std::string where(const TableId& t) {
+    return " in table " + t.str();
+}
 
 struct Applier {
     const Schema& schema;
@@ -18,7 +20,8 @@ struct Applier {
         auto& cols = out.mutable_columns();
         for (const auto& add : e.added) {
             if (out.index_of(add.column.name) >= 0)
-                throw SchemaChangeError("column `" + add.column.name + "` already exists" + where(e.table));
+                throw SchemaChangeError("column `" + add.column.name + "` already exists" +
+                                        where(e.table));
             using P = ColumnWithPosition::Position;
             size_t at = cols.size();
             if (add.position == P::First) {
@@ -27,8 +30,8 @@ struct Applier {
                 int i = out.index_of(add.existed_column);
                 if (i < 0)
                     throw SchemaChangeError("column `" + add.existed_column + "` of " +
-                                            (add.position == P::Before ? "BEFORE" : "AFTER") + " does not exist" +
-                                            where(e.table));
+                                            (add.position == P::Before ? "BEFORE" : "AFTER") +
+                                            " does not exist" + where(e.table));
                 at = static_cast<size_t>(i) + (add.position == P::After ? 1 : 0);
             }
             cols.insert(cols.begin() + static_cast<std::ptrdiff_t>(at), add.column);
@@ -41,14 +44,17 @@ struct Applier {
         auto& cols = out.mutable_columns();
         for (const auto& name : e.dropped) {
             if (out.index_of(name) < 0)
-                throw SchemaChangeError("cannot drop unknown column `" + name + "`" + where(e.table));
-            cols.erase(std::remove_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == name; }),
+                throw SchemaChangeError("cannot drop unknown column `" + name + "`" +
+                                        where(e.table));
+            cols.erase(std::remove_if(cols.begin(), cols.end(),
+                                      [&](const Column& c) { return c.name == name; }),
                        cols.end());
         }
         auto pks = out.primary_keys();
         pks.erase(std::remove_if(pks.begin(), pks.end(),
                                  [&](const std::string& k) {
-                                     return std::find(e.dropped.begin(), e.dropped.end(), k) != e.dropped.end();
+                                     return std::find(e.dropped.begin(), e.dropped.end(), k) !=
+                                            e.dropped.end();
                                  }),
                   pks.end());
         out.set_primary_keys(pks);
@@ -59,7 +65,9 @@ struct Applier {
         Schema out = schema;
         for (const auto& [from, to] : e.renames) {
             int i = schema.index_of(from);
-            if (i < 0) throw SchemaChangeError("cannot rename unknown column `" + from + "`" + where(e.table));
+            if (i < 0)
+                throw SchemaChangeError("cannot rename unknown column `" + from + "`" +
+                                        where(e.table));
             out.mutable_columns()[static_cast<size_t>(i)].name = to;
         }
         auto rename_keys = [&](std::vector<std::string> keys) {
@@ -80,7 +88,9 @@ struct Applier {
         Schema out = schema;
         for (const auto& [name, type] : e.new_types) {
             int i = out.index_of(name);
-            if (i < 0) throw SchemaChangeError("cannot alter type of unknown column `" + name + "`" + where(e.table));
+            if (i < 0)
+                throw SchemaChangeError("cannot alter type of unknown column `" + name + "`" +
+                                        where(e.table));
             out.mutable_columns()[static_cast<size_t>(i)].type = type;
         }
         for (const auto& [name, comment] : e.comments) {

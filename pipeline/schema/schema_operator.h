@@ -44,7 +44,8 @@ class SchemaOperator {
     boost::asio::awaitable<void> process(EventBatch& in, EventBatch& out);
 
     const Schema* sink_schema(TableId sink_table) const;
-    /// Every evolved sink table with its schema, in first-seen order (handed to writers on restore).
+    /// Every evolved sink table with its schema, in first-seen order (handed to writers on
+    /// restore).
     std::vector<std::pair<TableId, Schema>> sink_schemas() const;
     const Schema* upstream_schema(TableId upstream) const;
 

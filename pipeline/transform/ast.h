@@ -20,7 +20,17 @@ enum class ExprKind : std::uint8_t {
     Interval,  // INTERVAL literal: interval_months or interval_millis
 };
 
-enum class LiteralKind : std::uint8_t { Null, Boolean, Integer, Decimal, Double, String, Date, Time, Timestamp };
+enum class LiteralKind : std::uint8_t {
+    Null,
+    Boolean,
+    Integer,
+    Decimal,
+    Double,
+    String,
+    Date,
+    Time,
+    Timestamp
+};
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;

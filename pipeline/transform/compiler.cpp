@@ -10,19 +10,28 @@ namespace cdcd::transform {
 
 bool builtin_metadata(std::string_view name, BuiltinMetadata* which) {
     BuiltinMetadata w;
-    if (name == "__namespace_name__") w = BuiltinMetadata::Namespace;
-    else if (name == "__schema_name__") w = BuiltinMetadata::Schema;
-    else if (name == "__table_name__") w = BuiltinMetadata::Table;
-    else if (name == "__data_event_type__") w = BuiltinMetadata::EventType;
-    else return false;
+    if (name == "__namespace_name__")
+        w = BuiltinMetadata::Namespace;
+    else if (name == "__schema_name__")
+        w = BuiltinMetadata::Schema;
+    else if (name == "__table_name__")
+        w = BuiltinMetadata::Table;
+    else if (name == "__data_event_type__")
+        w = BuiltinMetadata::EventType;
+    else
+        return false;
     if (which) *which = w;
     return true;
 }
 
 namespace {
 
-Datum eval_constant(const Node& n, EvalContext&) { return n.constant; }
-Datum eval_column(const Node& n, EvalContext& c) { return read_field(c.row, n.column, n.type); }
+Datum eval_constant(const Node& n, EvalContext&) {
+    return n.constant;
+}
+Datum eval_column(const Node& n, EvalContext& c) {
+    return read_field(c.row, n.column, n.type);
+}
 Datum eval_long_column(const Node& n, EvalContext& c) {
     if (c.row.is_null(n.column)) return Datum{};
     return Datum::of_long(c.row.get_long(n.column));
@@ -35,10 +44,18 @@ Datum eval_bytes_column(const Node& n, EvalContext& c) {
     if (c.row.is_null(n.column)) return Datum{};
     return Datum::of_string(c.row.get_bytes(n.column));
 }
-Datum eval_namespace(const Node&, EvalContext& c) { return Datum::of_string(c.table.namespace_name()); }
-Datum eval_schema_name(const Node&, EvalContext& c) { return Datum::of_string(c.table.schema_name()); }
-Datum eval_table_name(const Node&, EvalContext& c) { return Datum::of_string(c.table.table_name()); }
-Datum eval_event_type(const Node&, EvalContext& c) { return Datum::of_string(c.op_string); }
+Datum eval_namespace(const Node&, EvalContext& c) {
+    return Datum::of_string(c.table.namespace_name());
+}
+Datum eval_schema_name(const Node&, EvalContext& c) {
+    return Datum::of_string(c.table.schema_name());
+}
+Datum eval_table_name(const Node&, EvalContext& c) {
+    return Datum::of_string(c.table.table_name());
+}
+Datum eval_event_type(const Node&, EvalContext& c) {
+    return Datum::of_string(c.op_string);
+}
 
 Datum eval_source_meta(const Node& n, EvalContext& c) {
     if (!c.meta) return Datum{};
@@ -61,13 +78,17 @@ Datum eval_source_meta(const Node& n, EvalContext& c) {
                 std::int64_t ms = 0;
                 auto r = std::from_chars(v.data(), v.data() + v.size(), ms);
                 if (r.ec != std::errc() || r.ptr != v.data() + v.size())
-                    throw EvalError("metadata column " + n.text + " is not epoch milliseconds: '" + v + "'");
+                    throw EvalError("metadata column " + n.text + " is not epoch milliseconds: '" +
+                                    v + "'");
                 return Datum::of_timestamp(Timestamp{ms, 0});
             }
-            case TypeRoot::Boolean: return Datum::of_bool(v == "true" || v == "TRUE");
+            case TypeRoot::Boolean:
+                return Datum::of_bool(v == "true" || v == "TRUE");
             case TypeRoot::Double:
-            case TypeRoot::Float: return Datum::of_double(std::strtod(v.c_str(), nullptr));
-            default: return Datum::of_string(v);
+            case TypeRoot::Float:
+                return Datum::of_double(std::strtod(v.c_str(), nullptr));
+            default:
+                return Datum::of_string(v);
         }
         (void)d;
     }
@@ -93,12 +114,14 @@ NodePtr literal(const Expr& e) {
             auto r = std::from_chars(t.data(), t.data() + t.size(), v);
             if (r.ec == std::errc() && r.ptr == t.data() + t.size()) {
                 n->constant = Datum::of_long(v);
-                n->type = (v >= INT32_MIN && v <= INT32_MAX ? DataType::int_() : DataType::bigint()).not_null();
+                n->type = (v >= INT32_MIN && v <= INT32_MAX ? DataType::int_() : DataType::bigint())
+                              .not_null();
                 break;
             }
             Decimal d;
             std::size_t digits = t.size() - (t[0] == '-' ? 1 : 0);
-            if (digits > 38 || !Decimal::parse(t, 0, d)) throw CompileError(e.pos, "numeric literal '" + t + "' out of range");
+            if (digits > 38 || !Decimal::parse(t, 0, d))
+                throw CompileError(e.pos, "numeric literal '" + t + "' out of range");
             n->constant = Datum::of_decimal(d.unscaled);
             n->type = DataType::decimal(static_cast<int>(digits), 0).not_null();
             break;
@@ -112,9 +135,11 @@ NodePtr literal(const Expr& e) {
             auto nz = digits.find_first_not_of('0');
             int precision = nz == std::string::npos ? 1 : static_cast<int>(digits.size() - nz);
             precision = std::max(precision, scale);
-            if (precision > 38) throw CompileError(e.pos, "numeric literal '" + t + "' out of range");
+            if (precision > 38)
+                throw CompileError(e.pos, "numeric literal '" + t + "' out of range");
             Decimal d;
-            if (!Decimal::parse(t, scale, d)) throw CompileError(e.pos, "bad numeric literal '" + t + "'");
+            if (!Decimal::parse(t, scale, d))
+                throw CompileError(e.pos, "bad numeric literal '" + t + "'");
             n->constant = Datum::of_decimal(d.unscaled);
             n->type = DataType::decimal(std::max(precision, 1), scale).not_null();
             break;
@@ -147,7 +172,9 @@ NodePtr literal(const Expr& e) {
             if (!d) throw CompileError(e.pos, "illegal TIMESTAMP literal '" + t + "'");
             n->constant = Datum::of_timestamp(*d);
             auto dot = t.find('.');
-            int p = dot == std::string::npos ? 0 : static_cast<int>(std::min<std::size_t>(9, t.size() - dot - 1));
+            int p = dot == std::string::npos
+                        ? 0
+                        : static_cast<int>(std::min<std::size_t>(9, t.size() - dot - 1));
             n->type = DataType::timestamp(p).not_null();
             break;
         }
@@ -157,13 +184,15 @@ NodePtr literal(const Expr& e) {
 }
 
 class Compiler {
-public:
+  public:
     explicit Compiler(const Scope& scope) : scope_(scope) {}
 
     NodePtr compile(const Expr& e) {
         switch (e.kind) {
-            case ExprKind::Literal: return literal(e);
-            case ExprKind::Column: return column(e);
+            case ExprKind::Literal:
+                return literal(e);
+            case ExprKind::Column:
+                return column(e);
             case ExprKind::Symbol: {
                 auto n = std::make_unique<Node>();
                 n->fn = eval_constant;
@@ -182,24 +211,35 @@ public:
                 n->constant = Datum::of_long(e.interval_value);
                 return n;
             }
-            case ExprKind::Case: return call(e, "CASE");
-            case ExprKind::Cast: return call(e, e.try_cast ? "TRY_CAST" : "CAST");
-            case ExprKind::Call: return call(e, e.name);
+            case ExprKind::Case:
+                return call(e, "CASE");
+            case ExprKind::Cast:
+                return call(e, e.try_cast ? "TRY_CAST" : "CAST");
+            case ExprKind::Call:
+                return call(e, e.name);
         }
         throw CompileError(e.pos, "unsupported expression");
     }
 
-private:
+  private:
     NodePtr column(const Expr& e) {
         BuiltinMetadata which;
         if (builtin_metadata(e.name, &which)) {
             auto n = std::make_unique<Node>();
             n->type = DataType::string().not_null();
             switch (which) {
-                case BuiltinMetadata::Namespace: n->fn = eval_namespace; break;
-                case BuiltinMetadata::Schema: n->fn = eval_schema_name; break;
-                case BuiltinMetadata::Table: n->fn = eval_table_name; break;
-                case BuiltinMetadata::EventType: n->fn = eval_event_type; break;
+                case BuiltinMetadata::Namespace:
+                    n->fn = eval_namespace;
+                    break;
+                case BuiltinMetadata::Schema:
+                    n->fn = eval_schema_name;
+                    break;
+                case BuiltinMetadata::Table:
+                    n->fn = eval_table_name;
+                    break;
+                case BuiltinMetadata::EventType:
+                    n->fn = eval_event_type;
+                    break;
             }
             n->text = e.name;
             return n;
@@ -217,7 +257,8 @@ private:
         if (scope_.computed) {
             for (const auto& [name, expr] : *scope_.computed) {
                 if (name != e.name) continue;
-                if (active_.count(name)) throw CompileError(e.pos, "column `" + name + "` refers to itself");
+                if (active_.count(name))
+                    throw CompileError(e.pos, "column `" + name + "` refers to itself");
                 active_.insert(name);
                 Scope inner = scope_;
                 inner.computed = nullptr;  // projection expressions see upstream columns only
@@ -241,17 +282,25 @@ private:
                     case TypeRoot::Int:
                     case TypeRoot::BigInt:
                     case TypeRoot::Date:
-                    case TypeRoot::Time: n->fn = eval_long_column; break;
+                    case TypeRoot::Time:
+                        n->fn = eval_long_column;
+                        break;
                     case TypeRoot::Float:
-                    case TypeRoot::Double: n->fn = eval_double_column; break;
+                    case TypeRoot::Double:
+                        n->fn = eval_double_column;
+                        break;
                     case TypeRoot::Char:
                     case TypeRoot::Varchar:
                     case TypeRoot::Binary:
                     case TypeRoot::Varbinary:
                     case TypeRoot::Array:
                     case TypeRoot::Row:
-                    case TypeRoot::Map: n->fn = eval_bytes_column; break;
-                    default: n->fn = eval_column; break;
+                    case TypeRoot::Map:
+                        n->fn = eval_bytes_column;
+                        break;
+                    default:
+                        n->fn = eval_column;
+                        break;
                 }
                 return n;
             }
@@ -262,7 +311,8 @@ private:
     NodePtr call(const Expr& e, const std::string& name) {
         const auto& reg = functions();
         auto it = reg.find(name);
-        if (it == reg.end()) throw CompileError(e.pos, "No match found for function signature " + name + "(...)");
+        if (it == reg.end())
+            throw CompileError(e.pos, "No match found for function signature " + name + "(...)");
         CallSite site{e, name, {}};
         for (const auto& a : e.args) site.args.push_back(compile(*a));
         bool all_constant = true;

@@ -11,9 +11,11 @@ namespace cdcd::transform {
 
 namespace {
 
-const char* const kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
-                               "July",    "August",   "September", "October", "November", "December"};
-const char* const kDays[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+const char* const kMonths[] = {"January",   "February", "March",    "April",
+                               "May",       "June",     "July",     "August",
+                               "September", "October",  "November", "December"};
+const char* const kDays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                             "Friday", "Saturday", "Sunday"};
 
 int iso_dow(std::int64_t epoch_days) {  // 1 = Monday
     return static_cast<int>(temporal::floor_mod(epoch_days + 3, 7)) + 1;
@@ -21,7 +23,8 @@ int iso_dow(std::int64_t epoch_days) {  // 1 = Monday
 
 void pad(std::string& out, std::int64_t v, int width) {
     char digits[24];
-    std::uint64_t magnitude = v < 0 ? -static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    std::uint64_t magnitude =
+        v < 0 ? -static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
     auto r = std::to_chars(digits, digits + sizeof digits, magnitude);
     auto len = static_cast<int>(r.ptr - digits);
     if (v < 0) out.push_back('-');
@@ -35,7 +38,8 @@ int week_of_year(std::int64_t year, std::int64_t epoch_days) {
     int jan1_dow = static_cast<int>(temporal::floor_mod(jan1 + 4, 7));  // 0 = Sunday
     std::int64_t doy = epoch_days - jan1;
     int week = static_cast<int>((doy + jan1_dow) / 7) + 1;
-    // The last days of December belong to week 1 of the next year when that week starts in December.
+    // The last days of December belong to week 1 of the next year when that week starts in
+    // December.
     std::int64_t next_jan1 = temporal::days_from_civil(year + 1, 1, 1);
     int next_dow = static_cast<int>(temporal::floor_mod(next_jan1 + 4, 7));
     if (epoch_days >= next_jan1 - next_dow) return 1;
@@ -64,8 +68,8 @@ std::int64_t local_millis_of(const LocalFields& f) {
     std::int64_t y = f.year + temporal::floor_div(f.month - 1, 12);
     unsigned m = static_cast<unsigned>(temporal::floor_mod(f.month - 1, 12) + 1);
     std::int64_t days = temporal::days_from_civil(y, m, 1) + (f.day - 1);
-    return days * temporal::kMillisPerDay + f.hour * 3600000LL + f.minute * 60000LL + f.second * 1000LL +
-           f.nanos / 1000000;
+    return days * temporal::kMillisPerDay + f.hour * 3600000LL + f.minute * 60000LL +
+           f.second * 1000LL + f.nanos / 1000000;
 }
 
 std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::string* error) {
@@ -111,8 +115,10 @@ std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::s
             i = j;
             continue;
         }
-        if (!df->items_.empty() && df->items_.back().letter == 0) df->items_.back().literal.push_back(c);
-        else df->items_.push_back(Item{0, 0, std::string(1, c)});
+        if (!df->items_.empty() && df->items_.back().letter == 0)
+            df->items_.back().literal.push_back(c);
+        else
+            df->items_.push_back(Item{0, 0, std::string(1, c)});
         ++i;
     }
     return df;
@@ -122,18 +128,28 @@ std::int64_t DateFormat::resolution_millis() const {
     std::int64_t unit = temporal::kMillisPerDay;
     for (const auto& it : items_) {
         switch (it.letter) {
-            case 'S': unit = 1; break;
-            case 's': unit = std::min<std::int64_t>(unit, 1000); break;
-            case 'm': unit = std::min<std::int64_t>(unit, 60000); break;
+            case 'S':
+                unit = 1;
+                break;
+            case 's':
+                unit = std::min<std::int64_t>(unit, 1000);
+                break;
+            case 'm':
+                unit = std::min<std::int64_t>(unit, 60000);
+                break;
             case 'a':
             case 'H':
             case 'k':
             case 'K':
-            case 'h': unit = std::min<std::int64_t>(unit, 3600000); break;
+            case 'h':
+                unit = std::min<std::int64_t>(unit, 3600000);
+                break;
             case 'z':
             case 'Z':
-            case 'X': return 0;
-            default: break;  // literals and date fields
+            case 'X':
+                return 0;
+            default:
+                break;  // literals and date fields
         }
     }
     return unit;
@@ -150,8 +166,12 @@ void DateFormat::format_to(const LocalFields& f, std::string& out) const {
     for (const auto& it : items_) {
         int n = it.count;
         switch (it.letter) {
-            case 0: out += it.literal; break;
-            case 'G': out += f.year > 0 ? "AD" : "BC"; break;
+            case 0:
+                out += it.literal;
+                break;
+            case 'G':
+                out += f.year > 0 ? "AD" : "BC";
+                break;
             case 'y':
             case 'Y': {
                 std::int64_t y = f.year > 0 ? f.year : 1 - f.year;
@@ -159,40 +179,71 @@ void DateFormat::format_to(const LocalFields& f, std::string& out) const {
                     int w = week_of_year(f.year, days);
                     if (w == 1 && f.month == 12) y += 1;
                 }
-                if (n == 2) pad(out, y % 100, 2);
-                else pad(out, y, n);
+                if (n == 2)
+                    pad(out, y % 100, 2);
+                else
+                    pad(out, y, n);
                 break;
             }
             case 'M':
             case 'L':
-                if (n >= 4) out += kMonths[f.month - 1];
-                else if (n == 3) out += std::string(kMonths[f.month - 1]).substr(0, 3);
-                else pad(out, f.month, n);
+                if (n >= 4)
+                    out += kMonths[f.month - 1];
+                else if (n == 3)
+                    out += std::string(kMonths[f.month - 1]).substr(0, 3);
+                else
+                    pad(out, f.month, n);
                 break;
-            case 'w': pad(out, week_of_year(f.year, days), n); break;
+            case 'w':
+                pad(out, week_of_year(f.year, days), n);
+                break;
             case 'W': {
                 std::int64_t first = temporal::days_from_civil(f.year, f.month, 1);
                 int first_dow = static_cast<int>(temporal::floor_mod(first + 4, 7));
                 pad(out, (f.day - 1 + first_dow) / 7 + 1, n);
                 break;
             }
-            case 'D': pad(out, days - temporal::days_from_civil(f.year, 1, 1) + 1, n); break;
-            case 'd': pad(out, f.day, n); break;
-            case 'F': pad(out, (f.day - 1) / 7 + 1, n); break;
+            case 'D':
+                pad(out, days - temporal::days_from_civil(f.year, 1, 1) + 1, n);
+                break;
+            case 'd':
+                pad(out, f.day, n);
+                break;
+            case 'F':
+                pad(out, (f.day - 1) / 7 + 1, n);
+                break;
             case 'E': {
                 std::string name = kDays[iso_dow(days) - 1];
                 out += n >= 4 ? name : name.substr(0, 3);
                 break;
             }
-            case 'u': pad(out, iso_dow(days), n); break;
-            case 'a': out += f.hour < 12 ? "AM" : "PM"; break;
-            case 'H': pad(out, f.hour, n); break;
-            case 'k': pad(out, f.hour == 0 ? 24 : f.hour, n); break;
-            case 'K': pad(out, f.hour % 12, n); break;
-            case 'h': pad(out, f.hour % 12 == 0 ? 12 : f.hour % 12, n); break;
-            case 'm': pad(out, f.minute, n); break;
-            case 's': pad(out, f.second, n); break;
-            case 'S': pad(out, f.nanos / 1000000, n); break;  // milliseconds, zero-padded to n
+            case 'u':
+                pad(out, iso_dow(days), n);
+                break;
+            case 'a':
+                out += f.hour < 12 ? "AM" : "PM";
+                break;
+            case 'H':
+                pad(out, f.hour, n);
+                break;
+            case 'k':
+                pad(out, f.hour == 0 ? 24 : f.hour, n);
+                break;
+            case 'K':
+                pad(out, f.hour % 12, n);
+                break;
+            case 'h':
+                pad(out, f.hour % 12 == 0 ? 12 : f.hour % 12, n);
+                break;
+            case 'm':
+                pad(out, f.minute, n);
+                break;
+            case 's':
+                pad(out, f.second, n);
+                break;
+            case 'S':
+                pad(out, f.nanos / 1000000, n);
+                break;  // milliseconds, zero-padded to n
             case 'z': {
                 if (f.offset_seconds == 0 && (f.zone_id == "UTC" || f.zone_id == "GMT")) {
                     out += f.zone_id;
@@ -248,7 +299,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
         const auto& it = items_[k];
         // Adjacent numeric fields (yyyyMMdd) take exactly their width.
         bool next_numeric = k + 1 < items_.size() && items_[k + 1].letter != 0 &&
-                            std::string_view("yMdHhKkmsSDwWFu").find(items_[k + 1].letter) != std::string_view::npos;
+                            std::string_view("yMdHhKkmsSDwWFu").find(items_[k + 1].letter) !=
+                                std::string_view::npos;
         int width = next_numeric ? it.count : 0;
         std::int64_t v = 0;
         switch (it.letter) {
@@ -267,7 +319,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
             case 'Y':
                 if (!read_num(width, v)) return std::nullopt;
                 if (it.count <= 2 && v < 100 && v >= 0) {
-                    // Two-digit years fall within 80 years before / 20 after now (approximated at 2000).
+                    // Two-digit years fall within 80 years before / 20 after now (approximated at
+                    // 2000).
                     v += v < 50 ? 2000 : 1900;
                 }
                 f.year = v;
@@ -279,7 +332,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                     for (int m = 0; m < 12 && !found; ++m) {
                         std::string full = kMonths[m];
                         for (const std::string& cand : {full, full.substr(0, 3)}) {
-                            if (s.size() - i >= cand.size() && strncasecmp(s.data() + i, cand.c_str(), cand.size()) == 0) {
+                            if (s.size() - i >= cand.size() &&
+                                strncasecmp(s.data() + i, cand.c_str(), cand.size()) == 0) {
                                 f.month = m + 1;
                                 i += cand.size();
                                 found = true;
@@ -327,7 +381,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                 f.second += static_cast<int>(v / 1000);
                 break;
             case 'a':
-                if (s.size() - i >= 2 && (strncasecmp(s.data() + i, "AM", 2) == 0 || strncasecmp(s.data() + i, "PM", 2) == 0)) {
+                if (s.size() - i >= 2 && (strncasecmp(s.data() + i, "AM", 2) == 0 ||
+                                          strncasecmp(s.data() + i, "PM", 2) == 0)) {
                     pm = std::toupper(static_cast<unsigned char>(s[i])) == 'P';
                     has_ampm = true;
                     i += 2;
@@ -340,7 +395,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                 for (int d = 0; d < 7 && !found; ++d) {
                     std::string full = kDays[d];
                     for (const std::string& cand : {full, full.substr(0, 3)}) {
-                        if (s.size() - i >= cand.size() && strncasecmp(s.data() + i, cand.c_str(), cand.size()) == 0) {
+                        if (s.size() - i >= cand.size() &&
+                            strncasecmp(s.data() + i, cand.c_str(), cand.size()) == 0) {
                             i += cand.size();
                             found = true;
                             break;
@@ -360,7 +416,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                 }
                 if (s.substr(i).starts_with("GMT") || s.substr(i).starts_with("UTC")) i += 3;
                 if (i >= s.size() || (s[i] != '+' && s[i] != '-')) {
-                    if (it.letter == 'z' && i > 0 && (s.substr(i - 3, 3) == "GMT" || s.substr(i - 3, 3) == "UTC")) {
+                    if (it.letter == 'z' && i > 0 &&
+                        (s.substr(i - 3, 3) == "GMT" || s.substr(i - 3, 3) == "UTC")) {
                         offset_seen = true;
                         break;
                     }
@@ -370,12 +427,14 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                 ++i;
                 std::int64_t hh = 0, mm = 0;
                 std::size_t st = i;
-                while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - st < 2) ++i;
+                while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - st < 2)
+                    ++i;
                 if (i == st) return std::nullopt;
                 hh = std::stoll(std::string(s.substr(st, i - st)));
                 if (i < s.size() && s[i] == ':') ++i;
                 st = i;
-                while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - st < 2) ++i;
+                while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - st < 2)
+                    ++i;
                 if (i > st) mm = std::stoll(std::string(s.substr(st, i - st)));
                 offset = static_cast<std::int32_t>(sign * (hh * 3600 + mm * 60));
                 offset_seen = true;

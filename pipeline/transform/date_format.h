@@ -23,7 +23,7 @@ LocalFields fields_of(std::int64_t local_millis, std::int32_t nanos_of_milli);
 std::int64_t local_millis_of(const LocalFields& f);
 
 class DateFormat {
-public:
+  public:
     /// nullopt + error for unknown pattern letters or an unterminated quote (Java rejects them).
     static std::shared_ptr<const DateFormat> compile(std::string_view pattern, std::string* error);
     std::string format(const LocalFields& f) const;
@@ -37,7 +37,7 @@ public:
     /// `has_offset` is set when the text carried a zone offset (then fields are UTC-adjusted).
     std::optional<LocalFields> parse(std::string_view text, bool* has_offset = nullptr) const;
 
-private:
+  private:
     struct Item {
         char letter = 0;  // 0: literal
         int count = 0;

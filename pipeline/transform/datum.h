@@ -72,7 +72,7 @@ struct Datum {
 /// Bump allocator for values produced while evaluating one row; reset() between rows keeps the
 /// first block, so steady-state evaluation allocates nothing.
 class Arena {
-public:
+  public:
     Arena() = default;
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
@@ -90,7 +90,7 @@ public:
     }
     void reset();
 
-private:
+  private:
     void grow(std::size_t n);
     std::vector<std::unique_ptr<char[]>> blocks_;
     std::vector<std::size_t> sizes_;

@@ -14,10 +14,14 @@ enum Op { kAdd, kSub, kMul, kDiv, kMod };
 // Truncates to the width of the integer type, like Java's int/long arithmetic.
 std::int64_t wrap(std::int64_t v, TypeRoot r) {
     switch (r) {
-        case TypeRoot::TinyInt: return static_cast<std::int8_t>(v);
-        case TypeRoot::SmallInt: return static_cast<std::int16_t>(v);
-        case TypeRoot::Int: return static_cast<std::int32_t>(v);
-        default: return v;
+        case TypeRoot::TinyInt:
+            return static_cast<std::int8_t>(v);
+        case TypeRoot::SmallInt:
+            return static_cast<std::int16_t>(v);
+        case TypeRoot::Int:
+            return static_cast<std::int32_t>(v);
+        default:
+            return v;
     }
 }
 
@@ -29,13 +33,21 @@ Datum eval_int_arith(const Node& n, EvalContext& c) {
     auto ua = static_cast<std::uint64_t>(a.i), ub = static_cast<std::uint64_t>(b.i);
     std::int64_t r = 0;
     switch (n.param) {
-        case kAdd: r = static_cast<std::int64_t>(ua + ub); break;
-        case kSub: r = static_cast<std::int64_t>(ua - ub); break;
-        case kMul: r = static_cast<std::int64_t>(ua * ub); break;
+        case kAdd:
+            r = static_cast<std::int64_t>(ua + ub);
+            break;
+        case kSub:
+            r = static_cast<std::int64_t>(ua - ub);
+            break;
+        case kMul:
+            r = static_cast<std::int64_t>(ua * ub);
+            break;
         case kDiv:
             if (b.i == 0) throw EvalError("/ by zero");
-            if (b.i == -1) r = static_cast<std::int64_t>(0 - ua);
-            else r = a.i / b.i;
+            if (b.i == -1)
+                r = static_cast<std::int64_t>(0 - ua);
+            else
+                r = a.i / b.i;
             break;
         case kMod:
             if (b.i == 0) throw EvalError("/ by zero");
@@ -53,11 +65,21 @@ Datum eval_float_arith(const Node& n, EvalContext& c) {
     double x = to_double(a, n.args[0]->type), y = to_double(b, n.args[1]->type);
     double r = 0;
     switch (n.param) {
-        case kAdd: r = x + y; break;
-        case kSub: r = x - y; break;
-        case kMul: r = x * y; break;
-        case kDiv: r = x / y; break;
-        case kMod: r = std::fmod(x, y); break;
+        case kAdd:
+            r = x + y;
+            break;
+        case kSub:
+            r = x - y;
+            break;
+        case kMul:
+            r = x * y;
+            break;
+        case kDiv:
+            r = x / y;
+            break;
+        case kMod:
+            r = std::fmod(x, y);
+            break;
     }
     if (n.type.root() == TypeRoot::Float) r = static_cast<float>(r);
     return Datum::of_double(r);
@@ -80,9 +102,15 @@ Datum eval_decimal_arith(const Node& n, EvalContext& c) {
     int s = n.type.scale();
     __int128 r = 0;
     switch (n.param) {
-        case kAdd: r = decimal_of(a, ta, s) + decimal_of(b, tb, s); break;
-        case kSub: r = decimal_of(a, ta, s) - decimal_of(b, tb, s); break;
-        case kMul: r = rescale(decimal_of(a, ta, sa) * decimal_of(b, tb, sb), sa + sb, s); break;
+        case kAdd:
+            r = decimal_of(a, ta, s) + decimal_of(b, tb, s);
+            break;
+        case kSub:
+            r = decimal_of(a, ta, s) - decimal_of(b, tb, s);
+            break;
+        case kMul:
+            r = rescale(decimal_of(a, ta, sa) * decimal_of(b, tb, sb), sa + sb, s);
+            break;
         case kDiv: {
             __int128 y = decimal_of(b, tb, sb);
             if (y == 0) throw EvalError("Division by zero");
@@ -169,20 +197,34 @@ NodePtr build_arith(CallSite& c, Op op) {
     return n;
 }
 
-NodePtr b_add(CallSite& c) { return build_arith(c, kAdd); }
-NodePtr b_sub(CallSite& c) { return build_arith(c, kSub); }
-NodePtr b_mul(CallSite& c) { return build_arith(c, kMul); }
-NodePtr b_div(CallSite& c) { return build_arith(c, kDiv); }
-NodePtr b_mod(CallSite& c) { return build_arith(c, kMod); }
+NodePtr b_add(CallSite& c) {
+    return build_arith(c, kAdd);
+}
+NodePtr b_sub(CallSite& c) {
+    return build_arith(c, kSub);
+}
+NodePtr b_mul(CallSite& c) {
+    return build_arith(c, kMul);
+}
+NodePtr b_div(CallSite& c) {
+    return build_arith(c, kDiv);
+}
+NodePtr b_mod(CallSite& c) {
+    return build_arith(c, kMod);
+}
 
 Datum eval_negate(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     if (a.null) return a;
     switch (n.type.root()) {
         case TypeRoot::Float:
-        case TypeRoot::Double: return Datum::of_double(-a.d);
-        case TypeRoot::Decimal: return Datum::of_decimal(-a.dec);
-        default: return Datum::of_long(wrap(static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.i)), n.type.root()));
+        case TypeRoot::Double:
+            return Datum::of_double(-a.d);
+        case TypeRoot::Decimal:
+            return Datum::of_decimal(-a.dec);
+        default:
+            return Datum::of_long(wrap(
+                static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.i)), n.type.root()));
     }
 }
 NodePtr b_negate(CallSite& c) {
@@ -201,9 +243,14 @@ Datum eval_abs(const Node& n, EvalContext& c) {
     if (a.null) return a;
     switch (n.type.root()) {
         case TypeRoot::Float:
-        case TypeRoot::Double: return Datum::of_double(std::fabs(a.d));
-        case TypeRoot::Decimal: return Datum::of_decimal(a.dec < 0 ? -a.dec : a.dec);
-        default: return Datum::of_long(wrap(a.i < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.i)) : a.i, n.type.root()));
+        case TypeRoot::Double:
+            return Datum::of_double(std::fabs(a.d));
+        case TypeRoot::Decimal:
+            return Datum::of_decimal(a.dec < 0 ? -a.dec : a.dec);
+        default:
+            return Datum::of_long(
+                wrap(a.i < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.i)) : a.i,
+                     n.type.root()));
     }
 }
 NodePtr b_abs(CallSite& c) {
@@ -221,7 +268,8 @@ Datum eval_ceil_floor(const Node& n, EvalContext& c) {
     bool ceil = n.param;
     switch (t.root()) {
         case TypeRoot::Float:
-        case TypeRoot::Double: return Datum::of_double(ceil ? std::ceil(a.d) : std::floor(a.d));
+        case TypeRoot::Double:
+            return Datum::of_double(ceil ? std::ceil(a.d) : std::floor(a.d));
         case TypeRoot::Decimal: {
             __int128 div = pow10_128(t.scale());
             __int128 q = a.dec / div, r = a.dec % div;
@@ -229,7 +277,8 @@ Datum eval_ceil_floor(const Node& n, EvalContext& c) {
             if (r != 0 && !ceil && a.dec < 0) --q;
             return Datum::of_decimal(q);
         }
-        default: return a;
+        default:
+            return a;
     }
 }
 NodePtr build_ceil_floor(CallSite& c, bool ceil) {
@@ -237,13 +286,18 @@ NodePtr build_ceil_floor(CallSite& c, bool ceil) {
     c.require_numeric(0);
     DataType t = c.type(0);
     if (t.root() == TypeRoot::Decimal)
-        t = DataType::decimal(std::min(38, t.precision() - t.scale() + (t.scale() > 0 ? 1 : 0)), 0).with_nullable(t.nullable());
+        t = DataType::decimal(std::min(38, t.precision() - t.scale() + (t.scale() > 0 ? 1 : 0)), 0)
+                .with_nullable(t.nullable());
     auto n = make_node(eval_ceil_floor, t, std::move(c.args));
     n->param = ceil;
     return n;
 }
-NodePtr b_ceil(CallSite& c) { return build_ceil_floor(c, true); }
-NodePtr b_floor(CallSite& c) { return build_ceil_floor(c, false); }
+NodePtr b_ceil(CallSite& c) {
+    return build_ceil_floor(c, true);
+}
+NodePtr b_floor(CallSite& c) {
+    return build_ceil_floor(c, false);
+}
 
 // BigDecimal.setScale(d, HALF_UP) on the decimal representation of a double.
 double round_double(double v, std::int64_t d) {
@@ -275,8 +329,10 @@ Datum eval_round(const Node& n, EvalContext& c) {
     }
     const DataType& t = n.args[0]->type;
     switch (t.root()) {
-        case TypeRoot::Float: return Datum::of_double(static_cast<float>(round_double(static_cast<float>(a.d), d)));
-        case TypeRoot::Double: return Datum::of_double(round_double(a.d, d));
+        case TypeRoot::Float:
+            return Datum::of_double(static_cast<float>(round_double(static_cast<float>(a.d), d)));
+        case TypeRoot::Double:
+            return Datum::of_double(round_double(a.d, d));
         case TypeRoot::Decimal: {
             int s = t.scale();
             if (d >= s) return a;

@@ -24,10 +24,17 @@ std::string_view trim(std::string_view s) {
 std::int64_t range_check(std::int64_t v, TypeRoot r, const std::string& what) {
     std::int64_t lo = INT64_MIN, hi = INT64_MAX;
     switch (r) {
-        case TypeRoot::TinyInt: lo = -128, hi = 127; break;
-        case TypeRoot::SmallInt: lo = -32768, hi = 32767; break;
-        case TypeRoot::Int: lo = INT32_MIN, hi = INT32_MAX; break;
-        default: break;
+        case TypeRoot::TinyInt:
+            lo = -128, hi = 127;
+            break;
+        case TypeRoot::SmallInt:
+            lo = -32768, hi = 32767;
+            break;
+        case TypeRoot::Int:
+            lo = INT32_MIN, hi = INT32_MAX;
+            break;
+        default:
+            break;
     }
     if (v < lo || v > hi) throw CastFailure{"Value " + what + " out of range"};
     return v;
@@ -35,32 +42,38 @@ std::int64_t range_check(std::int64_t v, TypeRoot r, const std::string& what) {
 
 std::int64_t to_integer(const Datum& d, const DataType& from, TypeRoot to) {
     switch (from.root()) {
-        case TypeRoot::Boolean: return d.i;
+        case TypeRoot::Boolean:
+            return d.i;
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
-        case TypeRoot::BigInt: return range_check(d.i, to, std::to_string(d.i));
+        case TypeRoot::BigInt:
+            return range_check(d.i, to, std::to_string(d.i));
         case TypeRoot::Float:
         case TypeRoot::Double: {
             double t = std::trunc(d.d);
-            if (std::isnan(t) || t < -9.3e18 || t > 9.3e18) throw CastFailure{"Value " + std::to_string(d.d) + " out of range"};
+            if (std::isnan(t) || t < -9.3e18 || t > 9.3e18)
+                throw CastFailure{"Value " + std::to_string(d.d) + " out of range"};
             return range_check(static_cast<std::int64_t>(t), to, std::to_string(d.d));
         }
         case TypeRoot::Decimal: {
             __int128 q = d.dec / pow10_128(from.scale());
             if (q < INT64_MIN || q > INT64_MAX) throw CastFailure{"Value out of range"};
-            return range_check(static_cast<std::int64_t>(q), to, Decimal{d.dec}.to_string(from.scale()));
+            return range_check(static_cast<std::int64_t>(q), to,
+                               Decimal{d.dec}.to_string(from.scale()));
         }
         case TypeRoot::Char:
         case TypeRoot::Varchar: {
             auto s = trim(d.s);
             std::int64_t v = 0;
-            auto r = std::from_chars(s.data() + (s.starts_with("+") ? 1 : 0), s.data() + s.size(), v);
+            auto r =
+                std::from_chars(s.data() + (s.starts_with("+") ? 1 : 0), s.data() + s.size(), v);
             if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
                 throw CastFailure{"For input string: \"" + std::string(d.s) + "\""};
             return range_check(v, to, "\"" + std::string(d.s) + "\"");
         }
-        default: throw CastFailure{"unsupported"};
+        default:
+            throw CastFailure{"unsupported"};
     }
 }
 
@@ -72,7 +85,8 @@ double to_floating(const Datum& d, const DataType& from) {
         char* end = nullptr;
         errno = 0;
         double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size()) throw CastFailure{"For input string: \"" + std::string(d.s) + "\""};
+        if (s.empty() || end != s.c_str() + s.size())
+            throw CastFailure{"For input string: \"" + std::string(d.s) + "\""};
         return v;
     }
     throw CastFailure{"unsupported"};
@@ -85,11 +99,16 @@ __int128 to_decimal(const Datum& d, const DataType& from, const DataType& to, bo
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
-        case TypeRoot::BigInt: v = static_cast<__int128>(d.i) * pow10_128(to.scale()); break;
-        case TypeRoot::Decimal: v = rescale(d.dec, from.scale(), to.scale()); break;
+        case TypeRoot::BigInt:
+            v = static_cast<__int128>(d.i) * pow10_128(to.scale());
+            break;
+        case TypeRoot::Decimal:
+            v = rescale(d.dec, from.scale(), to.scale());
+            break;
         case TypeRoot::Float:
         case TypeRoot::Double: {
-            if (!std::isfinite(d.d)) throw CastFailure{"Value " + std::to_string(d.d) + " cannot be a DECIMAL"};
+            if (!std::isfinite(d.d))
+                throw CastFailure{"Value " + std::to_string(d.d) + " cannot be a DECIMAL"};
             Decimal x;
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.17g", d.d);
@@ -108,11 +127,14 @@ __int128 to_decimal(const Datum& d, const DataType& from, const DataType& to, bo
         case TypeRoot::Varchar: {
             Decimal x;
             auto s = trim(d.s);
-            if (s.empty() || !Decimal::parse(s, to.scale(), x)) throw CastFailure{"Character " + std::string(d.s) + " is neither a decimal digit number"};
+            if (s.empty() || !Decimal::parse(s, to.scale(), x))
+                throw CastFailure{"Character " + std::string(d.s) +
+                                  " is neither a decimal digit number"};
             v = x.unscaled;
             break;
         }
-        default: throw CastFailure{"unsupported"};
+        default:
+            throw CastFailure{"unsupported"};
     }
     if (!fits_precision(v, to.precision())) overflow = true;
     return v;
@@ -143,18 +165,21 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
     const Zone* zone = c.zone ? c.zone : Zone::utc().get();
     switch (to.root()) {
         case TypeRoot::Char:
-        case TypeRoot::Varchar: return Datum::of_string(to_java_string(d, from, c.arena));
+        case TypeRoot::Varchar:
+            return Datum::of_string(to_java_string(d, from, c.arena));
         case TypeRoot::Binary:
         case TypeRoot::Varbinary:
             if (is_text(from) || from.is_binary()) return d;
             break;
         case TypeRoot::Boolean:
             if (from.root() == TypeRoot::Boolean) return d;
-            if (from.is_numeric()) return Datum::of_bool(from.is_integer() ? d.i != 0 : to_double(d, from) != 0);
+            if (from.is_numeric())
+                return Datum::of_bool(from.is_integer() ? d.i != 0 : to_double(d, from) != 0);
             if (is_text(from)) {
                 auto s = trim(d.s);
                 std::string l(s);
-                for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                for (char& ch : l)
+                    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
                 if (l == "true") return Datum::of_bool(true);
                 if (l == "false") return Datum::of_bool(false);
                 Datum num;
@@ -168,9 +193,12 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
-        case TypeRoot::BigInt: return Datum::of_long(to_integer(d, from, to.root()));
-        case TypeRoot::Float: return Datum::of_double(static_cast<float>(to_floating(d, from)));
-        case TypeRoot::Double: return Datum::of_double(to_floating(d, from));
+        case TypeRoot::BigInt:
+            return Datum::of_long(to_integer(d, from, to.root()));
+        case TypeRoot::Float:
+            return Datum::of_double(static_cast<float>(to_floating(d, from)));
+        case TypeRoot::Double:
+            return Datum::of_double(to_floating(d, from));
         case TypeRoot::Decimal: {
             bool overflow = false;
             __int128 v = to_decimal(d, from, to, overflow);
@@ -184,9 +212,11 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
                 if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as DATE"};
                 return Datum::of_long(*v);
             }
-            if (from.root() == TypeRoot::Timestamp) return Datum::of_long(temporal::floor_div(d.i, temporal::kMillisPerDay));
+            if (from.root() == TypeRoot::Timestamp)
+                return Datum::of_long(temporal::floor_div(d.i, temporal::kMillisPerDay));
             if (from.root() == TypeRoot::TimestampLtz) {
-                std::int64_t local = d.i + zone->offset_at_instant(temporal::floor_div(d.i, 1000)) * 1000LL;
+                std::int64_t local =
+                    d.i + zone->offset_at_instant(temporal::floor_div(d.i, 1000)) * 1000LL;
                 return Datum::of_long(temporal::floor_div(local, temporal::kMillisPerDay));
             }
             break;
@@ -198,11 +228,13 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
                 return Datum::of_long(*v);
             }
             if (from.root() == TypeRoot::Timestamp)
-                return Datum::of_long(temporal::floor_mod(d.i, temporal::kMillisPerDay) * 1000000 + d.nanos);
+                return Datum::of_long(temporal::floor_mod(d.i, temporal::kMillisPerDay) * 1000000 +
+                                      d.nanos);
             break;
         case TypeRoot::Timestamp: {
             Timestamp t;
-            if (from.root() == TypeRoot::Timestamp) t = d.ts();
+            if (from.root() == TypeRoot::Timestamp)
+                t = d.ts();
             else if (is_text(from)) {
                 auto v = temporal::parse_timestamp(trim(d.s));
                 if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as TIMESTAMP"};
@@ -210,7 +242,9 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
             } else if (from.root() == TypeRoot::Date) {
                 t = Timestamp{d.i * temporal::kMillisPerDay, 0};
             } else if (from.root() == TypeRoot::TimestampLtz) {
-                t = Timestamp{d.i + zone->offset_at_instant(temporal::floor_div(d.i, 1000)) * 1000LL, d.nanos};
+                t = Timestamp{
+                    d.i + zone->offset_at_instant(temporal::floor_div(d.i, 1000)) * 1000LL,
+                    d.nanos};
             } else if (from.root() == TypeRoot::TimestampTz) {
                 t = Timestamp{d.i + d.off * 1000LL, d.nanos};
             } else {
@@ -220,15 +254,22 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
         }
         case TypeRoot::TimestampLtz: {
             Timestamp t;
-            if (from.root() == TypeRoot::TimestampLtz) t = d.ts();
-            else if (from.root() == TypeRoot::TimestampTz) t = d.ts();
-            else if (from.root() == TypeRoot::Timestamp || from.root() == TypeRoot::Date || is_text(from)) {
+            if (from.root() == TypeRoot::TimestampLtz)
+                t = d.ts();
+            else if (from.root() == TypeRoot::TimestampTz)
+                t = d.ts();
+            else if (from.root() == TypeRoot::Timestamp || from.root() == TypeRoot::Date ||
+                     is_text(from)) {
                 Timestamp local;
-                if (from.root() == TypeRoot::Date) local = Timestamp{d.i * temporal::kMillisPerDay, 0};
-                else if (from.root() == TypeRoot::Timestamp) local = d.ts();
+                if (from.root() == TypeRoot::Date)
+                    local = Timestamp{d.i * temporal::kMillisPerDay, 0};
+                else if (from.root() == TypeRoot::Timestamp)
+                    local = d.ts();
                 else {
                     auto v = temporal::parse_timestamp(trim(d.s));
-                    if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as TIMESTAMP_LTZ"};
+                    if (!v)
+                        throw CastFailure{"Cannot parse '" + std::string(d.s) +
+                                          "' as TIMESTAMP_LTZ"};
                     local = *v;
                 }
                 std::int64_t off = zone->offset_at_local(temporal::floor_div(local.millis, 1000));
@@ -257,23 +298,33 @@ bool castable(const DataType& from, const DataType& to) {
     if (from.equals_ignoring_nullability(to)) return true;
     switch (to.root()) {
         case TypeRoot::Char:
-        case TypeRoot::Varchar: return true;
+        case TypeRoot::Varchar:
+            return true;
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: return is_text(from) || from.is_binary();
-        case TypeRoot::Boolean: return from.is_numeric() || is_text(from) || from.root() == TypeRoot::Boolean;
+        case TypeRoot::Varbinary:
+            return is_text(from) || from.is_binary();
+        case TypeRoot::Boolean:
+            return from.is_numeric() || is_text(from) || from.root() == TypeRoot::Boolean;
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
         case TypeRoot::BigInt:
         case TypeRoot::Float:
         case TypeRoot::Double:
-        case TypeRoot::Decimal: return from.is_numeric() || is_text(from) || from.root() == TypeRoot::Boolean;
-        case TypeRoot::Date: return is_text(from) || from.root() == TypeRoot::Timestamp || from.root() == TypeRoot::TimestampLtz;
-        case TypeRoot::Time: return is_text(from) || from.root() == TypeRoot::Timestamp;
+        case TypeRoot::Decimal:
+            return from.is_numeric() || is_text(from) || from.root() == TypeRoot::Boolean;
+        case TypeRoot::Date:
+            return is_text(from) || from.root() == TypeRoot::Timestamp ||
+                   from.root() == TypeRoot::TimestampLtz;
+        case TypeRoot::Time:
+            return is_text(from) || from.root() == TypeRoot::Timestamp;
         case TypeRoot::Timestamp:
-        case TypeRoot::TimestampLtz: return is_text(from) || from.root() == TypeRoot::Date || from.is_timestamp();
-        case TypeRoot::TimestampTz: return from.root() == TypeRoot::TimestampLtz;
-        default: return false;
+        case TypeRoot::TimestampLtz:
+            return is_text(from) || from.root() == TypeRoot::Date || from.is_timestamp();
+        case TypeRoot::TimestampTz:
+            return from.root() == TypeRoot::TimestampLtz;
+        default:
+            return false;
     }
 }
 
@@ -289,7 +340,8 @@ Datum eval_cast(const Node& n, EvalContext& c) {
     } catch (const CastFailure& f) {
         if (n.param) return Datum{};
         throw EvalError("Cannot cast '" + describe(d, n.args[0]->type, c) + "' of type " +
-                        n.args[0]->type.with_nullable(true).to_string() + " to " + n.type.with_nullable(true).to_string() +
+                        n.args[0]->type.with_nullable(true).to_string() + " to " +
+                        n.type.with_nullable(true).to_string() +
                         (f.message == "unsupported" ? "" : ": " + f.message));
     }
 }
@@ -299,7 +351,8 @@ bool same_representation(const DataType& from, const DataType& to) {
     if (from.equals_ignoring_nullability(to)) return true;
     if (is_text(from) && is_text(to)) return true;
     if (from.is_binary() && to.is_binary()) return true;
-    if (from.is_integer() && to.is_integer()) return integer_digits(to.root()) >= integer_digits(from.root());
+    if (from.is_integer() && to.is_integer())
+        return integer_digits(to.root()) >= integer_digits(from.root());
     return false;
 }
 
@@ -308,17 +361,23 @@ NodePtr build_cast(CallSite& c, bool try_cast) {
     DataType to = *c.expr.cast_type;
     const DataType& from = c.type(0);
     if (!c.args[0]->null_literal && !castable(from, to))
-        c.fail("Cast function cannot convert value of type " + from.with_nullable(true).to_string() + " to type " +
-               to.to_string());
+        c.fail("Cast function cannot convert value of type " +
+               from.with_nullable(true).to_string() + " to type " + to.to_string());
     bool nullable = from.nullable() || try_cast || to.root() == TypeRoot::Decimal;
     auto n = make_node(eval_cast, to.with_nullable(nullable), std::move(c.args));
     n->param = try_cast;
     return n;
 }
-NodePtr b_cast(CallSite& c) { return build_cast(c, false); }
-NodePtr b_try_cast(CallSite& c) { return build_cast(c, true); }
+NodePtr b_cast(CallSite& c) {
+    return build_cast(c, false);
+}
+NodePtr b_try_cast(CallSite& c) {
+    return build_cast(c, true);
+}
 
-Datum eval_null_of(const Node&, EvalContext&) { return Datum{}; }
+Datum eval_null_of(const Node&, EvalContext&) {
+    return Datum{};
+}
 
 }  // namespace
 
@@ -342,7 +401,9 @@ NodePtr coerce(NodePtr n, const DataType& to, int pos) {
     return r;
 }
 
-bool is_text_cast(const Node& n) { return n.fn == eval_cast && is_text(n.type) && n.args.size() == 1; }
+bool is_text_cast(const Node& n) {
+    return n.fn == eval_cast && is_text(n.type) && n.args.size() == 1;
+}
 
 void register_cast(Registry& r) {
     r["CAST"] = b_cast;

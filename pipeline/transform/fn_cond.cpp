@@ -13,7 +13,8 @@ DataType common_type(CallSite& c, const std::vector<std::size_t>& idx, bool forc
     auto t = least_restrictive(types);
     if (!t) {
         std::string list;
-        for (std::size_t k = 0; k < types.size(); ++k) list += (k ? ", " : "") + types[k].to_string();
+        for (std::size_t k = 0; k < types.size(); ++k)
+            list += (k ? ", " : "") + types[k].to_string();
         c.fail("Cannot infer a common type of " + c.name + " branches: " + list);
     }
     bool nullable = force_nullable;
@@ -38,8 +39,10 @@ Datum eval_case(const Node& n, EvalContext& c) {
     for (; i + 1 < pairs_end + 1 && i < pairs_end; i += 2) {
         Datum w = n.args[i]->eval(c);
         bool hit;
-        if (n.param2) hit = !operand.null && values_equal(operand, n.args[0]->type, w, n.args[i]->type);
-        else hit = w.truth();
+        if (n.param2)
+            hit = !operand.null && values_equal(operand, n.args[0]->type, w, n.args[i]->type);
+        else
+            hit = w.truth();
         if (hit) return n.args[i + 1]->eval(c);
     }
     if (has_else) return n.args[size - 1]->eval(c);
@@ -52,7 +55,8 @@ NodePtr b_case(CallSite& c) {
     std::size_t end = e.case_has_else ? c.args.size() - 1 : c.args.size();
     std::vector<std::size_t> results;
     for (std::size_t i = start; i < end; i += 2) {
-        if (!e.case_has_operand && c.type(i).root() != TypeRoot::Boolean && !c.args[i]->null_literal)
+        if (!e.case_has_operand && c.type(i).root() != TypeRoot::Boolean &&
+            !c.args[i]->null_literal)
             c.fail_arg(i, "CASE WHEN condition must be BOOLEAN, not " + c.type(i).to_string());
         results.push_back(i + 1);
     }
@@ -109,7 +113,8 @@ Datum eval_nullif(const Node& n, EvalContext& c) {
     if (b.null) return a;
     const DataType& ta = n.args[0]->type;
     const DataType& tb = n.args[1]->type;
-    bool eq = ta.is_numeric() && tb.is_numeric() ? compare_values(a, ta, b, tb) == 0 : values_equal(a, ta, b, tb);
+    bool eq = ta.is_numeric() && tb.is_numeric() ? compare_values(a, ta, b, tb) == 0
+                                                 : values_equal(a, ta, b, tb);
     return eq ? Datum{} : a;
 }
 NodePtr b_nullif(CallSite& c) {

@@ -21,12 +21,18 @@ enum Op { kEq, kNe, kLt, kLe, kGt, kGe };
 
 bool apply(Op op, int c) {
     switch (op) {
-        case kEq: return c == 0;
-        case kNe: return c != 0;
-        case kLt: return c < 0;
-        case kLe: return c <= 0;
-        case kGt: return c > 0;
-        case kGe: return c >= 0;
+        case kEq:
+            return c == 0;
+        case kNe:
+            return c != 0;
+        case kLt:
+            return c < 0;
+        case kLe:
+            return c <= 0;
+        case kGt:
+            return c > 0;
+        case kGe:
+            return c >= 0;
     }
     return false;
 }
@@ -70,7 +76,8 @@ NodePtr build_compare(CallSite& c, Op op) {
         c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
     EvalFn fn = eval_compare;
     if (!nulls && java_class(ta) == java_class(tb)) {
-        if (ta.is_integer() || ta.root() == TypeRoot::Boolean || ta.root() == TypeRoot::Date || ta.root() == TypeRoot::Time)
+        if (ta.is_integer() || ta.root() == TypeRoot::Boolean || ta.root() == TypeRoot::Date ||
+            ta.root() == TypeRoot::Time)
             fn = eval_compare_long;
         else if (is_text(ta))
             fn = eval_compare_text;
@@ -80,12 +87,24 @@ NodePtr build_compare(CallSite& c, Op op) {
     return n;
 }
 
-NodePtr b_eq(CallSite& c) { return build_compare(c, kEq); }
-NodePtr b_ne(CallSite& c) { return build_compare(c, kNe); }
-NodePtr b_lt(CallSite& c) { return build_compare(c, kLt); }
-NodePtr b_le(CallSite& c) { return build_compare(c, kLe); }
-NodePtr b_gt(CallSite& c) { return build_compare(c, kGt); }
-NodePtr b_ge(CallSite& c) { return build_compare(c, kGe); }
+NodePtr b_eq(CallSite& c) {
+    return build_compare(c, kEq);
+}
+NodePtr b_ne(CallSite& c) {
+    return build_compare(c, kNe);
+}
+NodePtr b_lt(CallSite& c) {
+    return build_compare(c, kLt);
+}
+NodePtr b_le(CallSite& c) {
+    return build_compare(c, kLe);
+}
+NodePtr b_gt(CallSite& c) {
+    return build_compare(c, kGt);
+}
+NodePtr b_ge(CallSite& c) {
+    return build_compare(c, kGe);
+}
 
 void require_boolean(const CallSite& c) {
     for (std::size_t i = 0; i < c.args.size(); ++i)
@@ -139,12 +158,18 @@ enum IsKind { kIsNull, kIsNotNull, kIsTrue, kIsNotTrue, kIsFalse, kIsNotFalse };
 Datum eval_is(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     switch (n.param) {
-        case kIsNull: return Datum::of_bool(a.null);
-        case kIsNotNull: return Datum::of_bool(!a.null);
-        case kIsTrue: return Datum::of_bool(!a.null && a.i);
-        case kIsNotTrue: return Datum::of_bool(a.null || !a.i);
-        case kIsFalse: return Datum::of_bool(!a.null && !a.i);
-        default: return Datum::of_bool(a.null || a.i);
+        case kIsNull:
+            return Datum::of_bool(a.null);
+        case kIsNotNull:
+            return Datum::of_bool(!a.null);
+        case kIsTrue:
+            return Datum::of_bool(!a.null && a.i);
+        case kIsNotTrue:
+            return Datum::of_bool(a.null || !a.i);
+        case kIsFalse:
+            return Datum::of_bool(!a.null && !a.i);
+        default:
+            return Datum::of_bool(a.null || a.i);
     }
 }
 
@@ -155,12 +180,24 @@ NodePtr build_is(CallSite& c, IsKind k) {
     n->param = k;
     return n;
 }
-NodePtr b_is_null(CallSite& c) { return build_is(c, kIsNull); }
-NodePtr b_is_not_null(CallSite& c) { return build_is(c, kIsNotNull); }
-NodePtr b_is_true(CallSite& c) { return build_is(c, kIsTrue); }
-NodePtr b_is_not_true(CallSite& c) { return build_is(c, kIsNotTrue); }
-NodePtr b_is_false(CallSite& c) { return build_is(c, kIsFalse); }
-NodePtr b_is_not_false(CallSite& c) { return build_is(c, kIsNotFalse); }
+NodePtr b_is_null(CallSite& c) {
+    return build_is(c, kIsNull);
+}
+NodePtr b_is_not_null(CallSite& c) {
+    return build_is(c, kIsNotNull);
+}
+NodePtr b_is_true(CallSite& c) {
+    return build_is(c, kIsTrue);
+}
+NodePtr b_is_not_true(CallSite& c) {
+    return build_is(c, kIsNotTrue);
+}
+NodePtr b_is_false(CallSite& c) {
+    return build_is(c, kIsFalse);
+}
+NodePtr b_is_not_false(CallSite& c) {
+    return build_is(c, kIsNotFalse);
+}
 NodePtr b_is_unknown(CallSite& c) {
     c.arity(1, 1);
     require_boolean(c);
@@ -176,8 +213,10 @@ Datum eval_distinct(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     Datum b = n.args[1]->eval(c);
     bool same;
-    if (a.null || b.null) same = a.null && b.null;
-    else same = values_equal(a, n.args[0]->type, b, n.args[1]->type);
+    if (a.null || b.null)
+        same = a.null && b.null;
+    else
+        same = values_equal(a, n.args[0]->type, b, n.args[1]->type);
     return Datum::of_bool(n.param ? same : !same);
 }
 NodePtr b_distinct(CallSite& c) {
@@ -190,8 +229,8 @@ NodePtr b_not_distinct(CallSite& c) {
     return n;
 }
 
-bool between(const Datum& x, const DataType& tx, const Datum& lo, const DataType& tl, const Datum& hi,
-             const DataType& th) {
+bool between(const Datum& x, const DataType& tx, const Datum& lo, const DataType& tl,
+             const Datum& hi, const DataType& th) {
     if (lo.null || hi.null) return false;
     return compare_values(x, tx, lo, tl) >= 0 && compare_values(x, tx, hi, th) <= 0;
 }
@@ -209,21 +248,27 @@ Datum eval_between(const Node& n, EvalContext& c) {
 NodePtr build_between(CallSite& c, bool symmetric) {
     c.arity(3, 3);
     for (std::size_t i = 1; i < 3; ++i)
-        if (!c.args[0]->null_literal && !c.args[i]->null_literal && !orderable(c.type(0), c.type(i)))
+        if (!c.args[0]->null_literal && !c.args[i]->null_literal &&
+            !orderable(c.type(0), c.type(i)))
             c.fail("Cannot apply 'BETWEEN' to arguments of type " + c.signature());
     auto n = make_node(eval_between, DataType::boolean().not_null(), std::move(c.args));
     n->param = symmetric;
     return n;
 }
-NodePtr b_between(CallSite& c) { return build_between(c, false); }
-NodePtr b_between_sym(CallSite& c) { return build_between(c, true); }
+NodePtr b_between(CallSite& c) {
+    return build_between(c, false);
+}
+NodePtr b_between_sym(CallSite& c) {
+    return build_between(c, true);
+}
 
 Datum eval_in(const Node& n, EvalContext& c) {
     Datum x = n.args[0]->eval(c);
     if (x.null) return Datum::of_bool(false);
     for (std::size_t i = 1; i < n.args.size(); ++i) {
         Datum v = n.args[i]->eval(c);
-        if (!v.null && values_equal(x, n.args[0]->type, v, n.args[i]->type)) return Datum::of_bool(true);
+        if (!v.null && values_equal(x, n.args[0]->type, v, n.args[i]->type))
+            return Datum::of_bool(true);
     }
     return Datum::of_bool(false);
 }
@@ -245,22 +290,27 @@ bool values_equal(const Datum& a, const DataType& ta, const Datum& b, const Data
     if (java_class(ta) != java_class(tb)) return false;
     switch (ta.root()) {
         case TypeRoot::Float:
-        case TypeRoot::Double: return a.d == b.d;
+        case TypeRoot::Double:
+            return a.d == b.d;
         case TypeRoot::Decimal: {
             int s = std::max(ta.scale(), tb.scale());
             return rescale(a.dec, ta.scale(), s) == rescale(b.dec, tb.scale(), s);
         }
         case TypeRoot::Timestamp:
-        case TypeRoot::TimestampLtz: return a.i == b.i && a.nanos == b.nanos;
-        case TypeRoot::TimestampTz: return a.i == b.i && a.nanos == b.nanos && a.off == b.off;
+        case TypeRoot::TimestampLtz:
+            return a.i == b.i && a.nanos == b.nanos;
+        case TypeRoot::TimestampTz:
+            return a.i == b.i && a.nanos == b.nanos && a.off == b.off;
         case TypeRoot::Char:
         case TypeRoot::Varchar:
         case TypeRoot::Binary:
         case TypeRoot::Varbinary:
         case TypeRoot::Array:
         case TypeRoot::Map:
-        case TypeRoot::Row: return a.s == b.s;
-        default: return a.i == b.i;
+        case TypeRoot::Row:
+            return a.s == b.s;
+        default:
+            return a.i == b.i;
     }
 }
 
@@ -277,11 +327,14 @@ int compare_values(const Datum& a, const DataType& ta, const Datum& b, const Dat
         case TypeRoot::Char:
         case TypeRoot::Varchar:
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: return cmp_bytes(a.s, b.s);
+        case TypeRoot::Varbinary:
+            return cmp_bytes(a.s, b.s);
         case TypeRoot::Timestamp:
         case TypeRoot::TimestampLtz:
-        case TypeRoot::TimestampTz: return a.i != b.i ? cmp3(a.i, b.i) : cmp3(a.nanos, b.nanos);
-        default: return cmp3(a.i, b.i);
+        case TypeRoot::TimestampTz:
+            return a.i != b.i ? cmp3(a.i, b.i) : cmp3(a.nanos, b.nanos);
+        default:
+            return cmp3(a.i, b.i);
     }
 }
 

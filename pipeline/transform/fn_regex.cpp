@@ -23,9 +23,12 @@ struct PatternCache {
 
 std::unique_ptr<RE2> compile_flavor(Flavor f, std::string_view p, char escape, std::string* err) {
     switch (f) {
-        case kJava: return compile_java_regex(p, err);
-        case kLike: return compile_sql_like(p, escape, err);
-        case kSimilar: return compile_similar(p, escape, err);
+        case kJava:
+            return compile_java_regex(p, err);
+        case kLike:
+            return compile_sql_like(p, escape, err);
+        case kSimilar:
+            return compile_similar(p, escape, err);
     }
     return nullptr;
 }
@@ -52,7 +55,9 @@ void prepare(CallSite& c, Node& n, std::size_t pattern_arg, Flavor f, char escap
     if (p.is_constant && !p.constant.null) {
         std::string err;
         auto re = compile_flavor(f, p.constant.s, escape, &err);
-        if (!re) c.fail_arg(pattern_arg, "invalid regular expression '" + std::string(p.constant.s) + "': " + err);
+        if (!re)
+            c.fail_arg(pattern_arg,
+                       "invalid regular expression '" + std::string(p.constant.s) + "': " + err);
         cache->re = std::move(re);
         cache->text = std::string(p.constant.s);
         cache->escape = escape;
@@ -97,7 +102,9 @@ Datum eval_extract(const Node& n, EvalContext& c) {
     int groups = re.NumberOfCapturingGroups();
     if (idx < 0 || idx > groups) return Datum{};
     std::vector<re2::StringPiece> m(groups + 1);
-    if (!re.Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(), RE2::UNANCHORED, m.data(), groups + 1)) return Datum{};
+    if (!re.Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(), RE2::UNANCHORED,
+                  m.data(), groups + 1))
+        return Datum{};
     if (m[idx].data() == nullptr) return Datum{};
     return Datum::of_string(std::string_view(m[idx].data(), m[idx].size()));
 }
@@ -113,13 +120,17 @@ void for_each_match(const RE2& re, std::string_view s, int ngroups, F f) {
     std::vector<re2::StringPiece> m(ngroups + 1);
     std::size_t pos = 0;
     while (pos <= s.size()) {
-        if (!re.Match(re2::StringPiece(s.data(), s.size()), pos, s.size(), RE2::UNANCHORED, m.data(), ngroups + 1)) break;
+        if (!re.Match(re2::StringPiece(s.data(), s.size()), pos, s.size(), RE2::UNANCHORED,
+                      m.data(), ngroups + 1))
+            break;
         f(m);
         std::size_t start = m[0].data() - s.data(), end = start + m[0].size();
         if (end == start) {
             if (start >= s.size()) break;
             std::size_t len = 1;
-            while (start + len < s.size() && (static_cast<unsigned char>(s[start + len]) & 0xC0) == 0x80) ++len;
+            while (start + len < s.size() &&
+                   (static_cast<unsigned char>(s[start + len]) & 0xC0) == 0x80)
+                ++len;
             pos = start + len;
         } else {
             pos = end;
@@ -139,7 +150,8 @@ Datum eval_extract_all(const Node& n, EvalContext& c) {
     }
     const RE2& re = pattern(n, p.s, 0);
     int groups = re.NumberOfCapturingGroups();
-    if (idx < 0 || idx > groups) throw EvalError("Extract group index " + std::to_string(idx) + " is out of range");
+    if (idx < 0 || idx > groups)
+        throw EvalError("Extract group index " + std::to_string(idx) + " is out of range");
     std::vector<std::string_view> found;
     std::vector<bool> present;
     for_each_match(re, s.s, groups, [&](const std::vector<re2::StringPiece>& m) {
@@ -180,9 +192,12 @@ Datum eval_instr(const Node& n, EvalContext& c) {
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
     re2::StringPiece m;
-    if (!pattern(n, p.s, 0).Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(), RE2::UNANCHORED, &m, 1)) return Datum::of_long(0);
+    if (!pattern(n, p.s, 0).Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(),
+                                  RE2::UNANCHORED, &m, 1))
+        return Datum::of_long(0);
     std::int64_t chars = 0;
-    for (const char* q = s.s.data(); q < m.data(); ++q) chars += (static_cast<unsigned char>(*q) & 0xC0) != 0x80;
+    for (const char* q = s.s.data(); q < m.data(); ++q)
+        chars += (static_cast<unsigned char>(*q) & 0xC0) != 0x80;
     return Datum::of_long(chars + 1);
 }
 NodePtr b_instr(CallSite& c) {
@@ -195,7 +210,9 @@ Datum eval_substr(const Node& n, EvalContext& c) {
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
     re2::StringPiece m;
-    if (!pattern(n, p.s, 0).Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(), RE2::UNANCHORED, &m, 1)) return Datum{};
+    if (!pattern(n, p.s, 0).Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(),
+                                  RE2::UNANCHORED, &m, 1))
+        return Datum{};
     return Datum::of_string(std::string_view(m.data(), m.size()));
 }
 NodePtr b_substr(CallSite& c) {
@@ -209,7 +226,8 @@ Datum eval_like_find(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum::of_bool(false);
-    return Datum::of_bool(RE2::PartialMatch(re2::StringPiece(s.s.data(), s.s.size()), pattern(n, p.s, 0)));
+    return Datum::of_bool(
+        RE2::PartialMatch(re2::StringPiece(s.s.data(), s.s.size()), pattern(n, p.s, 0)));
 }
 Datum eval_like_full(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
@@ -222,7 +240,8 @@ Datum eval_like_full(const Node& n, EvalContext& c) {
         if (e.s.size() != 1) throw EvalError("Invalid escape character '" + std::string(e.s) + "'");
         esc = e.s[0];
     }
-    return Datum::of_bool(RE2::FullMatch(re2::StringPiece(s.s.data(), s.s.size()), pattern(n, p.s, esc)));
+    return Datum::of_bool(
+        RE2::FullMatch(re2::StringPiece(s.s.data(), s.s.size()), pattern(n, p.s, esc)));
 }
 NodePtr build_like(CallSite& c, Flavor f) {
     c.arity(2, 3);
@@ -231,7 +250,8 @@ NodePtr build_like(CallSite& c, Flavor f) {
     if (c.args.size() > 2) {
         const Node& e = *c.args[2];
         if (e.is_constant && !e.constant.null) {
-            if (e.constant.s.size() != 1) c.fail_arg(2, "Invalid escape character '" + std::string(e.constant.s) + "'");
+            if (e.constant.s.size() != 1)
+                c.fail_arg(2, "Invalid escape character '" + std::string(e.constant.s) + "'");
             esc = e.constant.s[0];
         }
     }
@@ -241,12 +261,17 @@ NodePtr build_like(CallSite& c, Flavor f) {
         return n;
     }
     bool nullable = c.any_nullable();
-    auto n = make_node(eval_like_full, DataType::boolean().with_nullable(nullable), std::move(c.args));
+    auto n =
+        make_node(eval_like_full, DataType::boolean().with_nullable(nullable), std::move(c.args));
     prepare(c, *n, 1, f, esc);
     return n;
 }
-NodePtr b_like(CallSite& c) { return build_like(c, kLike); }
-NodePtr b_similar(CallSite& c) { return build_like(c, kSimilar); }
+NodePtr b_like(CallSite& c) {
+    return build_like(c, kLike);
+}
+NodePtr b_similar(CallSite& c) {
+    return build_like(c, kSimilar);
+}
 
 }  // namespace
 

@@ -11,7 +11,9 @@ namespace cdcd::transform {
 
 namespace {
 
-bool is_cont(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool is_cont(char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 std::int64_t char_count(std::string_view s) {
     std::int64_t n = 0;
@@ -49,7 +51,9 @@ DataType string_result(const std::vector<DataType>& types, bool nullable) {
         all_char &= t.root() == TypeRoot::Char;
     }
     if (len >= DataType::kMaxLength) return DataType::string().with_nullable(nullable);
-    return (all_char ? DataType::char_(static_cast<int>(len)) : DataType::varchar(static_cast<int>(len))).with_nullable(nullable);
+    return (all_char ? DataType::char_(static_cast<int>(len))
+                     : DataType::varchar(static_cast<int>(len)))
+        .with_nullable(nullable);
 }
 
 std::string_view text_of(const Node& arg, const Datum& d, EvalContext& c) {
@@ -152,8 +156,12 @@ NodePtr build_case_map(CallSite& c, bool up) {
     n->param = up;
     return n;
 }
-NodePtr b_upper(CallSite& c) { return build_case_map(c, true); }
-NodePtr b_lower(CallSite& c) { return build_case_map(c, false); }
+NodePtr b_upper(CallSite& c) {
+    return build_case_map(c, true);
+}
+NodePtr b_lower(CallSite& c) {
+    return build_case_map(c, false);
+}
 
 // Trims characters of `chars` (code points) from the ends: param bit 1 = leading, bit 2 = trailing.
 std::string_view trim_chars(std::string_view s, std::string_view chars, int where) {
@@ -191,7 +199,9 @@ NodePtr b_trim(CallSite& c) {
     const std::string& spec = c.args[0]->text;
     int where = spec == "LEADING" ? 1 : spec == "TRAILING" ? 2 : 3;
     bool nullable = c.any_nullable();
-    DataType t = DataType::varchar(c.args[2]->null_literal ? DataType::kMaxLength : c.type(2).length()).with_nullable(nullable);
+    DataType t =
+        DataType::varchar(c.args[2]->null_literal ? DataType::kMaxLength : c.type(2).length())
+            .with_nullable(nullable);
     auto n = make_node(eval_trim_sql, t, std::move(c.args));
     n->param = where;
     return n;
@@ -212,14 +222,22 @@ NodePtr build_trim_fn(CallSite& c, int where) {
     c.arity(1, 2);
     for (std::size_t i = 0; i < c.args.size(); ++i) c.require_text(i);
     bool nullable = c.any_nullable();
-    DataType t = DataType::varchar(c.args[0]->null_literal ? DataType::kMaxLength : c.type(0).length()).with_nullable(nullable);
+    DataType t =
+        DataType::varchar(c.args[0]->null_literal ? DataType::kMaxLength : c.type(0).length())
+            .with_nullable(nullable);
     auto n = make_node(eval_trim_fn, t, std::move(c.args));
     n->param = where;
     return n;
 }
-NodePtr b_ltrim(CallSite& c) { return build_trim_fn(c, 1); }
-NodePtr b_rtrim(CallSite& c) { return build_trim_fn(c, 2); }
-NodePtr b_btrim(CallSite& c) { return build_trim_fn(c, 3); }
+NodePtr b_ltrim(CallSite& c) {
+    return build_trim_fn(c, 1);
+}
+NodePtr b_rtrim(CallSite& c) {
+    return build_trim_fn(c, 2);
+}
+NodePtr b_btrim(CallSite& c) {
+    return build_trim_fn(c, 3);
+}
 
 // Calcite's SqlFunctions.substring: 1-based; a negative start counts from the end.
 Datum eval_substr(const Node& n, EvalContext& c) {
@@ -248,7 +266,9 @@ NodePtr b_substr(CallSite& c) {
     c.require_text(0);
     for (std::size_t i = 1; i < c.args.size(); ++i) c.require_integer(i);
     bool nullable = c.any_nullable();
-    DataType t = DataType::varchar(c.args[0]->null_literal ? DataType::kMaxLength : c.type(0).length()).with_nullable(nullable);
+    DataType t =
+        DataType::varchar(c.args[0]->null_literal ? DataType::kMaxLength : c.type(0).length())
+            .with_nullable(nullable);
     return make_node(eval_substr, t, std::move(c.args));
 }
 
@@ -279,7 +299,8 @@ NodePtr b_overlay(CallSite& c) {
     return make_node(eval_overlay, DataType::string().with_nullable(nullable), std::move(c.args));
 }
 
-// 1-based character position of `needle` in `hay` at or after character `from` (1-based); 0 if none.
+// 1-based character position of `needle` in `hay` at or after character `from` (1-based); 0 if
+// none.
 std::int64_t position(std::string_view needle, std::string_view hay, std::int64_t from) {
     if (from < 1) return 0;
     std::size_t b = byte_at(hay, from - 1);
@@ -313,8 +334,12 @@ NodePtr build_position(CallSite& c, int kind) {
     n->param = kind;
     return n;
 }
-NodePtr b_position(CallSite& c) { return build_position(c, 0); }
-NodePtr b_instr(CallSite& c) { return build_position(c, 1); }
+NodePtr b_position(CallSite& c) {
+    return build_position(c, 0);
+}
+NodePtr b_instr(CallSite& c) {
+    return build_position(c, 1);
+}
 
 // param 1 = left pad
 Datum eval_pad(const Node& n, EvalContext& c) {
@@ -346,8 +371,12 @@ NodePtr build_pad(CallSite& c, bool left) {
     n->param = left;
     return n;
 }
-NodePtr b_lpad(CallSite& c) { return build_pad(c, true); }
-NodePtr b_rpad(CallSite& c) { return build_pad(c, false); }
+NodePtr b_lpad(CallSite& c) {
+    return build_pad(c, true);
+}
+NodePtr b_rpad(CallSite& c) {
+    return build_pad(c, false);
+}
 
 Datum eval_replace(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
@@ -419,8 +448,12 @@ NodePtr build_left_right(CallSite& c, bool left) {
     n->param = left;
     return n;
 }
-NodePtr b_left(CallSite& c) { return build_left_right(c, true); }
-NodePtr b_right(CallSite& c) { return build_left_right(c, false); }
+NodePtr b_left(CallSite& c) {
+    return build_left_right(c, true);
+}
+NodePtr b_right(CallSite& c) {
+    return build_left_right(c, false);
+}
 
 // param 1 = starts
 Datum eval_starts_ends(const Node& n, EvalContext& c) {
@@ -438,8 +471,12 @@ NodePtr build_starts_ends(CallSite& c, bool starts) {
     n->param = starts;
     return n;
 }
-NodePtr b_startswith(CallSite& c) { return build_starts_ends(c, true); }
-NodePtr b_endswith(CallSite& c) { return build_starts_ends(c, false); }
+NodePtr b_startswith(CallSite& c) {
+    return build_starts_ends(c, true);
+}
+NodePtr b_endswith(CallSite& c) {
+    return build_starts_ends(c, false);
+}
 
 Datum eval_to_base64(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);

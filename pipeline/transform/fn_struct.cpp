@@ -20,9 +20,11 @@ NodePtr b_array(CallSite& c) {
     std::vector<DataType> types;
     for (auto& a : c.args)
         if (!a->null_literal) types.push_back(a->type);
-    auto et = types.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(types);
+    auto et =
+        types.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(types);
     if (!et) c.fail("Cannot infer the element type of " + c.signature());
-    for (std::size_t i = 0; i < c.args.size(); ++i) c.args[i] = coerce(std::move(c.args[i]), *et, c.expr.args[i]->pos);
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+        c.args[i] = coerce(std::move(c.args[i]), *et, c.expr.args[i]->pos);
     return make_node(eval_array, DataType::array(*et).not_null(), std::move(c.args));
 }
 
@@ -54,7 +56,8 @@ NodePtr b_map(CallSite& c) {
 
 Datum eval_row(const Node& n, EvalContext& c) {
     RowBuilder b(n.args.size());
-    for (std::size_t i = 0; i < n.args.size(); ++i) write_field(b, i, n.args[i]->eval(c), n.args[i]->type);
+    for (std::size_t i = 0; i < n.args.size(); ++i)
+        write_field(b, i, n.args[i]->eval(c), n.args[i]->type);
     Row r = std::move(b).build();
     return Datum::of_string(c.arena.copy(r.bytes()));
 }
@@ -62,7 +65,8 @@ NodePtr b_row(CallSite& c) {
     if (c.args.empty()) c.fail("ROW needs at least one field");
     std::vector<RowField> fields;
     for (std::size_t i = 0; i < c.args.size(); ++i)
-        fields.push_back(RowField{"f" + std::to_string(i), std::make_shared<const DataType>(c.type(i)), ""});
+        fields.push_back(
+            RowField{"f" + std::to_string(i), std::make_shared<const DataType>(c.type(i)), ""});
     return make_node(eval_row, DataType::row(std::move(fields)).not_null(), std::move(c.args));
 }
 
@@ -138,9 +142,11 @@ Datum eval_cardinality(const Node& n, EvalContext& c) {
 NodePtr b_cardinality(CallSite& c) {
     c.arity(1, 1);
     auto r = c.type(0).root();
-    if (r != TypeRoot::Array && r != TypeRoot::Map) c.fail("Cannot apply 'CARDINALITY' to arguments of type " + c.signature());
+    if (r != TypeRoot::Array && r != TypeRoot::Map)
+        c.fail("Cannot apply 'CARDINALITY' to arguments of type " + c.signature());
     bool nullable = c.any_nullable();
-    auto n = make_node(eval_cardinality, DataType::int_().with_nullable(nullable), std::move(c.args));
+    auto n =
+        make_node(eval_cardinality, DataType::int_().with_nullable(nullable), std::move(c.args));
     n->param = r == TypeRoot::Map;
     return n;
 }
@@ -155,21 +161,29 @@ Datum eval_array_search(const Node& n, EvalContext& c) {
     for (std::size_t i = 0; i < arr.arity(); ++i) {
         Datum e = read_field(arr, i, et);
         bool hit = (e.null && x.null) || values_equal(e, et, x, n.args[1]->type);
-        if (hit) return n.param ? Datum::of_long(static_cast<std::int64_t>(i) + 1) : Datum::of_bool(true);
+        if (hit)
+            return n.param ? Datum::of_long(static_cast<std::int64_t>(i) + 1)
+                           : Datum::of_bool(true);
     }
     return n.param ? Datum::of_long(0) : Datum::of_bool(false);
 }
 NodePtr build_array_search(CallSite& c, bool position) {
     c.arity(2, 2);
-    if (c.type(0).root() != TypeRoot::Array) c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
+    if (c.type(0).root() != TypeRoot::Array)
+        c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
     bool nullable = c.type(0).nullable();
-    auto n = make_node(eval_array_search, (position ? DataType::int_() : DataType::boolean()).with_nullable(nullable),
+    auto n = make_node(eval_array_search,
+                       (position ? DataType::int_() : DataType::boolean()).with_nullable(nullable),
                        std::move(c.args));
     n->param = position;
     return n;
 }
-NodePtr b_array_contains(CallSite& c) { return build_array_search(c, false); }
-NodePtr b_array_position(CallSite& c) { return build_array_search(c, true); }
+NodePtr b_array_contains(CallSite& c) {
+    return build_array_search(c, false);
+}
+NodePtr b_array_position(CallSite& c) {
+    return build_array_search(c, true);
+}
 
 Datum eval_element(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
@@ -181,7 +195,8 @@ Datum eval_element(const Node& n, EvalContext& c) {
 }
 NodePtr b_element(CallSite& c) {
     c.arity(1, 1);
-    if (c.type(0).root() != TypeRoot::Array) c.fail("Cannot apply 'ELEMENT' to arguments of type " + c.signature());
+    if (c.type(0).root() != TypeRoot::Array)
+        c.fail("Cannot apply 'ELEMENT' to arguments of type " + c.signature());
     auto t = c.type(0).element().with_nullable(true);
     return make_node(eval_element, t, std::move(c.args));
 }
@@ -198,8 +213,10 @@ bool is_variable_length_type(const DataType& t) {
         case TypeRoot::Float:
         case TypeRoot::Double:
         case TypeRoot::Date:
-        case TypeRoot::Time: return false;
-        default: return true;
+        case TypeRoot::Time:
+            return false;
+        default:
+            return true;
     }
 }
 

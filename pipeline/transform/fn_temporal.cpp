@@ -15,7 +15,9 @@ using temporal::floor_div;
 using temporal::floor_mod;
 using temporal::kMillisPerDay;
 
-const Zone& zone_of(EvalContext& c) { return c.zone ? *c.zone : *Zone::utc(); }
+const Zone& zone_of(EvalContext& c) {
+    return c.zone ? *c.zone : *Zone::utc();
+}
 
 std::int64_t to_local(std::int64_t utc_millis, const Zone& z) {
     return utc_millis + z.offset_at_instant(floor_div(utc_millis, 1000)) * 1000LL;
@@ -27,22 +29,35 @@ std::int64_t from_local(std::int64_t local_millis, const Zone& z) {
 // The wall-clock millis of a temporal value (LTZ converted to the session zone).
 std::int64_t local_millis(const Datum& d, const DataType& t, EvalContext& c) {
     switch (t.root()) {
-        case TypeRoot::Date: return d.i * kMillisPerDay;
-        case TypeRoot::Time: return d.i / 1000000;
-        case TypeRoot::TimestampLtz: return to_local(d.i, zone_of(c));
-        case TypeRoot::TimestampTz: return d.i + d.off * 1000LL;
-        default: return d.i;
+        case TypeRoot::Date:
+            return d.i * kMillisPerDay;
+        case TypeRoot::Time:
+            return d.i / 1000000;
+        case TypeRoot::TimestampLtz:
+            return to_local(d.i, zone_of(c));
+        case TypeRoot::TimestampTz:
+            return d.i + d.off * 1000LL;
+        default:
+            return d.i;
     }
 }
 
-bool is_time_input(const DataType& t) { return t.root() == TypeRoot::Date || t.root() == TypeRoot::Time || t.is_timestamp(); }
+bool is_time_input(const DataType& t) {
+    return t.root() == TypeRoot::Date || t.root() == TypeRoot::Time || t.is_timestamp();
+}
 
 Datum eval_now(const Node& n, EvalContext& c) {
     switch (n.param) {
-        case 0: return Datum::of_timestamp(Timestamp{c.now(), 0});  // CURRENT_TIMESTAMP, NOW
-        case 1: return Datum::of_timestamp(Timestamp{to_local(c.now(), zone_of(c)), 0});  // LOCALTIMESTAMP
-        case 2: return Datum::of_long(floor_mod(to_local(c.now(), zone_of(c)), kMillisPerDay) / 1000 * 1000000000LL);
-        default: return Datum::of_long(floor_div(to_local(c.now(), zone_of(c)), kMillisPerDay));
+        case 0:
+            return Datum::of_timestamp(Timestamp{c.now(), 0});  // CURRENT_TIMESTAMP, NOW
+        case 1:
+            return Datum::of_timestamp(
+                Timestamp{to_local(c.now(), zone_of(c)), 0});  // LOCALTIMESTAMP
+        case 2:
+            return Datum::of_long(floor_mod(to_local(c.now(), zone_of(c)), kMillisPerDay) / 1000 *
+                                  1000000000LL);
+        default:
+            return Datum::of_long(floor_div(to_local(c.now(), zone_of(c)), kMillisPerDay));
     }
 }
 NodePtr build_now(CallSite& c, int kind, DataType t) {
@@ -51,12 +66,36 @@ NodePtr build_now(CallSite& c, int kind, DataType t) {
     n->param = kind;
     return n;
 }
-NodePtr b_current_timestamp(CallSite& c) { return build_now(c, 0, DataType::timestamp_ltz(3)); }
-NodePtr b_localtimestamp(CallSite& c) { return build_now(c, 1, DataType::timestamp(3)); }
-NodePtr b_localtime(CallSite& c) { return build_now(c, 2, DataType::time(0)); }
-NodePtr b_current_date(CallSite& c) { return build_now(c, 3, DataType::date()); }
+NodePtr b_current_timestamp(CallSite& c) {
+    return build_now(c, 0, DataType::timestamp_ltz(3));
+}
+NodePtr b_localtimestamp(CallSite& c) {
+    return build_now(c, 1, DataType::timestamp(3));
+}
+NodePtr b_localtime(CallSite& c) {
+    return build_now(c, 2, DataType::time(0));
+}
+NodePtr b_current_date(CallSite& c) {
+    return build_now(c, 3, DataType::date());
+}
 
-enum Unit { kYear, kQuarter, kMonth, kWeek, kDay, kDoy, kDow, kHour, kMinute, kSecond, kMillisecond, kMicrosecond, kNanosecond, kEpoch, kIsoDow };
+enum Unit {
+    kYear,
+    kQuarter,
+    kMonth,
+    kWeek,
+    kDay,
+    kDoy,
+    kDow,
+    kHour,
+    kMinute,
+    kSecond,
+    kMillisecond,
+    kMicrosecond,
+    kNanosecond,
+    kEpoch,
+    kIsoDow
+};
 
 std::optional<Unit> unit_of(const std::string& u) {
     std::string s = u.rfind("SQL_TSI_", 0) == 0 ? u.substr(8) : u;
@@ -83,26 +122,40 @@ std::int64_t extract(Unit u, std::int64_t local, std::int32_t nanos) {
     std::int64_t ms = floor_mod(local, kMillisPerDay);
     auto cd = temporal::civil_from_days(days);
     switch (u) {
-        case kYear: return cd.year;
-        case kQuarter: return (cd.month - 1) / 3 + 1;
-        case kMonth: return cd.month;
-        case kWeek: {  // ISO-8601 week
+        case kYear:
+            return cd.year;
+        case kQuarter:
+            return (cd.month - 1) / 3 + 1;
+        case kMonth:
+            return cd.month;
+        case kWeek: {                                   // ISO-8601 week
             std::int64_t dow = floor_mod(days + 3, 7);  // 0 = Monday
             std::int64_t thursday = days - dow + 3;
             auto tc = temporal::civil_from_days(thursday);
             return (thursday - temporal::days_from_civil(tc.year, 1, 1)) / 7 + 1;
         }
-        case kDay: return cd.day;
-        case kDoy: return days - temporal::days_from_civil(cd.year, 1, 1) + 1;
-        case kDow: return floor_mod(days + 4, 7) + 1;  // Sunday = 1
-        case kIsoDow: return floor_mod(days + 3, 7) + 1;
-        case kHour: return ms / 3600000;
-        case kMinute: return ms / 60000 % 60;
-        case kSecond: return ms / 1000 % 60;
-        case kMillisecond: return ms % 60000;
-        case kMicrosecond: return ms % 60000 * 1000 + nanos / 1000;
-        case kNanosecond: return (ms % 60000) * 1000000 + nanos;
-        case kEpoch: return floor_div(local, 1000);
+        case kDay:
+            return cd.day;
+        case kDoy:
+            return days - temporal::days_from_civil(cd.year, 1, 1) + 1;
+        case kDow:
+            return floor_mod(days + 4, 7) + 1;  // Sunday = 1
+        case kIsoDow:
+            return floor_mod(days + 3, 7) + 1;
+        case kHour:
+            return ms / 3600000;
+        case kMinute:
+            return ms / 60000 % 60;
+        case kSecond:
+            return ms / 1000 % 60;
+        case kMillisecond:
+            return ms % 60000;
+        case kMicrosecond:
+            return ms % 60000 * 1000 + nanos / 1000;
+        case kNanosecond:
+            return (ms % 60000) * 1000000 + nanos;
+        case kEpoch:
+            return floor_div(local, 1000);
     }
     return 0;
 }
@@ -111,14 +164,16 @@ Datum eval_extract(const Node& n, EvalContext& c) {
     Datum d = n.args[1]->eval(c);
     if (d.null) return d;
     const DataType& t = n.args[1]->type;
-    std::int32_t nanos = t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
+    std::int32_t nanos =
+        t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
     return Datum::of_long(extract(static_cast<Unit>(n.param), local_millis(d, t, c), nanos));
 }
 NodePtr b_extract(CallSite& c) {
     c.arity(2, 2);
     auto u = unit_of(c.args[0]->text);
     if (!u) c.fail_arg(0, "unsupported EXTRACT unit " + c.args[0]->text);
-    if (!is_time_input(c.type(1))) c.fail("Cannot apply 'EXTRACT' to arguments of type " + c.signature());
+    if (!is_time_input(c.type(1)))
+        c.fail("Cannot apply 'EXTRACT' to arguments of type " + c.signature());
     bool nullable = c.type(1).nullable();
     auto n = make_node(eval_extract, DataType::bigint().with_nullable(nullable), std::move(c.args));
     n->param = *u;
@@ -128,7 +183,8 @@ NodePtr b_extract(CallSite& c) {
 template <Unit U>
 NodePtr b_field(CallSite& c) {
     c.arity(1, 1);
-    if (!is_time_input(c.type(0))) c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
+    if (!is_time_input(c.type(0)))
+        c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
     auto sym = make_node(nullptr, DataType::string(), {});
     std::vector<NodePtr> args;
     args.push_back(std::move(sym));
@@ -177,7 +233,8 @@ void set_format_state(CallSite& c, Node& n, std::size_t i, const char* default_p
         if (p.is_constant && !p.constant.null) {
             std::string err;
             cache->fixed = DateFormat::compile(p.constant.s, &err);
-            if (!cache->fixed) c.fail_arg(i, "invalid date format '" + std::string(p.constant.s) + "': " + err);
+            if (!cache->fixed)
+                c.fail_arg(i, "invalid date format '" + std::string(p.constant.s) + "': " + err);
         }
     } else {
         cache->fixed = DateFormat::compile(default_pattern, nullptr);
@@ -222,7 +279,8 @@ Datum eval_date_format(const Node& n, EvalContext& c) {
     // Only the fixed pattern's output is kept; it has no zone fields (resolution 0 otherwise).
     bool reuse = cache.resolution > 0 && &f == cache.fixed.get();
     std::int64_t span = reuse ? floor_div(local, cache.resolution) : 0;
-    if (reuse && cache.has_last_output && cache.last_span == span) return Datum::of_string(cache.last_output);
+    if (reuse && cache.has_last_output && cache.last_span == span)
+        return Datum::of_string(cache.last_output);
     fields = fields_of(local, nanos);
     if (t.root() == TypeRoot::TimestampLtz) {
         fields.offset_seconds = zone_of(c).offset_at_instant(floor_div(d.i, 1000));
@@ -247,13 +305,18 @@ NodePtr build_date_format(CallSite& c, bool tz) {
             c.fail_arg(2, "Unknown time zone '" + std::string(z.constant.s) + "'");
     }
     bool nullable = c.any_nullable() || is_text(c.type(0));
-    auto n = make_node(eval_date_format, DataType::string().with_nullable(nullable), std::move(c.args));
+    auto n =
+        make_node(eval_date_format, DataType::string().with_nullable(nullable), std::move(c.args));
     n->param = tz;
     set_format_state(c, *n, 1, nullptr);
     return n;
 }
-NodePtr b_date_format(CallSite& c) { return build_date_format(c, false); }
-NodePtr b_date_format_tz(CallSite& c) { return build_date_format(c, true); }
+NodePtr b_date_format(CallSite& c) {
+    return build_date_format(c, false);
+}
+NodePtr b_date_format_tz(CallSite& c) {
+    return build_date_format(c, true);
+}
 
 std::int64_t add_months(std::int64_t local, std::int64_t months) {
     std::int64_t days = floor_div(local, kMillisPerDay), ms = floor_mod(local, kMillisPerDay);
@@ -261,8 +324,9 @@ std::int64_t add_months(std::int64_t local, std::int64_t months) {
     std::int64_t total = cd.year * 12 + (cd.month - 1) + months;
     std::int64_t y = floor_div(total, 12);
     unsigned m = static_cast<unsigned>(floor_mod(total, 12) + 1);
-    unsigned dim = static_cast<unsigned>(temporal::days_from_civil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) -
-                                         temporal::days_from_civil(y, m, 1));
+    unsigned dim = static_cast<unsigned>(
+        temporal::days_from_civil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) -
+        temporal::days_from_civil(y, m, 1));
     return temporal::days_from_civil(y, m, std::min<unsigned>(cd.day, dim)) * kMillisPerDay + ms;
 }
 
@@ -270,11 +334,13 @@ std::int64_t add_months(std::int64_t local, std::int64_t months) {
 Datum shift(const Datum& d, const DataType& t, bool months, std::int64_t amount, EvalContext& c) {
     switch (t.root()) {
         case TypeRoot::Date: {
-            std::int64_t ms = months ? add_months(d.i * kMillisPerDay, amount) : d.i * kMillisPerDay + amount;
+            std::int64_t ms =
+                months ? add_months(d.i * kMillisPerDay, amount) : d.i * kMillisPerDay + amount;
             return Datum::of_long(floor_div(ms, kMillisPerDay));
         }
         case TypeRoot::Time: {
-            std::int64_t ms = months ? d.i / 1000000 : floor_mod(d.i / 1000000 + amount, kMillisPerDay);
+            std::int64_t ms =
+                months ? d.i / 1000000 : floor_mod(d.i / 1000000 + amount, kMillisPerDay);
             return Datum::of_long(ms * 1000000 + d.i % 1000000);
         }
         case TypeRoot::TimestampLtz:
@@ -331,12 +397,18 @@ namespace {
 
 std::int64_t unit_millis(Unit u) {
     switch (u) {
-        case kWeek: return 7 * kMillisPerDay;
-        case kDay: return kMillisPerDay;
-        case kHour: return 3600000;
-        case kMinute: return 60000;
-        case kSecond: return 1000;
-        default: return 1;
+        case kWeek:
+            return 7 * kMillisPerDay;
+        case kDay:
+            return kMillisPerDay;
+        case kHour:
+            return 3600000;
+        case kMinute:
+            return 60000;
+        case kSecond:
+            return 1000;
+        default:
+            return 1;
     }
 }
 
@@ -360,11 +432,14 @@ Datum eval_timestampadd(const Node& n, EvalContext& c) {
 NodePtr b_timestampadd(CallSite& c) {
     c.arity(3, 3);
     auto u = unit_of(c.args[0]->text);
-    if (!u || *u == kDoy || *u == kDow || *u == kEpoch || *u == kIsoDow) c.fail_arg(0, "unsupported TIMESTAMPADD unit " + c.args[0]->text);
+    if (!u || *u == kDoy || *u == kDow || *u == kEpoch || *u == kIsoDow)
+        c.fail_arg(0, "unsupported TIMESTAMPADD unit " + c.args[0]->text);
     c.require_integer(1);
-    if (!is_time_input(c.type(2))) c.fail("Cannot apply 'TIMESTAMPADD' to arguments of type " + c.signature());
+    if (!is_time_input(c.type(2)))
+        c.fail("Cannot apply 'TIMESTAMPADD' to arguments of type " + c.signature());
     DataType t = c.type(2);
-    if (t.root() == TypeRoot::Date && (*u == kHour || *u == kMinute || *u == kSecond || *u == kMillisecond)) {
+    if (t.root() == TypeRoot::Date &&
+        (*u == kHour || *u == kMinute || *u == kSecond || *u == kMillisecond)) {
         c.args[2] = coerce(std::move(c.args[2]), DataType::timestamp(0), c.expr.pos);
         t = DataType::timestamp(0);
     }
@@ -387,9 +462,11 @@ Datum eval_timestampdiff(const Node& n, EvalContext& c) {
     if (u == kYear || u == kQuarter || u == kMonth) {
         auto ca = temporal::civil_from_days(floor_div(x, kMillisPerDay));
         auto cb = temporal::civil_from_days(floor_div(y, kMillisPerDay));
-        std::int64_t months = (cb.year - ca.year) * 12 + (static_cast<int>(cb.month) - static_cast<int>(ca.month));
+        std::int64_t months =
+            (cb.year - ca.year) * 12 + (static_cast<int>(cb.month) - static_cast<int>(ca.month));
         // Not a full month yet when the later value's day/time is before the earlier one's.
-        std::int64_t ra = x - add_months(x, 0) + (ca.day * kMillisPerDay) + floor_mod(x, kMillisPerDay);
+        std::int64_t ra =
+            x - add_months(x, 0) + (ca.day * kMillisPerDay) + floor_mod(x, kMillisPerDay);
         std::int64_t rb = (cb.day * kMillisPerDay) + floor_mod(y, kMillisPerDay);
         (void)ra;
         std::int64_t rest_a = ca.day * kMillisPerDay + floor_mod(x, kMillisPerDay);
@@ -408,12 +485,14 @@ Datum eval_timestampdiff(const Node& n, EvalContext& c) {
 NodePtr b_timestampdiff(CallSite& c) {
     c.arity(3, 3);
     auto u = unit_of(c.args[0]->text);
-    if (!u || *u == kDoy || *u == kDow || *u == kEpoch || *u == kIsoDow) c.fail_arg(0, "unsupported TIMESTAMPDIFF unit " + c.args[0]->text);
+    if (!u || *u == kDoy || *u == kDow || *u == kEpoch || *u == kIsoDow)
+        c.fail_arg(0, "unsupported TIMESTAMPDIFF unit " + c.args[0]->text);
     for (std::size_t i = 1; i < 3; ++i)
         if (!is_time_input(c.type(i)) && !c.args[i]->null_literal)
             c.fail("Cannot apply 'TIMESTAMPDIFF' to arguments of type " + c.signature());
     bool nullable = c.any_nullable();
-    auto n = make_node(eval_timestampdiff, DataType::int_().with_nullable(nullable), std::move(c.args));
+    auto n =
+        make_node(eval_timestampdiff, DataType::int_().with_nullable(nullable), std::move(c.args));
     n->param = *u;
     return n;
 }
@@ -426,7 +505,11 @@ std::optional<Timestamp> parse_with(const Node& n, const Datum& s, EvalContext& 
     auto fields = f.parse(s.s, &has_offset);
     if (!fields) return std::nullopt;
     std::int64_t local = local_millis_of(*fields);
-    if (has_offset) local = local - fields->offset_seconds * 1000LL + zone_of(c).offset_at_instant(floor_div(local - fields->offset_seconds * 1000LL, 1000)) * 1000LL;
+    if (has_offset)
+        local =
+            local - fields->offset_seconds * 1000LL +
+            zone_of(c).offset_at_instant(floor_div(local - fields->offset_seconds * 1000LL, 1000)) *
+                1000LL;
     return Timestamp{local, fields->nanos % 1000000};
 }
 
@@ -443,10 +526,15 @@ Datum eval_parse(const Node& n, EvalContext& c) {
     if (null) return Datum{};
     if (!ts) return n.param == 3 ? Datum::of_long(LLONG_MIN) : Datum{};
     switch (n.param) {
-        case 0: return Datum::of_long(floor_div(ts->millis, kMillisPerDay));
-        case 1: return Datum::of_timestamp(*ts);
-        case 2: return Datum::of_timestamp(Timestamp{from_local(ts->millis, zone_of(c)), ts->nanos_of_milli});
-        default: return Datum::of_long(floor_div(from_local(ts->millis, zone_of(c)), 1000));
+        case 0:
+            return Datum::of_long(floor_div(ts->millis, kMillisPerDay));
+        case 1:
+            return Datum::of_timestamp(*ts);
+        case 2:
+            return Datum::of_timestamp(
+                Timestamp{from_local(ts->millis, zone_of(c)), ts->nanos_of_milli});
+        default:
+            return Datum::of_long(floor_div(from_local(ts->millis, zone_of(c)), 1000));
     }
 }
 NodePtr build_parse(CallSite& c, int kind, DataType t, const char* default_pattern) {
@@ -463,13 +551,19 @@ NodePtr build_parse(CallSite& c, int kind, DataType t, const char* default_patte
     set_format_state(c, *n, 1, default_pattern);
     return n;
 }
-NodePtr b_to_date(CallSite& c) { return build_parse(c, 0, DataType::date(), "yyyy-MM-dd"); }
-NodePtr b_to_timestamp(CallSite& c) { return build_parse(c, 1, DataType::timestamp(3), "yyyy-MM-dd HH:mm:ss"); }
+NodePtr b_to_date(CallSite& c) {
+    return build_parse(c, 0, DataType::date(), "yyyy-MM-dd");
+}
+NodePtr b_to_timestamp(CallSite& c) {
+    return build_parse(c, 1, DataType::timestamp(3), "yyyy-MM-dd HH:mm:ss");
+}
 NodePtr b_to_timestamp_ltz(CallSite& c) {
     return build_parse(c, 2, DataType::timestamp_ltz(3), "yyyy-MM-dd HH:mm:ss");
 }
 
-Datum eval_unix_now(const Node&, EvalContext& c) { return Datum::of_long(floor_div(c.now(), 1000)); }
+Datum eval_unix_now(const Node&, EvalContext& c) {
+    return Datum::of_long(floor_div(c.now(), 1000));
+}
 NodePtr b_unix_timestamp(CallSite& c) {
     c.arity(0, 2);
     if (c.args.empty()) return make_node(eval_unix_now, DataType::bigint().not_null(), {});
@@ -494,7 +588,8 @@ NodePtr b_from_unixtime(CallSite& c) {
     c.require_integer(0);
     if (c.args.size() > 1) c.require_text(1);
     bool nullable = c.any_nullable();
-    auto n = make_node(eval_from_unixtime, DataType::string().with_nullable(nullable), std::move(c.args));
+    auto n = make_node(eval_from_unixtime, DataType::string().with_nullable(nullable),
+                       std::move(c.args));
     set_format_state(c, *n, 1, "yyyy-MM-dd HH:mm:ss");
     return n;
 }

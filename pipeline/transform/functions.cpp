@@ -11,9 +11,10 @@ void CallSite::fail_arg(std::size_t i, const std::string& message) const {
 
 void CallSite::arity(std::size_t min, std::size_t max) const {
     if (args.size() < min || args.size() > max) {
-        std::string want = min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
-        fail("Invalid number of arguments to function '" + name + "'. Was expecting " + want + " arguments, got " +
-             std::to_string(args.size()));
+        std::string want =
+            min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
+        fail("Invalid number of arguments to function '" + name + "'. Was expecting " + want +
+             " arguments, got " + std::to_string(args.size()));
     }
 }
 
@@ -34,20 +35,20 @@ std::string CallSite::signature() const {
 
 void CallSite::require_text(std::size_t i) const {
     if (!is_text(args[i]->type) && !args[i]->null_literal)
-        fail_arg(i, "Cannot apply '" + name + "' to arguments of type " + signature() + ": argument " +
-                        std::to_string(i + 1) + " must be a string");
+        fail_arg(i, "Cannot apply '" + name + "' to arguments of type " + signature() +
+                        ": argument " + std::to_string(i + 1) + " must be a string");
 }
 
 void CallSite::require_numeric(std::size_t i) const {
     if (!is_numeric(args[i]->type) && !args[i]->null_literal)
-        fail_arg(i, "Cannot apply '" + name + "' to arguments of type " + signature() + ": argument " +
-                        std::to_string(i + 1) + " must be numeric");
+        fail_arg(i, "Cannot apply '" + name + "' to arguments of type " + signature() +
+                        ": argument " + std::to_string(i + 1) + " must be numeric");
 }
 
 void CallSite::require_integer(std::size_t i) const {
     if (!is_integral(args[i]->type) && !args[i]->null_literal)
-        fail_arg(i, "Cannot apply '" + name + "' to arguments of type " + signature() + ": argument " +
-                        std::to_string(i + 1) + " must be an integer");
+        fail_arg(i, "Cannot apply '" + name + "' to arguments of type " + signature() +
+                        ": argument " + std::to_string(i + 1) + " must be an integer");
 }
 
 NodePtr make_node(EvalFn fn, DataType type, std::vector<NodePtr> args) {
@@ -83,7 +84,9 @@ std::set<std::string, std::less<>>& extension_volatiles() {
 
 }  // namespace
 
-const Registry& functions() { return registry(); }
+const Registry& functions() {
+    return registry();
+}
 
 bool register_extension_function(const std::string& name, Builder builder, bool volatile_) {
     if (!registry().emplace(name, builder).second) return false;

@@ -14,10 +14,12 @@ namespace cdcd::transform {
 
 struct CallSite {
     const Expr& expr;
-    std::string name;            // upper-case
-    std::vector<NodePtr> args;   // compiled arguments (Symbol arguments: constant STRING nodes)
+    std::string name;           // upper-case
+    std::vector<NodePtr> args;  // compiled arguments (Symbol arguments: constant STRING nodes)
 
-    [[noreturn]] void fail(const std::string& message) const { throw CompileError(expr.pos, message); }
+    [[noreturn]] void fail(const std::string& message) const {
+        throw CompileError(expr.pos, message);
+    }
     [[noreturn]] void fail_arg(std::size_t i, const std::string& message) const;
     void arity(std::size_t min, std::size_t max) const;
     bool any_nullable() const;

@@ -1,11 +1,11 @@
 #pragma once
 // Java regular expressions on RE2. Constructs RE2 cannot run (look-around, back-references,
 // possessive quantifiers, atomic groups, class intersections) are rejected, never approximated.
+#include <re2/re2.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include <re2/re2.h>
 
 namespace cdcd::transform {
 

@@ -6,8 +6,12 @@ namespace cdcd::transform {
 
 namespace {
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || (c & 0x80); }
-bool ident_part(char c) { return ident_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
+bool ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || (c & 0x80);
+}
+bool ident_part(char c) {
+    return ident_start(c) || std::isdigit(static_cast<unsigned char>(c));
+}
 
 }  // namespace
 
@@ -89,7 +93,8 @@ std::vector<Token> tokenize(std::string_view s) {
                     while (j < n && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
                 }
             }
-            if (j < n && ident_start(s[j])) throw SyntaxError(static_cast<int>(j), "malformed number");
+            if (j < n && ident_start(s[j]))
+                throw SyntaxError(static_cast<int>(j), "malformed number");
             t.kind = exp ? TokenKind::Double : dot ? TokenKind::Decimal : TokenKind::Integer;
             t.text = std::string(s.substr(i, j - i));
             i = j;

@@ -8,7 +8,16 @@
 
 namespace cdcd::transform {
 
-enum class TokenKind { Identifier, QuotedIdentifier, Integer, Decimal, Double, String, Symbol, End };
+enum class TokenKind {
+    Identifier,
+    QuotedIdentifier,
+    Integer,
+    Decimal,
+    Double,
+    String,
+    Symbol,
+    End
+};
 
 struct Token {
     TokenKind kind = TokenKind::End;

@@ -47,19 +47,21 @@ struct Node {
     EvalFn fn = nullptr;
     DataType type = DataType::boolean();
     std::vector<NodePtr> args;
-    int column = -1;           // column reference: position in the upstream row
-    Datum constant;            // literal value (strings point into `text`)
-    std::string text;          // literal bytes, metadata key, unit, ...
-    std::int64_t param = 0;    // function-specific (scale, unit, flags)
+    int column = -1;         // column reference: position in the upstream row
+    Datum constant;          // literal value (strings point into `text`)
+    std::string text;        // literal bytes, metadata key, unit, ...
+    std::int64_t param = 0;  // function-specific (scale, unit, flags)
     std::int64_t param2 = 0;
     std::shared_ptr<const void> state;  // compiled regex, date format, ...
-    bool is_constant = false;  // literal (or folded constant): value known at compile time
+    bool is_constant = false;           // literal (or folded constant): value known at compile time
     bool null_literal = false;
-    int interval = 0;          // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
+    int interval = 0;  // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
 
     Datum eval(EvalContext& c) const { return fn(*this, c); }
     template <typename T>
-    const T& st() const { return *static_cast<const T*>(state.get()); }
+    const T& st() const {
+        return *static_cast<const T*>(state.get());
+    }
 };
 
 /// A problem found while resolving names and types; pos is the 0-based offset in the expression.

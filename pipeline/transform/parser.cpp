@@ -17,25 +17,52 @@ std::string upper(std::string_view s) {
 // Words that cannot be column names or aliases without backticks.
 bool reserved(const std::string& u) {
     static const char* const kWords[] = {
-        "AND",  "OR",   "NOT",  "IS",   "NULL",  "TRUE",  "FALSE", "CASE",    "WHEN",    "THEN",
-        "ELSE", "END",  "AS",   "IN",   "LIKE",  "ESCAPE", "BETWEEN", "SIMILAR", "DISTINCT", "FROM",
-        "FOR",  "CAST", "INTERVAL", "UNKNOWN", "SYMMETRIC", "ASYMMETRIC", "PLACING"};
+        "AND",  "OR",       "NOT",     "IS",        "NULL",       "TRUE",   "FALSE",
+        "CASE", "WHEN",     "THEN",    "ELSE",      "END",        "AS",     "IN",
+        "LIKE", "ESCAPE",   "BETWEEN", "SIMILAR",   "DISTINCT",   "FROM",   "FOR",
+        "CAST", "INTERVAL", "UNKNOWN", "SYMMETRIC", "ASYMMETRIC", "PLACING"};
     return std::any_of(std::begin(kWords), std::end(kWords), [&](const char* w) { return u == w; });
 }
 
-const char* const kTimeUnits[] = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
-                                  "MILLISECOND", "MICROSECOND", "NANOSECOND", "DOY", "DOW",
-                                  "EPOCH", "DECADE", "CENTURY", "MILLENNIUM", "ISODOW", "ISOYEAR",
-                                  "SQL_TSI_YEAR", "SQL_TSI_QUARTER", "SQL_TSI_MONTH", "SQL_TSI_WEEK",
-                                  "SQL_TSI_DAY", "SQL_TSI_HOUR", "SQL_TSI_MINUTE", "SQL_TSI_SECOND",
-                                  "FRAC_SECOND", "SQL_TSI_FRAC_SECOND", "DAYOFWEEK", "DAYOFYEAR"};
+const char* const kTimeUnits[] = {"YEAR",
+                                  "QUARTER",
+                                  "MONTH",
+                                  "WEEK",
+                                  "DAY",
+                                  "HOUR",
+                                  "MINUTE",
+                                  "SECOND",
+                                  "MILLISECOND",
+                                  "MICROSECOND",
+                                  "NANOSECOND",
+                                  "DOY",
+                                  "DOW",
+                                  "EPOCH",
+                                  "DECADE",
+                                  "CENTURY",
+                                  "MILLENNIUM",
+                                  "ISODOW",
+                                  "ISOYEAR",
+                                  "SQL_TSI_YEAR",
+                                  "SQL_TSI_QUARTER",
+                                  "SQL_TSI_MONTH",
+                                  "SQL_TSI_WEEK",
+                                  "SQL_TSI_DAY",
+                                  "SQL_TSI_HOUR",
+                                  "SQL_TSI_MINUTE",
+                                  "SQL_TSI_SECOND",
+                                  "FRAC_SECOND",
+                                  "SQL_TSI_FRAC_SECOND",
+                                  "DAYOFWEEK",
+                                  "DAYOFYEAR"};
 
 bool is_time_unit(const std::string& u) {
-    return std::any_of(std::begin(kTimeUnits), std::end(kTimeUnits), [&](const char* w) { return u == w; });
+    return std::any_of(std::begin(kTimeUnits), std::end(kTimeUnits),
+                       [&](const char* w) { return u == w; });
 }
 
 class Parser {
-public:
+  public:
     explicit Parser(std::string_view text) : text_(text), toks_(tokenize(text)) {}
 
     ExprPtr expression_only() {
@@ -83,7 +110,7 @@ public:
         return items;
     }
 
-private:
+  private:
     const Token& cur() const { return toks_[i_]; }
     const Token& peek(int k = 1) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
     void next() {
@@ -91,9 +118,13 @@ private:
         if (i_ + 1 < toks_.size()) ++i_;
     }
     [[noreturn]] void fail(const std::string& msg) const { throw SyntaxError(cur().pos, msg); }
-    [[noreturn]] void fail_at(int pos, const std::string& msg) const { throw SyntaxError(pos, msg); }
+    [[noreturn]] void fail_at(int pos, const std::string& msg) const {
+        throw SyntaxError(pos, msg);
+    }
     bool is_sym(const char* s) const { return cur().kind == TokenKind::Symbol && cur().text == s; }
-    bool is_kw(const char* k) const { return cur().kind == TokenKind::Identifier && upper(cur().text) == k; }
+    bool is_kw(const char* k) const {
+        return cur().kind == TokenKind::Identifier && upper(cur().text) == k;
+    }
     bool peek_kw(int k, const char* w) const {
         return peek(k).kind == TokenKind::Identifier && upper(peek(k).text) == w;
     }
@@ -106,7 +137,8 @@ private:
         next();
     }
     std::string found() const {
-        return cur().kind == TokenKind::End ? " but the expression ended" : " but found '" + cur().text + "'";
+        return cur().kind == TokenKind::End ? " but the expression ended"
+                                            : " but found '" + cur().text + "'";
     }
     std::string alias() {
         if (cur().kind == TokenKind::QuotedIdentifier ||
@@ -191,8 +223,9 @@ private:
         while (true) {
             int pos = l->pos;
             if (cur().kind == TokenKind::Symbol &&
-                (cur().text == "=" || cur().text == "<>" || cur().text == "!=" || cur().text == "<" ||
-                 cur().text == "<=" || cur().text == ">" || cur().text == ">=")) {
+                (cur().text == "=" || cur().text == "<>" || cur().text == "!=" ||
+                 cur().text == "<" || cur().text == "<=" || cur().text == ">" ||
+                 cur().text == ">=")) {
                 std::string op = cur().text == "!=" ? "<>" : cur().text;
                 next();
                 auto r = additive();
@@ -215,7 +248,8 @@ private:
                     next();
                     expect_kw("FROM");
                     auto r = additive();
-                    l = binary(neg ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM", pos, std::move(l), std::move(r));
+                    l = binary(neg ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM", pos, std::move(l),
+                               std::move(r));
                 } else {
                     fail("expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS" + found());
                 }
@@ -410,8 +444,10 @@ private:
                     return e;
                 }
                 fail("unexpected '" + t.text + "'");
-            case TokenKind::End: fail("unexpected end of expression");
-            case TokenKind::Identifier: break;
+            case TokenKind::End:
+                fail("unexpected end of expression");
+            case TokenKind::Identifier:
+                break;
         }
         std::string u = upper(t.text);
         if (u == "NULL") {
@@ -426,12 +462,16 @@ private:
             next();
             std::string s = cur().text;
             next();
-            return literal(u == "DATE" ? LiteralKind::Date : u == "TIME" ? LiteralKind::Time : LiteralKind::Timestamp, s,
-                           pos);
+            return literal(u == "DATE"   ? LiteralKind::Date
+                           : u == "TIME" ? LiteralKind::Time
+                                         : LiteralKind::Timestamp,
+                           s, pos);
         }
         if (u == "INTERVAL") return interval();
         if (u == "CASE") return case_expr();
-        if ((u == "CAST" || u == "TRY_CAST") && peek().kind == TokenKind::Symbol && peek().text == "(") return cast(u);
+        if ((u == "CAST" || u == "TRY_CAST") && peek().kind == TokenKind::Symbol &&
+            peek().text == "(")
+            return cast(u);
         if (u == "ARRAY" && peek().kind == TokenKind::Symbol && peek().text == "[") {
             next();
             next();
@@ -446,8 +486,8 @@ private:
         }
         bool is_call = peek().kind == TokenKind::Symbol && peek().text == "(";
         if (!is_call) {
-            static const char* const kNiladic[] = {"LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIME", "CURRENT_DATE",
-                                                   "CURRENT_TIMESTAMP"};
+            static const char* const kNiladic[] = {"LOCALTIME", "LOCALTIMESTAMP", "CURRENT_TIME",
+                                                   "CURRENT_DATE", "CURRENT_TIMESTAMP"};
             for (const char* w : kNiladic) {
                 if (u == w) {
                     next();
@@ -653,10 +693,13 @@ private:
             next();
         }
         std::string type_text(text_.substr(type_start, cur().pos - type_start));
-        while (!type_text.empty() && std::isspace(static_cast<unsigned char>(type_text.back()))) type_text.pop_back();
+        while (!type_text.empty() && std::isspace(static_cast<unsigned char>(type_text.back())))
+            type_text.pop_back();
         std::string err;
         auto type = parse_type(type_text, &err);
-        if (!type) fail_at(type_start, "unknown type '" + type_text + "'" + (err.empty() ? "" : ": " + err));
+        if (!type)
+            fail_at(type_start,
+                    "unknown type '" + type_text + "'" + (err.empty() ? "" : ": " + err));
         e->cast_type = *type;
         next();
         e->end = prev_end_;
@@ -674,7 +717,8 @@ private:
         if (u == "VARCHAR") return DataType::string();
         if (u == "CHAR") return DataType::char_(1);
         const std::string ltz = " WITH LOCAL TIME ZONE";
-        if (u.size() > ltz.size() && u.compare(u.size() - ltz.size(), ltz.size(), ltz) == 0 && u.rfind("TIMESTAMP", 0) == 0) {
+        if (u.size() > ltz.size() && u.compare(u.size() - ltz.size(), ltz.size(), ltz) == 0 &&
+            u.rfind("TIMESTAMP", 0) == 0) {
             std::string head = u.substr(0, u.size() - ltz.size());
             int p = 6;
             if (head != "TIMESTAMP") {
@@ -726,7 +770,8 @@ private:
             std::int64_t x = 0;
             auto r = std::from_chars(t.data(), t.data() + t.size(), x);
             if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-                fail_at(vpos, "illegal interval literal '" + v + "' for " + unit + (to_unit.empty() ? "" : " TO " + to_unit));
+                fail_at(vpos, "illegal interval literal '" + v + "' for " + unit +
+                                  (to_unit.empty() ? "" : " TO " + to_unit));
             return x;
         };
         auto fraction_nanos = [&](std::string_view f) -> std::int64_t {
@@ -749,14 +794,16 @@ private:
             } else if (unit == "SECOND") {
                 auto dot = s.find('.');
                 value = num(s.substr(0, dot)) * 1000;
-                if (dot != std::string_view::npos) value += fraction_nanos(s.substr(dot + 1)) / 1000000;
+                if (dot != std::string_view::npos)
+                    value += fraction_nanos(s.substr(dot + 1)) / 1000000;
             } else {
                 fail_at(pos, "unsupported interval unit " + unit);
             }
         } else if (unit == "YEAR" && to_unit == "MONTH") {
             months = true;
             auto dash = s.find('-');
-            if (dash == std::string_view::npos) fail_at(vpos, "illegal interval literal '" + v + "' for YEAR TO MONTH");
+            if (dash == std::string_view::npos)
+                fail_at(vpos, "illegal interval literal '" + v + "' for YEAR TO MONTH");
             value = num(s.substr(0, dash)) * 12 + num(s.substr(dash + 1));
         } else if (unit == "DAY" || unit == "HOUR" || unit == "MINUTE") {
             // DAY TO SECOND: 'd hh:mm:ss.fff'; HOUR TO SECOND: 'hh:mm:ss'; ...
@@ -765,7 +812,8 @@ private:
             if (unit == "DAY") {
                 auto sp = rest.find(' ');
                 if (to_unit == "HOUR" || to_unit == "MINUTE" || to_unit == "SECOND") {
-                    if (sp == std::string_view::npos) fail_at(vpos, "illegal interval literal '" + v + "'");
+                    if (sp == std::string_view::npos)
+                        fail_at(vpos, "illegal interval literal '" + v + "'");
                     days = num(rest.substr(0, sp));
                     rest = rest.substr(sp + 1);
                 } else {
@@ -790,7 +838,8 @@ private:
             static const std::int64_t kMs[] = {3600000, 60000, 1000};
             int start = unit == "DAY" ? 0 : unit == "HOUR" ? 0 : 1;
             int stop = to_unit == "HOUR" ? 0 : to_unit == "MINUTE" ? 1 : 2;
-            if (static_cast<int>(parts.size()) != stop - start + 1) fail_at(vpos, "illegal interval literal '" + v + "'");
+            if (static_cast<int>(parts.size()) != stop - start + 1)
+                fail_at(vpos, "illegal interval literal '" + v + "'");
             value = days * 86400000;
             for (int k = start; k <= stop; ++k) value += num(parts[k - start]) * kMs[k];
             (void)kOrder;

@@ -7,9 +7,9 @@
 
 namespace cdcd::transform {
 
-std::unique_ptr<BoundProjection> BoundProjection::bind(const ParsedRule& rule, const Schema& upstream,
-                                                       const std::vector<SourceMetadataColumn>& meta,
-                                                       const Zone* zone, bool* error_in_filter) {
+std::unique_ptr<BoundProjection> BoundProjection::bind(
+    const ParsedRule& rule, const Schema& upstream, const std::vector<SourceMetadataColumn>& meta,
+    const Zone* zone, bool* error_in_filter) {
     auto p = std::make_unique<BoundProjection>();
     *error_in_filter = false;
     Scope scope{&upstream, &meta, nullptr, zone};
@@ -37,43 +37,52 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(const ParsedRule& rule, c
             continue;
         }
         // Flink reserves every metadata column name, built-in or the source's, and types a
-        // metadata column referenced by name NOT NULL (TransformParser#resolveProjectionColumnFromIdentifier).
+        // metadata column referenced by name NOT NULL
+        // (TransformParser#resolveProjectionColumnFromIdentifier).
         auto is_source_meta = [&](const std::string& name) {
-            return std::any_of(meta.begin(), meta.end(), [&](const auto& m) { return m.name == name; });
+            return std::any_of(meta.begin(), meta.end(),
+                               [&](const auto& m) { return m.name == name; });
         };
         bool is_meta_name = builtin_metadata(item.name) || is_source_meta(item.name);
         if (is_meta_name && !(item.expr->kind == ExprKind::Column && item.expr->name == item.name))
-            throw CompileError(item.pos, "Column name `" + item.name +
-                                             "` is reserved as a metadata column; shading it is not allowed");
+            throw CompileError(item.pos,
+                               "Column name `" + item.name +
+                                   "` is reserved as a metadata column; shading it is not allowed");
         BoundColumn b;
         b.item = &item;
         Column col;
         col.name = item.name;
         if (item.expr->kind == ExprKind::Column && !builtin_metadata(item.expr->name) &&
             upstream.index_of(item.expr->name) >= 0 &&
-            std::none_of(meta.begin(), meta.end(), [&](const auto& m) { return m.name == item.expr->name; })) {
+            std::none_of(meta.begin(), meta.end(),
+                         [&](const auto& m) { return m.name == item.expr->name; })) {
             int idx = upstream.index_of(item.expr->name);
             b.copy_from = idx;
             col = upstream.columns()[idx];
             col.name = item.name;
         } else {
             b.expr = compile(*item.expr, scope);
-            bool metadata_ref = item.expr->kind == ExprKind::Column &&
-                                (builtin_metadata(item.expr->name) || is_source_meta(item.expr->name));
+            bool metadata_ref =
+                item.expr->kind == ExprKind::Column &&
+                (builtin_metadata(item.expr->name) || is_source_meta(item.expr->name));
             col.type = b.expr->type.with_nullable(!metadata_ref);
             if (b.expr->null_literal) col.type = DataType::string();
         }
         place(std::move(col), std::move(b));
     }
-    std::vector<std::string> pks = rule.primary_keys.empty() ? upstream.primary_keys() : rule.primary_keys;
+    std::vector<std::string> pks =
+        rule.primary_keys.empty() ? upstream.primary_keys() : rule.primary_keys;
     for (const auto& k : pks) {
-        auto it = std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == k; });
+        auto it =
+            std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == k; });
         if (it != cols.end()) it->type = it->type.not_null();
     }
     std::map<std::string, std::string> options = upstream.options();
     for (const auto& [k, v] : rule.options) options[k] = v;
-    p->output_ = Schema(std::move(cols), pks, rule.partition_keys.empty() ? upstream.partition_keys() : rule.partition_keys,
-                        std::move(options), upstream.comment());
+    p->output_ =
+        Schema(std::move(cols), pks,
+               rule.partition_keys.empty() ? upstream.partition_keys() : rule.partition_keys,
+               std::move(options), upstream.comment());
     p->columns_ = std::move(bound);
     for (const auto& c : p->output_.columns()) p->variable_.push_back(is_variable_length(c.type));
     if (rule.filter) {
@@ -92,7 +101,8 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(const ParsedRule& rule, c
         }
         if (p->filter_->type.root() != TypeRoot::Boolean && !p->filter_->null_literal) {
             *error_in_filter = true;
-            throw CompileError(rule.filter->pos, "filter must be a BOOLEAN expression, not " + p->filter_->type.to_string());
+            throw CompileError(rule.filter->pos, "filter must be a BOOLEAN expression, not " +
+                                                     p->filter_->type.to_string());
         }
         p->filter_text_ = rule.filter_text;
     }

@@ -29,11 +29,11 @@ struct BoundColumn {
 };
 
 class BoundProjection {
-public:
+  public:
     /// Throws CompileError (pos inside projection_text, or filter_text when in_filter is set).
     static std::unique_ptr<BoundProjection> bind(const ParsedRule& rule, const Schema& upstream,
-                                                 const std::vector<SourceMetadataColumn>& meta, const Zone* zone,
-                                                 bool* error_in_filter);
+                                                 const std::vector<SourceMetadataColumn>& meta,
+                                                 const Zone* zone, bool* error_in_filter);
     const Schema& output() const { return output_; }
     bool has_filter() const { return filter_ != nullptr; }
     bool filter(EvalContext& c) const;
@@ -41,7 +41,7 @@ public:
     /// The expression text of the column or filter being evaluated when an EvalError happened.
     const std::string& current_text() const { return *current_; }
 
-private:
+  private:
     Schema output_;
     std::vector<BoundColumn> columns_;
     std::vector<bool> variable_;

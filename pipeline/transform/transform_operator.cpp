@@ -1,6 +1,5 @@
 #include "pipeline/transform/transform_operator.h"
 
-
 #include "pipeline/data/field_format.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
@@ -22,7 +21,8 @@ std::vector<std::string> split_trim(std::string_view s, std::string_view delim) 
     std::size_t pos = 0;
     while (true) {
         auto f = s.find(delim, pos);
-        out.push_back(trim(s.substr(pos, f == std::string_view::npos ? std::string_view::npos : f - pos)));
+        out.push_back(
+            trim(s.substr(pos, f == std::string_view::npos ? std::string_view::npos : f - pos)));
         if (f == std::string_view::npos) break;
         pos = f + delim.size();
     }
@@ -45,19 +45,23 @@ config::SourceLocation locate(const config::SourceLocation& base, std::string_vi
 
 const char* op_string(OpType op, bool before) {
     switch (op) {
-        case OpType::Insert: return "+I";
-        case OpType::Delete: return "-D";
-        case OpType::Update: return before ? "-U" : "+U";
-        case OpType::Replace: return "+U";
+        case OpType::Insert:
+            return "+I";
+        case OpType::Delete:
+            return "-D";
+        case OpType::Update:
+            return before ? "-U" : "+U";
+        case OpType::Replace:
+            return "+U";
     }
     return "+I";
 }
 
 }  // namespace
 
-std::unique_ptr<TransformOperator> TransformOperator::create(const std::vector<config::TransformDef>& rules,
-                                                             std::string local_time_zone, config::Diagnostics& diags,
-                                                             std::vector<SourceMetadataColumn> source_metadata) {
+std::unique_ptr<TransformOperator> TransformOperator::create(
+    const std::vector<config::TransformDef>& rules, std::string local_time_zone,
+    config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata) {
     auto op = std::unique_ptr<TransformOperator>(new TransformOperator());
     op->source_metadata_ = std::move(source_metadata);
     op->zone_ = Zone::find(local_time_zone.empty() ? "UTC" : local_time_zone);
@@ -80,15 +84,16 @@ std::unique_ptr<TransformOperator> TransformOperator::create(const std::vector<c
             r.parsed.items = parse_projection(projection);
         } catch (const SyntaxError& e) {
             diags.error(locate(def.projection_where, projection, e.pos),
-                        "syntax error in projection at column " + std::to_string(e.pos + 1) + ": " + e.what() +
-                            " in `" + projection + "`");
+                        "syntax error in projection at column " + std::to_string(e.pos + 1) + ": " +
+                            e.what() + " in `" + projection + "`");
         }
         for (const auto& item : r.parsed.items) r.parsed.has_star |= item.star;
         for (const auto& item : r.parsed.items) {
             if (!item.star && builtin_metadata(item.name) &&
                 !(item.expr->kind == ExprKind::Column && item.expr->name == item.name))
                 diags.error(locate(def.projection_where, projection, item.pos),
-                            "column name `" + item.name + "` is a reserved metadata column; shading it is not allowed");
+                            "column name `" + item.name +
+                                "` is a reserved metadata column; shading it is not allowed");
         }
         if (!trim(def.filter).empty()) {
             r.parsed.filter_text = def.filter;
@@ -96,14 +101,16 @@ std::unique_ptr<TransformOperator> TransformOperator::create(const std::vector<c
                 r.parsed.filter = parse_expression(def.filter);
             } catch (const SyntaxError& e) {
                 diags.error(locate(def.filter_where, def.filter, e.pos),
-                            "syntax error in filter at column " + std::to_string(e.pos + 1) + ": " + e.what() + " in `" +
-                                def.filter + "`");
+                            "syntax error in filter at column " + std::to_string(e.pos + 1) + ": " +
+                                e.what() + " in `" + def.filter + "`");
             }
         }
         r.parsed.primary_keys = split_trim(def.primary_keys, ",");
         r.parsed.partition_keys = split_trim(def.partition_keys, ",");
         if (!trim(def.table_options).empty()) {
-            for (const auto& kv : split_trim(def.table_options, def.table_options_delimiter.empty() ? "," : def.table_options_delimiter)) {
+            for (const auto& kv : split_trim(
+                     def.table_options,
+                     def.table_options_delimiter.empty() ? "," : def.table_options_delimiter)) {
                 auto eq = kv.find('=');
                 if (eq == std::string::npos) {
                     diags.error(def.where, "table-options entry '" + kv + "' is not key=value");
@@ -113,8 +120,11 @@ std::unique_ptr<TransformOperator> TransformOperator::create(const std::vector<c
             }
         }
         if (!def.converter_after_transform.empty()) {
-            if (def.converter_after_transform == "SOFT_DELETE") r.parsed.soft_delete = true;
-            else diags.error(def.where, "Failed to find the converter " + def.converter_after_transform);
+            if (def.converter_after_transform == "SOFT_DELETE")
+                r.parsed.soft_delete = true;
+            else
+                diags.error(def.where,
+                            "Failed to find the converter " + def.converter_after_transform);
         }
         op->rules_.push_back(std::move(r));
     }
@@ -127,16 +137,20 @@ const TransformOperator::Rule* TransformOperator::rule_for(TableId t) const {
     return nullptr;
 }
 
-std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, TableId table, const Schema& schema) const {
+std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, TableId table,
+                                                         const Schema& schema) const {
     bool in_filter = false;
     try {
-        return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(), &in_filter);
+        return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(),
+                                     &in_filter);
     } catch (const CompileError& e) {
         const std::string& text = in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
-        auto where = locate(in_filter ? rule.def.filter_where : rule.def.projection_where, text, e.pos);
-        throw TransformError(where.to_string() + ": transform " + (in_filter ? "filter" : "projection") +
-                             " of table " + table.str() + " at column " + std::to_string(e.pos + 1) + ": " + e.what() +
-                             " in `" + text + "`");
+        auto where =
+            locate(in_filter ? rule.def.filter_where : rule.def.projection_where, text, e.pos);
+        throw TransformError(where.to_string() + ": transform " +
+                             (in_filter ? "filter" : "projection") + " of table " + table.str() +
+                             " at column " + std::to_string(e.pos + 1) + ": " + e.what() + " in `" +
+                             text + "`");
     }
 }
 
@@ -151,11 +165,13 @@ void TransformOperator::runtime_error(const TableState& st, const DataChangeEven
     for (int idx : st.upstream.primary_key_indexes()) {
         if (!first) key += ", ";
         first = false;
-        key += st.upstream.columns()[idx].name + "=" + format_field(row, idx, st.upstream.columns()[idx].type);
+        key += st.upstream.columns()[idx].name + "=" +
+               format_field(row, idx, st.upstream.columns()[idx].type);
     }
     key += "}";
-    throw TransformError(st.rule->def.where.to_string() + ": failed to evaluate `" + st.bound->current_text() +
-                         "` for table " + e.table.str() + ", row with primary key " + key + ": " + what);
+    throw TransformError(st.rule->def.where.to_string() + ": failed to evaluate `" +
+                         st.bound->current_text() + "` for table " + e.table.str() +
+                         ", row with primary key " + key + ": " + what);
 }
 
 void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& out) {
@@ -223,7 +239,8 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
 
 void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& out) {
     auto sc = as_schema_change(ev);
-    if (std::holds_alternative<DropTableEvent>(*sc) || std::holds_alternative<TruncateTableEvent>(*sc) ||
+    if (std::holds_alternative<DropTableEvent>(*sc) ||
+        std::holds_alternative<TruncateTableEvent>(*sc) ||
         std::holds_alternative<AlterTableCommentEvent>(*sc)) {
         out.push_back(std::move(ev));
         return;
@@ -249,7 +266,8 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
             ColumnWithPosition c;
             c.column = cols[i];
             if (i == 0) {
-                c.position = cols.size() > 1 ? ColumnWithPosition::Position::Before : ColumnWithPosition::Position::First;
+                c.position = cols.size() > 1 ? ColumnWithPosition::Position::Before
+                                             : ColumnWithPosition::Position::First;
                 if (cols.size() > 1) c.existed_column = cols[1].name;
             } else {
                 c.position = ColumnWithPosition::Position::After;
@@ -273,7 +291,8 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
         if (!star) return;
         RenameColumnEvent r{table, {}};
         for (const auto& [from, to] : ren->renames)
-            if (old_out.find(from) && new_out.find(to) && !new_out.find(from)) r.renames.emplace_back(from, to);
+            if (old_out.find(from) && new_out.find(to) && !new_out.find(from))
+                r.renames.emplace_back(from, to);
         if (!r.renames.empty()) out.push_back(Event(std::move(r)));
         return;
     }
@@ -330,7 +349,8 @@ void TransformOperator::process(EventBatch& in, EventBatch& out) {
 std::string TransformOperator::snapshot_state() const {
     TableSchemas tables;
     for (const auto& [id, st] : tables_) tables.emplace_back(id, st.upstream);
-    std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(tables.begin(), tables.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     return table_schemas_to_json(tables);
 }
 

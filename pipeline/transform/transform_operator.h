@@ -24,12 +24,12 @@ struct TransformError : std::runtime_error {
 };
 
 class TransformOperator {
-public:
+  public:
     // Parses every rule (syntax errors, bad selectors, unknown converter → diags with the YAML
     // line:column of the projection/filter plus the column inside the expression).
-    static std::unique_ptr<TransformOperator> create(const std::vector<config::TransformDef>& rules,
-                                                     std::string local_time_zone, config::Diagnostics& diags,
-                                                     std::vector<SourceMetadataColumn> source_metadata = {});
+    static std::unique_ptr<TransformOperator> create(
+        const std::vector<config::TransformDef>& rules, std::string local_time_zone,
+        config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {});
     // Upstream events in, transformed events out, same order.
     void process(EventBatch& in, EventBatch& out);
     std::string snapshot_state() const;  // upstream schemas per table
@@ -38,7 +38,7 @@ public:
     /// Binds every rule to a schema now (validate-time check); throws TransformError.
     void check_schema(TableId table, const Schema& schema) const;
 
-private:
+  private:
     struct Rule {
         config::TransformDef def;
         std::unique_ptr<Selectors> selectors;
@@ -51,7 +51,8 @@ private:
     };
 
     const Rule* rule_for(TableId t) const;
-    std::unique_ptr<BoundProjection> bind(const Rule& rule, TableId table, const Schema& schema) const;
+    std::unique_ptr<BoundProjection> bind(const Rule& rule, TableId table,
+                                          const Schema& schema) const;
     void on_schema_change(Event& e, TableState& st, EventBatch& out);
     void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
     [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,

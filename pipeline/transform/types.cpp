@@ -8,21 +8,34 @@
 
 namespace cdcd::transform {
 
-bool is_integral(const DataType& t) { return t.is_integer(); }
-bool is_approx(const DataType& t) { return t.root() == TypeRoot::Float || t.root() == TypeRoot::Double; }
-bool is_numeric(const DataType& t) { return t.is_numeric(); }
-bool is_text(const DataType& t) { return t.is_character(); }
+bool is_integral(const DataType& t) {
+    return t.is_integer();
+}
+bool is_approx(const DataType& t) {
+    return t.root() == TypeRoot::Float || t.root() == TypeRoot::Double;
+}
+bool is_numeric(const DataType& t) {
+    return t.is_numeric();
+}
+bool is_text(const DataType& t) {
+    return t.is_character();
+}
 bool is_temporal(const DataType& t) {
     return t.root() == TypeRoot::Date || t.root() == TypeRoot::Time || t.is_timestamp();
 }
 
 int integer_digits(TypeRoot r) {
     switch (r) {
-        case TypeRoot::TinyInt: return 3;
-        case TypeRoot::SmallInt: return 5;
-        case TypeRoot::Int: return 10;
-        case TypeRoot::BigInt: return 19;
-        default: return 0;
+        case TypeRoot::TinyInt:
+            return 3;
+        case TypeRoot::SmallInt:
+            return 5;
+        case TypeRoot::Int:
+            return 10;
+        case TypeRoot::BigInt:
+            return 19;
+        default:
+            return 0;
     }
 }
 
@@ -34,10 +47,13 @@ DataType as_decimal(const DataType& t) {
 int java_class(const DataType& t) {
     switch (t.root()) {
         case TypeRoot::Char:
-        case TypeRoot::Varchar: return 1;
+        case TypeRoot::Varchar:
+            return 1;
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: return 2;
-        default: return 10 + static_cast<int>(t.root());
+        case TypeRoot::Varbinary:
+            return 2;
+        default:
+            return 10 + static_cast<int>(t.root());
     }
 }
 
@@ -45,14 +61,22 @@ namespace {
 
 int numeric_rank(TypeRoot r) {
     switch (r) {
-        case TypeRoot::TinyInt: return 1;
-        case TypeRoot::SmallInt: return 2;
-        case TypeRoot::Int: return 3;
-        case TypeRoot::BigInt: return 4;
-        case TypeRoot::Decimal: return 5;
-        case TypeRoot::Float: return 6;
-        case TypeRoot::Double: return 7;
-        default: return 0;
+        case TypeRoot::TinyInt:
+            return 1;
+        case TypeRoot::SmallInt:
+            return 2;
+        case TypeRoot::Int:
+            return 3;
+        case TypeRoot::BigInt:
+            return 4;
+        case TypeRoot::Decimal:
+            return 5;
+        case TypeRoot::Float:
+            return 6;
+        case TypeRoot::Double:
+            return 7;
+        default:
+            return 0;
     }
 }
 
@@ -66,8 +90,11 @@ std::optional<DataType> least_restrictive(const std::vector<DataType>& types) {
     if (std::all_of(types.begin(), types.end(), [](const DataType& t) { return t.is_numeric(); })) {
         int rank = 0;
         for (const auto& t : types) rank = std::max(rank, numeric_rank(t.root()));
-        bool any_decimal = std::any_of(types.begin(), types.end(), [](const DataType& t) { return t.root() == TypeRoot::Decimal; });
-        if (rank >= 6) return (rank == 7 ? DataType::double_() : DataType::float_()).with_nullable(nullable);
+        bool any_decimal = std::any_of(types.begin(), types.end(), [](const DataType& t) {
+            return t.root() == TypeRoot::Decimal;
+        });
+        if (rank >= 6)
+            return (rank == 7 ? DataType::double_() : DataType::float_()).with_nullable(nullable);
         if (any_decimal) {
             int int_digits = 0, scale = 0;
             for (const auto& t : types) {
@@ -81,7 +108,8 @@ std::optional<DataType> least_restrictive(const std::vector<DataType>& types) {
         for (const auto& t : types)
             if (numeric_rank(t.root()) == rank) return t.with_nullable(nullable);
     }
-    if (std::all_of(types.begin(), types.end(), [](const DataType& t) { return t.is_character(); })) {
+    if (std::all_of(types.begin(), types.end(),
+                    [](const DataType& t) { return t.is_character(); })) {
         bool varchar = false;
         int len = 0;
         for (const auto& t : types) {
@@ -102,10 +130,14 @@ std::optional<DataType> least_restrictive(const std::vector<DataType>& types) {
         int p = 0;
         for (const auto& t : types) p = std::max(p, t.precision());
         switch (first.root()) {
-            case TypeRoot::Time: return DataType::time(p).with_nullable(nullable);
-            case TypeRoot::Timestamp: return DataType::timestamp(p).with_nullable(nullable);
-            case TypeRoot::TimestampLtz: return DataType::timestamp_ltz(p).with_nullable(nullable);
-            default: return DataType::timestamp_tz(p).with_nullable(nullable);
+            case TypeRoot::Time:
+                return DataType::time(p).with_nullable(nullable);
+            case TypeRoot::Timestamp:
+                return DataType::timestamp(p).with_nullable(nullable);
+            case TypeRoot::TimestampLtz:
+                return DataType::timestamp_ltz(p).with_nullable(nullable);
+            default:
+                return DataType::timestamp_tz(p).with_nullable(nullable);
         }
     }
     for (const auto& t : types)
@@ -122,17 +154,22 @@ Datum read_field(RowView row, std::size_t i, const DataType& type) {
         case TypeRoot::Int:
         case TypeRoot::BigInt:
         case TypeRoot::Date:
-        case TypeRoot::Time: return Datum::of_long(row.get_long(i));
+        case TypeRoot::Time:
+            return Datum::of_long(row.get_long(i));
         case TypeRoot::Float:
-        case TypeRoot::Double: return Datum::of_double(row.get_double(i));
-        case TypeRoot::Decimal: return Datum::of_decimal(row.get_decimal(i).unscaled);
+        case TypeRoot::Double:
+            return Datum::of_double(row.get_double(i));
+        case TypeRoot::Decimal:
+            return Datum::of_decimal(row.get_decimal(i).unscaled);
         case TypeRoot::Timestamp:
-        case TypeRoot::TimestampLtz: return Datum::of_timestamp(row.get_timestamp(i));
+        case TypeRoot::TimestampLtz:
+            return Datum::of_timestamp(row.get_timestamp(i));
         case TypeRoot::TimestampTz: {
             auto z = row.get_zoned_timestamp(i);
             return Datum::of_timestamp(z.instant, z.offset_seconds);
         }
-        default: return Datum::of_string(row.get_bytes(i));
+        default:
+            return Datum::of_string(row.get_bytes(i));
     }
 }
 
@@ -148,14 +185,26 @@ void write_field(RowBuilder& b, std::size_t i, const Datum& d, const DataType& t
         case TypeRoot::Int:
         case TypeRoot::BigInt:
         case TypeRoot::Date:
-        case TypeRoot::Time: b.set_long(i, d.i); break;
+        case TypeRoot::Time:
+            b.set_long(i, d.i);
+            break;
         case TypeRoot::Float:
-        case TypeRoot::Double: b.set_double(i, d.d); break;
-        case TypeRoot::Decimal: b.set_decimal(i, Decimal{d.dec}); break;
+        case TypeRoot::Double:
+            b.set_double(i, d.d);
+            break;
+        case TypeRoot::Decimal:
+            b.set_decimal(i, Decimal{d.dec});
+            break;
         case TypeRoot::Timestamp:
-        case TypeRoot::TimestampLtz: b.set_timestamp(i, d.ts()); break;
-        case TypeRoot::TimestampTz: b.set_zoned_timestamp(i, ZonedTimestamp{d.ts(), d.off}); break;
-        default: b.set_bytes(i, d.s); break;
+        case TypeRoot::TimestampLtz:
+            b.set_timestamp(i, d.ts());
+            break;
+        case TypeRoot::TimestampTz:
+            b.set_zoned_timestamp(i, ZonedTimestamp{d.ts(), d.off});
+            break;
+        default:
+            b.set_bytes(i, d.s);
+            break;
     }
 }
 
@@ -164,8 +213,10 @@ std::string_view to_java_string(const Datum& d, const DataType& type, Arena& are
         case TypeRoot::Char:
         case TypeRoot::Varchar:
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: return d.s;
-        case TypeRoot::Boolean: return d.i ? "true" : "false";
+        case TypeRoot::Varbinary:
+            return d.s;
+        case TypeRoot::Boolean:
+            return d.i ? "true" : "false";
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
@@ -174,7 +225,8 @@ std::string_view to_java_string(const Datum& d, const DataType& type, Arena& are
             auto r = std::to_chars(buf, buf + sizeof buf, d.i);
             return arena.copy(std::string_view(buf, r.ptr - buf));
         }
-        default: break;
+        default:
+            break;
     }
     // Everything else renders like the values sink prints it.
     RowBuilder b(1);
@@ -186,9 +238,12 @@ std::string_view to_java_string(const Datum& d, const DataType& type, Arena& are
 double to_double(const Datum& d, const DataType& type) {
     switch (type.root()) {
         case TypeRoot::Float:
-        case TypeRoot::Double: return d.d;
-        case TypeRoot::Decimal: return static_cast<double>(d.dec) / static_cast<double>(pow10_128(type.scale()));
-        default: return static_cast<double>(d.i);
+        case TypeRoot::Double:
+            return d.d;
+        case TypeRoot::Decimal:
+            return static_cast<double>(d.dec) / static_cast<double>(pow10_128(type.scale()));
+        default:
+            return static_cast<double>(d.i);
     }
 }
 

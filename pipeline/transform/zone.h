@@ -11,17 +11,21 @@
 namespace cdcd::transform {
 
 class Zone {
-public:
+  public:
     explicit Zone(TimeZone tz) : tz_(std::move(tz)) {}
     /// nullptr when java.time.ZoneId would not know the id.
     static std::shared_ptr<const Zone> find(std::string_view id);
     static std::shared_ptr<const Zone> utc();
 
-    std::int32_t offset_at_instant(std::int64_t epoch_seconds) const { return tz_.offset_at(epoch_seconds); }
-    std::int32_t offset_at_local(std::int64_t local_seconds) const { return tz_.offset_for_local(local_seconds); }
+    std::int32_t offset_at_instant(std::int64_t epoch_seconds) const {
+        return tz_.offset_at(epoch_seconds);
+    }
+    std::int32_t offset_at_local(std::int64_t local_seconds) const {
+        return tz_.offset_for_local(local_seconds);
+    }
     const std::string& id() const { return tz_.id(); }
 
-private:
+  private:
     TimeZone tz_;
 };
 

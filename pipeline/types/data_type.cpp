@@ -7,27 +7,63 @@ namespace cdcd {
 
 namespace {
 
-std::shared_ptr<const DataType> share(const DataType& t) { return std::make_shared<const DataType>(t); }
+std::shared_ptr<const DataType> share(const DataType& t) {
+    return std::make_shared<const DataType>(t);
+}
 
 }  // namespace
 
-DataType DataType::char_(int length) { return DataType(TypeRoot::Char, length, 0); }
-DataType DataType::varchar(int length) { return DataType(TypeRoot::Varchar, length, 0); }
-DataType DataType::boolean() { return DataType(TypeRoot::Boolean, 0, 0); }
-DataType DataType::binary(int length) { return DataType(TypeRoot::Binary, length, 0); }
-DataType DataType::varbinary(int length) { return DataType(TypeRoot::Varbinary, length, 0); }
-DataType DataType::decimal(int precision, int scale) { return DataType(TypeRoot::Decimal, precision, scale); }
-DataType DataType::tinyint() { return DataType(TypeRoot::TinyInt, 0, 0); }
-DataType DataType::smallint() { return DataType(TypeRoot::SmallInt, 0, 0); }
-DataType DataType::int_() { return DataType(TypeRoot::Int, 0, 0); }
-DataType DataType::bigint() { return DataType(TypeRoot::BigInt, 0, 0); }
-DataType DataType::float_() { return DataType(TypeRoot::Float, 0, 0); }
-DataType DataType::double_() { return DataType(TypeRoot::Double, 0, 0); }
-DataType DataType::date() { return DataType(TypeRoot::Date, 0, 0); }
-DataType DataType::time(int precision) { return DataType(TypeRoot::Time, precision, 0); }
-DataType DataType::timestamp(int precision) { return DataType(TypeRoot::Timestamp, precision, 0); }
-DataType DataType::timestamp_ltz(int precision) { return DataType(TypeRoot::TimestampLtz, precision, 0); }
-DataType DataType::timestamp_tz(int precision) { return DataType(TypeRoot::TimestampTz, precision, 0); }
+DataType DataType::char_(int length) {
+    return DataType(TypeRoot::Char, length, 0);
+}
+DataType DataType::varchar(int length) {
+    return DataType(TypeRoot::Varchar, length, 0);
+}
+DataType DataType::boolean() {
+    return DataType(TypeRoot::Boolean, 0, 0);
+}
+DataType DataType::binary(int length) {
+    return DataType(TypeRoot::Binary, length, 0);
+}
+DataType DataType::varbinary(int length) {
+    return DataType(TypeRoot::Varbinary, length, 0);
+}
+DataType DataType::decimal(int precision, int scale) {
+    return DataType(TypeRoot::Decimal, precision, scale);
+}
+DataType DataType::tinyint() {
+    return DataType(TypeRoot::TinyInt, 0, 0);
+}
+DataType DataType::smallint() {
+    return DataType(TypeRoot::SmallInt, 0, 0);
+}
+DataType DataType::int_() {
+    return DataType(TypeRoot::Int, 0, 0);
+}
+DataType DataType::bigint() {
+    return DataType(TypeRoot::BigInt, 0, 0);
+}
+DataType DataType::float_() {
+    return DataType(TypeRoot::Float, 0, 0);
+}
+DataType DataType::double_() {
+    return DataType(TypeRoot::Double, 0, 0);
+}
+DataType DataType::date() {
+    return DataType(TypeRoot::Date, 0, 0);
+}
+DataType DataType::time(int precision) {
+    return DataType(TypeRoot::Time, precision, 0);
+}
+DataType DataType::timestamp(int precision) {
+    return DataType(TypeRoot::Timestamp, precision, 0);
+}
+DataType DataType::timestamp_ltz(int precision) {
+    return DataType(TypeRoot::TimestampLtz, precision, 0);
+}
+DataType DataType::timestamp_tz(int precision) {
+    return DataType(TypeRoot::TimestampTz, precision, 0);
+}
 
 DataType DataType::array(const DataType& element) {
     DataType t(TypeRoot::Array, 0, 0);
@@ -38,8 +74,8 @@ DataType DataType::array(const DataType& element) {
 
 DataType DataType::map(const DataType& key, const DataType& value) {
     DataType t(TypeRoot::Map, 0, 0);
-    t.children_ = std::make_shared<const std::vector<RowField>>(
-        std::vector<RowField>{RowField{"key", share(key), ""}, RowField{"value", share(value), ""}});
+    t.children_ = std::make_shared<const std::vector<RowField>>(std::vector<RowField>{
+        RowField{"key", share(key), ""}, RowField{"value", share(value), ""}});
     return t;
 }
 
@@ -80,8 +116,12 @@ bool DataType::is_numeric() const {
     return is_integer() || root_ == TypeRoot::Float || root_ == TypeRoot::Double ||
            root_ == TypeRoot::Decimal;
 }
-bool DataType::is_character() const { return root_ == TypeRoot::Char || root_ == TypeRoot::Varchar; }
-bool DataType::is_binary() const { return root_ == TypeRoot::Binary || root_ == TypeRoot::Varbinary; }
+bool DataType::is_character() const {
+    return root_ == TypeRoot::Char || root_ == TypeRoot::Varchar;
+}
+bool DataType::is_binary() const {
+    return root_ == TypeRoot::Binary || root_ == TypeRoot::Varbinary;
+}
 bool DataType::is_timestamp() const {
     return root_ == TypeRoot::Timestamp || root_ == TypeRoot::TimestampLtz ||
            root_ == TypeRoot::TimestampTz;
@@ -93,33 +133,63 @@ bool DataType::is_nested() const {
 std::string DataType::to_string() const {
     std::string s;
     switch (root_) {
-        case TypeRoot::Char: s = "CHAR(" + std::to_string(length_) + ")"; break;
+        case TypeRoot::Char:
+            s = "CHAR(" + std::to_string(length_) + ")";
+            break;
         case TypeRoot::Varchar:
             s = length_ == kMaxLength ? "STRING" : "VARCHAR(" + std::to_string(length_) + ")";
             break;
-        case TypeRoot::Boolean: s = "BOOLEAN"; break;
-        case TypeRoot::Binary: s = "BINARY(" + std::to_string(length_) + ")"; break;
+        case TypeRoot::Boolean:
+            s = "BOOLEAN";
+            break;
+        case TypeRoot::Binary:
+            s = "BINARY(" + std::to_string(length_) + ")";
+            break;
         case TypeRoot::Varbinary:
             s = length_ == kMaxLength ? "BYTES" : "VARBINARY(" + std::to_string(length_) + ")";
             break;
         case TypeRoot::Decimal:
             s = "DECIMAL(" + std::to_string(length_) + ", " + std::to_string(scale_) + ")";
             break;
-        case TypeRoot::TinyInt: s = "TINYINT"; break;
-        case TypeRoot::SmallInt: s = "SMALLINT"; break;
-        case TypeRoot::Int: s = "INT"; break;
-        case TypeRoot::BigInt: s = "BIGINT"; break;
-        case TypeRoot::Float: s = "FLOAT"; break;
-        case TypeRoot::Double: s = "DOUBLE"; break;
-        case TypeRoot::Date: s = "DATE"; break;
-        case TypeRoot::Time: s = "TIME(" + std::to_string(length_) + ")"; break;
-        case TypeRoot::Timestamp: s = "TIMESTAMP(" + std::to_string(length_) + ")"; break;
-        case TypeRoot::TimestampLtz: s = "TIMESTAMP_LTZ(" + std::to_string(length_) + ")"; break;
+        case TypeRoot::TinyInt:
+            s = "TINYINT";
+            break;
+        case TypeRoot::SmallInt:
+            s = "SMALLINT";
+            break;
+        case TypeRoot::Int:
+            s = "INT";
+            break;
+        case TypeRoot::BigInt:
+            s = "BIGINT";
+            break;
+        case TypeRoot::Float:
+            s = "FLOAT";
+            break;
+        case TypeRoot::Double:
+            s = "DOUBLE";
+            break;
+        case TypeRoot::Date:
+            s = "DATE";
+            break;
+        case TypeRoot::Time:
+            s = "TIME(" + std::to_string(length_) + ")";
+            break;
+        case TypeRoot::Timestamp:
+            s = "TIMESTAMP(" + std::to_string(length_) + ")";
+            break;
+        case TypeRoot::TimestampLtz:
+            s = "TIMESTAMP_LTZ(" + std::to_string(length_) + ")";
+            break;
         case TypeRoot::TimestampTz:
             s = "TIMESTAMP(" + std::to_string(length_) + ") WITH TIME ZONE";
             break;
-        case TypeRoot::Array: s = "ARRAY<" + element().to_string() + ">"; break;
-        case TypeRoot::Map: s = "MAP<" + key().to_string() + ", " + value().to_string() + ">"; break;
+        case TypeRoot::Array:
+            s = "ARRAY<" + element().to_string() + ">";
+            break;
+        case TypeRoot::Map:
+            s = "MAP<" + key().to_string() + ", " + value().to_string() + ">";
+            break;
         case TypeRoot::Row: {
             s = "ROW<";
             bool first = true;
@@ -160,7 +230,7 @@ bool operator==(const DataType& a, const DataType& b) {
 namespace {
 
 class TypeParser {
-public:
+  public:
     explicit TypeParser(std::string_view text) : text_(text) {}
 
     std::optional<DataType> parse_all(std::string* error) {
@@ -175,10 +245,10 @@ public:
         }
     }
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& why) {
-        throw std::invalid_argument("cannot parse data type '" + std::string(text_) + "' at offset " +
-                                    std::to_string(pos_) + ": " + why);
+        throw std::invalid_argument("cannot parse data type '" + std::string(text_) +
+                                    "' at offset " + std::to_string(pos_) + ": " + why);
     }
     void skip_ws() {
         while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -249,7 +319,8 @@ private:
                 if (accept(',')) s = number();
                 expect(')');
             }
-            if (p < 1 || p > 38 || s < 0 || s > p) fail("DECIMAL precision must be 1..38 and scale 0..precision");
+            if (p < 1 || p > 38 || s < 0 || s > p)
+                fail("DECIMAL precision must be 1..38 and scale 0..precision");
             t = DataType::decimal(p, s);
         } else if (w == "TINYINT") {
             t = DataType::tinyint();
@@ -315,7 +386,8 @@ private:
                     } else {
                         size_t start = pos_;
                         while (pos_ < text_.size() &&
-                               (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+                               (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                text_[pos_] == '_'))
                             ++pos_;
                         name = std::string(text_.substr(start, pos_ - start));
                     }
@@ -329,7 +401,8 @@ private:
                         description = std::string(text_.substr(pos_, end - pos_));
                         pos_ = end + 1;
                     }
-                    fields.push_back(RowField{name, std::make_shared<const DataType>(ft), description});
+                    fields.push_back(
+                        RowField{name, std::make_shared<const DataType>(ft), description});
                 } while (accept(','));
                 expect('>');
             }

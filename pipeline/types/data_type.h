@@ -41,7 +41,7 @@ struct RowField {
 };
 
 class DataType {
-public:
+  public:
     static constexpr int kMaxLength = 2147483647;  // VARCHAR(MAX) is STRING, VARBINARY(MAX) BYTES
 
     static DataType char_(int length);
@@ -80,9 +80,9 @@ public:
     int precision() const { return length_; }
     int scale() const { return scale_; }
 
-    const DataType& element() const;  // ARRAY
-    const DataType& key() const;      // MAP
-    const DataType& value() const;    // MAP
+    const DataType& element() const;              // ARRAY
+    const DataType& key() const;                  // MAP
+    const DataType& value() const;                // MAP
     const std::vector<RowField>& fields() const;  // ROW
 
     bool is_integer() const;    // TINYINT..BIGINT
@@ -100,7 +100,7 @@ public:
     friend bool operator==(const DataType& a, const DataType& b);
     friend bool operator!=(const DataType& a, const DataType& b) { return !(a == b); }
 
-private:
+  private:
     DataType(TypeRoot root, int length, int scale) : root_(root), length_(length), scale_(scale) {}
 
     TypeRoot root_;

@@ -12,15 +12,23 @@ int java_string_hash(const std::string& s) {
         auto c = static_cast<unsigned char>(s[i]);
         std::uint32_t cp;
         size_t len;
-        if (c < 0x80) { cp = c; len = 1; }
-        else if ((c >> 5) == 6 && i + 1 < s.size()) { cp = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F); len = 2; }
-        else if ((c >> 4) == 14 && i + 2 < s.size()) {
+        if (c < 0x80) {
+            cp = c;
+            len = 1;
+        } else if ((c >> 5) == 6 && i + 1 < s.size()) {
+            cp = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
+            len = 2;
+        } else if ((c >> 4) == 14 && i + 2 < s.size()) {
             cp = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
             len = 3;
         } else if (i + 3 < s.size()) {
-            cp = ((c & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F);
+            cp = ((c & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) |
+                 (s[i + 3] & 0x3F);
             len = 4;
-        } else { cp = c; len = 1; }
+        } else {
+            cp = c;
+            len = 1;
+        }
         i += len;
         if (cp >= 0x10000) {
             cp -= 0x10000;
@@ -37,7 +45,9 @@ std::vector<std::size_t> java_hash_map_order(const std::vector<std::string>& key
     // HashMap starts at 16 buckets and doubles when size exceeds 0.75 * capacity.
     std::size_t capacity = 16;
     while (keys.size() > capacity * 3 / 4) capacity *= 2;
-    struct Entry { std::size_t bucket, index; };
+    struct Entry {
+        std::size_t bucket, index;
+    };
     std::vector<Entry> entries;
     for (std::size_t i = 0; i < keys.size(); ++i) {
         auto h = static_cast<std::uint32_t>(java_string_hash(keys[i]));
@@ -45,7 +55,8 @@ std::vector<std::size_t> java_hash_map_order(const std::vector<std::string>& key
         entries.push_back({h & (capacity - 1), i});
     }
     // Resizing splits buckets preserving relative order, so insertion order within a bucket holds.
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.bucket < b.bucket; });
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const Entry& a, const Entry& b) { return a.bucket < b.bucket; });
     std::vector<std::size_t> order;
     for (auto& e : entries) order.push_back(e.index);
     return order;

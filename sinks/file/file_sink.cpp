@@ -16,7 +16,7 @@ namespace cdcd::file {
 namespace {
 
 class AcceptAll final : public MetadataApplier {
-public:
+  public:
     boost::asio::awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
 };
 
@@ -25,8 +25,9 @@ public:
 }
 
 class FileWriter final : public SinkWriter {
-public:
-    FileWriter(const FileSinkSettings& settings, std::string path) : settings_(settings), path_(std::move(path)) {
+  public:
+    FileWriter(const FileSinkSettings& settings, std::string path)
+        : settings_(settings), path_(std::move(path)) {
         fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0) fail("cannot open", path_);
     }
@@ -61,7 +62,8 @@ public:
             } else {
                 auto change = *as_schema_change(e);
                 auto it = schemas_.find(table_of(e));
-                schemas_[table_of(e)] = apply_schema_change(it == schemas_.end() ? Schema{} : it->second, change);
+                schemas_[table_of(e)] =
+                    apply_schema_change(it == schemas_.end() ? Schema{} : it->second, change);
             }
         }
         if (buf_.size() >= (1 << 20)) write_out();
@@ -82,7 +84,7 @@ public:
         co_return;
     }
 
-private:
+  private:
     /// A fresh pipeline owns its file and starts it empty; a restored one continues at the
     /// committed length (set by restore()).
     void position() {
@@ -128,7 +130,8 @@ FileSink::FileSink(FileSinkSettings settings)
     : settings_(std::move(settings)), applier_(std::make_unique<AcceptAll>()) {}
 
 std::unique_ptr<SinkWriter> FileSink::create_writer(int index, int parallelism) {
-    std::string path = parallelism > 1 ? settings_.path + "." + std::to_string(index) : settings_.path;
+    std::string path =
+        parallelism > 1 ? settings_.path + "." + std::to_string(index) : settings_.path;
     return std::make_unique<FileWriter>(settings_, std::move(path));
 }
 

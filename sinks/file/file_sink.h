@@ -20,12 +20,12 @@ struct FileSinkSettings {
 };
 
 class FileSink final : public Sink {
-public:
+  public:
     explicit FileSink(FileSinkSettings settings);
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
-private:
+  private:
     FileSinkSettings settings_;
     std::unique_ptr<MetadataApplier> applier_;
 };

@@ -14,20 +14,25 @@ void register_file_sink(ConnectorRegistry& registry) {
         "writes `<path>.<i>`.";
     f.options.options = {
         OptionSpec::string("path").required().desc("File to write."),
-        OptionSpec::enum_of("format", {"debezium-json", "canal-json"}).default_("debezium-json").desc("Line format."),
+        OptionSpec::enum_of("format", {"debezium-json", "canal-json"})
+            .default_("debezium-json")
+            .desc("Line format."),
         OptionSpec::boolean("debezium-json.include-schema.enabled")
             .default_("false")
             .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}."),
         OptionSpec::enum_of("timestamp-format.standard", {"SQL", "ISO-8601"})
             .default_("SQL")
             .desc("How timestamps are written."),
-        OptionSpec::boolean("encode.ignore-null-fields").default_("false").desc("Omit NULL fields."),
+        OptionSpec::boolean("encode.ignore-null-fields")
+            .default_("false")
+            .desc("Omit NULL fields."),
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {
         const auto& o = ctx.options;
         file::FileSinkSettings s;
         s.path = o.get_string("path");
-        s.format = o.get_enum("format") == "canal-json" ? file::FileFormat::CanalJson : file::FileFormat::DebeziumJson;
+        s.format = o.get_enum("format") == "canal-json" ? file::FileFormat::CanalJson
+                                                        : file::FileFormat::DebeziumJson;
         s.debezium.include_schema = o.get_bool("debezium-json.include-schema.enabled");
         s.debezium.json.iso8601_timestamps = o.get_enum("timestamp-format.standard") == "ISO-8601";
         s.debezium.json.ignore_null_fields = o.get_bool("encode.ignore-null-fields");

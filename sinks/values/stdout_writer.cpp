@@ -15,7 +15,7 @@ namespace cdcd::values {
 namespace asio = boost::asio;
 
 StdoutWriter::StdoutWriter(asio::any_io_executor executor) : turn_(executor, 1) {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) {
         int fd = ::dup(STDOUT_FILENO);
         if (fd >= 0) {
@@ -36,7 +36,8 @@ asio::awaitable<void> StdoutWriter::write(std::string data) {
             ssize_t n = ::write(STDOUT_FILENO, p, left);
             if (n < 0) {
                 if (errno == EINTR) continue;
-                throw std::runtime_error(std::string("values sink: cannot write to stdout: ") + std::strerror(errno));
+                throw std::runtime_error(std::string("values sink: cannot write to stdout: ") +
+                                         std::strerror(errno));
             }
             p += n;
             left -= static_cast<std::size_t>(n);
@@ -46,7 +47,9 @@ asio::awaitable<void> StdoutWriter::write(std::string data) {
     co_await turn_.async_send(boost::system::error_code{}, asio::use_awaitable);
     struct Release {
         decltype(turn_)& turn;
-        ~Release() { turn.try_receive([](boost::system::error_code) {}); }
+        ~Release() {
+            turn.try_receive([](boost::system::error_code) {});
+        }
     } release{turn_};
     co_await asio::async_write(*pipe_, asio::buffer(data), asio::use_awaitable);
 }

@@ -12,13 +12,13 @@
 namespace cdcd::values {
 
 class StdoutWriter {
-public:
+  public:
     explicit StdoutWriter(boost::asio::any_io_executor executor);
     ~StdoutWriter();
     /// Writes all of `data`; returns once it has been handed to the kernel.
     boost::asio::awaitable<void> write(std::string data);
 
-private:
+  private:
     std::optional<boost::asio::posix::stream_descriptor> pipe_;
     // A one-slot channel used as an async mutex: writers take turns.
     boost::asio::experimental::channel<void(boost::system::error_code)> turn_;

@@ -7,33 +7,34 @@
 #include <stdexcept>
 
 #include "pipeline/data/field_format.h"
-#include "sinks/values/stdout_writer.h"
 #include "pipeline/event/event_format.h"
 #include "pipeline/schema/schema_change_apply.h"
+#include "sinks/values/stdout_writer.h"
 
 namespace cdcd::values {
 
 namespace {
 
 class ValuesApplier final : public MetadataApplier {
-public:
+  public:
     explicit ValuesApplier(bool reject) : reject_(reject) {}
     boost::asio::awaitable<void> apply(const SchemaChangeEvent& event) override {
         // Flink's ErrorOnChangeMetadataApplier accepts table creation and rejects every change.
         if (reject_ && !std::holds_alternative<CreateTableEvent>(event))
-            throw UnsupportedSchemaChange("values sink rejects schema changes (error.on.schema.change): " +
-                                          format_schema_change(event));
+            throw UnsupportedSchemaChange(
+                "values sink rejects schema changes (error.on.schema.change): " +
+                format_schema_change(event));
         co_return;
     }
 
-private:
+  private:
     bool reject_;
 };
 
 /// Lines for stdout, collected per writer and written whole, so writers never interleave
 /// inside a line.
 class LineBuffer {
-public:
+  public:
     void line(std::string_view text) {
         buf_.append(text);
         buf_.push_back('\n');
@@ -41,14 +42,14 @@ public:
     bool full() const { return buf_.size() >= (1 << 16); }
     std::string take() { return std::exchange(buf_, {}); }
 
-private:
+  private:
     std::string buf_;
 };
 
 class ValuesWriter final : public SinkWriter {
-public:
-    ValuesWriter(const ValuesSinkSettings& settings, MaterializedTables& materialized, StdoutWriter& stdout_writer,
-                 int index, int parallelism)
+  public:
+    ValuesWriter(const ValuesSinkSettings& settings, MaterializedTables& materialized,
+                 StdoutWriter& stdout_writer, int index, int parallelism)
         : settings_(settings),
           materialized_(materialized),
           stdout_(stdout_writer),
@@ -71,7 +72,8 @@ public:
             } else {
                 auto change = *as_schema_change(e);
                 auto it = schemas_.find(table_of(e));
-                schemas_[table_of(e)] = apply_schema_change(it == schemas_.end() ? Schema{} : it->second, change);
+                schemas_[table_of(e)] =
+                    apply_schema_change(it == schemas_.end() ? Schema{} : it->second, change);
                 if (settings_.print) out_.line(prefix_ + format_schema_change(change));
             }
             // Only the first writer materializes schema events (they are broadcast to all).
@@ -88,7 +90,7 @@ public:
 
     boost::asio::awaitable<void> close() override { co_await stdout_.write(out_.take()); }
 
-private:
+  private:
     const ValuesSinkSettings& settings_;
     MaterializedTables& materialized_;
     StdoutWriter& stdout_;
@@ -105,12 +107,15 @@ void MaterializedTables::apply(const Event& event) {
         auto key_of = [&](const Row& row) {
             std::string key;
             for (int idx : schema.primary_key_indexes())
-                key += format_field(row.view(), static_cast<std::size_t>(idx), schema.columns()[static_cast<std::size_t>(idx)].type) + ",";
+                key += format_field(row.view(), static_cast<std::size_t>(idx),
+                                    schema.columns()[static_cast<std::size_t>(idx)].type) +
+                       ",";
             return key;
         };
         auto& table = tables_[data->table];
         if (data->before && data->op != OpType::Insert) table.erase(key_of(*data->before));
-        if (data->after && data->op != OpType::Delete) table[key_of(*data->after)] = format_row(data->after->view(), schema);
+        if (data->after && data->op != OpType::Delete)
+            table[key_of(*data->after)] = format_row(data->after->view(), schema);
         return;
     }
     auto change = *as_schema_change(event);

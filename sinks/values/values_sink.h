@@ -2,13 +2,12 @@
 // The `values` sink, compatible with Flink CDC's: prints every event in Flink's exact format
 // (`N> ` prefix only when parallelism > 1), optionally materializes tables in memory, and can
 // reject every schema change to exercise TRY_EVOLVE.
+#include <boost/asio/any_io_executor.hpp>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
-
-#include <boost/asio/any_io_executor.hpp>
 
 #include "pipeline/connector/sink.h"
 
@@ -22,12 +21,13 @@ struct ValuesSinkSettings {
 
 /// Rows by primary key, per table, as the events left them (materialized.in.memory).
 class MaterializedTables {
-public:
+  public:
     void apply(const Event& event);
-    const std::map<std::string, std::string>* rows(TableId table) const;  // printed pk → printed row
+    const std::map<std::string, std::string>* rows(
+        TableId table) const;  // printed pk → printed row
     std::size_t total_rows() const;
 
-private:
+  private:
     std::unordered_map<TableId, Schema> schemas_;
     std::unordered_map<TableId, std::map<std::string, std::string>> tables_;
 };
@@ -35,14 +35,14 @@ private:
 class StdoutWriter;
 
 class ValuesSink final : public Sink {
-public:
+  public:
     ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor);
     ~ValuesSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
     MaterializedTables& materialized() { return materialized_; }
 
-private:
+  private:
     ValuesSinkSettings settings_;
     std::unique_ptr<MetadataApplier> applier_;
     MaterializedTables materialized_;

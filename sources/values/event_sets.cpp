@@ -31,11 +31,14 @@ Row strings(std::initializer_list<const char*> values) {
     return std::move(b).build();
 }
 
-EventMeta meta(const char* key, const char* value) { return {{key, value}}; }
+EventMeta meta(const char* key, const char* value) {
+    return {{key, value}};
+}
 
 AddColumnEvent add_string_column(TableId table, const char* name) {
-    return AddColumnEvent{table, {ColumnWithPosition{Column{name, DataType::string(), "", std::nullopt},
-                                                     ColumnWithPosition::Position::Last, ""}}};
+    return AddColumnEvent{table,
+                          {ColumnWithPosition{Column{name, DataType::string(), "", std::nullopt},
+                                              ColumnWithPosition::Position::Last, ""}}};
 }
 
 std::vector<Event> single_split_single_table() {
@@ -57,8 +60,9 @@ std::vector<Event> single_split_single_table_with_default_value() {
     auto events = single_split_single_table();
     TableId t = table1();
     events.push_back(AddColumnEvent{
-        t, {ColumnWithPosition{Column{"colWithDefault", DataType::string(), "", std::string("flink")},
-                               ColumnWithPosition::Position::Last, ""}}});
+        t,
+        {ColumnWithPosition{Column{"colWithDefault", DataType::string(), "", std::string("flink")},
+                            ColumnWithPosition::Position::Last, ""}}});
     events.push_back(RenameColumnEvent{t, {{"colWithDefault", "newColWithDefault"}}});
     return events;
 }
@@ -124,7 +128,8 @@ std::vector<Event> transform_table() {
     };
 }
 
-Row class_row(const char* cls, std::int64_t a, std::optional<std::int64_t> b, std::optional<const char*> pkg) {
+Row class_row(const char* cls, std::int64_t a, std::optional<std::int64_t> b,
+              std::optional<const char*> pkg) {
     RowBuilder r(3);
     r.set_string(0, cls).set_long(1, a);
     if (b) r.set_long(2, *b);
@@ -142,13 +147,17 @@ std::vector<Event> complex_column_name_table() {
                         .build();
     return {
         CreateTableEvent{t, schema},
-        DataChangeEvent::insert(t, class_row("class0", 0, 0, std::nullopt), meta("timestamp-type", "type0")),
-        DataChangeEvent::insert(t, class_row("class1", 1, 10, std::nullopt), meta("timestamp-type", "type1")),
-        DataChangeEvent::insert(t, class_row("class2", 2, 100, std::nullopt), meta("timestamp-type", "type2")),
+        DataChangeEvent::insert(t, class_row("class0", 0, 0, std::nullopt),
+                                meta("timestamp-type", "type0")),
+        DataChangeEvent::insert(t, class_row("class1", 1, 10, std::nullopt),
+                                meta("timestamp-type", "type1")),
+        DataChangeEvent::insert(t, class_row("class2", 2, 100, std::nullopt),
+                                meta("timestamp-type", "type2")),
         add_string_column(t, "import-package"),
         RenameColumnEvent{t, {{"bar-foo", "bar-baz"}}},
         DropColumnEvent{t, {"bar-baz"}},
-        DataChangeEvent::remove(t, class_row("class1", 1, std::nullopt, ""), meta("timestamp-type", "type1")),
+        DataChangeEvent::remove(t, class_row("class1", 1, std::nullopt, ""),
+                                meta("timestamp-type", "type1")),
         DataChangeEvent::update(t, class_row("class2", 2, std::nullopt, ""),
                                 class_row("new-class2", 20, std::nullopt, "new-package2"),
                                 meta("timestamp-type", "type2")),
@@ -158,7 +167,8 @@ std::vector<Event> complex_column_name_table() {
 const std::map<std::string, std::function<std::vector<Event>()>>& fixed_sets() {
     static const std::map<std::string, std::function<std::vector<Event>()>> sets = {
         {"SINGLE_SPLIT_SINGLE_TABLE", single_split_single_table},
-        {"SINGLE_SPLIT_SINGLE_TABLE_WITH_DEFAULT_VALUE", single_split_single_table_with_default_value},
+        {"SINGLE_SPLIT_SINGLE_TABLE_WITH_DEFAULT_VALUE",
+         single_split_single_table_with_default_value},
         {"SINGLE_SPLIT_MULTI_TABLES", single_split_multi_tables},
         {"MULTI_SPLITS_SINGLE_TABLE", multi_splits_single_table},
         {"TRANSFORM_TABLE", transform_table},

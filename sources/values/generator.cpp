@@ -11,7 +11,9 @@ Generator::Generator(GeneratorSpec spec) : spec_(spec), table_(table()) {
     total_ = spec_.rows + spec_.rows * spec_.updates_per_row + deletes;
 }
 
-TableId Generator::table() { return TableId::of("default_namespace", "default_schema", "generated"); }
+TableId Generator::table() {
+    return TableId::of("default_namespace", "default_schema", "generated");
+}
 
 Schema Generator::schema() {
     return SchemaBuilder()
@@ -30,7 +32,8 @@ Row Generator::row(std::int64_t id, std::int64_t version) const {
     p = std::to_chars(p, p + 20, version).ptr;
     *p++ = '-';
     auto prefix_len = static_cast<std::size_t>(p - prefix);
-    std::size_t len = std::max<std::size_t>(prefix_len, static_cast<std::size_t>(spec_.payload_bytes));
+    std::size_t len =
+        std::max<std::size_t>(prefix_len, static_cast<std::size_t>(spec_.payload_bytes));
     RowBuilder b(3, len);
     b.set_long(0, id).set_long(1, version);
     char* dst = b.reserve_bytes(2, len);

@@ -16,7 +16,7 @@ struct GeneratorSpec {
 };
 
 class Generator {
-public:
+  public:
     explicit Generator(GeneratorSpec spec);
 
     static TableId table();
@@ -28,7 +28,7 @@ public:
     /// The row of `id` at `version`.
     Row row(std::int64_t id, std::int64_t version) const;
 
-private:
+  private:
     GeneratorSpec spec_;
     std::int64_t total_;
     TableId table_;

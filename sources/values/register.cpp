@@ -22,8 +22,13 @@ void register_values_source(ConnectorRegistry& registry) {
             .default_("2147483647")
             .at_least(0)
             .desc("Fail the pipeline when the event with this index is reached."),
-        OptionSpec::boolean("batch-mode.enabled").default_("false").desc("Flink CDC's batch mode flag; cdcd reads every set as a stream."),
-        OptionSpec::long_("generator.rows").default_("1000").at_least(0).desc("GENERATED: rows inserted, ids 1..N."),
+        OptionSpec::boolean("batch-mode.enabled")
+            .default_("false")
+            .desc("Flink CDC's batch mode flag; cdcd reads every set as a stream."),
+        OptionSpec::long_("generator.rows")
+            .default_("1000")
+            .at_least(0)
+            .desc("GENERATED: rows inserted, ids 1..N."),
         OptionSpec::long_("generator.updates-per-row")
             .default_("0")
             .at_least(0)
@@ -36,21 +41,28 @@ void register_values_source(ConnectorRegistry& registry) {
             .default_("100")
             .range(0, 16 << 20)
             .desc("GENERATED: payload padded with 'x' to this many bytes."),
-        OptionSpec::long_("generator.rate").default_("0").at_least(0).desc("GENERATED: events per second, 0 = unlimited."),
+        OptionSpec::long_("generator.rate")
+            .default_("0")
+            .at_least(0)
+            .desc("GENERATED: events per second, 0 = unlimited."),
         OptionSpec::boolean("generator.bounded")
             .default_("true")
             .desc("GENERATED: end after the last event (true) or stay idle (false)."),
     };
     // Flink's values source supports these metadata columns (op_ts, timestamp-type).
     f.metadata_columns = [](const config::ValidatedOptions&) {
-        return std::vector<MetadataColumn>{{"op_ts", DataType::bigint()}, {"timestamp-type", DataType::string()}};
+        return std::vector<MetadataColumn>{{"op_ts", DataType::bigint()},
+                                           {"timestamp-type", DataType::string()}};
     };
-    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def, config::Diagnostics& d) {
+    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
+                    config::Diagnostics& d) {
         if (o.get_enum("event-set.id") != "GENERATED") {
-            for (const char* key : {"generator.rows", "generator.updates-per-row", "generator.delete-every",
-                                    "generator.payload-bytes", "generator.rate", "generator.bounded"}) {
+            for (const char* key :
+                 {"generator.rows", "generator.updates-per-row", "generator.delete-every",
+                  "generator.payload-bytes", "generator.rate", "generator.bounded"}) {
                 if (o.is_set(key))
-                    d.error(o.location(key), std::string("`") + key + "` applies only to event-set.id GENERATED");
+                    d.error(o.location(key),
+                            std::string("`") + key + "` applies only to event-set.id GENERATED");
             }
         }
         (void)def;

@@ -30,22 +30,26 @@ void ValuesSource::restore(std::string_view state) {
     std::int64_t pos = 0;
     auto [ptr, ec] = std::from_chars(state.data(), state.data() + state.size(), pos);
     if (ec != std::errc() || ptr != state.data() + state.size() || pos < 0)
-        throw std::runtime_error("values source: unreadable checkpoint state '" + std::string(state) + "'");
+        throw std::runtime_error("values source: unreadable checkpoint state '" +
+                                 std::string(state) + "'");
     position_ = pos;
 }
 
-std::string ValuesSource::snapshot_state() { return std::to_string(position_); }
+std::string ValuesSource::snapshot_state() {
+    return std::to_string(position_);
+}
 
 std::string ValuesSource::describe_state(std::string_view state) const {
-    std::int64_t total = generator_ ? generator_->total() : static_cast<std::int64_t>(fixed_->size());
+    std::int64_t total =
+        generator_ ? generator_->total() : static_cast<std::int64_t>(fixed_->size());
     return "{\"event_set\":\"" + settings_.event_set + "\",\"position\":" + std::string(state) +
            ",\"total\":" + std::to_string(total) + "}";
 }
 
 void ValuesSource::check_failure_injection(std::int64_t ordinal) const {
     if (settings_.failure_injection_index >= 0 && ordinal == settings_.failure_injection_index)
-        throw std::runtime_error("values source: failure injected at event index " + std::to_string(ordinal) +
-                                 " (failure.injection.index)");
+        throw std::runtime_error("values source: failure injected at event index " +
+                                 std::to_string(ordinal) + " (failure.injection.index)");
 }
 
 boost::asio::awaitable<void> ValuesSource::run(SourceOutput& output) {
@@ -85,10 +89,12 @@ boost::asio::awaitable<void> ValuesSource::run_generated(SourceOutput& output) {
         if (settings_.rate > 0) {
             n = std::min<std::int64_t>(n, std::max<std::int64_t>(1, settings_.rate / 10));
             // Pace against the start so that rounding never accumulates.
-            auto due = started + std::chrono::microseconds((position_ - started_at) * 1'000'000 / settings_.rate);
+            auto due = started + std::chrono::microseconds((position_ - started_at) * 1'000'000 /
+                                                           settings_.rate);
             auto now = std::chrono::steady_clock::now();
             if (due > now)
-                co_await output.sleep(std::chrono::duration_cast<std::chrono::milliseconds>(due - now).count() + 1);
+                co_await output.sleep(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(due - now).count() + 1);
             if (output.stopping()) break;
         }
         EventBatch batch;

@@ -12,7 +12,7 @@
 namespace cdcd::values {
 
 struct ValuesSourceSettings {
-    std::string event_set;  // canonical event-set.id
+    std::string event_set;                      // canonical event-set.id
     std::int64_t failure_injection_index = -1;  // -1: never
     GeneratorSpec generator;
     std::int64_t rate = 0;  // events per second, 0 = unlimited (GENERATED only)
@@ -20,7 +20,7 @@ struct ValuesSourceSettings {
 };
 
 class ValuesSource final : public Source {
-public:
+  public:
     /// `metrics` receives the GENERATED run's progress (cdcd_progress_items_*).
     explicit ValuesSource(ValuesSourceSettings settings,
                           metrics::Registry& metrics = metrics::Registry::detached());
@@ -30,7 +30,7 @@ public:
     std::string snapshot_state() override;
     std::string describe_state(std::string_view state) const override;
 
-private:
+  private:
     boost::asio::awaitable<void> run_fixed(SourceOutput& output);
     boost::asio::awaitable<void> run_generated(SourceOutput& output);
     void check_failure_injection(std::int64_t ordinal) const;

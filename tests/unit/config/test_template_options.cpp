@@ -25,7 +25,8 @@ sink:
 }
 
 TEST_CASE("without the template declaration the same placeholder is an undefined variable") {
-    const char* yaml = "source:\n  type: values\nsink:\n  type: vikingdb\n  collection-name-template: ${table}\n";
+    const char* yaml =
+        "source:\n  type: values\nsink:\n  type: vikingdb\n  collection-name-template: ${table}\n";
     auto env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
     CHECK_THROWS_WITH(load_pipeline_string(yaml, "p.yaml", Secrets(), env),
                       Catch::Contains("p.yaml:5:29") && Catch::Contains("table"));

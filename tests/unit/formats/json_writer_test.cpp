@@ -10,13 +10,27 @@ std::string reference(std::string_view s) {
     std::string out = "\"";
     for (unsigned char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];
@@ -57,7 +71,15 @@ TEST_CASE("UTF-8 and high bytes pass through unescaped") {
 TEST_CASE("a writer separates members and elements with commas") {
     std::string out;
     cdcd::json::Writer w(out);
-    w.begin_object().key("a").integer(1).key("b").begin_array().string("x").null().boolean(true).end_array();
+    w.begin_object()
+        .key("a")
+        .integer(1)
+        .key("b")
+        .begin_array()
+        .string("x")
+        .null()
+        .boolean(true)
+        .end_array();
     w.key("c").number(0.5).key("d").begin_object().end_object().end_object();
     CHECK(out == R"({"a":1,"b":["x",null,true],"c":0.5,"d":{}})");
 }

@@ -13,16 +13,19 @@ TEST_CASE("types print as Flink CDC's asSummaryString") {
     CHECK(DataType::timestamp_ltz(3).to_string() == "TIMESTAMP_LTZ(3)");
     CHECK(DataType::bytes().to_string() == "BYTES");
     CHECK(DataType::array(DataType::int_()).to_string() == "ARRAY<INT>");
-    CHECK(DataType::map(DataType::string(), DataType::bigint()).to_string() == "MAP<STRING, BIGINT>");
+    CHECK(DataType::map(DataType::string(), DataType::bigint()).to_string() ==
+          "MAP<STRING, BIGINT>");
 }
 
 TEST_CASE("types parse back from what they print") {
     for (const DataType& t :
-         {DataType::string(), DataType::varchar(10).not_null(), DataType::decimal(38, 18), DataType::tinyint(),
-          DataType::timestamp_tz(9), DataType::timestamp_ltz(3), DataType::time(3), DataType::date(),
+         {DataType::string(), DataType::varchar(10).not_null(), DataType::decimal(38, 18),
+          DataType::tinyint(), DataType::timestamp_tz(9), DataType::timestamp_ltz(3),
+          DataType::time(3), DataType::date(),
           DataType::array(DataType::map(DataType::string(), DataType::double_())),
-          DataType::row({{"a", std::make_shared<const DataType>(DataType::int_()), ""},
-                         {"b c", std::make_shared<const DataType>(DataType::string().not_null()), ""}})}) {
+          DataType::row(
+              {{"a", std::make_shared<const DataType>(DataType::int_()), ""},
+               {"b c", std::make_shared<const DataType>(DataType::string().not_null()), ""}})}) {
         auto parsed = DataType::parse(t.to_string());
         REQUIRE(parsed);
         CHECK(*parsed == t);

@@ -71,10 +71,12 @@ TEST_CASE("fields print as Java's toString") {
     CHECK(java_double_to_string(-2.5) == "-2.5");
     CHECK(java_float_to_string(0.1f) == "0.1");
     CHECK(temporal::format_local_date_time(Timestamp{1672531200000, 0}) == "2023-01-01T00:00");
-    CHECK(temporal::format_local_date_time(Timestamp{1672531200500, 0}) == "2023-01-01T00:00:00.500");
+    CHECK(temporal::format_local_date_time(Timestamp{1672531200500, 0}) ==
+          "2023-01-01T00:00:00.500");
     CHECK(temporal::format_instant(Timestamp{1672531200000, 0}) == "2023-01-01T00:00:00Z");
     CHECK(temporal::format_date(-1) == "1969-12-31");
-    CHECK(temporal::format_sql_timestamp(Timestamp{1672531200120, 0}, 3) == "2023-01-01 00:00:00.12");
+    CHECK(temporal::format_sql_timestamp(Timestamp{1672531200120, 0}, 3) ==
+          "2023-01-01 00:00:00.12");
 }
 
 TEST_CASE("timestamps and dates parse") {
@@ -83,7 +85,8 @@ TEST_CASE("timestamps and dates parse") {
     auto ts = temporal::parse_timestamp("2023-01-01T00:00:01.5+01:00");
     REQUIRE(ts);
     CHECK(ts->millis == 1672531200000 + 1500 - 3600 * 1000);
-    CHECK(temporal::parse_time("10:15:30.000001") == (10 * 3600 + 15 * 60 + 30) * 1'000'000'000LL + 1000);
+    CHECK(temporal::parse_time("10:15:30.000001") ==
+          (10 * 3600 + 15 * 60 + 30) * 1'000'000'000LL + 1000);
 }
 
 TEST_CASE("decimals parse with rounding and print plainly") {

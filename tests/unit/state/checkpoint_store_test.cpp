@@ -8,7 +8,8 @@ using cdcd::state::CheckpointStore;
 
 namespace {
 std::string fresh_dir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("cdcd-state-test-" + name + "-" + std::to_string(::getpid()));
+    auto dir = std::filesystem::temp_directory_path() /
+               ("cdcd-state-test-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     return dir.string();
 }
@@ -47,7 +48,8 @@ TEST_CASE("the latest checkpoint of a pipeline survives reopening the store") {
 TEST_CASE("only the newest num-retained checkpoints are kept") {
     auto dir = fresh_dir("retain");
     auto store = CheckpointStore::open(dir);
-    for (std::uint64_t id = 1; id <= 12; ++id) store->write("p", checkpoint(id, std::to_string(id)), 3);
+    for (std::uint64_t id = 1; id <= 12; ++id)
+        store->write("p", checkpoint(id, std::to_string(id)), 3);
     auto all = store->list("p");
     REQUIRE(all.size() == 3);
     CHECK(all[0].id == 10);

@@ -334,7 +334,9 @@ TEST_CASE("string functions") {
         {"'it''s'", "it's"},
         {"'a' 'b'", "ab"},
         {"UPPER(i)", "COMPILE@7: *"},
-        {"UPPER(name, name)", "COMPILE@1: Invalid number of arguments to function 'UPPER'. Was expecting 1 arguments, got 2"},
+        {"UPPER(name, name)",
+         "COMPILE@1: Invalid number of arguments to function 'UPPER'. Was expecting 1 arguments, "
+         "got 2"},
         {"NO_SUCH_FN(1)", "COMPILE@1: No match found for function signature NO_SUCH_FN(...)"},
         {"missing || 'a'", "COMPILE@1: Column `missing` not found in any table"},
         {"name || missing", "COMPILE@9: Column `missing` not found in any table"},
@@ -497,7 +499,8 @@ TEST_CASE("casts") {
         {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T10:20:30.123Z"},
         {"CAST('10:20' AS TIME)", "10:20"},
         {"CAST(i AS INTEGER)", "7"},
-        {"CAST(dt AS INT)", "COMPILE@1: Cast function cannot convert value of type DATE to type INT"},
+        {"CAST(dt AS INT)",
+         "COMPILE@1: Cast function cannot convert value of type DATE to type INT"},
         {"TRY_CAST(dt AS INT)", "COMPILE@1: *"},
         {"CAST(i AS NOSUCHTYPE)", "SYNTAX@11: *"},
     });
@@ -561,7 +564,8 @@ TEST_CASE("temporal functions in UTC") {
         {"TO_DATE(ts)", "2024-03-15"},
         {"TO_TIMESTAMP('2024-05-06 07:08:09')", "2024-05-06T07:08:09"},
         {"TO_TIMESTAMP('20240506', 'yyyyMMdd')", "2024-05-06T00:00"},
-        {"TO_TIMESTAMP('2024-05-06 07:08:09.5', 'yyyy-MM-dd HH:mm:ss.S')", "2024-05-06T07:08:09.005"},
+        {"TO_TIMESTAMP('2024-05-06 07:08:09.5', 'yyyy-MM-dd HH:mm:ss.S')",
+         "2024-05-06T07:08:09.005"},
         {"TO_TIMESTAMP('bad')", "null"},
         {"TO_TIMESTAMP(n_null)", "null"},
         {"TO_TIMESTAMP_LTZ('2024-05-06 07:08:09')", "2024-05-06T07:08:09Z"},
@@ -754,26 +758,31 @@ TEST_CASE("one compiled expression over successive rows") {
         }
         return out;
     };
-    std::vector<std::string> stamps = {"2024-03-31 00:59:59.999", "2024-03-31 00:59:00.000", "2024-03-31 01:00:00.000",
-                                       "2024-03-31 00:59:30.000", "2024-12-31 23:59:59.999", "2025-01-01 00:00:00.000",
+    std::vector<std::string> stamps = {"2024-03-31 00:59:59.999", "2024-03-31 00:59:00.000",
+                                       "2024-03-31 01:00:00.000", "2024-03-31 00:59:30.000",
+                                       "2024-12-31 23:59:59.999", "2025-01-01 00:00:00.000",
                                        "1969-12-31 23:59:59.999", "1970-01-01 00:00:00.000"};
     CHECK(eval_rows("DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", stamps) ==
-          std::vector<std::string>{"2024-03-31 00:59", "2024-03-31 00:59", "2024-03-31 01:00", "2024-03-31 00:59",
-                                   "2024-12-31 23:59", "2025-01-01 00:00", "1969-12-31 23:59", "1970-01-01 00:00"});
+          std::vector<std::string>{"2024-03-31 00:59", "2024-03-31 00:59", "2024-03-31 01:00",
+                                   "2024-03-31 00:59", "2024-12-31 23:59", "2025-01-01 00:00",
+                                   "1969-12-31 23:59", "1970-01-01 00:00"});
     CHECK(eval_rows("DATE_FORMAT(ts, 'HH:mm:ss.SSS')", stamps) ==
-          std::vector<std::string>{"00:59:59.999", "00:59:00.000", "01:00:00.000", "00:59:30.000", "23:59:59.999",
-                                   "00:00:00.000", "23:59:59.999", "00:00:00.000"});
+          std::vector<std::string>{"00:59:59.999", "00:59:00.000", "01:00:00.000", "00:59:30.000",
+                                   "23:59:59.999", "00:00:00.000", "23:59:59.999", "00:00:00.000"});
     CHECK(eval_rows("DATE_FORMAT(ts, 'yyyy-MM-dd')", stamps) ==
-          std::vector<std::string>{"2024-03-31", "2024-03-31", "2024-03-31", "2024-03-31", "2024-12-31", "2025-01-01",
-                                   "1969-12-31", "1970-01-01"});
+          std::vector<std::string>{"2024-03-31", "2024-03-31", "2024-03-31", "2024-03-31",
+                                   "2024-12-31", "2025-01-01", "1969-12-31", "1970-01-01"});
     // Europe/Berlin switches to summer time at 01:00 UTC on 2024-03-31: the hour moves by two
     // between the second and third row, and the offset (X) changes with it.
     CHECK(eval_rows("DATE_FORMAT(ltz, 'HH:mm XXX')", {stamps[0], stamps[1], stamps[2]}) ==
           std::vector<std::string>{"01:59 +01:00", "01:59 +01:00", "03:00 +02:00"});
     CHECK(eval_rows("DATE_FORMAT(LOCALTIMESTAMP, 'HH:mm')", {stamps[1], stamps[2], stamps[3]}) ==
           std::vector<std::string>{"01:59", "03:00", "01:59"});
-    CHECK(eval_rows("UPPER(SUBSTR(s, 2, 4))", {stamps[0], stamps[1]}) == std::vector<std::string>{"BC", "éLLO"});
+    CHECK(eval_rows("UPPER(SUBSTR(s, 2, 4))", {stamps[0], stamps[1]}) ==
+          std::vector<std::string>{"BC", "éLLO"});
     CHECK(eval_rows("SUBSTR(s, 9)", {stamps[0], stamps[1]}) == std::vector<std::string>{"", "rld"});
-    CHECK(eval_rows("CONCAT(CAST(n AS STRING), '-', CAST(ts AS STRING))", {stamps[0], stamps[1], stamps[2]}) ==
-          std::vector<std::string>{"null-2024-03-31T00:59:59.999", "999-2024-03-31T00:59", "1999-2024-03-31T01:00"});
+    CHECK(eval_rows("CONCAT(CAST(n AS STRING), '-', CAST(ts AS STRING))",
+                    {stamps[0], stamps[1], stamps[2]}) ==
+          std::vector<std::string>{"null-2024-03-31T00:59:59.999", "999-2024-03-31T00:59",
+                                   "1999-2024-03-31T01:00"});
 }

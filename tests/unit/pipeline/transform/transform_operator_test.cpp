@@ -1,9 +1,10 @@
 // TransformOperator: rule selection, derived schemas, filter rewrites, converters, schema change
 // propagation and errors, compared as the values sink prints events.
+#include "pipeline/transform/transform_operator.h"
+
 #include <catch2/catch.hpp>
 
 #include "pipeline/event/event_format.h"
-#include "pipeline/transform/transform_operator.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;
@@ -33,7 +34,9 @@ struct Harness {
     std::unique_ptr<TransformOperator> op;
     std::map<std::string, Schema> schemas;
     std::vector<std::string> run(std::vector<Event> events) {
-        EventBatch in(std::make_move_iterator(events.begin()), std::make_move_iterator(events.end())), out;
+        EventBatch in(std::make_move_iterator(events.begin()),
+                      std::make_move_iterator(events.end())),
+            out;
         op->process(in, out);
         std::vector<std::string> lines;
         for (const auto& e : out) {
@@ -41,8 +44,11 @@ struct Harness {
                 lines.push_back(format_data_change(*d, schemas[d->table.str()]));
             } else {
                 auto sc = *as_schema_change(e);
-                if (auto* c = std::get_if<CreateTableEvent>(&sc)) schemas[c->table.str()] = c->schema;
-                else schemas[table_of(sc).str()] = apply_schema_change_for_test(schemas[table_of(sc).str()], sc);
+                if (auto* c = std::get_if<CreateTableEvent>(&sc))
+                    schemas[c->table.str()] = c->schema;
+                else
+                    schemas[table_of(sc).str()] =
+                        apply_schema_change_for_test(schemas[table_of(sc).str()], sc);
                 lines.push_back(format_schema_change(sc));
             }
         }
@@ -87,57 +93,82 @@ TEST_CASE("Flink CDC testDataChangeEventTransform: *, concat(col1,col2) col12 wi
     auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
                       Event(DataChangeEvent::insert(kTable, srow({"1", "2", nullptr}))),
                       Event(DataChangeEvent::insert(kTable, srow({"2", "2", nullptr}))),
-                      Event(DataChangeEvent::update(kTable, srow({"1", "2", nullptr}), srow({"1", "3", nullptr})))});
+                      Event(DataChangeEvent::update(kTable, srow({"1", "2", nullptr}),
+                                                    srow({"1", "3", nullptr})))});
     REQUIRE(out.size() == 3);
     CHECK(out[0] ==
-          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING NOT NULL,`col2` "
+          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING "
+          "NOT NULL,`col2` "
           "STRING,`col12` STRING}, primaryKeys=col1, options=()}");
     CHECK(out[1] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, 2, 12], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, 2, 12], "
+          "op=INSERT, meta=()}");
     CHECK(out[2] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[1, 2, 12], after=[1, 3, 13], op=UPDATE, "
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[1, 2, 12], after=[1, 3, "
+          "13], op=UPDATE, "
           "meta=()}");
 }
 
 TEST_CASE("metadata columns and their NOT NULL types") {
-    auto h = make({rule("my_company.my_branch.\\.*",
-                        "col1, UPPER(col2) AS up, __namespace_name__, __schema_name__, __table_name__ AS tb, "
-                        "__data_event_type__ AS op")});
+    auto h = make(
+        {rule("my_company.my_branch.\\.*",
+              "col1, UPPER(col2) AS up, __namespace_name__, __schema_name__, __table_name__ AS tb, "
+              "__data_event_type__ AS op")});
     auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
                       Event(DataChangeEvent::insert(kTable, srow({"1", "ab", nullptr}))),
-                      Event(DataChangeEvent::update(kTable, srow({"1", "ab", nullptr}), srow({"1", "cd", nullptr}))),
+                      Event(DataChangeEvent::update(kTable, srow({"1", "ab", nullptr}),
+                                                    srow({"1", "cd", nullptr}))),
                       Event(DataChangeEvent::remove(kTable, srow({"1", "cd", nullptr})))});
     REQUIRE(out.size() == 4);
     CHECK(out[0] ==
-          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING NOT NULL,`up` "
-          "STRING,`__namespace_name__` STRING NOT NULL,`__schema_name__` STRING NOT NULL,`tb` STRING NOT NULL,`op` "
+          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING "
+          "NOT NULL,`up` "
+          "STRING,`__namespace_name__` STRING NOT NULL,`__schema_name__` STRING NOT NULL,`tb` "
+          "STRING NOT NULL,`op` "
           "STRING NOT NULL}, primaryKeys=col1, options=()}");
-    CHECK(out[1] == "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, AB, my_company, "
-                    "my_branch, customers, +I], op=INSERT, meta=()}");
-    CHECK(out[2] == "DataChangeEvent{tableId=my_company.my_branch.customers, before=[1, AB, my_company, my_branch, "
-                    "customers, -U], after=[1, CD, my_company, my_branch, customers, +U], op=UPDATE, meta=()}");
-    CHECK(out[3] == "DataChangeEvent{tableId=my_company.my_branch.customers, before=[1, CD, my_company, my_branch, "
-                    "customers, -D], after=[], op=DELETE, meta=()}");
+    CHECK(out[1] ==
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, AB, "
+          "my_company, "
+          "my_branch, customers, +I], op=INSERT, meta=()}");
+    CHECK(
+        out[2] ==
+        "DataChangeEvent{tableId=my_company.my_branch.customers, before=[1, AB, my_company, "
+        "my_branch, "
+        "customers, -U], after=[1, CD, my_company, my_branch, customers, +U], op=UPDATE, meta=()}");
+    CHECK(out[3] ==
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[1, CD, my_company, "
+          "my_branch, "
+          "customers, -D], after=[], op=DELETE, meta=()}");
 }
 
-TEST_CASE("filter rewrites UPDATE into INSERT or DELETE and SOFT_DELETE turns deletes into inserts") {
+TEST_CASE(
+    "filter rewrites UPDATE into INSERT or DELETE and SOFT_DELETE turns deletes into inserts") {
     auto def = rule(kTable.str(), "*, __data_event_type__ AS op_type", "col2 <> 'x'");
     def.converter_after_transform = "SOFT_DELETE";
     auto h = make({def});
     auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
-                      Event(DataChangeEvent::update(kTable, srow({"1", "a", nullptr}), srow({"1", "x", nullptr}))),
-                      Event(DataChangeEvent::update(kTable, srow({"1", "x", nullptr}), srow({"1", "b", nullptr}))),
-                      Event(DataChangeEvent::update(kTable, srow({"1", "x", nullptr}), srow({"1", "x", nullptr}))),
+                      Event(DataChangeEvent::update(kTable, srow({"1", "a", nullptr}),
+                                                    srow({"1", "x", nullptr}))),
+                      Event(DataChangeEvent::update(kTable, srow({"1", "x", nullptr}),
+                                                    srow({"1", "b", nullptr}))),
+                      Event(DataChangeEvent::update(kTable, srow({"1", "x", nullptr}),
+                                                    srow({"1", "x", nullptr}))),
                       Event(DataChangeEvent::remove(kTable, srow({"1", "b", nullptr}))),
                       Event(DataChangeEvent::insert(kTable, srow({"2", "x", nullptr})))});
     REQUIRE(out.size() == 4);
     // before passes only → DELETE(before) → SOFT_DELETE → INSERT with op_type -D
-    CHECK(out[1] == "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, a, null, -D], "
-                    "op=INSERT, meta=()}");
-    CHECK(out[2] == "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, b, null, +I], "
-                    "op=INSERT, meta=()}");
-    CHECK(out[3] == "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, b, null, -D], "
-                    "op=INSERT, meta=()}");
+    CHECK(out[1] ==
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, a, null, "
+          "-D], "
+          "op=INSERT, meta=()}");
+    CHECK(out[2] ==
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, b, null, "
+          "+I], "
+          "op=INSERT, meta=()}");
+    CHECK(out[3] ==
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, b, null, "
+          "-D], "
+          "op=INSERT, meta=()}");
 }
 
 TEST_CASE("filter sees computed columns before upstream ones and NULL drops the row") {
@@ -148,9 +179,11 @@ TEST_CASE("filter sees computed columns before upstream ones and NULL drops the 
                       Event(DataChangeEvent::insert(kTable, srow({"3", "AB", nullptr})))});
     REQUIRE(out.size() == 3);
     CHECK(out[1] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, AB], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, AB], "
+          "op=INSERT, meta=()}");
     CHECK(out[2] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[3, AB], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[3, AB], "
+          "op=INSERT, meta=()}");
 }
 
 TEST_CASE("later projection items replace earlier ones in place; unmatched tables pass untouched") {
@@ -162,23 +195,31 @@ TEST_CASE("later projection items replace earlier ones in place; unmatched table
                       Event(DataChangeEvent::insert(other, srow({"1", "ab", "z"})))});
     REQUIRE(out.size() == 4);
     CHECK(out[0] ==
-          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING NOT NULL,`col2` "
+          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING "
+          "NOT NULL,`col2` "
           "STRING,`col12` STRING}, primaryKeys=col1, options=()}");
     CHECK(out[2] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, AB, z], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, AB, z], "
+          "op=INSERT, meta=()}");
     CHECK(out[3] ==
-          "DataChangeEvent{tableId=my_company.my_branch.other, before=[], after=[1, ab, z], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.other, before=[], after=[1, ab, z], "
+          "op=INSERT, meta=()}");
 }
 
 TEST_CASE("selectors: case-insensitive, part count must match, first matching rule wins") {
-    auto h = make({rule("MY_COMPANY.my_branch.cust\\.*", "col1"), rule("my_company.my_branch.\\.*", "col2")});
+    auto h = make(
+        {rule("MY_COMPANY.my_branch.cust\\.*", "col1"), rule("my_company.my_branch.\\.*", "col2")});
     TableId two_part = TableId::of("my_branch", "customers");
-    auto out = h.run({Event(CreateTableEvent{kTable, customers()}), Event(CreateTableEvent{two_part, customers()})});
+    auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
+                      Event(CreateTableEvent{two_part, customers()})});
     REQUIRE(out.size() == 2);
-    CHECK(out[0] == "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING NOT "
-                    "NULL}, primaryKeys=col1, options=()}");
-    CHECK(out[1] == "CreateTableEvent{tableId=my_branch.customers, schema=columns={`col1` STRING,`col2` "
-                    "STRING,`col12` STRING}, primaryKeys=col1, options=()}");
+    CHECK(out[0] ==
+          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING "
+          "NOT "
+          "NULL}, primaryKeys=col1, options=()}");
+    CHECK(out[1] ==
+          "CreateTableEvent{tableId=my_branch.customers, schema=columns={`col1` STRING,`col2` "
+          "STRING,`col12` STRING}, primaryKeys=col1, options=()}");
 }
 
 TEST_CASE("primary-keys, partition-keys and table-options overrides") {
@@ -189,33 +230,44 @@ TEST_CASE("primary-keys, partition-keys and table-options overrides") {
     auto h = make({def});
     auto out = h.run({Event(CreateTableEvent{kTable, customers()})});
     CHECK(out[0] ==
-          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING NOT NULL,`col2` "
-          "STRING NOT NULL,`col12` STRING}, primaryKeys=col1;col2, partitionKeys=col2, options=({bucket=17, "
+          "CreateTableEvent{tableId=my_company.my_branch.customers, schema=columns={`col1` STRING "
+          "NOT NULL,`col2` "
+          "STRING NOT NULL,`col12` STRING}, primaryKeys=col1;col2, partitionKeys=col2, "
+          "options=({bucket=17, "
           "replication_num=1})}");
 }
 
 TEST_CASE("schema changes propagate with * and are swallowed without it") {
     auto with_star = make({rule(kTable.str(), "*, col1 || 'x' AS c")});
     auto without = make({rule(kTable.str(), "col1, col2")});
-    AddColumnEvent add{kTable, {ColumnWithPosition{Column{"col3", DataType::int_(), "", {}}, ColumnWithPosition::Position::Last, ""}}};
+    AddColumnEvent add{kTable,
+                       {ColumnWithPosition{Column{"col3", DataType::int_(), "", {}},
+                                           ColumnWithPosition::Position::Last, ""}}};
     DropColumnEvent drop{kTable, {"col12"}};
     RenameColumnEvent ren{kTable, {{"col2", "col2b"}}};
     auto a = with_star.run({Event(CreateTableEvent{kTable, customers()}), Event(add), Event(drop)});
     REQUIRE(a.size() == 3);
-    CHECK(a[1] == "AddColumnEvent{tableId=my_company.my_branch.customers, addedColumns=[ColumnWithPosition{column=`col3` "
-                  "INT, position=AFTER, existedColumnName=col12}]}");
-    CHECK(a[2] == "DropColumnEvent{tableId=my_company.my_branch.customers, droppedColumnNames=[col12]}");
+    CHECK(a[1] ==
+          "AddColumnEvent{tableId=my_company.my_branch.customers, "
+          "addedColumns=[ColumnWithPosition{column=`col3` "
+          "INT, position=AFTER, existedColumnName=col12}]}");
+    CHECK(a[2] ==
+          "DropColumnEvent{tableId=my_company.my_branch.customers, droppedColumnNames=[col12]}");
     auto b = without.run({Event(CreateTableEvent{kTable, customers()}), Event(add), Event(drop)});
     CHECK(b.size() == 1);
     // Renaming a column the projection references fails with the rule's location.
-    CHECK_THROWS_WITH(without.run({Event(ren)}), Catch::Contains("p.yaml:11:23") && Catch::Contains("Column `col2` not found"));
-    AlterColumnTypeEvent alter{kTable, {{"col1", DataType::varchar(10)}}, {{"col1", DataType::string()}}, {}};
+    CHECK_THROWS_WITH(without.run({Event(ren)}), Catch::Contains("p.yaml:11:23") &&
+                                                     Catch::Contains("Column `col2` not found"));
+    AlterColumnTypeEvent alter{
+        kTable, {{"col1", DataType::varchar(10)}}, {{"col1", DataType::string()}}, {}};
     auto fresh = make({rule(kTable.str(), "col1, col2")});
     fresh.run({Event(CreateTableEvent{kTable, customers()})});
     auto c = fresh.run({Event(alter)});
     REQUIRE(c.size() == 1);
-    CHECK(c[0] == "AlterColumnTypeEvent{tableId=my_company.my_branch.customers, typeMapping={col1=VARCHAR(10) NOT NULL}, "
-                  "oldTypeMapping={col1=STRING NOT NULL}, comments={}}");
+    CHECK(c[0] ==
+          "AlterColumnTypeEvent{tableId=my_company.my_branch.customers, "
+          "typeMapping={col1=VARCHAR(10) NOT NULL}, "
+          "oldTypeMapping={col1=STRING NOT NULL}, comments={}}");
 }
 
 TEST_CASE("errors: syntax at start, unknown names at CreateTable, runtime failures with the key") {
@@ -225,20 +277,24 @@ TEST_CASE("errors: syntax at start, unknown names at CreateTable, runtime failur
     auto op = TransformOperator::create({bad}, "UTC", diags);
     REQUIRE(diags.size() == 3);
     CHECK(diags.items()[0].where.to_string() == "p.yaml:11:34");
-    CHECK_THAT(diags.items()[0].message, Catch::StartsWith("syntax error in projection at column 18"));
+    CHECK_THAT(diags.items()[0].message,
+               Catch::StartsWith("syntax error in projection at column 18"));
     CHECK(diags.items()[1].where.to_string() == "p.yaml:12:20");
-    CHECK_THAT(diags.items()[2].message, Catch::Contains("Failed to find the converter HARD_DELETE"));
+    CHECK_THAT(diags.items()[2].message,
+               Catch::Contains("Failed to find the converter HARD_DELETE"));
 
     auto h = make({rule(kTable.str(), "col1, nope + 1 AS x")});
     CHECK_THROWS_WITH(h.run({Event(CreateTableEvent{kTable, customers()})}),
-                      Catch::Contains("p.yaml:11:23") && Catch::Contains("my_company.my_branch.customers") &&
+                      Catch::Contains("p.yaml:11:23") &&
+                          Catch::Contains("my_company.my_branch.customers") &&
                           Catch::Contains("Column `nope` not found"));
 
     auto r = make({rule(kTable.str(), "col1, CAST(col2 AS INT) AS n, TRY_CAST(col2 AS INT) AS t")});
     auto out = r.run({Event(CreateTableEvent{kTable, customers()}),
                       Event(DataChangeEvent::insert(kTable, srow({"1", "42", nullptr})))});
     CHECK(out[1] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, 42, 42], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, 42, 42], "
+          "op=INSERT, meta=()}");
     CHECK_THROWS_WITH(r.run({Event(DataChangeEvent::insert(kTable, srow({"7", "x", nullptr})))}),
                       Catch::Contains("{col1=7}") && Catch::Contains("CAST(col2 AS INT) AS n") &&
                           Catch::Contains("Cannot cast 'x'"));
@@ -250,9 +306,14 @@ TEST_CASE("snapshot and restore keep the upstream schemas") {
     std::string state = h.op->snapshot_state();
     auto h2 = make({rule(kTable.str(), "col1, col2 || '!' AS c")});
     h2.op->restore(state);
-    h2.schemas[kTable.str()] = SchemaBuilder().column("col1", DataType::string().not_null()).column("c", DataType::string()).primary_key({"col1"}).build();
+    h2.schemas[kTable.str()] = SchemaBuilder()
+                                   .column("col1", DataType::string().not_null())
+                                   .column("c", DataType::string())
+                                   .primary_key({"col1"})
+                                   .build();
     auto out = h2.run({Event(DataChangeEvent::insert(kTable, srow({"1", "hi", nullptr})))});
     REQUIRE(out.size() == 1);
     CHECK(out[0] ==
-          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, hi!], op=INSERT, meta=()}");
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, hi!], "
+          "op=INSERT, meta=()}");
 }

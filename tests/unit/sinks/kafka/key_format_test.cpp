@@ -9,7 +9,11 @@ using namespace cdcd;
 namespace {
 
 Schema table1() {
-    return SchemaBuilder().column("col1", DataType::string()).column("col2", DataType::string()).primary_key({"col1"}).build();
+    return SchemaBuilder()
+        .column("col1", DataType::string())
+        .column("col2", DataType::string())
+        .primary_key({"col1"})
+        .build();
 }
 
 Row row(std::string_view a, std::string_view b) {
@@ -37,16 +41,22 @@ TEST_CASE("json key without primary key is only the TableId") {
     std::string out;
     RowBuilder r(1);
     r.set_long(0, 5);
-    json::write_json_key(out, DataChangeEvent::insert(TableId::of("t"), std::move(r).build()), json::KeyColumns::of(s), {});
+    json::write_json_key(out, DataChangeEvent::insert(TableId::of("t"), std::move(r).build()),
+                         json::KeyColumns::of(s), {});
     CHECK(out == R"({"TableId":"t"})");
 }
 
 TEST_CASE("csv key: Jackson minimal quoting (long or unsafe strings quoted, numbers bare)") {
-    Schema s = SchemaBuilder().column("id", DataType::int_()).column("v", DataType::string()).primary_key({"id"}).build();
+    Schema s = SchemaBuilder()
+                   .column("id", DataType::int_())
+                   .column("v", DataType::string())
+                   .primary_key({"id"})
+                   .build();
     RowBuilder r(2);
     r.set_long(0, 1).set_string(1, "x");
     std::string out;
-    csv::write_csv_key(out, DataChangeEvent::insert(kTable, std::move(r).build()), json::KeyColumns::of(s));
+    csv::write_csv_key(out, DataChangeEvent::insert(kTable, std::move(r).build()),
+                       json::KeyColumns::of(s));
     CHECK(out == R"("default_namespace.default_schema.table1",1)");
 
     std::string col;
@@ -69,13 +79,17 @@ TEST_CASE("csv key: Jackson minimal quoting (long or unsafe strings quoted, numb
 TEST_CASE("debezium-json and canal-json values (reference 6.4, 6.5)") {
     Schema s = table1();
     std::string out;
-    json::write_debezium_json(out, DataChangeEvent::update(kTable, row("1", "1"), row("1", "x")), s, {});
-    CHECK(out ==
-          R"({"before":{"col1":"1","col2":"1"},"after":{"col1":"1","col2":"x"},"op":"u","source":{"db":"default_schema","table":"table1"}})");
+    json::write_debezium_json(out, DataChangeEvent::update(kTable, row("1", "1"), row("1", "x")), s,
+                              {});
+    CHECK(
+        out ==
+        R"({"before":{"col1":"1","col2":"1"},"after":{"col1":"1","col2":"x"},"op":"u","source":{"db":"default_schema","table":"table1"}})");
     out.clear();
-    json::write_canal_json(out, DataChangeEvent::update(kTable, row("1", "1"), row("1", "x")), s, {});
-    CHECK(out ==
-          R"({"old":[{"col1":"1","col2":"1"}],"data":[{"col1":"1","col2":"x"}],"type":"UPDATE","database":"default_schema","table":"table1","pkNames":["col1"]})");
+    json::write_canal_json(out, DataChangeEvent::update(kTable, row("1", "1"), row("1", "x")), s,
+                           {});
+    CHECK(
+        out ==
+        R"({"old":[{"col1":"1","col2":"1"}],"data":[{"col1":"1","col2":"x"}],"type":"UPDATE","database":"default_schema","table":"table1","pkNames":["col1"]})");
 }
 
 TEST_CASE("JSON timestamps, dates and decimals as Flink writes them") {
@@ -99,6 +113,7 @@ TEST_CASE("JSON timestamps, dates and decimals as Flink writes them") {
     std::string out;
     json::Writer w(out);
     json::write_row_object(w, std::move(r).build().view(), s, {});
-    CHECK(out ==
-          R"({"ts":"2023-01-01 00:00:00.123456","d":"2023-01-01","m":-7.120,"tiny":1.23E-7,"ltz":"2023-01-01 00:00:00Z"})");
+    CHECK(
+        out ==
+        R"({"ts":"2023-01-01 00:00:00.123456","d":"2023-01-01","m":-7.120,"tiny":1.23E-7,"ltz":"2023-01-01 00:00:00Z"})");
 }

@@ -13,7 +13,8 @@ TEST_CASE("sink.custom-header splits pairs on ';' and key/value on ':'") {
     CHECK(h[0] == std::pair<std::string, std::string>{"k1", "v1"});
     CHECK(h[1] == std::pair<std::string, std::string>{"k2", "v2"});
     CHECK(parse_custom_headers("").empty());
-    CHECK_THROWS_WITH(parse_custom_headers("key1:value1,key2:value2"), Catch::Contains("malformed"));
+    CHECK_THROWS_WITH(parse_custom_headers("key1:value1,key2:value2"),
+                      Catch::Contains("malformed"));
     CHECK_THROWS(parse_custom_headers("novalue"));
 }
 
@@ -28,26 +29,29 @@ TEST_CASE("topic: fixed topic, then first matching mapping, then the table id") 
 }
 
 TEST_CASE("properties: Java names translated, unsupported ones rejected by name") {
-    auto c = translate_properties({{"bootstrap.servers", "x:1"},
-                                   {"sasl.mechanism", "PLAIN"},
-                                   {"delivery.timeout.ms", "1000"},
-                                   {"sasl.jaas.config",
-                                    "org.apache.kafka.common.security.plain.PlainLoginModule required "
-                                    "username=\"u\" password=\"p\\\"w\";"},
-                                   {"key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer"}},
-                                  ClientRole::Producer);
+    auto c = translate_properties(
+        {{"bootstrap.servers", "x:1"},
+         {"sasl.mechanism", "PLAIN"},
+         {"delivery.timeout.ms", "1000"},
+         {"sasl.jaas.config",
+          "org.apache.kafka.common.security.plain.PlainLoginModule required "
+          "username=\"u\" password=\"p\\\"w\";"},
+         {"key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer"}},
+        ClientRole::Producer);
     CHECK(*find_setting(c, "sasl.mechanisms") == "PLAIN");
     CHECK(*find_setting(c, "message.timeout.ms") == "1000");
     CHECK(*find_setting(c, "sasl.username") == "u");
     CHECK(*find_setting(c, "sasl.password") == "p\"w");
     CHECK(c.ignored == std::vector<std::string>{"key.serializer"});
-    CHECK_THROWS_WITH(translate_properties({{"ssl.truststore.location", "/x.jks"}}, ClientRole::Producer),
-                      Catch::StartsWith("properties.ssl.truststore.location"));
+    CHECK_THROWS_WITH(
+        translate_properties({{"ssl.truststore.location", "/x.jks"}}, ClientRole::Producer),
+        Catch::StartsWith("properties.ssl.truststore.location"));
     CHECK_THROWS_WITH(translate_properties({{"no.such.key", "1"}}, ClientRole::Producer),
                       Catch::StartsWith("properties.no.such.key"));
     CHECK_THROWS_WITH(translate_properties({{"enable.auto.commit", "true"}}, ClientRole::Consumer),
                       Catch::StartsWith("properties.enable.auto.commit"));
-    auto consumer = translate_properties({{"max.poll.records", "100"}, {"auto.offset.reset", "none"}}, ClientRole::Consumer);
+    auto consumer = translate_properties(
+        {{"max.poll.records", "100"}, {"auto.offset.reset", "none"}}, ClientRole::Consumer);
     CHECK(consumer.handled.at("max.poll.records") == "100");
     CHECK(*find_setting(consumer, "auto.offset.reset") == "error");
 }

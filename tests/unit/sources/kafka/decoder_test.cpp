@@ -30,8 +30,12 @@ DecoderSettings dynamic(ValueFormat f, std::vector<std::string> fields) {
     return s;
 }
 
-const DataChangeEvent& data(const Event& e) { return std::get<DataChangeEvent>(e); }
-const CreateTableEvent& create(const Event& e) { return std::get<CreateTableEvent>(e); }
+const DataChangeEvent& data(const Event& e) {
+    return std::get<DataChangeEvent>(e);
+}
+const CreateTableEvent& create(const Event& e) {
+    return std::get<CreateTableEvent>(e);
+}
 
 }  // namespace
 
@@ -64,22 +68,31 @@ TEST_CASE("string and number values are classified for inference") {
 
 TEST_CASE("debezium-json with table id from source.db,source.table; key gives the primary key") {
     MessageDecoder d(dynamic(ValueFormat::DebeziumJson, {"source.db", "source.table"}));
-    auto out = decode(d, R"({"before":null,"after":{"id":1,"name":"a"},"op":"c","source":{"db":"app","table":"orders"}})",
-                      R"({"id":1})");
+    auto out = decode(
+        d,
+        R"({"before":null,"after":{"id":1,"name":"a"},"op":"c","source":{"db":"app","table":"orders"}})",
+        R"({"id":1})");
     REQUIRE(out.size() == 2);
     CHECK(create(out[0]).table.str() == "app.orders");
-    CHECK(create(out[0]).schema.to_string() == "columns={`id` BIGINT,`name` STRING}, primaryKeys=id, options=()");
+    CHECK(create(out[0]).schema.to_string() ==
+          "columns={`id` BIGINT,`name` STRING}, primaryKeys=id, options=()");
     CHECK(data(out[1]).op == OpType::Insert);
     CHECK(format_row(data(out[1]).after->view(), create(out[0]).schema) == "[1, a]");
 
-    out = decode(d, R"({"schema":{"type":"struct"},"payload":{"before":{"id":1,"name":"a"},"after":{"id":1,"name":"b"},"op":"u","source":{"db":"app","table":"orders"}}})");
+    out = decode(
+        d,
+        R"({"schema":{"type":"struct"},"payload":{"before":{"id":1,"name":"a"},"after":{"id":1,"name":"b"},"op":"u","source":{"db":"app","table":"orders"}}})");
     REQUIRE(out.size() == 1);
     CHECK(data(out[0]).op == OpType::Update);
-    out = decode(d, R"({"before":{"id":1,"name":"b"},"after":null,"op":"d","source":{"db":"app","table":"orders"}})");
+    out = decode(
+        d,
+        R"({"before":{"id":1,"name":"b"},"after":null,"op":"d","source":{"db":"app","table":"orders"}})");
     CHECK(data(out[0]).op == OpType::Delete);
     CHECK(decode(d, "null").empty());
-    CHECK_THROWS_WITH(decode(d, R"({"after":{"id":1},"source":{"db":"app","table":"orders"}})"), Catch::Contains("op"));
-    CHECK_THROWS_WITH(decode(d, R"({"after":{"id":1},"op":"c","source":{"db":"app"}})"), Catch::Contains("source.table"));
+    CHECK_THROWS_WITH(decode(d, R"({"after":{"id":1},"source":{"db":"app","table":"orders"}})"),
+                      Catch::Contains("op"));
+    CHECK_THROWS_WITH(decode(d, R"({"after":{"id":1},"op":"c","source":{"db":"app"}})"),
+                      Catch::Contains("source.table"));
     CHECK_THROWS(decode(d, "not json"));
 }
 
@@ -114,15 +127,23 @@ TEST_CASE("schema merge: new fields added, wider precision, common supertype, mi
 
 TEST_CASE("canal-json: every row of data; UPDATE before = data with old's columns put back") {
     MessageDecoder d(dynamic(ValueFormat::CanalJson, {"database", "table"}));
-    auto out = decode(d, R"({"data":[{"id":"1","name":"x","v":"2"},{"id":"2","name":"y","v":"3"}],"old":[{"name":"a"},{"v":"9"}],"type":"UPDATE","database":"shop","table":"items","pkNames":["id"],"isDdl":false,"es":1,"ts":2})");
+    auto out = decode(
+        d,
+        R"({"data":[{"id":"1","name":"x","v":"2"},{"id":"2","name":"y","v":"3"}],"old":[{"name":"a"},{"v":"9"}],"type":"UPDATE","database":"shop","table":"items","pkNames":["id"],"isDdl":false,"es":1,"ts":2})");
     REQUIRE(out.size() == 3);
     const Schema& s = create(out[0]).schema;
     CHECK(s.primary_keys() == std::vector<std::string>{"id"});
     CHECK(format_row(data(out[1]).before->view(), s) == "[1, a, 2]");
     CHECK(format_row(data(out[1]).after->view(), s) == "[1, x, 2]");
     CHECK(format_row(data(out[2]).before->view(), s) == "[2, y, 9]");
-    CHECK(decode(d, R"({"data":null,"type":"CREATE","isDdl":true,"database":"shop","table":"items","sql":"create table"})").empty());
-    out = decode(d, R"({"data":[{"id":"3","name":"z","v":"1"}],"old":null,"type":"DELETE","database":"shop","table":"items"})");
+    CHECK(
+        decode(
+            d,
+            R"({"data":null,"type":"CREATE","isDdl":true,"database":"shop","table":"items","sql":"create table"})")
+            .empty());
+    out = decode(
+        d,
+        R"({"data":[{"id":"3","name":"z","v":"1"}],"old":null,"type":"DELETE","database":"shop","table":"items"})");
     CHECK(data(out[0]).op == OpType::Delete);
 }
 
@@ -135,20 +156,24 @@ TEST_CASE("table id from the key, 1 and 3 fields") {
     MessageDecoder three(dynamic(ValueFormat::Json, {"$.m.n", "m.s", "m.t"}));
     out = decode(three, R"({"a":1,"m":{"t":"tab","s":"sch","n":"ns"}})");
     CHECK(create(out[0]).table.str() == "ns.sch.tab");
-    CHECK_THROWS_WITH(decode(three, R"({"a":1,"m":{"t":1,"s":"sch","n":"ns"}})"), Catch::Contains("not a string"));
+    CHECK_THROWS_WITH(decode(three, R"({"a":1,"m":{"t":1,"s":"sch","n":"ns"}})"),
+                      Catch::Contains("not a string"));
 }
 
 TEST_CASE("checkpoint state round-trips offsets and schemas") {
     SourceState st;
     st.offsets[{"orders", 0}] = 42;
     st.offsets[{"orders", 3}] = 7;
-    st.schemas.emplace_back(TableId::of("db", "t"), SchemaBuilder().column("id", DataType::bigint()).primary_key({"id"}).build());
+    st.schemas.emplace_back(
+        TableId::of("db", "t"),
+        SchemaBuilder().column("id", DataType::bigint()).primary_key({"id"}).build());
     SourceState back = decode_state(encode_state(st));
     CHECK(back.offsets == st.offsets);
     REQUIRE(back.schemas.size() == 1);
     CHECK(back.schemas[0].second == st.schemas[0].second);
     CHECK_THROWS(decode_state("garbage"));
-    CHECK(describe_state_json(st).find(R"({"topic":"orders","partition":3,"offset":7})") != std::string::npos);
+    CHECK(describe_state_json(st).find(R"({"topic":"orders","partition":3,"offset":7})") !=
+          std::string::npos);
 }
 
 TEST_CASE("scan.startup.specific-offsets") {
