@@ -40,24 +40,42 @@ namespace {
 // text nodes (dates ISO, timestamps "yyyy-MM-dd HH:mm:ss[.f]", binaries base64).
 void write_value(std::string& out, RowView row, std::size_t i, const DataType& type) {
     switch (type.root()) {
-        case TypeRoot::Boolean: out += row.get_bool(i) ? "true" : "false"; return;
+        case TypeRoot::Boolean:
+            out += row.get_bool(i) ? "true" : "false";
+            return;
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
-        case TypeRoot::BigInt: out += std::to_string(row.get_long(i)); return;
-        case TypeRoot::Float: out += java_float_to_string(static_cast<float>(row.get_double(i))); return;
-        case TypeRoot::Double: out += java_double_to_string(row.get_double(i)); return;
-        case TypeRoot::Decimal: out += row.get_decimal(i).to_string(type.scale()); return;
+        case TypeRoot::BigInt:
+            out += std::to_string(row.get_long(i));
+            return;
+        case TypeRoot::Float:
+            out += java_float_to_string(static_cast<float>(row.get_double(i)));
+            return;
+        case TypeRoot::Double:
+            out += java_double_to_string(row.get_double(i));
+            return;
+        case TypeRoot::Decimal:
+            out += row.get_decimal(i).to_string(type.scale());
+            return;
         case TypeRoot::Char:
-        case TypeRoot::Varchar: append_column(out, row.get_string(i)); return;
+        case TypeRoot::Varchar:
+            append_column(out, row.get_string(i));
+            return;
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: append_column(out, base64_encode(row.get_bytes(i))); return;
-        case TypeRoot::Date: append_column(out, temporal::format_date(row.get_long(i))); return;
+        case TypeRoot::Varbinary:
+            append_column(out, base64_encode(row.get_bytes(i)));
+            return;
+        case TypeRoot::Date:
+            append_column(out, temporal::format_date(row.get_long(i)));
+            return;
         case TypeRoot::Timestamp:
         case TypeRoot::TimestampLtz:
             append_column(out, temporal::format_sql_timestamp(row.get_timestamp(i), 9));
             return;
-        default: append_column(out, format_field(row, i, type)); return;
+        default:
+            append_column(out, format_field(row, i, type));
+            return;
     }
 }
 

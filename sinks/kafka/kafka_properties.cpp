@@ -16,7 +16,8 @@ namespace {
 // sasl.jaas.config: `org.apache.kafka.common.security.plain.PlainLoginModule required
 // username="u" password="p";` (also Scram). Only username/password logins map to librdkafka.
 void translate_jaas(const std::string& value, ClientConfig& out) {
-    if (value.find("PlainLoginModule") == std::string::npos && value.find("ScramLoginModule") == std::string::npos)
+    if (value.find("PlainLoginModule") == std::string::npos &&
+        value.find("ScramLoginModule") == std::string::npos)
         reject("sasl.jaas.config",
                "only PlainLoginModule and ScramLoginModule logins can be mapped to librdkafka "
                "(sasl.username / sasl.password); set those directly for other mechanisms");
@@ -42,7 +43,8 @@ void translate_jaas(const std::string& value, ClientConfig& out) {
 
 }  // namespace
 
-ClientConfig translate_properties(const std::map<std::string, std::string>& properties, ClientRole role) {
+ClientConfig translate_properties(const std::map<std::string, std::string>& properties,
+                                  ClientRole role) {
     ClientConfig out;
     const bool consumer = role == ClientRole::Consumer;
     for (const auto& [key, value] : properties) {
@@ -64,41 +66,52 @@ ClientConfig translate_properties(const std::map<std::string, std::string>& prop
             } catch (const std::exception&) {
                 reject(key, "not a number: " + value);
             }
-            out.librdkafka.emplace_back("queue.buffering.max.kbytes", std::to_string((bytes + 1023) / 1024));
+            out.librdkafka.emplace_back("queue.buffering.max.kbytes",
+                                        std::to_string((bytes + 1023) / 1024));
         } else if (key == "client.id.prefix") {
             out.librdkafka.emplace_back("client.id", value);
         } else if (key == "ssl.endpoint.identification.algorithm") {
             out.librdkafka.emplace_back(key, value.empty() ? "none" : value);
         } else if (key == "ssl.truststore.location" || key == "ssl.truststore.password" ||
                    key == "ssl.truststore.type") {
-            reject(key, "Java trust stores cannot be read by librdkafka; give the CA certificates as PEM with "
-                        "properties.ssl.ca.location");
+            reject(key,
+                   "Java trust stores cannot be read by librdkafka; give the CA certificates as "
+                   "PEM with "
+                   "properties.ssl.ca.location");
         } else if (key == "ssl.keystore.type") {
             if (value != "PKCS12")
-                reject(key, "librdkafka reads PKCS#12 key stores only (ssl.keystore.location); for PEM use "
-                            "properties.ssl.certificate.location and properties.ssl.key.location");
+                reject(
+                    key,
+                    "librdkafka reads PKCS#12 key stores only (ssl.keystore.location); for PEM use "
+                    "properties.ssl.certificate.location and properties.ssl.key.location");
         } else if (key == "auto.offset.reset") {
             if (!consumer) reject(key, "is a consumer setting");
             out.librdkafka.emplace_back(key, value == "none" ? "error" : value);
-        } else if (consumer && (key == "max.poll.records" || key == "partition.discovery.interval.ms")) {
+        } else if (consumer &&
+                   (key == "max.poll.records" || key == "partition.discovery.interval.ms")) {
             out.handled[key] = value;
         } else if (consumer && key == "enable.auto.commit") {
             if (value != "false")
-                reject(key, "cdcd commits consumer offsets when a checkpoint completes; auto commit cannot be enabled");
+                reject(key,
+                       "cdcd commits consumer offsets when a checkpoint completes; auto commit "
+                       "cannot be enabled");
         } else if (consumer && key == "enable.auto.offset.store") {
             reject(key, "cdcd tracks offsets itself");
         } else if (!consumer && key == "transactional.id") {
-            reject(key, "cdcd derives transactional ids from the pipeline name and writer index "
-                        "(sink.delivery-guarantee: exactly-once)");
+            reject(key,
+                   "cdcd derives transactional ids from the pipeline name and writer index "
+                   "(sink.delivery-guarantee: exactly-once)");
         } else {
             out.librdkafka.emplace_back(key, value);
         }
     }
     // Let librdkafka check every key and value now, so a typo fails at validate time.
-    std::unique_ptr<rd_kafka_conf_t, decltype(&rd_kafka_conf_destroy)> conf(rd_kafka_conf_new(), rd_kafka_conf_destroy);
+    std::unique_ptr<rd_kafka_conf_t, decltype(&rd_kafka_conf_destroy)> conf(rd_kafka_conf_new(),
+                                                                            rd_kafka_conf_destroy);
     char err[512];
     for (const auto& [key, value] : out.librdkafka) {
-        if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+        if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) !=
+            RD_KAFKA_CONF_OK) {
             std::string java;
             for (const auto& [k, v] : properties)
                 if (k == key) java = k;

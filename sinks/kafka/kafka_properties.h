@@ -31,7 +31,8 @@ struct PropertyError : std::invalid_argument {
 
 /// Translates `properties.*` (prefix already stripped) for librdkafka and checks every result
 /// against librdkafka's own configuration parser. Throws PropertyError naming the key.
-ClientConfig translate_properties(const std::map<std::string, std::string>& properties, ClientRole role);
+ClientConfig translate_properties(const std::map<std::string, std::string>& properties,
+                                  ClientRole role);
 
 /// The value of a librdkafka key in `config`, or nullptr.
 const std::string* find_setting(const ClientConfig& config, const std::string& key);

@@ -2,11 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <algorithm>
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -28,7 +28,7 @@ namespace {
 
 // Schema changes are accepted and not written (Flink's KafkaMetaDataApplier does nothing).
 class AcceptAll final : public MetadataApplier {
-public:
+  public:
     awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
 };
 
@@ -51,13 +51,14 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
         {"queue.buffering.max.kbytes", "24576"},
         {"allow.auto.create.topics", "false"},  // the sink never creates topics
     };
-    if (s.delivery == DeliveryGuarantee::ExactlyOnce) config.emplace_back("transaction.timeout.ms", "900000");
+    if (s.delivery == DeliveryGuarantee::ExactlyOnce)
+        config.emplace_back("transaction.timeout.ms", "900000");
     for (const auto& kv : s.client.librdkafka) config.push_back(kv);
     return config;
 }
 
 class KafkaWriter final : public SinkWriter {
-public:
+  public:
     KafkaWriter(const KafkaSinkSettings& settings, int index)
         : settings_(settings), selector_(settings.topic, settings.topic_mapping) {
         ProducerSettings ps;
@@ -67,8 +68,8 @@ public:
             producers_.push_back(std::make_unique<Producer>(ps));
         } else {
             for (std::size_t slot = 0; slot < kTransactionSlots; ++slot) {
-                ps.transactional_id =
-                    "cdcd-" + settings.pipeline_name + "-" + std::to_string(index) + "-" + std::to_string(slot);
+                ps.transactional_id = "cdcd-" + settings.pipeline_name + "-" +
+                                      std::to_string(index) + "-" + std::to_string(slot);
                 producers_.push_back(std::make_unique<Producer>(ps));
                 // Fences a previous incarnation with this id and aborts its open transaction.
                 // Runs before the event loop starts (writers are built first).
@@ -96,7 +97,8 @@ public:
             TableState& t = table(data->table);
             // Topic handles belong to one producer: one per transaction slot.
             if (t.topics.size() <= active_) t.topics.resize(producers_.size(), nullptr);
-            if (!t.topics[active_]) t.topics[active_] = producer().topic(selector_.topic_for(data->table));
+            if (!t.topics[active_])
+                t.topics[active_] = producer().topic(selector_.topic_for(data->table));
             key_.clear();
             if (settings_.key_format == KeyFormat::Json) {
                 json::write_json_key(key_, *data, t.key, settings_.key_json);
@@ -105,7 +107,8 @@ public:
             }
             value_.clear();
             if (settings_.value_format == ValueFormat::DebeziumJson) {
-                json::write_debezium_json(value_, *data, t.schema, settings_.debezium, t.connect_schema);
+                json::write_debezium_json(value_, *data, t.schema, settings_.debezium,
+                                          t.connect_schema);
             } else {
                 json::write_canal_json(value_, *data, t.schema, settings_.canal);
             }
@@ -155,7 +158,7 @@ public:
         }
     }
 
-private:
+  private:
     struct TableState {
         Schema schema;
         json::KeyColumns key;
@@ -178,7 +181,8 @@ private:
         if (last_ && last_id_ == id) return *last_;
         auto it = tables_.find(id);
         if (it == tables_.end())
-            throw std::runtime_error("kafka sink: data change for " + id.str() + " before its CreateTableEvent");
+            throw std::runtime_error("kafka sink: data change for " + id.str() +
+                                     " before its CreateTableEvent");
         last_id_ = id;
         last_ = &it->second;
         return it->second;
@@ -187,7 +191,8 @@ private:
     std::string schemas_state() const {
         TableSchemas all;
         for (const auto& [id, t] : tables_) all.emplace_back(id, t.schema);
-        std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::sort(all.begin(), all.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
         return table_schemas_to_json(all);
     }
 
@@ -195,14 +200,16 @@ private:
         auto change = *as_schema_change(e);
         TableId id = table_of(e);
         auto it = tables_.find(id);
-        set_schema(id, apply_schema_change(it == tables_.end() ? Schema{} : it->second.schema, change));
+        set_schema(id,
+                   apply_schema_change(it == tables_.end() ? Schema{} : it->second.schema, change));
     }
 
     void set_schema(TableId id, Schema schema) {
         TableState& t = tables_[id];
         t.schema = std::move(schema);
         t.key = json::KeyColumns::of(t.schema);
-        if (settings_.debezium.include_schema) t.connect_schema = json::debezium_connect_schema(t.schema);
+        if (settings_.debezium.include_schema)
+            t.connect_schema = json::debezium_connect_schema(t.schema);
         t.headers = settings_.custom_headers;
         if (settings_.table_id_headers) {
             t.headers.emplace_back("namespace", id.namespace_name());
@@ -223,8 +230,8 @@ private:
         rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
         if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-            throw std::runtime_error(std::string("kafka sink: cannot produce to ") + rd_kafka_topic_name(topic) + ": " +
-                                     rd_kafka_err2str(err));
+            throw std::runtime_error(std::string("kafka sink: cannot produce to ") +
+                                     rd_kafka_topic_name(topic) + ": " + rd_kafka_err2str(err));
         return false;
     }
 

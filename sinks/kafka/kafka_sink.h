@@ -15,8 +15,9 @@
 //                  previous (crashed) cdcd and aborts its open transactions, so uncommitted
 //                  records are never visible to read_committed consumers and the replay from the
 //                  checkpoint writes them once. Window: a crash after a checkpoint is durable but
-//                  before its commit reaches the broker aborts that checkpoint's records (librdkafka
-//                  cannot resume another producer's transaction, unlike Flink's recommit).
+//                  before its commit reaches the broker aborts that checkpoint's records
+//                  (librdkafka cannot resume another producer's transaction, unlike Flink's
+//                  recommit).
 #include <memory>
 
 #include "pipeline/connector/sink.h"
@@ -25,12 +26,12 @@
 namespace cdcd::kafka {
 
 class KafkaSink final : public Sink {
-public:
+  public:
     explicit KafkaSink(KafkaSinkSettings settings);
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
-private:
+  private:
     KafkaSinkSettings settings_;
     std::unique_ptr<MetadataApplier> applier_;
 };

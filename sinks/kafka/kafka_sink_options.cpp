@@ -12,10 +12,13 @@ using config::OptionSpec;
 
 const char* const kFormatPrefixes[] = {"debezium-json.", "canal-json.", "json."};
 
-void add_json_format_options(std::vector<OptionSpec>& out, const std::string& prefix, const std::string& what) {
-    out.push_back(OptionSpec::enum_of(prefix + "timestamp-format.standard", {"SQL", "ISO-8601"})
-                      .default_("SQL")
-                      .desc(what + ": timestamp text, 'yyyy-MM-dd HH:mm:ss' (SQL) or 'yyyy-MM-ddTHH:mm:ss'."));
+void add_json_format_options(std::vector<OptionSpec>& out, const std::string& prefix,
+                             const std::string& what) {
+    out.push_back(
+        OptionSpec::enum_of(prefix + "timestamp-format.standard", {"SQL", "ISO-8601"})
+            .default_("SQL")
+            .desc(what +
+                  ": timestamp text, 'yyyy-MM-dd HH:mm:ss' (SQL) or 'yyyy-MM-ddTHH:mm:ss'."));
     out.push_back(OptionSpec::enum_of(prefix + "map-null-key.mode", {"FAIL", "DROP", "LITERAL"})
                       .default_("FAIL")
                       .desc(what + ": what to do with a NULL map key."));
@@ -48,14 +51,18 @@ json::JsonFormatOptions json_format(const config::ValidatedOptions& o, const std
 config::ConnectorOptionsSpec kafka_sink_options() {
     config::ConnectorOptionsSpec spec;
     auto& o = spec.options;
-    o.push_back(OptionSpec::string("topic").desc("Write every record to this topic (highest precedence)."));
-    o.push_back(OptionSpec::string("sink.tableId-to-topic.mapping")
-                    .desc("`selector:topic;selector:topic`: first matching table selector picks the topic; "
-                          "unmatched tables go to the topic named like the table id."));
-    o.push_back(OptionSpec::enum_of("partition.strategy", {"all-to-zero", "hash-by-key"})
-                    .default_("all-to-zero")
-                    .desc("all-to-zero: partition 0; hash-by-key: murmur2(key) % partitions, as Kafka's Java "
-                          "client places keyed records."));
+    o.push_back(
+        OptionSpec::string("topic").desc("Write every record to this topic (highest precedence)."));
+    o.push_back(
+        OptionSpec::string("sink.tableId-to-topic.mapping")
+            .desc("`selector:topic;selector:topic`: first matching table selector picks the topic; "
+                  "unmatched tables go to the topic named like the table id."));
+    o.push_back(
+        OptionSpec::enum_of("partition.strategy", {"all-to-zero", "hash-by-key"})
+            .default_("all-to-zero")
+            .desc(
+                "all-to-zero: partition 0; hash-by-key: murmur2(key) % partitions, as Kafka's Java "
+                "client places keyed records."));
     o.push_back(OptionSpec::enum_of("key.format", {"json", "csv"})
                     .default_("json")
                     .desc("Message key: the table id and primary-key values as JSON or CSV."));
@@ -68,18 +75,22 @@ config::ConnectorOptionsSpec kafka_sink_options() {
     o.push_back(OptionSpec::string("sink.custom-header")
                     .default_("")
                     .desc("Static headers `k1:v1;k2:v2` (';' between pairs, ':' within)."));
-    o.push_back(OptionSpec::enum_of("sink.delivery-guarantee", {"none", "at-least-once", "exactly-once"})
-                    .default_("at-least-once")
-                    .desc("none: fire and forget; at-least-once: every record acknowledged at each checkpoint; "
-                          "exactly-once: one Kafka transaction per checkpoint, committed when the checkpoint "
-                          "is durable (read with isolation.level=read_committed)."));
+    o.push_back(
+        OptionSpec::enum_of("sink.delivery-guarantee", {"none", "at-least-once", "exactly-once"})
+            .default_("at-least-once")
+            .desc(
+                "none: fire and forget; at-least-once: every record acknowledged at each "
+                "checkpoint; "
+                "exactly-once: one Kafka transaction per checkpoint, committed when the checkpoint "
+                "is durable (read with isolation.level=read_committed)."));
     o.push_back(OptionSpec::boolean("debezium-json.include-schema.enabled")
                     .default_("false")
                     .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}."));
     add_json_format_options(o, "debezium-json.", "debezium-json value");
     add_json_format_options(o, "canal-json.", "canal-json value");
     add_json_format_options(o, "json.", "json key");
-    spec.prefixes.push_back({"properties.", "Kafka producer settings, passed to librdkafka (Java names translated)."});
+    spec.prefixes.push_back(
+        {"properties.", "Kafka producer settings, passed to librdkafka (Java names translated)."});
     return spec;
 }
 
@@ -89,11 +100,12 @@ Headers parse_custom_headers(const std::string& text) {
     std::size_t start = 0;
     while (start <= text.size()) {
         std::size_t end = text.find(';', start);
-        std::string pair = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        std::string pair =
+            text.substr(start, end == std::string::npos ? std::string::npos : end - start);
         if (!(pair.empty() && end == std::string::npos)) {
             auto colon = pair.find(':');
-            if (colon == std::string::npos || pair.find(':', colon + 1) != std::string::npos || colon == 0 ||
-                colon + 1 == pair.size())
+            if (colon == std::string::npos || pair.find(':', colon + 1) != std::string::npos ||
+                colon == 0 || colon + 1 == pair.size())
                 throw std::invalid_argument("sink.custom-header: '" + text +
                                             "' is malformed; expected key1:value1;key2:value2");
             out.emplace_back(pair.substr(0, colon), pair.substr(colon + 1));
@@ -119,7 +131,8 @@ void validate_kafka_sink(const config::ValidatedOptions& o, config::Diagnostics&
     }
     auto props = o.with_prefix("properties.");
     if (!props.count("bootstrap.servers"))
-        d.error(o.location("properties.bootstrap.servers"), "`properties.bootstrap.servers` is required");
+        d.error(o.location("properties.bootstrap.servers"),
+                "`properties.bootstrap.servers` is required");
     try {
         translate_properties(props, ClientRole::Producer);
     } catch (const std::exception& e) {
@@ -128,14 +141,17 @@ void validate_kafka_sink(const config::ValidatedOptions& o, config::Diagnostics&
     }
 }
 
-KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& o, const std::string& pipeline_name) {
+KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& o,
+                                      const std::string& pipeline_name) {
     KafkaSinkSettings s;
     s.client = translate_properties(o.with_prefix("properties."), ClientRole::Producer);
     if (o.has("topic")) s.topic = o.get_string("topic");
-    if (o.has("sink.tableId-to-topic.mapping")) s.topic_mapping = o.get_string("sink.tableId-to-topic.mapping");
+    if (o.has("sink.tableId-to-topic.mapping"))
+        s.topic_mapping = o.get_string("sink.tableId-to-topic.mapping");
     s.hash_by_key = o.get_enum("partition.strategy") == "hash-by-key";
     s.key_format = o.get_enum("key.format") == "csv" ? KeyFormat::Csv : KeyFormat::Json;
-    s.value_format = o.get_enum("value.format") == "canal-json" ? ValueFormat::CanalJson : ValueFormat::DebeziumJson;
+    s.value_format = o.get_enum("value.format") == "canal-json" ? ValueFormat::CanalJson
+                                                                : ValueFormat::DebeziumJson;
     s.table_id_headers = o.get_bool("sink.add-tableId-to-header-enabled");
     s.custom_headers = parse_custom_headers(o.get_string("sink.custom-header"));
     std::string dg = o.get_enum("sink.delivery-guarantee");

@@ -37,7 +37,8 @@ config::ConnectorOptionsSpec kafka_sink_options();
 /// Cross-option checks (malformed headers / mapping, properties librdkafka rejects).
 void validate_kafka_sink(const config::ValidatedOptions& options, config::Diagnostics& diagnostics);
 /// Throws std::invalid_argument on what validate_kafka_sink reports.
-KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& options, const std::string& pipeline_name);
+KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& options,
+                                      const std::string& pipeline_name);
 
 /// sink.custom-header: pairs split on ';', key and value on ':' (Flink's code; its docs say ',').
 Headers parse_custom_headers(const std::string& text);

@@ -23,8 +23,12 @@ std::int32_t murmur2(std::string_view data) {
     }
     const std::uint32_t tail = length & ~3U;
     switch (length % 4) {
-        case 3: h ^= static_cast<std::uint32_t>(bytes[tail + 2]) << 16; [[fallthrough]];
-        case 2: h ^= static_cast<std::uint32_t>(bytes[tail + 1]) << 8; [[fallthrough]];
+        case 3:
+            h ^= static_cast<std::uint32_t>(bytes[tail + 2]) << 16;
+            [[fallthrough]];
+        case 2:
+            h ^= static_cast<std::uint32_t>(bytes[tail + 1]) << 8;
+            [[fallthrough]];
         case 1:
             h ^= bytes[tail];
             h *= m;

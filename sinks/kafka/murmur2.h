@@ -8,7 +8,9 @@
 namespace cdcd::kafka {
 
 std::int32_t murmur2(std::string_view data);
-inline std::int32_t to_positive(std::int32_t n) { return n & 0x7fffffff; }
+inline std::int32_t to_positive(std::int32_t n) {
+    return n & 0x7fffffff;
+}
 inline std::int32_t key_partition(std::string_view key, std::int32_t partitions) {
     return to_positive(murmur2(key)) % partitions;
 }

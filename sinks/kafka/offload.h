@@ -16,10 +16,12 @@ namespace cdcd::kafka {
 template <typename F>
 boost::asio::awaitable<void> offload(F fn) {
     auto executor = co_await boost::asio::this_coro::executor;
-    co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable), void(std::exception_ptr)>(
+    co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
+                                         void(std::exception_ptr)>(
         [executor](auto handler, F fn) {
             auto work = boost::asio::make_work_guard(executor);
-            std::thread([executor, work = std::move(work), handler = std::move(handler), fn = std::move(fn)]() mutable {
+            std::thread([executor, work = std::move(work), handler = std::move(handler),
+                         fn = std::move(fn)]() mutable {
                 std::exception_ptr error;
                 try {
                     fn();

@@ -38,31 +38,35 @@ rd_kafka_topic_t* Producer::topic(const std::string& name) {
     auto it = topics_.find(name);
     if (it != topics_.end()) return it->second;
     rd_kafka_topic_conf_t* tconf = rd_kafka_topic_conf_new();
-    if (hash_by_key_) rd_kafka_topic_conf_set_partitioner_cb(tconf, &Producer::partition_by_murmur2);
+    if (hash_by_key_)
+        rd_kafka_topic_conf_set_partitioner_cb(tconf, &Producer::partition_by_murmur2);
     rd_kafka_topic_t* t = rd_kafka_topic_new(rk_, name.c_str(), tconf);
-    if (!t) throw std::runtime_error("kafka sink: cannot create topic handle for " + name + ": " +
-                                     rd_kafka_err2str(rd_kafka_last_error()));
+    if (!t)
+        throw std::runtime_error("kafka sink: cannot create topic handle for " + name + ": " +
+                                 rd_kafka_err2str(rd_kafka_last_error()));
     topics_.emplace(name, t);
     return t;
 }
 
-rd_kafka_resp_err_t Producer::produce(rd_kafka_topic_t* topic, std::int32_t partition, std::string_view key,
-                                      std::string_view value, const Headers* headers) {
+rd_kafka_resp_err_t Producer::produce(rd_kafka_topic_t* topic, std::int32_t partition,
+                                      std::string_view key, std::string_view value,
+                                      const Headers* headers) {
     const std::int32_t p = partition < 0 ? RD_KAFKA_PARTITION_UA : partition;
     if (!headers || headers->empty()) {
-        if (rd_kafka_produce(topic, p, RD_KAFKA_MSG_F_COPY, const_cast<char*>(value.data()), value.size(), key.data(),
-                             key.size(), nullptr) == -1)
+        if (rd_kafka_produce(topic, p, RD_KAFKA_MSG_F_COPY, const_cast<char*>(value.data()),
+                             value.size(), key.data(), key.size(), nullptr) == -1)
             return rd_kafka_last_error();
         return RD_KAFKA_RESP_ERR_NO_ERROR;
     }
     rd_kafka_headers_t* hdrs = rd_kafka_headers_new(headers->size());
     for (const auto& [k, v] : *headers)
-        rd_kafka_header_add(hdrs, k.data(), static_cast<ssize_t>(k.size()), v.data(), static_cast<ssize_t>(v.size()));
-    rd_kafka_resp_err_t err =
-        rd_kafka_producev(rk_, RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(p), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                          RD_KAFKA_V_KEY(key.data(), key.size()),
-                          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_HEADERS(hdrs),
-                          RD_KAFKA_V_END);
+        rd_kafka_header_add(hdrs, k.data(), static_cast<ssize_t>(k.size()), v.data(),
+                            static_cast<ssize_t>(v.size()));
+    rd_kafka_resp_err_t err = rd_kafka_producev(
+        rk_, RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(p),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key.data(), key.size()),
+        RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_END);
     if (err) rd_kafka_headers_destroy(hdrs);  // ownership passes only on success
     return err;
 }
@@ -75,8 +79,8 @@ void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opa
     }
     if (self->failed_.exchange(true)) return;
     std::lock_guard lock(self->error_mutex_);
-    self->first_error_ = std::string(rd_kafka_topic_name(msg->rkt)) + " [" + std::to_string(msg->partition) +
-                         "]: " + rd_kafka_err2str(msg->err);
+    self->first_error_ = std::string(rd_kafka_topic_name(msg->rkt)) + " [" +
+                         std::to_string(msg->partition) + "]: " + rd_kafka_err2str(msg->err);
 }
 
 std::int32_t Producer::partition_by_murmur2(const rd_kafka_topic_t*, const void* key, size_t keylen,
@@ -94,7 +98,8 @@ void Producer::flush(int timeout_ms) {
     rd_kafka_resp_err_t err = rd_kafka_flush(rk_, timeout_ms);
     if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
         throw std::runtime_error("kafka sink: " + std::to_string(rd_kafka_outq_len(rk_)) +
-                                 " records not acknowledged within " + std::to_string(timeout_ms) + " ms");
+                                 " records not acknowledged within " + std::to_string(timeout_ms) +
+                                 " ms");
 }
 
 void Producer::check_error(rd_kafka_error_t* error, const char* what) {
@@ -104,8 +109,12 @@ void Producer::check_error(rd_kafka_error_t* error, const char* what) {
     throw std::runtime_error(text);
 }
 
-void Producer::init_transactions(int timeout_ms) { check_error(rd_kafka_init_transactions(rk_, timeout_ms), "init transactions"); }
-void Producer::begin_transaction() { check_error(rd_kafka_begin_transaction(rk_), "begin transaction"); }
+void Producer::init_transactions(int timeout_ms) {
+    check_error(rd_kafka_init_transactions(rk_, timeout_ms), "init transactions");
+}
+void Producer::begin_transaction() {
+    check_error(rd_kafka_begin_transaction(rk_), "begin transaction");
+}
 void Producer::commit_transaction(int timeout_ms) {
     check_error(rd_kafka_commit_transaction(rk_, timeout_ms), "commit transaction");
 }

@@ -29,7 +29,7 @@ struct ProducerSettings {
 };
 
 class Producer {
-public:
+  public:
     explicit Producer(const ProducerSettings& settings);
     ~Producer();
     Producer(const Producer&) = delete;
@@ -39,8 +39,9 @@ public:
 
     /// Enqueues one record; partition -1 = the partitioner decides. Returns QUEUE_FULL when the
     /// local queue is full (poll, wait, retry); other errors are returned as they are.
-    rd_kafka_resp_err_t produce(rd_kafka_topic_t* topic, std::int32_t partition, std::string_view key,
-                                std::string_view value, const Headers* headers);
+    rd_kafka_resp_err_t produce(rd_kafka_topic_t* topic, std::int32_t partition,
+                                std::string_view key, std::string_view value,
+                                const Headers* headers);
 
     /// Serves delivery reports without waiting.
     void poll() { rd_kafka_poll(rk_, 0); }
@@ -60,10 +61,11 @@ public:
 
     rd_kafka_t* handle() { return rk_; }
 
-private:
+  private:
     static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
-    static std::int32_t partition_by_murmur2(const rd_kafka_topic_t* topic, const void* key, size_t keylen,
-                                             std::int32_t partition_count, void* topic_opaque, void* msg_opaque);
+    static std::int32_t partition_by_murmur2(const rd_kafka_topic_t* topic, const void* key,
+                                             size_t keylen, std::int32_t partition_count,
+                                             void* topic_opaque, void* msg_opaque);
     void check_error(rd_kafka_error_t* error, const char* what);
 
     rd_kafka_t* rk_ = nullptr;

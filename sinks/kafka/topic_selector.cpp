@@ -10,7 +10,8 @@ std::vector<std::string> java_split(const std::string& s, char sep) {
     std::size_t start = 0;
     while (true) {
         std::size_t pos = s.find(sep, start);
-        parts.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+        parts.push_back(
+            s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
         if (pos == std::string::npos) break;
         start = pos + 1;
     }
@@ -27,25 +28,29 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> TopicSelector::parse_mapping(const std::string& mapping) {
+std::vector<std::pair<std::string, std::string>> TopicSelector::parse_mapping(
+    const std::string& mapping) {
     std::vector<std::pair<std::string, std::string>> out;
     if (trim(mapping).empty()) return out;
     for (const auto& entry : java_split(mapping, ';')) {
         auto kv = java_split(entry, ':');
         if (kv.size() != 2 || trim(kv[0]).empty() || trim(kv[1]).empty())
-            throw std::invalid_argument("sink.tableId-to-topic.mapping: entry '" + entry +
-                                        "' is malformed; expected <selector>:<topic>, entries separated by ';'");
+            throw std::invalid_argument(
+                "sink.tableId-to-topic.mapping: entry '" + entry +
+                "' is malformed; expected <selector>:<topic>, entries separated by ';'");
         out.emplace_back(trim(kv[0]), trim(kv[1]));
     }
     return out;
 }
 
-TopicSelector::TopicSelector(std::optional<std::string> topic, const std::string& mapping) : topic_(std::move(topic)) {
+TopicSelector::TopicSelector(std::optional<std::string> topic, const std::string& mapping)
+    : topic_(std::move(topic)) {
     for (auto& [selector, target] : parse_mapping(mapping)) {
         std::string error;
         auto parsed = transform::Selectors::parse(selector, &error);
         if (!parsed)
-            throw std::invalid_argument("sink.tableId-to-topic.mapping: selector '" + selector + "': " + error);
+            throw std::invalid_argument("sink.tableId-to-topic.mapping: selector '" + selector +
+                                        "': " + error);
         rules_.emplace_back(std::move(parsed), target);
     }
 }

@@ -16,15 +16,16 @@
 namespace cdcd::kafka {
 
 class TopicSelector {
-public:
+  public:
     /// Throws std::invalid_argument when the mapping is malformed or a selector does not parse.
     TopicSelector(std::optional<std::string> topic, const std::string& mapping);
     std::string topic_for(TableId table) const;
 
     /// The mapping's (selector, topic) pairs, for validation messages and tests.
-    static std::vector<std::pair<std::string, std::string>> parse_mapping(const std::string& mapping);
+    static std::vector<std::pair<std::string, std::string>> parse_mapping(
+        const std::string& mapping);
 
-private:
+  private:
     std::optional<std::string> topic_;
     std::vector<std::pair<std::unique_ptr<transform::Selectors>, std::string>> rules_;
 };

@@ -8,7 +8,7 @@ namespace {
 using simdjson::ondemand::json_type;
 
 class CanalParser final : public FormatParser {
-public:
+  public:
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
         if (doc.type() == json_type::null) return;  // tombstone
         if (doc.type() != json_type::object) throw ParseError("the value is not a JSON object");
@@ -23,11 +23,13 @@ public:
             simdjson::ondemand::value value = field.value();
             if (key == "data" || key == "old") {
                 if (value.type() == json_type::null) continue;
-                if (value.type() != json_type::array) throw ParseError(std::string(key) + " is not an array");
+                if (value.type() != json_type::array)
+                    throw ParseError(std::string(key) + " is not an array");
                 if (key == "data") saw_data = true;
                 for (auto element : value.get_array()) {
                     simdjson::ondemand::value row = element.value();
-                    if (row.type() != json_type::object) throw ParseError(std::string(key) + " holds a non-object");
+                    if (row.type() != json_type::object)
+                        throw ParseError(std::string(key) + " holds a non-object");
                     Image& img = out.new_image();
                     read_image(row.get_object(), img);
                     (key == "data" ? data : old).push_back(static_cast<int>(out.image_count - 1));
@@ -40,7 +42,8 @@ public:
                 if (value.type() != json_type::array) continue;
                 out.pk_names.clear();
                 out.has_pk_names = true;
-                for (auto element : value.get_array()) out.pk_names.emplace_back(std::string_view(element.get_string()));
+                for (auto element : value.get_array())
+                    out.pk_names.emplace_back(std::string_view(element.get_string()));
             }
         }
         if (ddl) return;
@@ -68,7 +71,7 @@ public:
         }
     }
 
-private:
+  private:
     // before = the new row with the old values of the columns `old` lists.
     static int merge_old(ParsedMessage& out, int row, int old) {
         Image& before = out.new_image();
@@ -95,16 +98,21 @@ private:
 
 }  // namespace
 
-std::unique_ptr<FormatParser> make_canal_parser() { return std::make_unique<CanalParser>(); }
+std::unique_ptr<FormatParser> make_canal_parser() {
+    return std::make_unique<CanalParser>();
+}
 
 std::unique_ptr<FormatParser> make_json_parser();
 std::unique_ptr<FormatParser> make_debezium_parser();
 
 std::unique_ptr<FormatParser> make_format_parser(ValueFormat format) {
     switch (format) {
-        case ValueFormat::Json: return make_json_parser();
-        case ValueFormat::DebeziumJson: return make_debezium_parser();
-        case ValueFormat::CanalJson: return make_canal_parser();
+        case ValueFormat::Json:
+            return make_json_parser();
+        case ValueFormat::DebeziumJson:
+            return make_debezium_parser();
+        case ValueFormat::CanalJson:
+            return make_canal_parser();
     }
     return nullptr;
 }

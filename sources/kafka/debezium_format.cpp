@@ -8,14 +8,14 @@ namespace {
 using simdjson::ondemand::json_type;
 
 class DebeziumParser final : public FormatParser {
-public:
+  public:
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
         if (doc.type() == json_type::null) return;  // tombstone
         if (doc.type() != json_type::object) throw ParseError("the value is not a JSON object");
         parse_envelope(doc.get_object(), out, true);
     }
 
-private:
+  private:
     void parse_envelope(simdjson::ondemand::object obj, ParsedMessage& out, bool top) {
         int before = -1, after = -1;
         std::string_view op;
@@ -25,7 +25,8 @@ private:
             simdjson::ondemand::value value = field.value();
             if (key == "before" || key == "after") {
                 if (value.type() == json_type::null) continue;
-                if (value.type() != json_type::object) throw ParseError(std::string(key) + " is not an object");
+                if (value.type() != json_type::object)
+                    throw ParseError(std::string(key) + " is not an object");
                 Image& img = out.new_image();
                 read_image(value.get_object(), img);
                 (key == "before" ? before : after) = static_cast<int>(out.image_count - 1);
@@ -48,20 +49,24 @@ private:
                 return;
             case 'u':
                 if (after < 0) throw ParseError("op 'u' without \"after\"");
-                out.changes.push_back({before < 0 ? OpType::Replace : OpType::Update, before, after});
+                out.changes.push_back(
+                    {before < 0 ? OpType::Replace : OpType::Update, before, after});
                 return;
             case 'd':
                 if (before < 0) throw ParseError("op 'd' without \"before\"");
                 out.changes.push_back({OpType::Delete, before, -1});
                 return;
-            default: throw ParseError("unknown op '" + std::string(op) + "'");
+            default:
+                throw ParseError("unknown op '" + std::string(op) + "'");
         }
     }
 };
 
 }  // namespace
 
-std::unique_ptr<FormatParser> make_debezium_parser() { return std::make_unique<DebeziumParser>(); }
+std::unique_ptr<FormatParser> make_debezium_parser() {
+    return std::make_unique<DebeziumParser>();
+}
 
 std::vector<std::string> debezium_key_fields(simdjson::ondemand::document& doc) {
     std::vector<std::string> names;
@@ -73,7 +78,8 @@ std::vector<std::string> debezium_key_fields(simdjson::ondemand::document& doc) 
         simdjson::ondemand::value value = field.value();
         if (key == "payload" && value.type() == json_type::object) {
             names.clear();
-            for (auto inner : value.get_object()) names.emplace_back(std::string_view(inner.unescaped_key()));
+            for (auto inner : value.get_object())
+                names.emplace_back(std::string_view(inner.unescaped_key()));
             return names;
         }
         top.emplace_back(key);

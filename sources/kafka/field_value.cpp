@@ -10,7 +10,9 @@ namespace cdcd::kafka {
 
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 bool digits_at(std::string_view s, std::size_t pos, std::size_t n) {
     if (pos + n > s.size()) return false;
@@ -32,8 +34,8 @@ void classify_string(FieldValue& v) {
         if (temporal::parse_date(s)) v.kind = ValueKind::Date;
         return;
     }
-    if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' || !digits_at(s, 11, 2) ||
-        !digits_at(s, 14, 2) || !digits_at(s, 17, 2))
+    if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' ||
+        !digits_at(s, 11, 2) || !digits_at(s, 14, 2) || !digits_at(s, 17, 2))
         return;
     std::size_t i = 19;
     std::uint8_t precision = 0;
@@ -48,8 +50,8 @@ void classify_string(FieldValue& v) {
     ValueKind kind = ValueKind::Timestamp;
     if (i < s.size()) {
         std::string_view zone = s.substr(i);
-        bool offset = zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && digits_at(zone, 1, 2) &&
-                      zone[3] == ':' && digits_at(zone, 4, 2);
+        bool offset = zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') &&
+                      digits_at(zone, 1, 2) && zone[3] == ':' && digits_at(zone, 4, 2);
         if (zone != "Z" && !offset) return;
         kind = ValueKind::TimestampLtz;
     }
@@ -97,14 +99,22 @@ void classify_number(FieldValue& v, std::string_view lit) {
 
 DataType inferred_type(const FieldValue& v) {
     switch (v.kind) {
-        case ValueKind::Bool: return DataType::boolean();
-        case ValueKind::Int: return DataType::bigint();
-        case ValueKind::Decimal: return DataType::decimal(v.precision, v.scale);
-        case ValueKind::Double: return DataType::double_();
-        case ValueKind::Date: return DataType::date();
-        case ValueKind::Timestamp: return DataType::timestamp(v.precision);
-        case ValueKind::TimestampLtz: return DataType::timestamp_ltz(v.precision);
-        default: return DataType::string();
+        case ValueKind::Bool:
+            return DataType::boolean();
+        case ValueKind::Int:
+            return DataType::bigint();
+        case ValueKind::Decimal:
+            return DataType::decimal(v.precision, v.scale);
+        case ValueKind::Double:
+            return DataType::double_();
+        case ValueKind::Date:
+            return DataType::date();
+        case ValueKind::Timestamp:
+            return DataType::timestamp(v.precision);
+        case ValueKind::TimestampLtz:
+            return DataType::timestamp_ltz(v.precision);
+        default:
+            return DataType::string();
     }
 }
 
@@ -112,7 +122,8 @@ bool fits(const FieldValue& v, const DataType& t) {
     if (v.kind == ValueKind::Null) return true;
     if (t.is_string()) return true;
     switch (v.kind) {
-        case ValueKind::Bool: return t.root() == TypeRoot::Boolean;
+        case ValueKind::Bool:
+            return t.root() == TypeRoot::Boolean;
         case ValueKind::Int: {
             if (t.root() == TypeRoot::BigInt || t.root() == TypeRoot::Double) return true;
             if (t.root() != TypeRoot::Decimal) return false;
@@ -125,11 +136,16 @@ bool fits(const FieldValue& v, const DataType& t) {
             return t.root() == TypeRoot::Double ||
                    (t.root() == TypeRoot::Decimal && v.scale <= t.scale() &&
                     v.precision - v.scale <= t.precision() - t.scale());
-        case ValueKind::Double: return t.root() == TypeRoot::Double;
-        case ValueKind::Date: return t.root() == TypeRoot::Date;
-        case ValueKind::Timestamp: return t.root() == TypeRoot::Timestamp && v.precision <= t.precision();
-        case ValueKind::TimestampLtz: return t.root() == TypeRoot::TimestampLtz && v.precision <= t.precision();
-        default: return false;
+        case ValueKind::Double:
+            return t.root() == TypeRoot::Double;
+        case ValueKind::Date:
+            return t.root() == TypeRoot::Date;
+        case ValueKind::Timestamp:
+            return t.root() == TypeRoot::Timestamp && v.precision <= t.precision();
+        case ValueKind::TimestampLtz:
+            return t.root() == TypeRoot::TimestampLtz && v.precision <= t.precision();
+        default:
+            return false;
     }
 }
 
@@ -147,8 +163,12 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
                 row.set_string(i, v.text);
             }
             return true;
-        case TypeRoot::Boolean: row.set_bool(i, v.boolean); return true;
-        case TypeRoot::BigInt: row.set_long(i, v.integer); return true;
+        case TypeRoot::Boolean:
+            row.set_bool(i, v.boolean);
+            return true;
+        case TypeRoot::BigInt:
+            row.set_long(i, v.integer);
+            return true;
         case TypeRoot::Double: {
             if (v.kind == ValueKind::Int) {
                 row.set_double(i, static_cast<double>(v.integer));
@@ -180,7 +200,8 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
             row.set_timestamp(i, *ts);
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 

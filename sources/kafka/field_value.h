@@ -14,14 +14,14 @@ namespace cdcd::kafka {
 enum class ValueKind : std::uint8_t {
     Null,
     Bool,
-    Int,        // fits int64: BIGINT
-    Decimal,    // plain decimal literal with a fraction: DECIMAL(precision, scale)
-    Double,     // exponent notation or too many digits: DOUBLE
-    String,     // any other string: STRING
-    Date,       // "yyyy-MM-dd": DATE
-    Timestamp,  // "yyyy-MM-dd HH:mm:ss[.f]" or with 'T': TIMESTAMP(p)
+    Int,           // fits int64: BIGINT
+    Decimal,       // plain decimal literal with a fraction: DECIMAL(precision, scale)
+    Double,        // exponent notation or too many digits: DOUBLE
+    String,        // any other string: STRING
+    Date,          // "yyyy-MM-dd": DATE
+    Timestamp,     // "yyyy-MM-dd HH:mm:ss[.f]" or with 'T': TIMESTAMP(p)
     TimestampLtz,  // the same with a trailing 'Z' or ±HH:mm: TIMESTAMP_LTZ(p)
-    Raw,        // nested object or array: STRING holding its JSON text
+    Raw,           // nested object or array: STRING holding its JSON text
 };
 
 struct FieldValue {
@@ -29,7 +29,7 @@ struct FieldValue {
     ValueKind kind = ValueKind::Null;
     bool boolean = false;
     std::int64_t integer = 0;
-    std::string_view text;  // string contents, number literal, or raw JSON
+    std::string_view text;                  // string contents, number literal, or raw JSON
     std::uint8_t precision = 0, scale = 0;  // Decimal; Timestamp* precision in `precision`
 };
 

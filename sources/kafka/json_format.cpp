@@ -6,9 +6,10 @@ namespace cdcd::kafka {
 namespace {
 
 class JsonParser final : public FormatParser {
-public:
+  public:
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
-        if (doc.type() != simdjson::ondemand::json_type::object) throw ParseError("the value is not a JSON object");
+        if (doc.type() != simdjson::ondemand::json_type::object)
+            throw ParseError("the value is not a JSON object");
         Image& img = out.new_image();
         read_image(doc.get_object(), img);
         out.changes.push_back({OpType::Insert, -1, 0});
@@ -17,6 +18,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<FormatParser> make_json_parser() { return std::make_unique<JsonParser>(); }
+std::unique_ptr<FormatParser> make_json_parser() {
+    return std::make_unique<JsonParser>();
+}
 
 }  // namespace cdcd::kafka

@@ -6,7 +6,8 @@ namespace cdcd::kafka {
 namespace {
 
 std::string_view trim_token(std::string_view s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    while (!s.empty() &&
+           (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
         s.remove_suffix(1);
     return s;
 }
@@ -22,13 +23,16 @@ void read_image(simdjson::ondemand::object object, Image& image) {
         switch (value.type()) {
             case json_type::null:
                 v.kind = ValueKind::Null;
-                if (!value.is_null()) throw ParseError("invalid literal for field " + std::string(v.name));
+                if (!value.is_null())
+                    throw ParseError("invalid literal for field " + std::string(v.name));
                 break;
             case json_type::boolean:
                 v.kind = ValueKind::Bool;
                 v.boolean = value.get_bool();
                 break;
-            case json_type::number: classify_number(v, trim_token(value.raw_json_token())); break;
+            case json_type::number:
+                classify_number(v, trim_token(value.raw_json_token()));
+                break;
             case json_type::string:
                 v.text = value.get_string();
                 classify_string(v);

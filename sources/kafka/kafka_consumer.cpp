@@ -21,14 +21,15 @@ constexpr int kMetadataTimeoutMs = 10'000;
 constexpr std::int64_t kQueuedMinMessages = 100'000;
 
 std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
 
 }  // namespace
 
-KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
-                             std::function<void()> wake)
+KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
+                             boost::asio::io_context& io, std::function<void()> wake)
     : settings_(std::move(settings)),
       restored_(std::move(restored)),
       io_(io),
@@ -84,11 +85,15 @@ KafkaConsumer::~KafkaConsumer() {
     }
 }
 
-void KafkaConsumer::start() { thread_ = std::thread([this] { run(); }); }
+void KafkaConsumer::start() {
+    thread_ = std::thread([this] { run(); });
+}
 
-void KafkaConsumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t*, void*) {
+void KafkaConsumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t*, void*) {
     if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET)
-        spdlog::warn("kafka source: committing offsets to the consumer group failed: {}", rd_kafka_err2str(err));
+        spdlog::warn("kafka source: committing offsets to the consumer group failed: {}",
+                     rd_kafka_err2str(err));
 }
 
 bool KafkaConsumer::try_pop(Chunk& chunk) {
@@ -116,7 +121,8 @@ void KafkaConsumer::push(Chunk chunk) {
 
 void KafkaConsumer::commit(const Offsets& offsets) {
     if (!has_group_ || offsets.empty()) return;
-    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
     for (const auto& [key, offset] : offsets)
         rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset = offset;
     rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, 1);
@@ -137,8 +143,8 @@ std::int64_t KafkaConsumer::committed_or_reset(const std::string& topic, std::in
         rd_kafka_topic_partition_list_destroy(list);
         if (!err) break;
         if (attempt >= 30 || stop_)
-            throw std::runtime_error("kafka source: committed offset of " + topic + " [" + std::to_string(partition) +
-                                     "]: " + rd_kafka_err2str(err));
+            throw std::runtime_error("kafka source: committed offset of " + topic + " [" +
+                                     std::to_string(partition) + "]: " + rd_kafka_err2str(err));
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
     if (offset >= 0) return offset;
@@ -147,44 +153,55 @@ std::int64_t KafkaConsumer::committed_or_reset(const std::string& topic, std::in
     std::string r = reset ? *reset : "latest";
     if (r == "earliest" || r == "smallest" || r == "beginning") return RD_KAFKA_OFFSET_BEGINNING;
     if (r == "error")
-        throw std::runtime_error("kafka source: no committed offset for " + topic + " [" + std::to_string(partition) +
+        throw std::runtime_error("kafka source: no committed offset for " + topic + " [" +
+                                 std::to_string(partition) +
                                  "] and properties.auto.offset.reset is none");
     std::int64_t lo = 0, hi = 0;
-    rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk_, topic.c_str(), partition, &lo, &hi, kMetadataTimeoutMs);
-    if (err) throw std::runtime_error("kafka source: latest offset of " + topic + ": " + rd_kafka_err2str(err));
+    rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk_, topic.c_str(), partition, &lo,
+                                                               &hi, kMetadataTimeoutMs);
+    if (err)
+        throw std::runtime_error("kafka source: latest offset of " + topic + ": " +
+                                 rd_kafka_err2str(err));
     return hi;
 }
 
-std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t partition, bool initial) {
+std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t partition,
+                                         bool initial) {
     auto it = restored_.offsets.find({topic, partition});
     if (it != restored_.offsets.end()) return it->second;  // a checkpoint beats the startup mode
-    if (!initial) return RD_KAFKA_OFFSET_BEGINNING;         // partitions discovered later: from the start
+    if (!initial) return RD_KAFKA_OFFSET_BEGINNING;  // partitions discovered later: from the start
     switch (settings_.startup) {
-        case StartupMode::EarliestOffset: return RD_KAFKA_OFFSET_BEGINNING;
-        case StartupMode::GroupOffsets: return committed_or_reset(topic, partition);
+        case StartupMode::EarliestOffset:
+            return RD_KAFKA_OFFSET_BEGINNING;
+        case StartupMode::GroupOffsets:
+            return committed_or_reset(topic, partition);
         case StartupMode::SpecificOffsets: {
             auto s = settings_.specific_offsets.find(partition);
-            return s == settings_.specific_offsets.end() ? committed_or_reset(topic, partition) : s->second;
+            return s == settings_.specific_offsets.end() ? committed_or_reset(topic, partition)
+                                                         : s->second;
         }
         case StartupMode::LatestOffset: {
             // Pinned now, so that a checkpoint taken before the first message still resumes here.
             std::int64_t lo = 0, hi = 0;
-            rd_kafka_resp_err_t err =
-                rd_kafka_query_watermark_offsets(rk_, topic.c_str(), partition, &lo, &hi, kMetadataTimeoutMs);
-            if (err) throw std::runtime_error("kafka source: latest offset of " + topic + " [" +
-                                              std::to_string(partition) + "]: " + rd_kafka_err2str(err));
+            rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+                rk_, topic.c_str(), partition, &lo, &hi, kMetadataTimeoutMs);
+            if (err)
+                throw std::runtime_error("kafka source: latest offset of " + topic + " [" +
+                                         std::to_string(partition) + "]: " + rd_kafka_err2str(err));
             return hi;
         }
         case StartupMode::Timestamp: {
             rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
-            rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset = settings_.startup_timestamp_ms;
+            rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset =
+                settings_.startup_timestamp_ms;
             rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kMetadataTimeoutMs);
             std::int64_t offset = list->elems[0].offset;
             rd_kafka_resp_err_t perr = list->elems[0].err;
             rd_kafka_topic_partition_list_destroy(list);
             if (err || perr)
                 throw std::runtime_error("kafka source: offset for timestamp in " + topic + " [" +
-                                         std::to_string(partition) + "]: " + rd_kafka_err2str(err ? err : perr));
+                                         std::to_string(partition) +
+                                         "]: " + rd_kafka_err2str(err ? err : perr));
             return offset < 0 ? RD_KAFKA_OFFSET_END : offset;
         }
     }
@@ -195,7 +212,9 @@ void KafkaConsumer::discover(bool initial) {
     const rd_kafka_metadata_t* md = nullptr;
     rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &md, kMetadataTimeoutMs);
     if (err) {
-        if (initial) throw std::runtime_error(std::string("kafka source: cannot read topic metadata: ") + rd_kafka_err2str(err));
+        if (initial)
+            throw std::runtime_error(std::string("kafka source: cannot read topic metadata: ") +
+                                     rd_kafka_err2str(err));
         spdlog::warn("kafka source: partition discovery failed: {}", rd_kafka_err2str(err));
         return;
     }
@@ -205,7 +224,8 @@ void KafkaConsumer::discover(bool initial) {
         const auto& topic = md->topics[t];
         std::string name = topic.topic;
         bool wanted = pattern_ ? RE2::FullMatch(name, *pattern_)
-                               : std::find(settings_.topics.begin(), settings_.topics.end(), name) != settings_.topics.end();
+                               : std::find(settings_.topics.begin(), settings_.topics.end(),
+                                           name) != settings_.topics.end();
         if (!wanted || topic.err) continue;
         if (name.rfind("__", 0) == 0 && pattern_) continue;  // internal topics
         seen.insert(name);
@@ -217,7 +237,8 @@ void KafkaConsumer::discover(bool initial) {
     rd_kafka_metadata_destroy(md);
     for (const auto& t : settings_.topics) {
         if (!seen.count(t) && warned_missing_.insert(t).second)
-            spdlog::warn("kafka source: topic {} does not exist (yet); it is picked up when it appears", t);
+            spdlog::warn(
+                "kafka source: topic {} does not exist (yet); it is picked up when it appears", t);
     }
     if (fresh.empty()) return;
     std::sort(fresh.begin(), fresh.end());
@@ -227,15 +248,17 @@ void KafkaConsumer::discover(bool initial) {
         if (settings_.bounded) {
             if (!initial) continue;  // bounded input: only what existed at start
             std::int64_t lo = 0, hi = 0;
-            rd_kafka_resp_err_t e =
-                rd_kafka_query_watermark_offsets(rk_, key.first.c_str(), key.second, &lo, &hi, kMetadataTimeoutMs);
-            if (e) throw std::runtime_error("kafka source: end offset of " + key.first + ": " + rd_kafka_err2str(e));
+            rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
+                rk_, key.first.c_str(), key.second, &lo, &hi, kMetadataTimeoutMs);
+            if (e)
+                throw std::runtime_error("kafka source: end offset of " + key.first + ": " +
+                                         rd_kafka_err2str(e));
             a.end = hi;
             a.done = hi <= lo || (a.start >= 0 && a.start >= hi);
         }
         if (a.start >= 0) position_[key] = a.start;
         spdlog::info("kafka source: reading {} [{}] from {}", key.first, key.second,
-                     a.start >= 0 ? std::to_string(a.start)
+                     a.start >= 0                           ? std::to_string(a.start)
                      : a.start == RD_KAFKA_OFFSET_BEGINNING ? "the earliest offset"
                      : a.start == RD_KAFKA_OFFSET_END       ? "the latest offset"
                                                             : "the committed group offset");
@@ -245,12 +268,14 @@ void KafkaConsumer::discover(bool initial) {
     // Partitions pinned to an explicit offset are part of the state from now on.
     Chunk chunk;
     for (const auto& key : fresh)
-        if (auto p = position_.find(key); p != position_.end()) chunk.offsets.emplace_back(key, p->second);
+        if (auto p = position_.find(key); p != position_.end())
+            chunk.offsets.emplace_back(key, p->second);
     if (!chunk.offsets.empty()) push(std::move(chunk));
 }
 
 void KafkaConsumer::reassign() {
-    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
     for (const auto& [key, a] : assigned_) {
         if (a.done) continue;
         auto p = position_.find(key);
@@ -260,7 +285,9 @@ void KafkaConsumer::reassign() {
     rd_kafka_resp_err_t err = rd_kafka_assign(rk_, list);
     if (assignment_) rd_kafka_topic_partition_list_destroy(assignment_);
     assignment_ = list;
-    if (err) throw std::runtime_error(std::string("kafka source: assign failed: ") + rd_kafka_err2str(err));
+    if (err)
+        throw std::runtime_error(std::string("kafka source: assign failed: ") +
+                                 rd_kafka_err2str(err));
 }
 
 bool KafkaConsumer::all_done() const {
@@ -285,9 +312,11 @@ void KafkaConsumer::run() {
                 discover(false);
                 next_discovery = now_ms() + settings_.discovery_interval_ms;
             }
-            ssize_t n = rd_kafka_consume_batch_queue(queue_, kPollMs, messages.data(), messages.size());
-            if (n < 0) throw std::runtime_error(std::string("kafka source: consume failed: ") +
-                                                rd_kafka_err2str(rd_kafka_last_error()));
+            ssize_t n =
+                rd_kafka_consume_batch_queue(queue_, kPollMs, messages.data(), messages.size());
+            if (n < 0)
+                throw std::runtime_error(std::string("kafka source: consume failed: ") +
+                                         rd_kafka_err2str(rd_kafka_last_error()));
             if (n == 0) continue;
             Chunk chunk;
             chunk.events.reserve(static_cast<std::size_t>(n));
@@ -298,14 +327,16 @@ void KafkaConsumer::run() {
                 if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
                     PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
                     auto it = assigned_.find(key);
-                    if (it != assigned_.end() && it->second.end >= 0 && m->offset >= it->second.end) {
+                    if (it != assigned_.end() && it->second.end >= 0 &&
+                        m->offset >= it->second.end) {
                         it->second.done = true;
                         reached_end = true;
                     }
                 } else if (m->err) {
                     if (rd_kafka_fatal_error(rk_, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
                         std::string why = rd_kafka_message_errstr(m);
-                        for (ssize_t j = i; j < n; ++j) rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                        for (ssize_t j = i; j < n; ++j)
+                            rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
                         throw std::runtime_error("kafka source: fatal consumer error: " + why);
                     }
                     spdlog::warn("kafka source: {}", rd_kafka_message_errstr(m));
@@ -319,17 +350,23 @@ void KafkaConsumer::run() {
                     try {
                         decoder_.decode(*m, chunk.events);
                     } catch (const std::exception& e) {
-                        std::string where = "topic " + key.first + ", partition " + std::to_string(key.second) +
-                                            ", offset " + std::to_string(m->offset);
+                        std::string where = "topic " + key.first + ", partition " +
+                                            std::to_string(key.second) + ", offset " +
+                                            std::to_string(m->offset);
                         if (!settings_.ignore_parse_errors) {
-                            for (ssize_t j = i; j < n; ++j) rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
-                            throw std::runtime_error("kafka source: cannot parse the message at " + where + ": " +
-                                                     e.what() + " (set ignore-parse-errors: true to skip such messages)");
+                            for (ssize_t j = i; j < n; ++j)
+                                rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                            throw std::runtime_error(
+                                "kafka source: cannot parse the message at " + where + ": " +
+                                e.what() +
+                                " (set ignore-parse-errors: true to skip such messages)");
                         }
                         std::uint64_t count = ++skipped_;
                         if (count <= 10 || count % 1000 == 0)
-                            spdlog::warn("kafka source: skipped unparsable message at {} ({} skipped so far): {}", where,
-                                         count, e.what());
+                            spdlog::warn(
+                                "kafka source: skipped unparsable message at {} ({} skipped so "
+                                "far): {}",
+                                where, count, e.what());
                     }
                     moved[key] = m->offset + 1;
                     position_[key] = m->offset + 1;

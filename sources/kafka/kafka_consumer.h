@@ -6,6 +6,7 @@
 // Partitions are assigned explicitly (no group membership, like Flink's KafkaSource), so a
 // restarted cdcd resumes at once; the consumer group only receives offset commits.
 #include <librdkafka/rdkafka.h>
+#include <re2/re2.h>
 
 #include <boost/asio/io_context.hpp>
 #include <condition_variable>
@@ -21,8 +22,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <re2/re2.h>
 
 #include "pipeline/connector/stream.h"
 #include "sinks/kafka/kafka_properties.h"
@@ -55,22 +54,23 @@ struct Chunk {
 };
 
 class KafkaConsumer {
-public:
+  public:
     KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
                   std::function<void()> wake);
     ~KafkaConsumer();
 
     void start();
-    /// Takes the next chunk if one is ready; otherwise arranges for `wake` to be posted when one is.
+    /// Takes the next chunk if one is ready; otherwise arranges for `wake` to be posted when one
+    /// is.
     bool try_pop(Chunk& chunk);
     /// Commits offsets to the consumer group (asynchronously; thread-safe). No-op without group.id.
     void commit(const Offsets& offsets);
     std::uint64_t skipped() const { return skipped_.load(); }
 
-private:
+  private:
     struct Assigned {
-        std::int64_t start;           // librdkafka offset or logical (BEGINNING / STORED)
-        std::int64_t end = -1;        // bounded: high watermark at assignment
+        std::int64_t start;     // librdkafka offset or logical (BEGINNING / STORED)
+        std::int64_t end = -1;  // bounded: high watermark at assignment
         bool done = false;
     };
 
@@ -81,7 +81,8 @@ private:
     void reassign();
     void push(Chunk chunk);
     bool all_done() const;
-    static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* offsets, void*);
+    static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
+                          rd_kafka_topic_partition_list_t* offsets, void*);
 
     ConsumerSettings settings_;
     SourceState restored_;

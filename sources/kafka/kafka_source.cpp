@@ -12,20 +12,26 @@ namespace cdcd::kafka {
 namespace asio = boost::asio;
 
 KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io)
-    : settings_(std::move(settings)), io_(io), wake_timer_(std::make_shared<asio::steady_timer>(io)) {}
+    : settings_(std::move(settings)),
+      io_(io),
+      wake_timer_(std::make_shared<asio::steady_timer>(io)) {}
 
 KafkaSource::~KafkaSource() {
     consumer_.reset();  // joins the consumer thread
 }
 
-void KafkaSource::restore(std::string_view state) { state_ = decode_state(state); }
+void KafkaSource::restore(std::string_view state) {
+    state_ = decode_state(state);
+}
 
 std::string KafkaSource::snapshot_state() {
     pending_commits_.push_back(state_.offsets);
     return encode_state(state_);
 }
 
-std::string KafkaSource::describe_state(std::string_view state) const { return describe_state_json(decode_state(state)); }
+std::string KafkaSource::describe_state(std::string_view state) const {
+    return describe_state_json(decode_state(state));
+}
 
 asio::awaitable<void> KafkaSource::notify_checkpoint_complete(std::uint64_t) {
     // Checkpoints complete in the order they were taken; commit that checkpoint's offsets.
@@ -42,7 +48,8 @@ void KafkaSource::track_schemas(const EventBatch& events) {
         if (is_data_change(e)) continue;
         auto change = *as_schema_change(e);
         TableId id = table_of(e);
-        auto it = std::find_if(state_.schemas.begin(), state_.schemas.end(), [&](const auto& p) { return p.first == id; });
+        auto it = std::find_if(state_.schemas.begin(), state_.schemas.end(),
+                               [&](const auto& p) { return p.first == id; });
         if (it == state_.schemas.end()) {
             state_.schemas.emplace_back(id, apply_schema_change(Schema{}, change));
         } else {
@@ -70,7 +77,8 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
         track_schemas(chunk.events);
         if (chunk.end) {
             if (consumer_->skipped() > 0)
-                spdlog::warn("kafka source: {} unparsable messages were skipped", consumer_->skipped());
+                spdlog::warn("kafka source: {} unparsable messages were skipped",
+                             consumer_->skipped());
             co_return;
         }
         if (!chunk.events.empty()) co_await output.emit(std::move(chunk.events));

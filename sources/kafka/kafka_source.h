@@ -15,7 +15,7 @@
 namespace cdcd::kafka {
 
 class KafkaSource final : public Source {
-public:
+  public:
     KafkaSource(ConsumerSettings settings, boost::asio::io_context& io);
     ~KafkaSource() override;
 
@@ -25,12 +25,12 @@ public:
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
 
-private:
+  private:
     void track_schemas(const EventBatch& events);
 
     ConsumerSettings settings_;
     boost::asio::io_context& io_;
-    SourceState state_;  // as of the last emitted event (event loop)
+    SourceState state_;                    // as of the last emitted event (event loop)
     std::deque<Offsets> pending_commits_;  // snapshots awaiting their checkpoint, in order
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
     std::unique_ptr<KafkaConsumer> consumer_;

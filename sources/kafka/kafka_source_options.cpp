@@ -23,11 +23,14 @@ T parse_number(const std::string& s, const std::string& what) {
     T v{};
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-        throw std::invalid_argument("scan.startup.specific-offsets: " + what + " '" + s + "' is not a number");
+        throw std::invalid_argument("scan.startup.specific-offsets: " + what + " '" + s +
+                                    "' is not a number");
     return v;
 }
 
-std::string first_key(const std::string& message) { return message.substr(0, message.find(':')); }
+std::string first_key(const std::string& message) {
+    return message.substr(0, message.find(':'));
+}
 
 }  // namespace
 
@@ -36,83 +39,106 @@ std::map<std::int32_t, std::int64_t> parse_specific_offsets(const std::string& t
     std::size_t start = 0;
     while (start < text.size()) {
         std::size_t end = text.find(';', start);
-        std::string entry = trim(std::string_view(text).substr(start, end == std::string::npos ? std::string::npos : end - start));
+        std::string entry = trim(std::string_view(text).substr(
+            start, end == std::string::npos ? std::string::npos : end - start));
         start = end == std::string::npos ? text.size() : end + 1;
         if (entry.empty()) continue;
         auto comma = entry.find(',');
         if (comma == std::string::npos)
             throw std::invalid_argument("scan.startup.specific-offsets: '" + entry +
                                         "' is not of the form partition:<n>,offset:<n>");
-        std::string p = trim(std::string_view(entry).substr(0, comma)), o = trim(std::string_view(entry).substr(comma + 1));
+        std::string p = trim(std::string_view(entry).substr(0, comma)),
+                    o = trim(std::string_view(entry).substr(comma + 1));
         if (p.rfind("partition:", 0) != 0 || o.rfind("offset:", 0) != 0)
             throw std::invalid_argument("scan.startup.specific-offsets: '" + entry +
                                         "' is not of the form partition:<n>,offset:<n>");
         auto partition = parse_number<std::int32_t>(trim(p.substr(10)), "partition");
         auto offset = parse_number<std::int64_t>(trim(o.substr(7)), "offset");
-        if (partition < 0 || offset < 0) throw std::invalid_argument("scan.startup.specific-offsets: negative value");
+        if (partition < 0 || offset < 0)
+            throw std::invalid_argument("scan.startup.specific-offsets: negative value");
         out[partition] = offset;
     }
-    if (out.empty()) throw std::invalid_argument("scan.startup.specific-offsets: no partition offsets given");
+    if (out.empty())
+        throw std::invalid_argument("scan.startup.specific-offsets: no partition offsets given");
     return out;
 }
 
 config::ConnectorOptionsSpec kafka_source_options() {
     config::ConnectorOptionsSpec spec;
     auto& o = spec.options;
-    o.push_back(OptionSpec::string("topic").desc("Topics to read, comma-separated (exclusive with topic-pattern)."));
-    o.push_back(OptionSpec::string("topic-pattern")
-                    .desc("Java regex of the topics to read; topics created later are picked up at partition "
-                          "discovery (exclusive with topic)."));
+    o.push_back(OptionSpec::string("topic").desc(
+        "Topics to read, comma-separated (exclusive with topic-pattern)."));
+    o.push_back(
+        OptionSpec::string("topic-pattern")
+            .desc(
+                "Java regex of the topics to read; topics created later are picked up at partition "
+                "discovery (exclusive with topic)."));
     o.push_back(OptionSpec::enum_of("value.format", {"json", "debezium-json", "canal-json"})
                     .required()
                     .desc("Message value format."));
     o.push_back(OptionSpec::string("table-id.fixed.name")
-                    .desc("Every message belongs to this table (`table`, `schema.table` or `ns.schema.table`)."));
-    o.push_back(OptionSpec::enum_of("table-id.dynamic.from", {"key", "value"})
-                    .desc("Read the table id from the message key or value (with table-id.dynamic.fields)."));
+                    .desc("Every message belongs to this table (`table`, `schema.table` or "
+                          "`ns.schema.table`)."));
+    o.push_back(
+        OptionSpec::enum_of("table-id.dynamic.from", {"key", "value"})
+            .desc(
+                "Read the table id from the message key or value (with table-id.dynamic.fields)."));
     o.push_back(OptionSpec::list("table-id.dynamic.fields")
                     .desc("1–3 comma-separated JSON paths of string fields: table | schema,table | "
                           "namespace,schema,table, e.g. source.db,source.table."));
-    o.push_back(OptionSpec::enum_of("scan.startup.mode",
-                                    {"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"})
-                    .default_("group-offsets")
-                    .desc("Where a pipeline without a checkpoint starts. group-offsets falls back to "
-                          "properties.auto.offset.reset (default latest) for partitions without a committed offset."));
-    o.push_back(OptionSpec::long_("scan.startup.timestamp-millis")
-                    .at_least(0)
-                    .desc("scan.startup.mode timestamp: first offset whose timestamp is at or after this."));
+    o.push_back(
+        OptionSpec::enum_of("scan.startup.mode", {"earliest-offset", "latest-offset",
+                                                  "group-offsets", "timestamp", "specific-offsets"})
+            .default_("group-offsets")
+            .desc("Where a pipeline without a checkpoint starts. group-offsets falls back to "
+                  "properties.auto.offset.reset (default latest) for partitions without a "
+                  "committed offset."));
+    o.push_back(
+        OptionSpec::long_("scan.startup.timestamp-millis")
+            .at_least(0)
+            .desc(
+                "scan.startup.mode timestamp: first offset whose timestamp is at or after this."));
     o.push_back(OptionSpec::string("scan.startup.specific-offsets")
-                    .desc("scan.startup.mode specific-offsets: `partition:0,offset:42;partition:1,offset:300`; "
+                    .desc("scan.startup.mode specific-offsets: "
+                          "`partition:0,offset:42;partition:1,offset:300`; "
                           "other partitions start from the committed group offset."));
     o.push_back(OptionSpec::enum_of("scan.bounded.mode", {"unbounded", "latest-offset"})
                     .default_("unbounded")
-                    .desc("latest-offset: stop at the end offsets found at start (the pipeline then finishes)."));
-    o.push_back(OptionSpec::duration("scan.partition-discovery.interval")
-                    .default_("5 min")
-                    .at_least(100)
-                    .desc("How often new partitions and (with topic-pattern) new topics are looked for."));
-    o.push_back(OptionSpec::list("metadata.list")
-                    .desc("Kafka metadata put into each event's meta: topic, partition, offset, timestamp, "
-                          "timestamp-type, key, headers."));
-    o.push_back(OptionSpec::boolean("ignore-parse-errors")
-                    .default_("false")
-                    .desc("Skip (count and log) messages that cannot be parsed instead of failing."));
+                    .desc("latest-offset: stop at the end offsets found at start (the pipeline "
+                          "then finishes)."));
+    o.push_back(
+        OptionSpec::duration("scan.partition-discovery.interval")
+            .default_("5 min")
+            .at_least(100)
+            .desc("How often new partitions and (with topic-pattern) new topics are looked for."));
+    o.push_back(
+        OptionSpec::list("metadata.list")
+            .desc("Kafka metadata put into each event's meta: topic, partition, offset, timestamp, "
+                  "timestamp-type, key, headers."));
+    o.push_back(
+        OptionSpec::boolean("ignore-parse-errors")
+            .default_("false")
+            .desc("Skip (count and log) messages that cannot be parsed instead of failing."));
     o.push_back(OptionSpec::boolean("debezium-json.schema-include")
                     .default_("false")
-                    .desc("debezium-json: messages carry the {\"schema\",\"payload\"} envelope (required when true; "
+                    .desc("debezium-json: messages carry the {\"schema\",\"payload\"} envelope "
+                          "(required when true; "
                           "detected either way)."));
     o.push_back(OptionSpec::integer("scan.max-batch-size")
                     .default_("2048")
                     .range(1, 1 << 20)
-                    .desc("Messages taken from librdkafka at once (properties.max.poll.records sets it too)."));
-    spec.prefixes.push_back({"properties.", "Kafka consumer settings, passed to librdkafka (Java names translated)."});
+                    .desc("Messages taken from librdkafka at once (properties.max.poll.records "
+                          "sets it too)."));
+    spec.prefixes.push_back(
+        {"properties.", "Kafka consumer settings, passed to librdkafka (Java names translated)."});
     return spec;
 }
 
 void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostics& d) {
     bool topic = o.has("topic"), pattern = o.has("topic-pattern");
     if (topic == pattern)
-        d.error(o.location(topic ? "topic-pattern" : "topic"), "exactly one of `topic` and `topic-pattern` must be set");
+        d.error(o.location(topic ? "topic-pattern" : "topic"),
+                "exactly one of `topic` and `topic-pattern` must be set");
     if (pattern) {
         std::string error;
         if (!transform::compile_java_regex(o.get_string("topic-pattern"), &error))
@@ -122,23 +148,29 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
     bool from = o.has("table-id.dynamic.from"), fields = o.has("table-id.dynamic.fields");
     if (fixed && (from || fields))
         d.error(o.location("table-id.fixed.name"),
-                "`table-id.fixed.name` cannot be combined with `table-id.dynamic.from` / `table-id.dynamic.fields`");
+                "`table-id.fixed.name` cannot be combined with `table-id.dynamic.from` / "
+                "`table-id.dynamic.fields`");
     if (!fixed && !(from && fields))
         d.error(o.location(from ? "table-id.dynamic.fields" : "table-id.dynamic.from"),
-                "set `table-id.fixed.name`, or both `table-id.dynamic.from` and `table-id.dynamic.fields`");
+                "set `table-id.fixed.name`, or both `table-id.dynamic.from` and "
+                "`table-id.dynamic.fields`");
     if (fixed && !TableId::parse(o.get_string("table-id.fixed.name")))
-        d.error(o.location("table-id.fixed.name"), "`table-id.fixed.name` must have 1 to 3 non-empty parts");
+        d.error(o.location("table-id.fixed.name"),
+                "`table-id.fixed.name` must have 1 to 3 non-empty parts");
     if (fields) {
         auto list = o.get_list("table-id.dynamic.fields");
         if (list.empty() || list.size() > 3)
             d.error(o.location("table-id.dynamic.fields"),
-                    "`table-id.dynamic.fields` takes 1 to 3 JSON paths, got " + std::to_string(list.size()));
+                    "`table-id.dynamic.fields` takes 1 to 3 JSON paths, got " +
+                        std::to_string(list.size()));
     }
     std::string mode = o.get_enum("scan.startup.mode");
     if (mode == "timestamp" && !o.has("scan.startup.timestamp-millis"))
-        d.error(o.location("scan.startup.mode"), "scan.startup.mode timestamp needs `scan.startup.timestamp-millis`");
+        d.error(o.location("scan.startup.mode"),
+                "scan.startup.mode timestamp needs `scan.startup.timestamp-millis`");
     if (mode != "timestamp" && o.is_set("scan.startup.timestamp-millis"))
-        d.error(o.location("scan.startup.timestamp-millis"), "applies only to scan.startup.mode timestamp");
+        d.error(o.location("scan.startup.timestamp-millis"),
+                "applies only to scan.startup.mode timestamp");
     if (mode == "specific-offsets") {
         if (!o.has("scan.startup.specific-offsets")) {
             d.error(o.location("scan.startup.mode"),
@@ -151,22 +183,27 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
             }
         }
     } else if (o.is_set("scan.startup.specific-offsets")) {
-        d.error(o.location("scan.startup.specific-offsets"), "applies only to scan.startup.mode specific-offsets");
+        d.error(o.location("scan.startup.specific-offsets"),
+                "applies only to scan.startup.mode specific-offsets");
     }
     auto props = o.with_prefix("properties.");
     if (!props.count("bootstrap.servers"))
-        d.error(o.location("properties.bootstrap.servers"), "`properties.bootstrap.servers` is required");
+        d.error(o.location("properties.bootstrap.servers"),
+                "`properties.bootstrap.servers` is required");
     if ((mode == "group-offsets" || mode == "specific-offsets") && !props.count("group.id"))
-        d.error(o.location("scan.startup.mode"), "scan.startup.mode " + mode + " needs `properties.group.id`");
+        d.error(o.location("scan.startup.mode"),
+                "scan.startup.mode " + mode + " needs `properties.group.id`");
     if (o.has("metadata.list")) {
         for (const auto& name : o.get_list("metadata.list"))
             if (!metadata_field(name))
-                d.error(o.location("metadata.list"), "unknown metadata '" + name +
-                                                         "'; known: topic, partition, offset, timestamp, "
-                                                         "timestamp-type, key, headers");
+                d.error(o.location("metadata.list"),
+                        "unknown metadata '" + name +
+                            "'; known: topic, partition, offset, timestamp, "
+                            "timestamp-type, key, headers");
     }
     if (o.get_bool("debezium-json.schema-include") && o.get_enum("value.format") != "debezium-json")
-        d.error(o.location("debezium-json.schema-include"), "applies only to value.format debezium-json");
+        d.error(o.location("debezium-json.schema-include"),
+                "applies only to value.format debezium-json");
     try {
         translate_properties(props, ClientRole::Consumer);
     } catch (const std::exception& e) {
@@ -186,12 +223,14 @@ ConsumerSettings kafka_source_settings(const config::ValidatedOptions& o) {
                 : mode == "timestamp"        ? StartupMode::Timestamp
                 : mode == "specific-offsets" ? StartupMode::SpecificOffsets
                                              : StartupMode::GroupOffsets;
-    if (o.has("scan.startup.timestamp-millis")) s.startup_timestamp_ms = o.get_long("scan.startup.timestamp-millis");
+    if (o.has("scan.startup.timestamp-millis"))
+        s.startup_timestamp_ms = o.get_long("scan.startup.timestamp-millis");
     if (s.startup == StartupMode::SpecificOffsets)
         s.specific_offsets = parse_specific_offsets(o.get_string("scan.startup.specific-offsets"));
     s.bounded = o.get_enum("scan.bounded.mode") == "latest-offset";
     s.discovery_interval_ms = o.get_duration("scan.partition-discovery.interval").count();
-    if (auto it = s.client.handled.find("partition.discovery.interval.ms"); it != s.client.handled.end())
+    if (auto it = s.client.handled.find("partition.discovery.interval.ms");
+        it != s.client.handled.end())
         s.discovery_interval_ms = std::stoll(it->second);
     s.max_batch = static_cast<std::size_t>(o.get_int("scan.max-batch-size"));
     if (auto it = s.client.handled.find("max.poll.records"); it != s.client.handled.end())
@@ -204,7 +243,8 @@ ConsumerSettings kafka_source_settings(const config::ValidatedOptions& o) {
     s.decoder.debezium_schema_include = o.get_bool("debezium-json.schema-include");
     if (o.has("table-id.fixed.name")) {
         auto id = TableId::parse(o.get_string("table-id.fixed.name"));
-        if (!id) throw std::invalid_argument("table-id.fixed.name: must have 1 to 3 non-empty parts");
+        if (!id)
+            throw std::invalid_argument("table-id.fixed.name: must have 1 to 3 non-empty parts");
         s.decoder.fixed_table = *id;
     } else {
         s.decoder.table_from_key = o.get_enum("table-id.dynamic.from") == "key";

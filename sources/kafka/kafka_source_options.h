@@ -10,7 +10,8 @@
 namespace cdcd::kafka {
 
 config::ConnectorOptionsSpec kafka_source_options();
-void validate_kafka_source(const config::ValidatedOptions& options, config::Diagnostics& diagnostics);
+void validate_kafka_source(const config::ValidatedOptions& options,
+                           config::Diagnostics& diagnostics);
 /// Throws std::invalid_argument on what validate_kafka_source reports.
 ConsumerSettings kafka_source_settings(const config::ValidatedOptions& options);
 

@@ -5,7 +5,8 @@
 namespace cdcd::kafka {
 
 namespace {
-const char* const kMetadataNames[] = {"topic", "partition", "offset", "timestamp", "timestamp-type", "key", "headers"};
+const char* const kMetadataNames[] = {"topic",          "partition", "offset", "timestamp",
+                                      "timestamp-type", "key",       "headers"};
 }
 
 std::optional<MetadataField> metadata_field(const std::string& name) {
@@ -14,20 +15,24 @@ std::optional<MetadataField> metadata_field(const std::string& name) {
     return std::nullopt;
 }
 
-const char* metadata_name(MetadataField field) { return kMetadataNames[static_cast<int>(field)]; }
+const char* metadata_name(MetadataField field) {
+    return kMetadataNames[static_cast<int>(field)];
+}
 
 MessageDecoder::MessageDecoder(const DecoderSettings& settings)
     : settings_(settings), parser_(make_format_parser(settings.format)) {
     if (!settings_.fixed_table)
-        extractor_.emplace(settings_.table_fields,
-                           settings_.format == ValueFormat::DebeziumJson && !settings_.table_from_key);
+        extractor_.emplace(settings_.table_fields, settings_.format == ValueFormat::DebeziumJson &&
+                                                       !settings_.table_from_key);
 }
 
-simdjson::ondemand::document& MessageDecoder::iterate(simdjson::ondemand::parser& parser, const void* data,
-                                                      std::size_t size, std::string& buffer,
+simdjson::ondemand::document& MessageDecoder::iterate(simdjson::ondemand::parser& parser,
+                                                      const void* data, std::size_t size,
+                                                      std::string& buffer,
                                                       simdjson::ondemand::document& doc) {
     // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy into a padded, reused buffer.
-    if (buffer.size() < size + simdjson::SIMDJSON_PADDING) buffer.resize(size + simdjson::SIMDJSON_PADDING);
+    if (buffer.size() < size + simdjson::SIMDJSON_PADDING)
+        buffer.resize(size + simdjson::SIMDJSON_PADDING);
     std::memcpy(buffer.data(), data, size);
     std::memset(buffer.data() + size, ' ', simdjson::SIMDJSON_PADDING);
     auto error = parser.iterate(buffer.data(), size, buffer.size()).get(doc);
@@ -51,9 +56,15 @@ EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
     for (MetadataField f : settings_.metadata) {
         std::string value;
         switch (f) {
-            case MetadataField::Topic: value = rd_kafka_topic_name(m.rkt); break;
-            case MetadataField::Partition: value = std::to_string(m.partition); break;
-            case MetadataField::Offset: value = std::to_string(m.offset); break;
+            case MetadataField::Topic:
+                value = rd_kafka_topic_name(m.rkt);
+                break;
+            case MetadataField::Partition:
+                value = std::to_string(m.partition);
+                break;
+            case MetadataField::Offset:
+                value = std::to_string(m.offset);
+                break;
             case MetadataField::Timestamp:
             case MetadataField::TimestampType: {
                 rd_kafka_timestamp_type_t type;
@@ -61,9 +72,9 @@ EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
                 if (f == MetadataField::Timestamp) {
                     value = std::to_string(ts);
                 } else {
-                    value = type == RD_KAFKA_TIMESTAMP_CREATE_TIME        ? "CreateTime"
+                    value = type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? "CreateTime"
                             : type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "LogAppendTime"
-                                                                          : "NoTimestampType";
+                                                                         : "NoTimestampType";
                 }
                 break;
             }
@@ -78,7 +89,8 @@ EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
                     const char* name;
                     const void* v;
                     size_t size;
-                    for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &v, &size) == 0; ++i) {
+                    for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &v, &size) == 0;
+                         ++i) {
                         w.key(name);
                         if (v) {
                             w.string(std::string_view(static_cast<const char*>(v), size));
@@ -102,7 +114,8 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
     std::optional<TableId> key_table;
     if (!settings_.fixed_table && settings_.table_from_key) {
         if (!m.key) throw ParseError("no key to read the table id from");
-        key_table = extractor_->extract(iterate(key_parser_, m.key, m.key_len, key_buffer_, key_doc_));
+        key_table =
+            extractor_->extract(iterate(key_parser_, m.key, m.key_len, key_buffer_, key_doc_));
     }
     auto& doc = iterate(value_parser_, m.payload, m.len, value_buffer_, value_doc_);
     simdjson::ondemand::json_type top;
@@ -116,8 +129,10 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
                           : key_table           ? *key_table
                                                 : extractor_->extract(doc);
     if (settings_.debezium_schema_include) {
-        if (doc.type() != simdjson::ondemand::json_type::object || doc.find_field_unordered("payload").error())
-            throw ParseError("debezium-json.schema-include is true but the message has no schema envelope");
+        if (doc.type() != simdjson::ondemand::json_type::object ||
+            doc.find_field_unordered("payload").error())
+            throw ParseError(
+                "debezium-json.schema-include is true but the message has no schema envelope");
         doc.rewind();
     }
     parsed_.clear();
@@ -152,18 +167,26 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
         for (const auto& c : parsed_.changes) {
             EventMeta meta = settings_.metadata.empty() ? EventMeta{} : metadata(m);
             switch (c.op) {
-                case OpType::Insert: out.push_back(DataChangeEvent::insert(table, row(c.after), std::move(meta))); break;
-                case OpType::Replace: out.push_back(DataChangeEvent::replace(table, row(c.after), std::move(meta))); break;
-                case OpType::Delete: out.push_back(DataChangeEvent::remove(table, row(c.before), std::move(meta))); break;
+                case OpType::Insert:
+                    out.push_back(DataChangeEvent::insert(table, row(c.after), std::move(meta)));
+                    break;
+                case OpType::Replace:
+                    out.push_back(DataChangeEvent::replace(table, row(c.after), std::move(meta)));
+                    break;
+                case OpType::Delete:
+                    out.push_back(DataChangeEvent::remove(table, row(c.before), std::move(meta)));
+                    break;
                 case OpType::Update: {
                     Row before = row(c.before);
-                    out.push_back(DataChangeEvent::update(table, std::move(before), row(c.after), std::move(meta)));
+                    out.push_back(DataChangeEvent::update(table, std::move(before), row(c.after),
+                                                          std::move(meta)));
                     break;
                 }
             }
         }
     } catch (...) {
-        out.erase(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());  // keep the schema changes, drop this message's rows
+        out.erase(out.begin() + static_cast<std::ptrdiff_t>(first),
+                  out.end());  // keep the schema changes, drop this message's rows
         throw;
     }
 }

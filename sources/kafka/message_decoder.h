@@ -30,7 +30,7 @@ struct DecoderSettings {
 };
 
 class MessageDecoder {
-public:
+  public:
     explicit MessageDecoder(const DecoderSettings& settings);
     void restore(const TableSchemas& schemas) { inference_.restore(schemas); }
 
@@ -39,9 +39,10 @@ public:
     /// schema changes already applied to the inferred schema.
     void decode(const rd_kafka_message_t& message, EventBatch& out);
 
-private:
-    simdjson::ondemand::document& iterate(simdjson::ondemand::parser& parser, const void* data, std::size_t size,
-                                          std::string& buffer, simdjson::ondemand::document& doc);
+  private:
+    simdjson::ondemand::document& iterate(simdjson::ondemand::parser& parser, const void* data,
+                                          std::size_t size, std::string& buffer,
+                                          simdjson::ondemand::document& doc);
     EventMeta metadata(const rd_kafka_message_t& m) const;
     std::vector<std::string> key_primary_keys(const rd_kafka_message_t& m);
 

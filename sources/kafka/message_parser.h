@@ -58,7 +58,7 @@ struct ParsedMessage {
 void read_image(simdjson::ondemand::object object, Image& image);
 
 class FormatParser {
-public:
+  public:
     virtual ~FormatParser() = default;
     /// Parses the document (already iterated by the caller); throws ParseError or
     /// simdjson::simdjson_error. Leaves out.changes empty for messages to skip (DDL, tombstones).

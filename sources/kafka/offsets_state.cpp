@@ -11,13 +11,16 @@ namespace {
 
 constexpr std::string_view kHeader = "cdcd-kafka-source 1";
 
-[[noreturn]] void bad(const std::string& why) { throw std::runtime_error("kafka source: unreadable checkpoint state: " + why); }
+[[noreturn]] void bad(const std::string& why) {
+    throw std::runtime_error("kafka source: unreadable checkpoint state: " + why);
+}
 
 template <typename T>
 T number(std::string_view s) {
     T v{};
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) bad("not a number: '" + std::string(s) + "'");
+    if (ec != std::errc() || p != s.data() + s.size())
+        bad("not a number: '" + std::string(s) + "'");
     return v;
 }
 
@@ -63,7 +66,8 @@ SourceState decode_state(std::string_view blob) {
             std::size_t a = rest.find(' ');
             std::size_t b = a == std::string_view::npos ? a : rest.find(' ', a + 1);
             if (b == std::string_view::npos) bad("offset line '" + std::string(line) + "'");
-            PartitionKey key{std::string(rest.substr(0, a)), number<std::int32_t>(rest.substr(a + 1, b - a - 1))};
+            PartitionKey key{std::string(rest.substr(0, a)),
+                             number<std::int32_t>(rest.substr(a + 1, b - a - 1))};
             state.offsets[key] = number<std::int64_t>(rest.substr(b + 1));
         } else if (line.substr(0, 2) == "s ") {
             state.schemas = table_schemas_from_json(line.substr(2));
@@ -83,7 +87,8 @@ std::string describe_state_json(const SourceState& state) {
         w.begin_object().key("topic").string(key.first).key("partition").integer(key.second);
         w.key("offset").integer(offset).end_object();
     }
-    w.end_array().key("tables").raw(state.schemas.empty() ? "[]" : table_schemas_to_json(state.schemas));
+    w.end_array().key("tables").raw(state.schemas.empty() ? "[]"
+                                                          : table_schemas_to_json(state.schemas));
     w.end_object();
     return out;
 }

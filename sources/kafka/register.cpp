@@ -13,11 +13,11 @@ void register_kafka_source(ConnectorRegistry& registry) {
         "infers and evolves each table's schema, checkpoints offsets and commits them to the "
         "consumer group when checkpoints complete.";
     f.options = kafka::kafka_source_options();
-    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&, config::Diagnostics& d) {
-        kafka::validate_kafka_source(o, d);
-    };
+    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
+                    config::Diagnostics& d) { kafka::validate_kafka_source(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
-        return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options), ctx.io);
+        return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options),
+                                                    ctx.io);
     };
     registry.add(std::move(f));
 }

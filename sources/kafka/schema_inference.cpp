@@ -7,7 +7,8 @@ namespace cdcd::kafka {
 
 void SchemaInference::Table::reindex() {
     index.clear();
-    for (std::size_t i = 0; i < schema.columns().size(); ++i) index.emplace(schema.columns()[i].name, static_cast<int>(i));
+    for (std::size_t i = 0; i < schema.columns().size(); ++i)
+        index.emplace(schema.columns()[i].name, static_cast<int>(i));
 }
 
 int SchemaInference::Table::find(std::string_view name, std::size_t hint) const {
@@ -60,7 +61,8 @@ void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images
                 if (Column* c = pending_add(v.name)) {
                     if (!fits(v, c->type)) c->type = least_common_type(c->type, inferred_type(v));
                 } else {
-                    added.push_back(Column{std::string(v.name), inferred_type(v), {}, std::nullopt});
+                    added.push_back(
+                        Column{std::string(v.name), inferred_type(v), {}, std::nullopt});
                 }
                 continue;
             }
@@ -92,7 +94,9 @@ void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images
     }
     if (!added.empty()) {
         AddColumnEvent add{id, {}};
-        for (auto& c : added) add.added.push_back(ColumnWithPosition{std::move(c), ColumnWithPosition::Position::Last, {}});
+        for (auto& c : added)
+            add.added.push_back(
+                ColumnWithPosition{std::move(c), ColumnWithPosition::Position::Last, {}});
         t.schema = apply_schema_change(t.schema, add);
         out.push_back(std::move(add));
     }
@@ -120,7 +124,9 @@ std::optional<Row> SchemaInference::build(TableId id, const Image& image, std::s
         if (idx < 0) continue;  // cannot happen after evolve()
         const auto& col = cols[static_cast<std::size_t>(idx)];
         if (!store(row, static_cast<std::size_t>(idx), v, col.type)) {
-            if (error) *error = "field " + col.name + ": cannot store '" + std::string(v.text) + "' as " + col.type.to_string();
+            if (error)
+                *error = "field " + col.name + ": cannot store '" + std::string(v.text) + "' as " +
+                         col.type.to_string();
             return std::nullopt;
         }
     }

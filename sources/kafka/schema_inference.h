@@ -19,23 +19,25 @@
 namespace cdcd::kafka {
 
 class SchemaInference {
-public:
+  public:
     void restore(const TableSchemas& tables);
     bool knows(TableId table) const { return tables_.count(table) != 0; }
     const Schema* schema(TableId table) const;
 
     /// Evolves the table's schema to hold every field of `images`, appending the schema change
     /// events to `out`. `primary_keys` is used when the table is created.
-    void evolve(TableId table, const std::vector<const Image*>& images, const std::vector<std::string>* primary_keys,
-                EventBatch& out);
+    void evolve(TableId table, const std::vector<const Image*>& images,
+                const std::vector<std::string>* primary_keys, EventBatch& out);
     /// Builds a row of the table's current schema from `image`; nullopt with *error when a value
     /// cannot be converted.
     std::optional<Row> build(TableId table, const Image& image, std::string* error);
 
-private:
+  private:
     struct Hash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>()(s);
+        }
     };
     struct Table {
         Schema schema;

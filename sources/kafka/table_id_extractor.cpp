@@ -32,7 +32,8 @@ TableIdExtractor::TableIdExtractor(const std::vector<std::string>& fields, bool 
     for (const auto& p : pointers_) {
         auto slash = p.rfind('/');
         std::string parent = p.substr(0, slash), leaf = p.substr(slash + 1);
-        if (leaf.find('~') != std::string::npos || (!leaves_.empty() && parent != parent_pointer_)) grouped_ = false;
+        if (leaf.find('~') != std::string::npos || (!leaves_.empty() && parent != parent_pointer_))
+            grouped_ = false;
         parent_pointer_ = parent;
         leaves_.push_back(leaf);
     }
@@ -45,10 +46,13 @@ void TableIdExtractor::extract_grouped(simdjson::ondemand::document& doc) {
         if (doc.get_object().get(obj)) throw ParseError("the document is not a JSON object");
     } else {
         auto parent = doc.at_pointer(parent_pointer_);
-        if (parent.error() == simdjson::NO_SUCH_FIELD && payload_fallback_) parent = doc.at_pointer(payload_parent_pointer_);
+        if (parent.error() == simdjson::NO_SUCH_FIELD && payload_fallback_)
+            parent = doc.at_pointer(payload_parent_pointer_);
         if (parent.error())
-            throw ParseError("table id field '" + paths_[0] + "': " + simdjson::error_message(parent.error()));
-        if (parent.get_object().get(obj)) throw ParseError("table id field '" + paths_[0] + "': parent is not an object");
+            throw ParseError("table id field '" + paths_[0] +
+                             "': " + simdjson::error_message(parent.error()));
+        if (parent.get_object().get(obj))
+            throw ParseError("table id field '" + paths_[0] + "': parent is not an object");
     }
     bool found[3] = {false, false, false};
     std::size_t remaining = leaves_.size();
@@ -58,7 +62,8 @@ void TableIdExtractor::extract_grouped(simdjson::ondemand::document& doc) {
         for (std::size_t i = 0; i < leaves_.size(); ++i) {
             if (found[i] || key != leaves_[i]) continue;
             std::string_view s;
-            if (field.value().get_string().get(s)) throw ParseError("table id field '" + paths_[i] + "' is not a string");
+            if (field.value().get_string().get(s))
+                throw ParseError("table id field '" + paths_[i] + "' is not a string");
             parts_[i].assign(s.data(), s.size());
             found[i] = true;
             --remaining;
@@ -77,7 +82,8 @@ TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
         if (result.error() == simdjson::NO_SUCH_FIELD && payload_fallback_)
             result = doc.at_pointer(payload_pointers_[i]);
         if (result.error())
-            throw ParseError("table id field '" + paths_[i] + "': " + simdjson::error_message(result.error()));
+            throw ParseError("table id field '" + paths_[i] +
+                             "': " + simdjson::error_message(result.error()));
         std::string_view s;
         if (result.get_string().get(s))
             throw ParseError("table id field '" + paths_[i] + "' is not a string");
@@ -92,7 +98,7 @@ TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
     }
     auto it = cache_.find(key_);
     if (it != cache_.end()) return it->second;
-    TableId id = n == 1 ? TableId::of(parts_[0])
+    TableId id = n == 1   ? TableId::of(parts_[0])
                  : n == 2 ? TableId::of(parts_[0], parts_[1])
                           : TableId::of(parts_[0], parts_[1], parts_[2]);
     cache_.emplace(key_, id);

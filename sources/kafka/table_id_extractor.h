@@ -4,8 +4,9 @@
 // (`table-id.dynamic.from`). One field gives `table`, two `schema.table`, three
 // `namespace.schema.table`; every field must be a string. For debezium-json values with a schema
 // envelope, a path missing at the top level is looked up under `payload`.
-#include <optional>
 #include <simdjson.h>
+
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,7 +16,7 @@
 namespace cdcd::kafka {
 
 class TableIdExtractor {
-public:
+  public:
     /// `fields`: the option's comma-separated JSON paths (`a.b` or `$.a.b`).
     explicit TableIdExtractor(const std::vector<std::string>& fields, bool payload_fallback);
     /// Throws ParseError when a field is missing or not a string.
@@ -24,7 +25,7 @@ public:
     /// `source.db` → `/source/db` (JSON pointer, with ~ and / escaped).
     static std::string to_pointer(const std::string& path);
 
-private:
+  private:
     void extract_grouped(simdjson::ondemand::document& doc);
 
     // When every path is <parent>.<leaf> with one parent (often `source.db,source.table` or the
