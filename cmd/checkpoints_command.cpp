@@ -11,6 +11,7 @@
 #include "config/secrets.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/runtime/pipeline_plan.h"
+#include "pipeline/util/json_escape.h"
 #include "state/checkpoint_store.h"
 
 namespace cdcd::cli {
@@ -18,38 +19,6 @@ namespace cdcd::cli {
 namespace {
 
 constexpr std::size_t kMaxRawBytes = 4096;  // raw states longer than this are cut in the output
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    return out + "\"";
-}
 
 bool is_json(std::string_view text) {
     if (text.empty()) return false;
@@ -80,7 +49,7 @@ std::string raw_part(std::string_view blob) {
     if (is_json(blob)) return out + ",\"state\":" + std::string(blob) + "}";
     std::string_view shown = blob.substr(0, kMaxRawBytes);
     if (printable(shown)) {
-        out += ",\"text\":" + json_string(shown);
+        out += ",\"text\":" + json::quoted(shown);
     } else {
         static const char* digits = "0123456789abcdef";
         std::string hex;
@@ -102,24 +71,24 @@ struct Context {
 
 std::string checkpoint_json(const std::string& pipeline, const state::Checkpoint& c,
                             const Context& ctx) {
-    std::string out = "{\"pipeline\":" + json_string(pipeline) + ",\"id\":" + std::to_string(c.id) +
-                      ",\"created\":\"" + iso_time(c.created_ms) +
-                      "\",\"created_ms\":" + std::to_string(c.created_ms) +
+    std::string out = "{\"pipeline\":" + json::quoted(pipeline) +
+                      ",\"id\":" + std::to_string(c.id) + ",\"created\":\"" +
+                      iso_time(c.created_ms) + "\",\"created_ms\":" + std::to_string(c.created_ms) +
                       ",\"size_bytes\":" + std::to_string(c.size_bytes()) + ",\"fingerprint\":{";
     bool first = true;
     for (const auto& [k, v] : c.fingerprint) {
-        out += (first ? "" : ",") + json_string(k) + ":" + json_string(v);
+        out += (first ? "" : ",") + json::quoted(k) + ":" + json::quoted(v);
         first = false;
     }
     out += "},\"parts\":{";
     first = true;
     for (const auto& [name, blob] : c.parts) {
-        out += (first ? "" : ",") + json_string(name) + ":";
+        out += (first ? "" : ",") + json::quoted(name) + ":";
         first = false;
         if (name == "source" && ctx.source) {
             std::string described = ctx.source->describe_state(blob);
             out += "{\"bytes\":" + std::to_string(blob.size()) +
-                   ",\"state\":" + (is_json(described) ? described : json_string(described)) + "}";
+                   ",\"state\":" + (is_json(described) ? described : json::quoted(described)) + "}";
         } else {
             out += raw_part(blob);
         }

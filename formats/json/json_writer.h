@@ -5,13 +5,12 @@
 #include <string>
 #include <string_view>
 
+#include "pipeline/util/json_escape.h"
+
 namespace cdcd::json {
 
-/// Appends `s` as a JSON string literal (quotes included).
-void append_quoted(std::string& out, std::string_view s);
-
 class Writer {
-public:
+  public:
     explicit Writer(std::string& out) : out_(out) {}
 
     Writer& begin_object() { return open('{'); }
@@ -21,7 +20,8 @@ public:
     Writer& key(std::string_view k);
     Writer& string(std::string_view v);
     Writer& integer(std::int64_t v);
-    Writer& number(double v);  // shortest round-trip; NaN/Inf are written as strings as Jackson does
+    Writer& number(
+        double v);  // shortest round-trip; NaN/Inf are written as strings as Jackson does
     Writer& boolean(bool v);
     Writer& null();
     /// Already-encoded JSON (a number literal, a nested document).
@@ -29,7 +29,7 @@ public:
 
     std::string& out() { return out_; }
 
-private:
+  private:
     Writer& open(char c);
     Writer& close(char c);
     void separate();

@@ -7,8 +7,8 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "net/retry.h"
+#include "pipeline/util/json_escape.h"
 #include "sources/dingtalk/change_detector.h"
-#include "sources/dingtalk/json_text.h"
 #include "sources/dingtalk/workspace_discovery.h"
 
 namespace cdcd::dingtalk {
@@ -77,9 +77,9 @@ std::string DingTalkSource::describe_state(std::string_view text) const {
     for (const auto& [id, split] : s.splits) {
         if (!first) out.push_back(',');
         first = false;
-        out += "{\"id\":" + json_string(id) + ",\"phase\":\"" + to_string(split.phase) +
+        out += "{\"id\":" + json::quoted(id) + ",\"phase\":\"" + to_string(split.phase) +
                "\",\"cursor\":{\"modifiedTime\":" + std::to_string(split.cursor_ms) +
-               ",\"docId\":" + json_string(split.cursor_id) +
+               ",\"docId\":" + json::quoted(split.cursor_id) +
                "},\"documents\":" + std::to_string(split.docs.size()) + "}";
     }
     return out + "]}";

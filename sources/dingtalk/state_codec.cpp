@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sources/dingtalk/json_text.h"
+#include "pipeline/util/json_escape.h"
 
 namespace cdcd::dingtalk {
 
@@ -47,13 +47,13 @@ std::string encode_state(const SourceState& state) {
         if (!first_split) out.push_back(',');
         first_split = false;
         out += "{\"id\":";
-        append_json_string(out, split.workspace_id);
+        json::append_quoted(out, split.workspace_id);
         out += ",\"root\":";
-        append_json_string(out, split.root_node_id);
+        json::append_quoted(out, split.root_node_id);
         out += ",\"phase\":\"";
         out += to_string(split.phase);
         out += "\",\"cursor\":[" + std::to_string(split.cursor_ms) + ",";
-        append_json_string(out, split.cursor_id);
+        json::append_quoted(out, split.cursor_id);
         out += "],\"docs\":[";
         // Sorted so that equal states encode equally.
         std::vector<const std::pair<const std::string, Fingerprint>*> docs;
@@ -65,7 +65,7 @@ std::string encode_state(const SourceState& state) {
             if (!first_doc) out.push_back(',');
             first_doc = false;
             out.push_back('[');
-            append_json_string(out, entry->first);
+            json::append_quoted(out, entry->first);
             char hex[17];
             std::snprintf(hex, sizeof hex, "%016llx",
                           static_cast<unsigned long long>(entry->second.meta_hash));

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "pipeline/util/json_escape.h"
 #include "sources/dingtalk/api_client.h"
-#include "sources/dingtalk/json_text.h"
 
 namespace cdcd::dingtalk {
 
@@ -51,8 +51,8 @@ void TokenCache::invalidate(const std::string& token) {
 }
 
 boost::asio::awaitable<void> TokenCache::fetch() {
-    std::string body =
-        "{\"appKey\":" + json_string(app_key_) + ",\"appSecret\":" + json_string(app_secret_) + "}";
+    std::string body = "{\"appKey\":" + json::quoted(app_key_) +
+                       ",\"appSecret\":" + json::quoted(app_secret_) + "}";
     const std::function<net::HttpRequest()> make = [&] {
         net::HttpRequest req;
         req.method = "POST";
