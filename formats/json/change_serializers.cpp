@@ -15,23 +15,39 @@ void write_source_db(Writer& w, const TableId& table) {
 
 const char* debezium_op(OpType op) {
     switch (op) {
-        case OpType::Insert: return "c";
-        case OpType::Delete: return "d";
-        default: return "u";
+        case OpType::Insert:
+            return "c";
+        case OpType::Delete:
+            return "d";
+        default:
+            return "u";
     }
 }
 
-void connect_type(Writer& w, const DataType& t, const std::string& field, const std::string& doc = {}) {
+void connect_type(Writer& w, const DataType& t, const std::string& field,
+                  const std::string& doc = {}) {
     w.begin_object();
     auto type = [&](const char* name) { w.key("type").string(name); };
     switch (t.root()) {
         case TypeRoot::TinyInt:
-        case TypeRoot::SmallInt: type("int16"); break;
-        case TypeRoot::Int: type("int32"); break;
-        case TypeRoot::BigInt: type("int64"); break;
-        case TypeRoot::Float: type("float"); break;
-        case TypeRoot::Double: type("double"); break;
-        case TypeRoot::Boolean: type("boolean"); break;
+        case TypeRoot::SmallInt:
+            type("int16");
+            break;
+        case TypeRoot::Int:
+            type("int32");
+            break;
+        case TypeRoot::BigInt:
+            type("int64");
+            break;
+        case TypeRoot::Float:
+            type("float");
+            break;
+        case TypeRoot::Double:
+            type("double");
+            break;
+        case TypeRoot::Boolean:
+            type("boolean");
+            break;
         case TypeRoot::Decimal:
             type("bytes");
             w.key("name").string("org.apache.kafka.connect.data.Decimal");
@@ -54,7 +70,8 @@ void connect_type(Writer& w, const DataType& t, const std::string& field, const 
         case TypeRoot::Timestamp:
         case TypeRoot::TimestampTz:
             type("int64");
-            w.key("name").string(t.precision() <= 3 ? "io.debezium.time.Timestamp" : "io.debezium.time.MicroTimestamp");
+            w.key("name").string(t.precision() <= 3 ? "io.debezium.time.Timestamp"
+                                                    : "io.debezium.time.MicroTimestamp");
             w.key("version").integer(1);
             break;
         case TypeRoot::TimestampLtz:
@@ -67,7 +84,11 @@ void connect_type(Writer& w, const DataType& t, const std::string& field, const 
             type("bytes");
             w.key("name").string("io.debezium.data.Bits");
             w.key("version").integer(1);
-            w.key("parameters").begin_object().key("length").string(std::to_string(t.length())).end_object();
+            w.key("parameters")
+                .begin_object()
+                .key("length")
+                .string(std::to_string(t.length()))
+                .end_object();
             break;
         case TypeRoot::Array:
             type("array");
@@ -87,7 +108,9 @@ void connect_type(Writer& w, const DataType& t, const std::string& field, const 
             for (const auto& f : t.fields()) connect_type(w, *f.type, f.name);
             w.end_array();
             break;
-        default: type("string"); break;
+        default:
+            type("string");
+            break;
     }
     w.key("optional").boolean(t.nullable());
     if (!field.empty()) w.key("field").string(field);
@@ -145,7 +168,8 @@ void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schem
     if (options.include_schema) w.end_object();
 }
 
-void write_canal_json(std::string& out, const DataChangeEvent& e, const Schema& schema, const JsonFormatOptions& o) {
+void write_canal_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
+                      const JsonFormatOptions& o) {
     Writer w(out);
     w.begin_object().key("old");
     if (e.op == OpType::Update && e.before) {
@@ -156,10 +180,13 @@ void write_canal_json(std::string& out, const DataChangeEvent& e, const Schema& 
         w.null();
     }
     w.key("data").begin_array();
-    const Row* image = e.op == OpType::Delete ? (e.before ? &*e.before : nullptr) : (e.after ? &*e.after : nullptr);
+    const Row* image = e.op == OpType::Delete ? (e.before ? &*e.before : nullptr)
+                                              : (e.after ? &*e.after : nullptr);
     if (image) write_row_object(w, image->view(), schema, o);
     w.end_array();
-    const char* type = e.op == OpType::Insert ? "INSERT" : e.op == OpType::Delete ? "DELETE" : "UPDATE";
+    const char* type = e.op == OpType::Insert   ? "INSERT"
+                       : e.op == OpType::Delete ? "DELETE"
+                                                : "UPDATE";
     w.key("type").string(type);
     w.key("database");
     write_source_db(w, e.table);

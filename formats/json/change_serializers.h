@@ -1,7 +1,8 @@
 #pragma once
 // Data change events as Flink CDC's Kafka sink writes them (reference §6.4, §6.5):
 //   debezium-json  {"before":…,"after":…,"op":"c|u|d","source":{"db":schema,"table":table}}
-//   canal-json     {"old":…,"data":[…],"type":"INSERT|UPDATE|DELETE","database":…,"table":…,"pkNames":[…]}
+//   canal-json
+//   {"old":…,"data":[…],"type":"INSERT|UPDATE|DELETE","database":…,"table":…,"pkNames":[…]}
 #include <string>
 #include <string_view>
 

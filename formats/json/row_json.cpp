@@ -44,7 +44,8 @@ void write_date(Writer& w, std::int64_t epoch_days) {
 /// format_sql_timestamp(ts, 9) (+ 'T' for ISO-8601, + 'Z' for LTZ) without allocating.
 void write_timestamp(Writer& w, Timestamp ts, const JsonFormatOptions& o, bool utc_suffix) {
     std::int64_t days = temporal::floor_div(ts.millis, temporal::kMillisPerDay);
-    std::int64_t nod = temporal::floor_mod(ts.millis, temporal::kMillisPerDay) * 1'000'000 + ts.nanos_of_milli;
+    std::int64_t nod =
+        temporal::floor_mod(ts.millis, temporal::kMillisPerDay) * 1'000'000 + ts.nanos_of_milli;
     char buf[40];
     if (!put_date(buf, days)) {
         std::string s = temporal::format_sql_timestamp(ts, 9);
@@ -76,7 +77,6 @@ void write_timestamp(Writer& w, Timestamp ts, const JsonFormatOptions& o, bool u
     if (utc_suffix) *p++ = 'Z';
     w.string(std::string_view(buf, static_cast<std::size_t>(p - buf)));
 }
-
 
 std::string time_text(std::int64_t nanos_of_day) {
     // Flink's JSON TIME is HH:mm:ss; the fraction is dropped.
@@ -120,7 +120,8 @@ void write_decimal(Writer& w, Decimal d, int scale, bool plain) {
         w.raw(decimal_text(d, scale, plain));
         return;
     }
-    // Plain notation of a 64-bit unscaled value: digits right to left, the point `scale` from the end.
+    // Plain notation of a 64-bit unscaled value: digits right to left, the point `scale` from the
+    // end.
     auto v = static_cast<std::int64_t>(d.unscaled);
     bool negative = v < 0;
     std::uint64_t u = negative ? static_cast<std::uint64_t>(-v) : static_cast<std::uint64_t>(v);
@@ -141,31 +142,54 @@ void write_decimal(Writer& w, Decimal d, int scale, bool plain) {
 
 }  // namespace
 
-void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, const JsonFormatOptions& o) {
+void write_field(Writer& w, RowView row, std::size_t i, const DataType& type,
+                 const JsonFormatOptions& o) {
     if (row.is_null(i)) {
         w.null();
         return;
     }
     switch (type.root()) {
-        case TypeRoot::Boolean: w.boolean(row.get_bool(i)); return;
+        case TypeRoot::Boolean:
+            w.boolean(row.get_bool(i));
+            return;
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:
-        case TypeRoot::BigInt: w.integer(row.get_long(i)); return;
-        case TypeRoot::Float: w.raw(java_float_to_string(static_cast<float>(row.get_double(i)))); return;
-        case TypeRoot::Double: w.raw(java_double_to_string(row.get_double(i))); return;
+        case TypeRoot::BigInt:
+            w.integer(row.get_long(i));
+            return;
+        case TypeRoot::Float:
+            w.raw(java_float_to_string(static_cast<float>(row.get_double(i))));
+            return;
+        case TypeRoot::Double:
+            w.raw(java_double_to_string(row.get_double(i)));
+            return;
         case TypeRoot::Decimal:
             write_decimal(w, row.get_decimal(i), type.scale(), o.decimal_as_plain_number);
             return;
         case TypeRoot::Char:
-        case TypeRoot::Varchar: w.string(row.get_string(i)); return;
+        case TypeRoot::Varchar:
+            w.string(row.get_string(i));
+            return;
         case TypeRoot::Binary:
-        case TypeRoot::Varbinary: w.string(base64_encode(row.get_bytes(i))); return;
-        case TypeRoot::Date: write_date(w, row.get_long(i)); return;
-        case TypeRoot::Time: w.string(time_text(row.get_long(i))); return;
-        case TypeRoot::Timestamp: write_timestamp(w, row.get_timestamp(i), o, false); return;
-        case TypeRoot::TimestampLtz: write_timestamp(w, row.get_timestamp(i), o, true); return;
-        case TypeRoot::TimestampTz: w.string(temporal::format_offset_date_time(row.get_zoned_timestamp(i))); return;
+        case TypeRoot::Varbinary:
+            w.string(base64_encode(row.get_bytes(i)));
+            return;
+        case TypeRoot::Date:
+            write_date(w, row.get_long(i));
+            return;
+        case TypeRoot::Time:
+            w.string(time_text(row.get_long(i)));
+            return;
+        case TypeRoot::Timestamp:
+            write_timestamp(w, row.get_timestamp(i), o, false);
+            return;
+        case TypeRoot::TimestampLtz:
+            write_timestamp(w, row.get_timestamp(i), o, true);
+            return;
+        case TypeRoot::TimestampTz:
+            w.string(temporal::format_offset_date_time(row.get_zoned_timestamp(i)));
+            return;
         case TypeRoot::Array: {
             RowView arr = row.get_array(i);
             w.begin_array();
@@ -180,7 +204,8 @@ void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, co
                 if (keys.is_null(k)) {
                     if (o.map_null_key == JsonFormatOptions::MapNullKey::Drop) continue;
                     if (o.map_null_key == JsonFormatOptions::MapNullKey::Fail)
-                        throw std::runtime_error("JSON format doesn't support a null map key; set map-null-key.mode");
+                        throw std::runtime_error(
+                            "JSON format doesn't support a null map key; set map-null-key.mode");
                     w.key(o.map_null_key_literal);
                 } else {
                     w.key(format_field(keys, k, type.key()));

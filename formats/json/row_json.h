@@ -12,16 +12,18 @@
 namespace cdcd::json {
 
 struct JsonFormatOptions {
-    bool iso8601_timestamps = false;         // timestamp-format.standard: ISO-8601 (default SQL)
-    bool ignore_null_fields = false;         // encode.ignore-null-fields
-    bool decimal_as_plain_number = false;    // encode.decimal-as-plain-number
+    bool iso8601_timestamps = false;       // timestamp-format.standard: ISO-8601 (default SQL)
+    bool ignore_null_fields = false;       // encode.ignore-null-fields
+    bool decimal_as_plain_number = false;  // encode.decimal-as-plain-number
     enum class MapNullKey { Fail, Drop, Literal } map_null_key = MapNullKey::Fail;
     std::string map_null_key_literal = "null";
 };
 
 /// Writes field `i` of `row` (of `type`) as a JSON value.
-void write_field(Writer& w, RowView row, std::size_t i, const DataType& type, const JsonFormatOptions& options);
+void write_field(Writer& w, RowView row, std::size_t i, const DataType& type,
+                 const JsonFormatOptions& options);
 /// Writes the row as an object keyed by the schema's column names, in column order.
-void write_row_object(Writer& w, RowView row, const Schema& schema, const JsonFormatOptions& options);
+void write_row_object(Writer& w, RowView row, const Schema& schema,
+                      const JsonFormatOptions& options);
 
 }  // namespace cdcd::json
