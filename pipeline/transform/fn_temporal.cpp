@@ -208,13 +208,14 @@ struct FormatCache {
     mutable std::string last_output;
 };
 
-const DateFormat& format_of(const Node& n, std::size_t i, EvalContext& c, bool& null) {
+/// The format to use, or nullptr (with `null` set) when the pattern argument is NULL.
+const DateFormat* format_of(const Node& n, std::size_t i, EvalContext& c, bool& null) {
     const auto& cache = n.st<FormatCache>();
-    if (cache.fixed) return *cache.fixed;
+    if (cache.fixed) return cache.fixed.get();
     Datum p = n.args[i]->eval(c);
     if (p.null) {
         null = true;
-        return *cache.fixed;
+        return nullptr;
     }
     if (!cache.last || cache.text != p.s) {
         std::string err;
@@ -223,7 +224,7 @@ const DateFormat& format_of(const Node& n, std::size_t i, EvalContext& c, bool& 
         cache.last = f;
         cache.text = std::string(p.s);
     }
-    return *cache.last;
+    return cache.last.get();
 }
 
 void set_format_state(CallSite& c, Node& n, std::size_t i, const char* default_pattern) {
@@ -248,8 +249,9 @@ Datum eval_date_format(const Node& n, EvalContext& c) {
     Datum d = n.args[0]->eval(c);
     if (d.null) return d;
     bool null = false;
-    const DateFormat& f = format_of(n, 1, c, null);
+    const DateFormat* format = format_of(n, 1, c, null);
     if (null) return Datum{};
+    const DateFormat& f = *format;
     const DataType& t = n.args[0]->type;
     LocalFields fields;
     if (n.param) {
@@ -499,8 +501,9 @@ NodePtr b_timestampdiff(CallSite& c) {
 
 // Parses text with the node's format into wall-clock millis; nullopt when it does not parse.
 std::optional<Timestamp> parse_with(const Node& n, const Datum& s, EvalContext& c, bool& null) {
-    const DateFormat& f = format_of(n, 1, c, null);
+    const DateFormat* format = format_of(n, 1, c, null);
     if (null) return std::nullopt;
+    const DateFormat& f = *format;
     bool has_offset = false;
     auto fields = f.parse(s.s, &has_offset);
     if (!fields) return std::nullopt;
@@ -574,8 +577,9 @@ Datum eval_from_unixtime(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     if (s.null) return s;
     bool null = false;
-    const DateFormat& f = format_of(n, 1, c, null);
+    const DateFormat* format = format_of(n, 1, c, null);
     if (null) return Datum{};
+    const DateFormat& f = *format;
     std::int64_t instant = s.i * 1000;
     std::int32_t off = zone_of(c).offset_at_instant(s.i);
     LocalFields fields = fields_of(instant + off * 1000LL, 0);

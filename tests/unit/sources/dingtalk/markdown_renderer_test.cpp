@@ -22,6 +22,9 @@ std::string read_file(const fs::path& p) {
 }
 
 fs::path golden_dir() {
+    // ctest sets CDCD_SOURCE_DIR; __FILE__ may be relative to the build folder (ccache base_dir).
+    if (const char* src = std::getenv("CDCD_SOURCE_DIR"))
+        return fs::path(src) / "tests/unit/sources/dingtalk/golden";
     return fs::path(__FILE__).parent_path() / "golden";
 }
 
