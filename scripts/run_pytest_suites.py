@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs every pytest suite folder in its own process (emulators, services, integration tests each
 import sibling helper modules by short names such as `client` or `conftest`, which would collide
-in one process), then prints one summary line and exits non-zero if any suite failed."""
+in one process), then prints one summary line and exits non-zero if any suite failed. Folders that
+need another import mode say so in their own pytest.ini."""
 import pathlib
 import re
 import subprocess
@@ -9,13 +10,15 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 ROOTS = ["tests/emulators", "tests/services", "tests/integration"]
+ONLY = sys.argv[1:]  # optional: run just these folders
 
 
 def suites():
     for root in ROOTS:
         for folder in sorted((REPO / root).iterdir()):
             if folder.is_dir() and any(folder.rglob("test_*.py")):
-                yield folder
+                if not ONLY or str(folder.relative_to(REPO)) in ONLY:
+                    yield folder
 
 
 def main() -> int:
@@ -25,7 +28,7 @@ def main() -> int:
         rel = folder.relative_to(REPO)
         print(f"=== pytest {rel}", flush=True)
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                               "--import-mode=importlib", str(rel)], cwd=REPO, stdout=subprocess.PIPE,
+                               str(rel)], cwd=REPO, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
         sys.stdout.write(proc.stdout)
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
