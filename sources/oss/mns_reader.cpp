@@ -144,8 +144,14 @@ asio::awaitable<void> MnsReader::keep_visible() {
             try {
                 MnsMessage m = co_await ctx_.mns->change_visibility(handle, extend_seconds_);
                 const auto* now = held_.find(id);
-                if (now && now->handle == handle)
+                if (now && now->handle == handle) {
                     held_.update(id, m.receipt_handle, m.next_visible_time_ms);
+                } else if (!now && ctx_.mns_delete) {
+                    // Its checkpoint completed while the extension was in flight: that delete
+                    // used the handle MNS has just replaced, so delete with the new one.
+                    std::vector<std::string> latest{m.receipt_handle};
+                    co_await ctx_.mns_delete->remove(latest, false);
+                }
             } catch (const MnsError& e) {
                 // Gone or redelivered: the delete will fail and the message (emitted again) is
                 // acknowledged through its new handle.
