@@ -62,7 +62,6 @@ class TransformOperator {
     std::shared_ptr<const Zone> zone_;
     std::vector<SourceMetadataColumn> source_metadata_;
     std::unordered_map<TableId, TableState> tables_;
-    std::unordered_map<TableId, const Rule*> rule_cache_;
     EvalContext ctx_;
 };
 
