@@ -124,17 +124,8 @@ int checkpoints_command(const CliOptions& o) {
     }
     if (dir.empty())
         throw std::invalid_argument("cdcd checkpoints needs --state-dir DIR (or --pipeline-file)");
-    std::unique_ptr<state::CheckpointStore> store;
-    try {
-        store = state::CheckpointStore::open(dir);
-    } catch (const state::StateError& e) {
-        std::string hint =
-            std::string(e.what()).find("LOCK") != std::string::npos
-                ? " (a running cdcd holds this directory: stop it, or copy the directory and "
-                  "point --state-dir at the copy)"
-                : "";
-        throw std::runtime_error(e.what() + hint);
-    }
+    // Read-only (a RocksDB secondary instance): works while a running cdcd holds the directory.
+    std::unique_ptr<state::CheckpointStore> store = state::CheckpointStore::open_read_only(dir);
     std::vector<std::string> pipelines =
         name.empty() ? store->pipelines() : std::vector<std::string>{name};
 

@@ -5,6 +5,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -115,17 +116,51 @@ std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
     return std::unique_ptr<CheckpointStore>(new CheckpointStore(db, dir));
 }
 
-CheckpointStore::CheckpointStore(rocksdb::DB* db, std::string dir)
-    : db_(db), dir_(std::move(dir)) {}
+std::unique_ptr<CheckpointStore> CheckpointStore::open_read_only(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(fs::path(dir) / "CURRENT", ec))
+        throw StateError("no state in " + dir + " (not a cdcd state directory)");
+    // The secondary instance keeps its info log in a directory of its own; the primary's
+    // directory stays untouched (it may be read-only to this user).
+    std::string pattern = (fs::temp_directory_path(ec) / "cdcd-secondary-XXXXXX").string();
+    if (ec || !::mkdtemp(pattern.data()))
+        throw StateError("cannot create a temporary directory to read " + dir);
+    rocksdb::Options options;
+    options.max_open_files = -1;  // required by secondary instances
+    options.keep_log_file_num = 1;
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status s = rocksdb::DB::OpenAsSecondary(options, dir, pattern, &db);
+    // The primary may delete a file (compaction, WAL recycling) between the MANIFEST read and
+    // the file's open: catching up again sees the newer MANIFEST.
+    for (int attempt = 0; s.ok() && attempt < 5; ++attempt) {
+        s = db->TryCatchUpWithPrimary();
+        if (s.ok()) break;
+    }
+    if (!s.ok()) {
+        delete db;
+        fs::remove_all(pattern, ec);
+        check(s, "cannot open state directory " + dir + " for reading");
+    }
+    return std::unique_ptr<CheckpointStore>(new CheckpointStore(db, dir, pattern));
+}
+
+CheckpointStore::CheckpointStore(rocksdb::DB* db, std::string dir, std::string secondary_dir)
+    : db_(db), dir_(std::move(dir)), secondary_dir_(std::move(secondary_dir)) {}
 
 CheckpointStore::~CheckpointStore() {
     if (db_) {
         db_->Close();
         delete db_;
     }
+    if (!secondary_dir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(secondary_dir_, ec);
+    }
 }
 
 void CheckpointStore::write(const std::string& pipeline, const Checkpoint& checkpoint, int retain) {
+    if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
     rocksdb::WriteBatch batch;
     batch.Put(key_of(pipeline, checkpoint.id), encode(checkpoint));
     // Older checkpoints beyond `retain` go in the same batch.
@@ -185,6 +220,7 @@ std::vector<std::string> CheckpointStore::pipelines() const {
 }
 
 void CheckpointStore::reset(const std::string& pipeline) {
+    if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
     rocksdb::WriteBatch batch;
     for (const auto& c : list(pipeline)) batch.Delete(key_of(pipeline, c.id));
     rocksdb::WriteOptions wo;

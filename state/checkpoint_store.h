@@ -35,6 +35,11 @@ class CheckpointStore {
   public:
     /// Opens (creating) the RocksDB database in `dir`. Throws StateError naming the directory.
     static std::unique_ptr<CheckpointStore> open(const std::string& dir);
+    /// Opens `dir` for reading only, as a RocksDB secondary instance: it takes no lock, so it
+    /// works while a running cdcd holds the directory, and it sees every checkpoint that
+    /// process had made durable when this call returned. Never creates anything in `dir`.
+    /// write() and reset() on it throw StateError.
+    static std::unique_ptr<CheckpointStore> open_read_only(const std::string& dir);
     ~CheckpointStore();
     CheckpointStore(const CheckpointStore&) = delete;
     CheckpointStore& operator=(const CheckpointStore&) = delete;
@@ -53,9 +58,10 @@ class CheckpointStore {
     static Checkpoint decode(std::string_view bytes);
 
   private:
-    explicit CheckpointStore(rocksdb::DB* db, std::string dir);
+    CheckpointStore(rocksdb::DB* db, std::string dir, std::string secondary_dir = {});
     rocksdb::DB* db_;
     std::string dir_;
+    std::string secondary_dir_;  // the secondary instance's own (temporary) directory
 };
 
 }  // namespace cdcd::state

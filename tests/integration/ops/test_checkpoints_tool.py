@@ -73,15 +73,61 @@ def test_secrets_never_appear(tmp_path):
         assert "******" in out.stdout
 
 
-def test_a_running_daemon_holds_the_state_directory_and_the_tool_says_so(tmp_path):
+def metric(port, name):
+    status, body = opslib.get(port, "/metrics")
+    assert status == 200, body
+    for line in body.splitlines():
+        if line.startswith(name + "{") or line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"{name} not in /metrics")
+
+
+def test_the_tool_reads_the_state_directory_of_a_running_daemon(tmp_path):
+    secret = "s3cr3t-running-daemon"
+    rate = 2000
     port = opslib.free_port()
-    proc = opslib.start_with_admin(tmp_path, opslib.generated("busy", rate=1000), port)
+    env = dict(os.environ, CDCD_SECRET_NAME=secret)
+    proc = opslib.start_with_admin(tmp_path, opslib.generated("${secret_values.name}", rate=rate, interval="100ms"),
+                                   port, env=env)
+    yaml = tmp_path / "pipeline.yaml"
     try:
         opslib.wait_ready(port, proc)
-        busy = cdcd.run(["checkpoints", "list", "--state-dir", tmp_path / "state"])
-        assert busy.returncode == 1
-        assert "a running cdcd holds this directory" in busy.stderr
+        assert cdcd.wait_for(lambda: metric(port, "cdcd_checkpoint_last_id") >= 3, 20)
+        positions = []
+        for _ in range(3):
+            before = metric(port, "cdcd_checkpoint_last_id")
+            shown = cdcd.run(["checkpoints", "show", "--state-dir", tmp_path / "state", "--pipeline-file", yaml],
+                             env=env)
+            after = metric(port, "cdcd_checkpoint_last_id")
+            assert shown.returncode == 0, shown.stderr
+            assert secret not in shown.stdout + shown.stderr
+            c = json.loads(shown.stdout)
+            assert c["pipeline"] == "******"
+            # The newest checkpoint durable when the tool opened the directory: at least the one
+            # the daemon had completed before the tool started, at most the one after.
+            assert before <= c["id"] <= after, (before, c["id"], after)
+            state = c["parts"]["source"]["state"]
+            assert state["event_set"] == "GENERATED" and state["total"] == 10_000_000
+            positions.append(state["position"])
+            assert cdcd.wait_for(lambda: metric(port, "cdcd_checkpoint_last_id") > after, 20)
+        # The generator advances at `rate` rows/s: positions grow and stay plausible.
+        assert 0 < positions[0] < positions[1] < positions[2] < 10_000_000, positions
+        for action in ("list", "export"):
+            out = cdcd.run(["checkpoints", action, "--state-dir", tmp_path / "state"], env=env)
+            assert out.returncode == 0, out.stderr
+            assert "lock" not in out.stderr.lower()
+            assert out.stdout.strip()
+        exported = json.loads(cdcd.run(["checkpoints", "export", "--state-dir", tmp_path / "state",
+                                        "--pipeline-file", yaml], env=env).stdout)
+        assert [c["pipeline"] for c in exported] == ["******"] * len(exported)
+        ids = [c["id"] for c in exported]
+        assert ids == sorted(ids) and 1 <= len(ids) <= 3
+        assert proc.poll() is None, "the daemon must keep running while the tool reads"
     finally:
         proc.send_signal(signal.SIGTERM)
         assert cdcd.wait_exit(proc, timeout=30) == 0
-    assert "busy" in cdcd.run(["checkpoints", "list", "--state-dir", tmp_path / "state"]).stdout
+    # After the drain the tool sees the final checkpoint.
+    final = json.loads(cdcd.run(["checkpoints", "show", "--state-dir", tmp_path / "state", "--pipeline-file", yaml],
+                                env=env).stdout)
+    assert final["id"] >= ids[-1]
+    assert final["parts"]["source"]["state"]["position"] >= positions[-1]

@@ -75,3 +75,43 @@ TEST_CASE("a pipeline name that prefixes another does not see its checkpoints") 
 TEST_CASE("corrupt bytes are refused with a clear error") {
     CHECK_THROWS_WITH(CheckpointStore::decode("abc"), Catch::Contains("truncated"));
 }
+
+TEST_CASE("a read-only open works while another instance holds the directory") {
+    auto dir = fresh_dir("secondary");
+    auto primary = CheckpointStore::open(dir);
+    // A second primary is refused by RocksDB's lock: that is what the read-only open avoids.
+    CHECK_THROWS_AS(CheckpointStore::open(dir), cdcd::state::StateError);
+    primary->write("orders", checkpoint(1, "pos=10"), 3);
+    primary->write("orders", checkpoint(2, "pos=20"), 3);
+    {
+        auto reader = CheckpointStore::open_read_only(dir);
+        REQUIRE(reader->latest("orders"));
+        CHECK(reader->latest("orders")->parts.at("source") == "pos=20");
+        CHECK(reader->list("orders").size() == 2);
+        CHECK_THROWS_AS(reader->write("orders", checkpoint(3, "x"), 3), cdcd::state::StateError);
+        CHECK_THROWS_AS(reader->reset("orders"), cdcd::state::StateError);
+    }
+    // Writes of the running primary made after a previous reader closed are seen by the next
+    // one (many, so that memtables flush and the WAL rolls while it is open).
+    std::string big(64 * 1024, 'x');
+    for (std::uint64_t id = 3; id <= 200; ++id)
+        primary->write("orders", checkpoint(id, big + std::to_string(id)), 3);
+    auto reader = CheckpointStore::open_read_only(dir);
+    auto latest = reader->latest("orders");
+    REQUIRE(latest);
+    CHECK(latest->id == 200);
+    CHECK(latest->parts.at("source") == big + "200");
+    CHECK(reader->list("orders").size() == 3);
+    // The primary keeps writing while the reader is open.
+    primary->write("orders", checkpoint(201, "pos=201"), 3);
+    CHECK(primary->latest("orders")->id == 201);
+    reader.reset();
+    primary.reset();
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a read-only open of a directory without state fails and creates nothing") {
+    auto dir = fresh_dir("secondary-missing");
+    CHECK_THROWS_WITH(CheckpointStore::open_read_only(dir), Catch::Contains("no state in " + dir));
+    CHECK_FALSE(std::filesystem::exists(dir));
+}
