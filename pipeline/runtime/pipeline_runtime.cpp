@@ -4,8 +4,10 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -15,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "pipeline/runtime/countdown.h"
 #include "pipeline/runtime/partitioner.h"
@@ -448,11 +451,43 @@ struct PipelineRuntime::Impl {
     int run() {
         try {
             build();
-            restore();
         } catch (const std::exception& e) {
             spdlog::error("{}", e.what());
             set_phase(RuntimePhase::Stopped);
             return 1;
+        }
+        // The restore (opening RocksDB, decoding every part) runs on a thread of its own while
+        // the event loop already serves what shares it (admin endpoint: /readyz answers 503
+        // starting; systemd watchdog). Nothing on the loop touches the pipeline's objects until
+        // the restore has finished and handed them back through post().
+        auto keep_running = asio::make_work_guard(io);
+        std::thread restorer([this, &keep_running] {
+            std::exception_ptr error;
+            try {
+                restore();
+            } catch (...) {
+                error = std::current_exception();
+            }
+            asio::post(io, [this, &keep_running, error] {
+                keep_running.reset();
+                start(error);
+            });
+        });
+        io.run();
+        restorer.join();
+        return first_error ? 1 : 0;
+    }
+
+    /// On the loop, once the restore is done: start every task, or stop on a failed restore.
+    void start(std::exception_ptr restore_error) {
+        if (restore_error) {
+            try {
+                std::rethrow_exception(restore_error);
+            } catch (const std::exception& e) {
+                spdlog::error("{}", e.what());
+            }
+            fail(restore_error);
+            return;
         }
         if (options.handle_signals) {
             signals.add(SIGTERM);
@@ -470,8 +505,6 @@ struct PipelineRuntime::Impl {
                 on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i)));
         asio::co_spawn(io, checkpoint_loop(), on_exit("checkpoint coordinator"));
         set_phase(RuntimePhase::Running);
-        io.run();
-        return first_error ? 1 : 0;
     }
 
     PipelinePlan plan;

@@ -1,0 +1,233 @@
+// The runtime's start: the checkpoint restore runs while the event loop already serves the
+// admin endpoint, which answers /readyz 503 `starting` until the source runs.
+#include "pipeline/runtime/pipeline_runtime.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "admin/address.h"
+#include "admin/admin_server.h"
+#include "config/pipeline_def.h"
+#include "config/secrets.h"
+#include "pipeline/runtime/pipeline_plan.h"
+#include "state/checkpoint_store.h"
+
+namespace asio = boost::asio;
+using namespace cdcd;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// What the test and the source share: the source's restore blocks until released.
+struct Gate {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool restore_entered = false;
+    bool restore_released = false;
+    std::string restored_state;
+    std::atomic<bool> finish{false};
+
+    void enter_restore(std::string_view state) {
+        std::unique_lock lock(mutex);
+        restore_entered = true;
+        restored_state = std::string(state);
+        changed.notify_all();
+        // Bounded: a runtime that blocks its loop during the restore fails the test, not hangs.
+        changed.wait_for(lock, 5s, [&] { return restore_released; });
+    }
+    bool wait_entered() {
+        std::unique_lock lock(mutex);
+        return changed.wait_for(lock, 10s, [&] { return restore_entered; });
+    }
+    void release() {
+        std::lock_guard lock(mutex);
+        restore_released = true;
+        changed.notify_all();
+    }
+};
+
+class GatedSource final : public Source {
+  public:
+    explicit GatedSource(Gate& gate) : gate_(gate) {}
+    void restore(std::string_view state) override { gate_.enter_restore(state); }
+    asio::awaitable<void> run(SourceOutput& output) override {
+        for (int i = 0; i < 3000 && !gate_.finish && !output.stopping(); ++i)
+            co_await output.sleep(10);
+    }
+    std::string snapshot_state() override { return "position"; }
+
+  private:
+    Gate& gate_;
+};
+
+class NullApplier final : public MetadataApplier {
+  public:
+    asio::awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
+};
+
+class NullWriter final : public SinkWriter {
+  public:
+    asio::awaitable<void> write(EventBatch&) override { co_return; }
+    asio::awaitable<std::string> flush(std::uint64_t) override { co_return std::string(); }
+};
+
+class NullSink final : public Sink {
+  public:
+    std::unique_ptr<SinkWriter> create_writer(int, int) override {
+        return std::make_unique<NullWriter>();
+    }
+    MetadataApplier& metadata_applier() override { return applier_; }
+
+  private:
+    NullApplier applier_;
+};
+
+ConnectorRegistry test_registry(Gate& gate) {
+    ConnectorRegistry registry;
+    SourceFactory source;
+    source.name = "gated";
+    source.create = [&gate](const ConnectorContext&) -> std::unique_ptr<Source> {
+        return std::make_unique<GatedSource>(gate);
+    };
+    registry.add(std::move(source));
+    SinkFactory sink;
+    sink.name = "discard";
+    sink.create = [](const ConnectorContext&) -> std::unique_ptr<Sink> {
+        return std::make_unique<NullSink>();
+    };
+    registry.add(std::move(sink));
+    return registry;
+}
+
+PipelinePlan test_plan(const ConnectorRegistry& registry) {
+    auto def = config::load_pipeline_string(
+        "source:\n  type: gated\nsink:\n  type: discard\npipeline:\n  name: gated\n"
+        "  execution.checkpointing.interval: 10min\n",
+        "gated.yaml", config::Secrets());
+    return plan_pipeline(std::move(def), registry);
+}
+
+std::string fresh_dir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() /
+               ("cdcd-runtime-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    return dir.string();
+}
+
+void store_checkpoint(const std::string& dir, std::map<std::string, std::string> fingerprint) {
+    state::Checkpoint c;
+    c.id = 41;
+    c.created_ms = 1000;
+    c.fingerprint = std::move(fingerprint);
+    c.parts["source"] = "restored-position";
+    state::CheckpointStore::open(dir)->write("gated", c, 3);
+}
+
+/// Status line and body of GET path.
+std::string get(std::uint16_t port, const std::string& path) {
+    asio::io_context io;
+    asio::ip::tcp::socket socket(io);
+    socket.connect({asio::ip::make_address("127.0.0.1"), port});
+    std::string request = "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    asio::write(socket, asio::buffer(request));
+    std::string response;
+    boost::system::error_code ec;
+    asio::read(socket, asio::dynamic_buffer(response), ec);  // until the server closes
+    return response;
+}
+
+}  // namespace
+
+TEST_CASE("the admin endpoint answers 503 starting while the checkpoint is restored") {
+    Gate gate;
+    auto registry = test_registry(gate);
+    auto plan = test_plan(registry);
+    auto dir = fresh_dir("restore");
+    store_checkpoint(dir, plan.fingerprint());
+
+    std::vector<RuntimePhase> phases;
+    admin::AdminServer* admin = nullptr;
+    RunOptions options;
+    options.state_dir = dir;
+    options.handle_signals = false;
+    options.on_phase = [&](RuntimePhase p) {
+        phases.push_back(p);
+        if (p == RuntimePhase::Stopped) admin->stop();  // as the service does
+    };
+    PipelineRuntime runtime(std::move(plan), std::move(options));
+    admin::Routes routes;
+    routes.metrics = [&] { return runtime.metrics().expose(); };
+    routes.ready = [&] { return runtime.phase() == RuntimePhase::Running; };
+    routes.state = [&] { return std::string(to_string(runtime.phase())); };
+    admin::AdminServer server(runtime.io(), admin::parse_address("127.0.0.1:0"), routes);
+    admin = &server;
+
+    auto exit_code = std::async(std::launch::async, [&] { return runtime.run(); });
+    REQUIRE(gate.wait_entered());
+    // The restore is blocked inside the source: the loop must answer meanwhile, not afterwards.
+    std::string during = get(server.port(), "/readyz");
+    CHECK(during.starts_with("HTTP/1.1 503"));
+    CHECK(during.find("\r\n\r\nstarting") != std::string::npos);
+    CHECK(get(server.port(), "/healthz").starts_with("HTTP/1.1 200"));
+    std::string metrics = get(server.port(), "/metrics");
+    CHECK(metrics.find("cdcd_ready{pipeline=\"gated\"} 0") != std::string::npos);
+    gate.release();
+
+    bool running = false;
+    for (int i = 0; i < 500 && !running; ++i) {
+        running = get(server.port(), "/readyz").starts_with("HTTP/1.1 200");
+        if (!running) std::this_thread::sleep_for(10ms);
+    }
+    CHECK(running);
+    CHECK(gate.restored_state == "restored-position");
+    CHECK(get(server.port(), "/metrics").find("cdcd_checkpoint_last_id{pipeline=\"gated\"} 41") !=
+          std::string::npos);
+    gate.finish = true;
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 0);
+    CHECK(phases == std::vector<RuntimePhase>{RuntimePhase::Running, RuntimePhase::Stopped});
+    // The pipeline went on from the restored checkpoint.
+    CHECK(state::CheckpointStore::open_read_only(dir)->latest("gated")->id > 41);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a failed restore stops the event loop and the run fails") {
+    Gate gate;
+    auto registry = test_registry(gate);
+    auto plan = test_plan(registry);
+    auto dir = fresh_dir("refused");
+    auto fingerprint = plan.fingerprint();
+    fingerprint["source.type"] = "another";
+    store_checkpoint(dir, fingerprint);
+
+    admin::AdminServer* admin = nullptr;
+    RunOptions options;
+    options.state_dir = dir;
+    options.handle_signals = false;
+    options.on_phase = [&](RuntimePhase p) {
+        if (p == RuntimePhase::Stopped) admin->stop();
+    };
+    PipelineRuntime runtime(std::move(plan), std::move(options));
+    admin::Routes routes;
+    routes.metrics = [] { return std::string(); };
+    routes.ready = [&] { return runtime.phase() == RuntimePhase::Running; };
+    routes.state = [&] { return std::string(to_string(runtime.phase())); };
+    admin::AdminServer server(runtime.io(), admin::parse_address("127.0.0.1:0"), routes);
+    admin = &server;
+    auto exit_code = std::async(std::launch::async, [&] { return runtime.run(); });
+    // The failed restore must stop the loop, which serves the admin endpoint meanwhile.
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 1);
+    CHECK(runtime.phase() == RuntimePhase::Stopped);
+    CHECK_FALSE(gate.restore_entered);
+    std::filesystem::remove_all(dir);
+}
