@@ -26,8 +26,9 @@ class AcceptAll final : public MetadataApplier {
 
 class FileWriter final : public SinkWriter {
   public:
-    FileWriter(const FileSinkSettings& settings, std::string path)
-        : settings_(settings), path_(std::move(path)) {
+    FileWriter(const FileSinkSettings& settings, std::string path,
+               metrics::ConnectorMetrics& metrics)
+        : settings_(settings), path_(std::move(path)), metrics_(metrics) {
         fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0) fail("cannot open", path_);
     }
@@ -59,6 +60,7 @@ class FileWriter final : public SinkWriter {
                     json::write_canal_json(buf_, *data, schema, settings_.debezium.json);
                 }
                 buf_.push_back('\n');
+                ++buffered_records_;
             } else {
                 auto change = *as_schema_change(e);
                 auto it = schemas_.find(table_of(e));
@@ -112,6 +114,9 @@ class FileWriter final : public SinkWriter {
             left -= static_cast<std::size_t>(n);
         }
         length_ += buf_.size();
+        metrics_.bytes_out.inc(buf_.size());
+        metrics_.records_out.inc(buffered_records_);
+        buffered_records_ = 0;
         buf_.clear();
     }
 
@@ -120,19 +125,23 @@ class FileWriter final : public SinkWriter {
     int fd_ = -1;
     std::uint64_t length_ = 0;
     bool positioned_ = false;
+    metrics::ConnectorMetrics& metrics_;
     std::string buf_;
+    std::uint64_t buffered_records_ = 0;  // lines in buf_
     std::unordered_map<TableId, Schema> schemas_;
 };
 
 }  // namespace
 
-FileSink::FileSink(FileSinkSettings settings)
-    : settings_(std::move(settings)), applier_(std::make_unique<AcceptAll>()) {}
+FileSink::FileSink(FileSinkSettings settings, metrics::Registry& registry)
+    : settings_(std::move(settings)),
+      applier_(std::make_unique<AcceptAll>()),
+      metrics_(registry, metrics::Role::Sink, "file") {}
 
 std::unique_ptr<SinkWriter> FileSink::create_writer(int index, int parallelism) {
     std::string path =
         parallelism > 1 ? settings_.path + "." + std::to_string(index) : settings_.path;
-    return std::make_unique<FileWriter>(settings_, std::move(path));
+    return std::make_unique<FileWriter>(settings_, std::move(path), metrics_);
 }
 
 }  // namespace cdcd::file

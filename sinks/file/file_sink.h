@@ -8,6 +8,7 @@
 
 #include "formats/json/change_serializers.h"
 #include "pipeline/connector/sink.h"
+#include "pipeline/metrics/connector_metrics.h"
 
 namespace cdcd::file {
 
@@ -21,13 +22,15 @@ struct FileSinkSettings {
 
 class FileSink final : public Sink {
   public:
-    explicit FileSink(FileSinkSettings settings);
+    /// Counts bytes_out (bytes written to the file) and records_out (lines written) on `registry`.
+    FileSink(FileSinkSettings settings, metrics::Registry& registry);
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
   private:
     FileSinkSettings settings_;
     std::unique_ptr<MetadataApplier> applier_;
+    metrics::ConnectorMetrics metrics_;
 };
 
 }  // namespace cdcd::file

@@ -36,7 +36,7 @@ void register_file_sink(ConnectorRegistry& registry) {
         s.debezium.include_schema = o.get_bool("debezium-json.include-schema.enabled");
         s.debezium.json.iso8601_timestamps = o.get_enum("timestamp-format.standard") == "ISO-8601";
         s.debezium.json.ignore_null_fields = o.get_bool("encode.ignore-null-fields");
-        return std::make_unique<file::FileSink>(std::move(s));
+        return std::make_unique<file::FileSink>(std::move(s), *ctx.metrics);
     };
     registry.add(std::move(f));
 }

@@ -26,7 +26,7 @@ void register_values_sink(ConnectorRegistry& registry) {
         s.print = ctx.options.get_bool("print.enabled");
         s.materialize = ctx.options.get_bool("materialized.in.memory");
         s.error_on_schema_change = ctx.options.get_bool("error.on.schema.change");
-        return std::make_unique<values::ValuesSink>(s, ctx.io.get_executor());
+        return std::make_unique<values::ValuesSink>(s, ctx.io.get_executor(), *ctx.metrics);
     };
     registry.add(std::move(f));
 }

@@ -49,10 +49,12 @@ class LineBuffer {
 class ValuesWriter final : public SinkWriter {
   public:
     ValuesWriter(const ValuesSinkSettings& settings, MaterializedTables& materialized,
-                 StdoutWriter& stdout_writer, int index, int parallelism)
+                 StdoutWriter& stdout_writer, metrics::ConnectorMetrics& metrics, int index,
+                 int parallelism)
         : settings_(settings),
           materialized_(materialized),
           stdout_(stdout_writer),
+          metrics_(metrics),
           prefix_(parallelism > 1 ? std::to_string(index + 1) + "> " : "") {}
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
@@ -80,20 +82,30 @@ class ValuesWriter final : public SinkWriter {
             if (settings_.materialize && (is_data_change(e) || prefix_.empty() || prefix_ == "1> "))
                 materialized_.apply(e);
         }
-        if (out_.full()) co_await stdout_.write(out_.take());
+        metrics_.records_out.inc(events.size());
+        if (out_.full()) co_await print();
     }
 
     boost::asio::awaitable<std::string> flush(std::uint64_t) override {
-        co_await stdout_.write(out_.take());
+        co_await print();
         co_return std::string();
     }
 
-    boost::asio::awaitable<void> close() override { co_await stdout_.write(out_.take()); }
+    boost::asio::awaitable<void> close() override { co_await print(); }
 
   private:
+    /// Writes what is buffered to stdout (nothing when print.enabled is false).
+    boost::asio::awaitable<void> print() {
+        std::string text = out_.take();
+        const std::size_t bytes = text.size();
+        co_await stdout_.write(std::move(text));
+        metrics_.bytes_out.inc(bytes);
+    }
+
     const ValuesSinkSettings& settings_;
     MaterializedTables& materialized_;
     StdoutWriter& stdout_;
+    metrics::ConnectorMetrics& metrics_;
     std::string prefix_;
     std::unordered_map<TableId, Schema> schemas_;
     LineBuffer out_;
@@ -141,15 +153,18 @@ std::size_t MaterializedTables::total_rows() const {
     return n;
 }
 
-ValuesSink::ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor)
+ValuesSink::ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor,
+                       metrics::Registry& registry)
     : settings_(settings),
       applier_(std::make_unique<ValuesApplier>(settings.error_on_schema_change)),
-      stdout_(std::make_unique<StdoutWriter>(executor)) {}
+      stdout_(std::make_unique<StdoutWriter>(executor)),
+      metrics_(registry, metrics::Role::Sink, "values") {}
 
 ValuesSink::~ValuesSink() = default;
 
 std::unique_ptr<SinkWriter> ValuesSink::create_writer(int index, int parallelism) {
-    return std::make_unique<ValuesWriter>(settings_, materialized_, *stdout_, index, parallelism);
+    return std::make_unique<ValuesWriter>(settings_, materialized_, *stdout_, metrics_, index,
+                                          parallelism);
 }
 
 }  // namespace cdcd::values

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "pipeline/connector/sink.h"
+#include "pipeline/metrics/connector_metrics.h"
 
 namespace cdcd::values {
 
@@ -36,7 +37,9 @@ class StdoutWriter;
 
 class ValuesSink final : public Sink {
   public:
-    ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor);
+    /// Counts records_out (events handled) and bytes_out (bytes printed) on `registry`.
+    ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor,
+               metrics::Registry& registry = metrics::Registry::detached());
     ~ValuesSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
@@ -47,6 +50,7 @@ class ValuesSink final : public Sink {
     std::unique_ptr<MetadataApplier> applier_;
     MaterializedTables materialized_;
     std::unique_ptr<StdoutWriter> stdout_;
+    metrics::ConnectorMetrics metrics_;
 };
 
 }  // namespace cdcd::values

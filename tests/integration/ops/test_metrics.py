@@ -140,3 +140,62 @@ def test_validate_checks_the_admin_address_of_the_pipeline(tmp_path):
     result = cdcd.run(["validate", bad])
     assert result.returncode == 1
     assert "an IPv6 host needs brackets" in result.stderr
+
+
+def wait_metric(port, family, target, timeout=30.0, **labels):
+    """Scrapes until `family{labels}` reaches `target`; the last families."""
+    last = {}
+
+    def reached():
+        nonlocal last
+        last, _ = scrape(port)
+        samples = [s for f in last.values() for s in f.samples
+                   if s.name == family and all(s.labels.get(k) == v for k, v in labels.items())]
+        return bool(samples) and sum(s.value for s in samples) >= target
+    assert cdcd.wait_for(reached, timeout, interval=0.1), f"{family}{labels} never reached {target}"
+    return last
+
+
+def test_sinks_count_the_bytes_they_write(tmp_path):
+    rows = 3000
+    out_path = tmp_path / "out.jsonl"
+    port = opslib.free_port()
+    proc = opslib.start_with_admin(
+        tmp_path, opslib.generated("file-bytes", rows=rows, sink="file", sink_options=f"  path: {out_path}"), port)
+    try:
+        opslib.wait_ready(port, proc)
+        snk = dict(role="sink", connector="file")
+        # Every row is written once the next checkpoint flushes the writer.
+        families = wait_metric(port, "cdcd_records_out_total", rows, **snk)
+        assert value(families, "cdcd_records_out_total", **snk) == rows
+        assert value(families, "cdcd_bytes_out_total", **snk) == out_path.stat().st_size
+        assert len(out_path.read_text().splitlines()) == rows
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert cdcd.wait_exit(proc, timeout=30) == 0
+
+    # The values sink counts bytes only when it prints; events either way.
+    for printing in (True, False):
+        stdout_path = tmp_path / f"stdout-{printing}.txt"
+        port = opslib.free_port()
+        with open(stdout_path, "w") as stdout:
+            proc = opslib.start_with_admin(
+                tmp_path,
+                opslib.generated(f"values-bytes-{printing}", rows=rows,
+                                 sink_options=f"  print.enabled: {str(printing).lower()}"),
+                port, extra_args=("--reset-state",), stdout=stdout)
+            try:
+                opslib.wait_ready(port, proc)
+                snk = dict(role="sink", connector="values")
+                # rows data changes and the CreateTableEvent.
+                families = wait_metric(port, "cdcd_records_out_total", rows + 1, **snk)
+                assert value(families, "cdcd_records_out_total", **snk) == rows + 1
+                # Printed at the latest by the next checkpoint's flush.
+                families = wait_metric(port, "cdcd_checkpoints_total",
+                                       value(families, "cdcd_checkpoints_total") + 2)
+                printed = stdout_path.stat().st_size
+                assert value(families, "cdcd_bytes_out_total", **snk) == printed
+                assert (printed > rows * 10) if printing else (printed == 0)
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                assert cdcd.wait_exit(proc, timeout=30) == 0

@@ -1,0 +1,70 @@
+// The file sink's own series: bytes written to the file and lines written.
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "pipeline/metrics/connector_metrics.h"
+#include "sinks/file/file_sink.h"
+
+using namespace cdcd;
+
+namespace {
+
+Schema table_schema() {
+    return SchemaBuilder()
+        .column("id", DataType::string())
+        .column("name", DataType::string())
+        .primary_key({"id"})
+        .build();
+}
+
+Row row(std::string_view id, std::string_view name) {
+    RowBuilder r(2);
+    r.set_string(0, id).set_string(1, name);
+    return std::move(r).build();
+}
+
+}  // namespace
+
+TEST_CASE("file sink: bytes_out is what reached the file, records_out the lines written") {
+    auto path = std::filesystem::temp_directory_path() /
+                ("cdcd-file-sink-metrics-" + std::to_string(::getpid()) + ".jsonl");
+    std::filesystem::remove(path);
+    metrics::Registry registry(metrics::Labels{{"pipeline", "t"}});
+    file::FileSinkSettings settings;
+    settings.path = path.string();
+    file::FileSink sink(settings, registry);
+    auto writer = sink.create_writer(0, 1);
+    metrics::ConnectorMetrics m(registry, metrics::Role::Sink, "file");
+
+    const TableId table = TableId::of("db", "t");
+    EventBatch batch;
+    batch.push_back(CreateTableEvent{table, table_schema()});
+    for (int i = 0; i < 10; ++i)
+        batch.push_back(DataChangeEvent::insert(table, row(std::to_string(i), "name")));
+    boost::asio::io_context io;
+    auto done = boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<std::string> {
+            co_await writer->write(batch);
+            co_return co_await writer->flush(1);
+        },
+        boost::asio::use_future);
+    io.run();
+    std::string state = done.get();
+
+    CHECK(m.records_out.value() == 10);  // the CreateTableEvent writes no line
+    CHECK(m.bytes_out.value() == std::filesystem::file_size(path));
+    CHECK(state == std::to_string(m.bytes_out.value()));
+    CHECK(m.bytes_out.value() > 10 * 20);
+    // The same series the exposition shows.
+    std::string text = registry.expose();
+    auto line = text.find("cdcd_bytes_out_total{");
+    REQUIRE(line != std::string::npos);
+    CHECK(text.substr(line, text.find('\n', line) - line).find("connector=\"file\"") !=
+          std::string::npos);
+    writer.reset();
+    std::filesystem::remove(path);
+}
