@@ -19,7 +19,7 @@ std::string Diagnostic::to_string() const {
     return where.to_string() + ": error: " + SecretRegistry::instance().redact(message);
 }
 
-void Diagnostics::error(SourceLocation where, std::string message) {
+void Diagnostics::error(SourceLocation where, const std::string& message) {
     items_.push_back(Diagnostic{std::move(where), SecretRegistry::instance().redact(message)});
 }
 

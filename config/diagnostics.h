@@ -31,7 +31,7 @@ struct Diagnostic {
 class Diagnostics {
   public:
     // Record an error. The message is passed through the SecretRegistry before it is stored.
-    void error(SourceLocation where, std::string message);
+    void error(SourceLocation where, const std::string& message);
     // Append every diagnostic of another collection.
     void merge(const Diagnostics& other);
 

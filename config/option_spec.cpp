@@ -387,7 +387,7 @@ std::string describe(const ConnectorOptionsSpec& spec, std::string_view connecto
         }
         std::string desc = o.description;
         if (o.secret) {
-            desc = "(secret) " + desc;
+            desc.insert(0, "(secret) ");
         }
         rows.push_back({o.key, type, o.default_value ? *o.default_value : "-",
                         o.required ? "yes" : "no", desc});

@@ -218,7 +218,7 @@ class TreeBuilder final : public YAML::EventHandler {
 
 }  // namespace
 
-std::optional<YamlDocument> load_yaml_string(std::string_view text, std::string display_name,
+std::optional<YamlDocument> load_yaml_string(std::string_view text, const std::string& display_name,
                                              Diagnostics& diags) {
     Diagnostics local;
     check_tabs(text, display_name, local);

@@ -54,7 +54,7 @@ struct YamlDocument {
 // Parse YAML text. Errors (syntax, tab indentation, duplicate keys, several documents) are added
 // to diags; nullopt when the text could not be turned into a tree. Duplicate keys are reported
 // but the document is still returned (the first occurrence wins).
-std::optional<YamlDocument> load_yaml_string(std::string_view text, std::string display_name,
+std::optional<YamlDocument> load_yaml_string(std::string_view text, const std::string& display_name,
                                              Diagnostics& diags);
 
 // Read and parse a file; a missing or unreadable file is a diagnostic too.

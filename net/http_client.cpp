@@ -41,9 +41,9 @@ const std::string* Headers::find(std::string_view name) const {
     return nullptr;
 }
 
-std::string Headers::get(std::string_view name, std::string fallback) const {
+std::string Headers::get(std::string_view name, const std::string& fallback) const {
     const std::string* v = find(name);
-    return v ? *v : std::move(fallback);
+    return v ? *v : fallback;
 }
 
 void Headers::set(std::string name, std::string value) {

@@ -32,7 +32,7 @@ class Headers {
 
     /// The first value of `name`, or nullptr.
     const std::string* find(std::string_view name) const;
-    std::string get(std::string_view name, std::string fallback = {}) const;
+    std::string get(std::string_view name, const std::string& fallback = {}) const;
     bool contains(std::string_view name) const { return find(name) != nullptr; }
     /// Replaces every field named `name` with one holding `value`.
     void set(std::string name, std::string value);

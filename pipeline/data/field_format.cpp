@@ -52,7 +52,7 @@ std::string java_floating(F v) {
             std::string intpart = digs.substr(0, std::min<size_t>(digs.size(), exponent + 1));
             while (static_cast<int>(intpart.size()) < exponent + 1) intpart.push_back('0');
             std::string frac =
-                digs.size() > static_cast<size_t>(exponent + 1) ? digs.substr(exponent + 1) : "0";
+                digs.size() > static_cast<size_t>(exponent) + 1 ? digs.substr(exponent + 1) : "0";
             out += intpart + "." + frac;
         } else {
             out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digs;

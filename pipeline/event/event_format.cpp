@@ -25,6 +25,7 @@ const char* position_name(ColumnWithPosition::Position p) {
 template <typename V, typename F>
 std::string java_map(const std::vector<std::pair<std::string, V>>& entries, F render) {
     std::vector<std::string> keys;
+    keys.reserve(entries.size());
     for (const auto& [k, v] : entries) keys.push_back(k);
     std::string s = "{";
     bool first = true;

@@ -65,7 +65,7 @@ std::optional<SchemaChangeEvent> as_schema_change(const Event& e) {
 }
 
 Event to_event(SchemaChangeEvent e) {
-    return std::visit([](auto&& v) { return Event(std::move(v)); }, std::move(e));
+    return std::visit([](auto&& v) { return Event(std::forward<decltype(v)>(v)); }, std::move(e));
 }
 
 SchemaChangeEvent with_table(SchemaChangeEvent e, TableId table) {

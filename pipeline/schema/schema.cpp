@@ -69,7 +69,9 @@ std::string Schema::to_string() const {
         for (const auto& [k, v] : options_) {
             if (!first) s += ", ";
             first = false;
-            s += k + "=" + v;
+            s += k;
+            s += '=';
+            s += v;
         }
         s += "}";
     }

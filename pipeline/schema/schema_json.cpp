@@ -66,8 +66,12 @@ Schema schema_from_element(element e) {
         std::string error;
         auto type = DataType::parse(type_text, &error);
         if (!type)
-            throw SchemaJsonError("column `" + col.name + "` has an invalid type \"" + type_text +
-                                  "\": " + error);
+            throw SchemaJsonError(std::string("column `")
+                                      .append(col.name)
+                                      .append("` has an invalid type \"")
+                                      .append(type_text)
+                                      .append("\": ")
+                                      .append(error));
         col.type = *type;
         col.comment = get_string(co, "comment", false);
         auto def = co["default"];

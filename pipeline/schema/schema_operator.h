@@ -37,7 +37,7 @@ class SchemaOperator {
     /// std::invalid_argument when unknown.
     SchemaOperator(Router router, SchemaChangeBehavior behavior, SchemaChangeFilter filter,
                    MetadataApplier& applier, FlushWriters flush_writers,
-                   std::string local_time_zone);
+                   const std::string& local_time_zone);
 
     /// Post-transform upstream events in (consumed; `in` is left empty), sink-side events
     /// appended to `out` in order.

@@ -12,20 +12,17 @@ int java_string_hash(const std::string& s) {
         auto c = static_cast<unsigned char>(s[i]);
         std::uint32_t cp;
         size_t len;
-        if (c < 0x80) {
-            cp = c;
-            len = 1;
-        } else if ((c >> 5) == 6 && i + 1 < s.size()) {
+        if ((c >> 5) == 6 && i + 1 < s.size()) {
             cp = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
             len = 2;
         } else if ((c >> 4) == 14 && i + 2 < s.size()) {
             cp = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
             len = 3;
-        } else if (i + 3 < s.size()) {
+        } else if ((c >> 3) == 30 && i + 3 < s.size()) {
             cp = ((c & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) |
                  (s[i + 3] & 0x3F);
             len = 4;
-        } else {
+        } else {  // ASCII (or a stray byte, taken as it is)
             cp = c;
             len = 1;
         }
@@ -58,6 +55,7 @@ std::vector<std::size_t> java_hash_map_order(const std::vector<std::string>& key
     std::stable_sort(entries.begin(), entries.end(),
                      [](const Entry& a, const Entry& b) { return a.bucket < b.bucket; });
     std::vector<std::size_t> order;
+    order.reserve(entries.size());
     for (auto& e : entries) order.push_back(e.index);
     return order;
 }
