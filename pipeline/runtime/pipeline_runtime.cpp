@@ -4,8 +4,10 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -238,22 +240,41 @@ struct PipelineRuntime::Impl {
 
     // ---- processing ------------------------------------------------------------------------
     awaitable<void> processor_task() {
-        EventBatch transformed, out;
+        EventBatch out;
+        // With a transform, batch N+1 is transformed on the transform thread while the loop thread
+        // routes batch N (`routable`), whenever the next batch is already waiting in the channel.
+        EventBatch transformed, routable;
+        bool have_routable = false;
         while (true) {
             auto [ec, element] =
                 co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
             if (ec) co_return;
             --queued[0];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
-                EventBatch* in = batch;
-                if (transform) {
-                    transformed.clear();
-                    co_await transform_batch(*batch, transformed);
-                    in = &transformed;
+                if (!transform) {
+                    co_await route(*batch, out);
+                    continue;
                 }
-                co_await schema_operator->process(*in, out);
-                co_await dispatch(out);
-            } else if (auto* barrier = std::get_if<Barrier>(&element)) {
+                transformed.clear();
+                if (have_routable) {
+                    co_await transform_and_route(*batch, transformed, routable, out);
+                    have_routable = false;
+                } else {
+                    co_await transform_batch(*batch, transformed);
+                }
+                if (source_channel.ready()) {
+                    routable.swap(transformed);  // routed while the next batch is transformed
+                    have_routable = true;
+                } else {
+                    co_await route(transformed, out);
+                }
+                continue;
+            }
+            if (have_routable) {  // a barrier or the end follows every event before it
+                co_await route(routable, out);
+                have_routable = false;
+            }
+            if (auto* barrier = std::get_if<Barrier>(&element)) {
                 auto& pending = checkpoints[barrier->checkpoint_id];
                 pending.schema_state = schema_operator->snapshot_state();
                 if (transform) pending.transform_state = transform->snapshot_state();
@@ -269,17 +290,46 @@ struct PipelineRuntime::Impl {
         }
     }
 
+    awaitable<void> route(EventBatch& in, EventBatch& out) {
+        co_await schema_operator->process(in, out);
+        co_await dispatch(out);
+    }
+
     /// Runs the transform of one batch on its own thread while the loop thread runs the source and
     /// the writers. The processor awaits each batch, so batches stay in order and the operator is
-    /// idle whenever the processor takes its snapshot at a barrier.
+    /// idle whenever the processor takes its snapshot at a barrier. The input rows the transform
+    /// replaces are freed here, on the loop thread that allocated them.
     awaitable<void> transform_batch(EventBatch& in, EventBatch& out) {
         co_await asio::co_spawn(
             *transform_thread,
             [&]() -> awaitable<void> {
-                transform->process(in, out);
+                transform->process(in, out, &retired_rows);
                 co_return;
             },
             use_awaitable);
+        retired_rows.clear();
+    }
+
+    /// transform_batch(in, out) on the transform thread and route(routable) on the loop thread,
+    /// at the same time; the first error of either is rethrown once both are done.
+    awaitable<void> transform_and_route(EventBatch& in, EventBatch& out, EventBatch& routable,
+                                        EventBatch& routed) {
+        auto transform_op = asio::co_spawn(
+            *transform_thread,
+            [&]() -> awaitable<void> {
+                transform->process(in, out, &retired_rows);
+                co_return;
+            },
+            asio::deferred);
+        auto route_op = asio::co_spawn(io, route(routable, routed), asio::deferred);
+        auto group =
+            asio::experimental::make_parallel_group(std::move(transform_op), std::move(route_op));
+        auto [order, transform_error, route_error] =
+            co_await group.async_wait(asio::experimental::wait_for_all(), use_awaitable);
+        (void)order;
+        retired_rows.clear();
+        if (transform_error) std::rethrow_exception(transform_error);
+        if (route_error) std::rethrow_exception(route_error);
     }
 
     /// Sends sink-side events to the writers: data by primary-key partition, schema changes to all.
@@ -519,6 +569,7 @@ struct PipelineRuntime::Impl {
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;
     std::optional<asio::thread_pool> transform_thread;  // joined before `transform` is destroyed
+    std::vector<Row> retired_rows;  // input rows the transform replaced, freed on the loop thread
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;

@@ -84,7 +84,7 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
                rule.partition_keys.empty() ? upstream.partition_keys() : rule.partition_keys,
                std::move(options), upstream.comment());
     p->columns_ = std::move(bound);
-    for (const auto& c : p->output_.columns()) p->variable_.push_back(is_variable_length(c.type));
+    p->prepare_layout(upstream.size());
     if (rule.filter) {
         std::vector<std::pair<std::string, const Expr*>> computed;
         for (const auto& item : rule.items) {
@@ -115,29 +115,232 @@ bool BoundProjection::filter(EvalContext& c) const {
     return filter_->eval(c).truth();
 }
 
-Row BoundProjection::project(EvalContext& c) const {
+void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     const auto& out = output_.columns();
-    // Reserve what the previous row needed (plus slack for values of varying length), and at
-    // least the input's size, so that the row is allocated once.
-    RowBuilder b(out.size(), std::max(c.row.bytes().size(), size_hint_));
+    upstream_arity_ = upstream_arity;
+    fields_.clear();
+    prefix_variable_.clear();
+    std::size_t computed = 0;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+        OutField f;
+        f.copy_from = columns_[i].copy_from;
+        f.variable = is_variable_length(out[i].type);
+        f.expr = columns_[i].expr.get();
+        switch (out[i].type.root()) {
+            case TypeRoot::Boolean:
+            case TypeRoot::TinyInt:
+            case TypeRoot::SmallInt:
+            case TypeRoot::Int:
+            case TypeRoot::BigInt:
+            case TypeRoot::Date:
+            case TypeRoot::Time:
+                f.slot = Slot::Fixed;
+                break;
+            case TypeRoot::Float:
+            case TypeRoot::Double:
+                f.slot = Slot::Double;
+                break;
+            case TypeRoot::Decimal:
+                f.slot = Slot::Decimal;
+                break;
+            case TypeRoot::Timestamp:
+            case TypeRoot::TimestampLtz:
+                f.slot = Slot::Timestamp;
+                break;
+            case TypeRoot::TimestampTz:
+                f.slot = Slot::Zoned;
+                break;
+            default:
+                f.slot = Slot::Bytes;
+                break;
+        }
+        if (f.copy_from < 0) f.value = computed++;
+        fields_.push_back(f);
+    }
+    values_.assign(computed, Datum{});
+    prefix_ = 0;
+    while (prefix_ < fields_.size() && prefix_ < upstream_arity &&
+           fields_[prefix_].copy_from == static_cast<int>(prefix_))
+        ++prefix_;
+    if (prefix_ != upstream_arity) prefix_ = 0;  // the block copy needs every upstream field
+    for (std::size_t i = 0; i < prefix_; ++i)
+        if (fields_[i].variable) prefix_variable_.push_back(static_cast<std::uint32_t>(i));
+}
+
+namespace {
+
+inline std::uint64_t load64(const char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline void store64(char* p, std::uint64_t v) {
+    std::memcpy(p, &v, 8);
+}
+
+}  // namespace
+
+// Writes the output row directly, in one allocation, with the same bytes RowBuilder would
+// produce field by field: NULL fields have a zero slot, the variable part holds the fields'
+// bytes in field order.
+Row BoundProjection::project(EvalContext& c) const {
+    const std::size_t arity = fields_.size();
     std::size_t i = 0;
+    // 1. Computed values (strings stay valid: they point into the input row, constants, node
+    //    caches or the arena, which is reset only between rows).
     try {
-        for (; i < columns_.size(); ++i) {
-            const auto& col = columns_[i];
-            if (col.copy_from >= 0) {
-                b.copy_field(i, c.row, col.copy_from, variable_[i]);
-                continue;
-            }
-            Datum d = col.expr->eval(c);
-            write_field(b, i, d, out[i].type);
+        for (; i < arity; ++i) {
+            const OutField& f = fields_[i];
+            if (f.copy_from < 0) values_[f.value] = f.expr->eval(c);
         }
     } catch (const EvalError&) {
+        const auto& out = output_.columns();
         current_ = columns_[i].item ? &columns_[i].item->text : &out[i].name;
         throw;
     }
-    Row row = std::move(b).build();
-    size_hint_ = row.bytes().size() - RowView::fixed_size(out.size()) + 32;
-    return row;
+    const RowView in = c.row;
+    const std::string_view in_bytes = in.bytes();
+    const std::size_t in_arity = in.arity();
+    const std::size_t in_words = (in_arity + 63) / 64;
+    const std::size_t in_fixed = RowView::fixed_size(in_arity);
+    const std::size_t words = (arity + 63) / 64;
+    const std::size_t fixed = RowView::fixed_size(arity);
+
+    // 2. The size of the variable part. The prefix is one block when its variable fields are laid
+    //    out back to back in field order, covering the input's whole variable part.
+    std::size_t prefix = in_arity == upstream_arity_ ? prefix_ : 0;
+    bool block = prefix > 0;
+    std::size_t var = 0;
+    if (block) {
+        std::size_t cursor = in_fixed;
+        for (std::uint32_t k : prefix_variable_) {
+            if (in.is_null(k)) continue;
+            std::uint64_t ref = load64(in_bytes.data() + 8 + in_words * 8 + k * 8);
+            if ((ref >> 32) != cursor) {
+                block = false;
+                break;
+            }
+            cursor += static_cast<std::uint32_t>(ref);
+        }
+        if (block && cursor != in_bytes.size()) block = false;
+        if (block) var = in_bytes.size() - in_fixed;
+    }
+    for (std::size_t j = block ? prefix : 0; j < arity; ++j) {
+        const OutField& f = fields_[j];
+        if (f.copy_from >= 0) {
+            if (f.variable && !in.is_null(f.copy_from)) var += in.get_bytes(f.copy_from).size();
+            continue;
+        }
+        const Datum& d = values_[f.value];
+        if (d.null) continue;
+        switch (f.slot) {
+            case Slot::Bytes:
+                var += d.s.size();
+                break;
+            case Slot::Decimal:
+                var += 16;
+                break;
+            case Slot::Timestamp:
+                var += 12;
+                break;
+            case Slot::Zoned:
+                var += 16;
+                break;
+            default:
+                break;
+        }
+    }
+    if (fixed + var > 0xFFFFFFFFULL) throw std::length_error("row larger than 4 GiB");
+
+    // 3. Header, NULL bits and slots.
+    std::string buf(fixed + var, '\0');
+    char* base = buf.data();
+    auto arity32 = static_cast<std::uint32_t>(arity);
+    std::memcpy(base, &arity32, 4);
+    char* nulls = base + 8;
+    char* slots = base + 8 + words * 8;
+    std::size_t cursor = fixed;
+    auto set_null = [&](std::size_t j) {
+        std::uint64_t w = load64(nulls + (j / 64) * 8);
+        store64(nulls + (j / 64) * 8, w | (1ULL << (j % 64)));
+    };
+    auto put_bytes = [&](std::size_t j, const void* data, std::size_t n) {
+        store64(slots + j * 8, (static_cast<std::uint64_t>(cursor) << 32) | n);
+        if (n) std::memcpy(base + cursor, data, n);
+        cursor += n;
+    };
+    std::size_t start = 0;
+    if (block) {
+        // NULL words of the prefix (bits past the input's arity are zero), slots, variable part.
+        const char* in_nulls = in_bytes.data() + 8;
+        for (std::size_t w = 0; w < in_words; ++w) {
+            std::uint64_t word = load64(in_nulls + w * 8);
+            std::size_t bits = std::min<std::size_t>(64, prefix - w * 64);
+            if (bits < 64) word &= (1ULL << bits) - 1;
+            store64(nulls + w * 8, word);
+        }
+        std::memcpy(slots, in_bytes.data() + 8 + in_words * 8, prefix * 8);
+        const std::uint64_t shift = static_cast<std::uint64_t>(fixed - in_fixed) << 32;
+        for (std::uint32_t k : prefix_variable_)
+            if (!in.is_null(k)) store64(slots + k * 8, load64(slots + k * 8) + shift);
+        for (std::size_t w = 0; w < in_words; ++w) {  // a NULL field's slot is zero
+            for (std::uint64_t word = load64(nulls + w * 8); word != 0; word &= word - 1)
+                store64(slots + (w * 64 + static_cast<std::size_t>(__builtin_ctzll(word))) * 8, 0);
+        }
+        if (var) std::memcpy(base + fixed, in_bytes.data() + in_fixed, in_bytes.size() - in_fixed);
+        cursor = fixed + (in_bytes.size() - in_fixed);
+        start = prefix;
+    }
+    for (std::size_t j = start; j < arity; ++j) {
+        const OutField& f = fields_[j];
+        if (f.copy_from >= 0) {
+            auto from = static_cast<std::size_t>(f.copy_from);
+            if (in.is_null(from)) {
+                set_null(j);
+            } else if (f.variable) {
+                auto b = in.get_bytes(from);
+                put_bytes(j, b.data(), b.size());
+            } else {
+                store64(slots + j * 8, static_cast<std::uint64_t>(in.get_long(from)));
+            }
+            continue;
+        }
+        const Datum& d = values_[f.value];
+        if (d.null) {
+            set_null(j);
+            continue;
+        }
+        switch (f.slot) {
+            case Slot::Fixed:
+                store64(slots + j * 8, static_cast<std::uint64_t>(d.i));
+                break;
+            case Slot::Double:
+                std::memcpy(slots + j * 8, &d.d, 8);
+                break;
+            case Slot::Bytes:
+                put_bytes(j, d.s.data(), d.s.size());
+                break;
+            case Slot::Decimal:
+                put_bytes(j, &d.dec, 16);
+                break;
+            case Slot::Timestamp: {
+                char ts[12];
+                std::memcpy(ts, &d.i, 8);
+                std::memcpy(ts + 8, &d.nanos, 4);
+                put_bytes(j, ts, 12);
+                break;
+            }
+            case Slot::Zoned: {
+                char ts[16];
+                std::memcpy(ts, &d.i, 8);
+                std::memcpy(ts + 8, &d.nanos, 4);
+                std::memcpy(ts + 12, &d.off, 4);
+                put_bytes(j, ts, 16);
+                break;
+            }
+        }
+    }
+    return Row(std::move(buf));
 }
 
 }  // namespace cdcd::transform

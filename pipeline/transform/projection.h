@@ -42,13 +42,29 @@ class BoundProjection {
     const std::string& current_text() const { return *current_; }
 
   private:
+    // How an output field is encoded (from its type), chosen once at bind time.
+    enum class Slot : std::uint8_t { Fixed, Double, Bytes, Decimal, Timestamp, Zoned };
+    struct OutField {
+        int copy_from = -1;  // upstream position, or -1 for a computed column
+        bool variable = false;
+        Slot slot = Slot::Fixed;
+        const Node* expr = nullptr;
+        std::size_t value = 0;  // index into values_ for computed columns
+    };
+    void prepare_layout(std::size_t upstream_arity);
+
     Schema output_;
     std::vector<BoundColumn> columns_;
-    std::vector<bool> variable_;
     NodePtr filter_;
     std::string filter_text_;
     mutable const std::string* current_ = &filter_text_;
-    mutable std::size_t size_hint_ = 0;  // variable part of the last row, plus slack
+    // The output row's layout: output fields 0..prefix_-1 are upstream fields 0..prefix_-1 (a
+    // leading `*`), copied as one block when the input's variable part is in field order.
+    std::vector<OutField> fields_;
+    std::size_t upstream_arity_ = 0;
+    std::size_t prefix_ = 0;
+    std::vector<std::uint32_t> prefix_variable_;  // variable-length fields among the prefix
+    mutable std::vector<Datum> values_;           // computed values of the row being projected
 };
 
 }  // namespace cdcd::transform

@@ -203,25 +203,27 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
         case OpType::Insert:
         case OpType::Replace:
             if (!e.after || (b.has_filter() && !passes(*e.after, false))) return;
-            e.after = project(*e.after, op_string(e.op, false));
+            replace(e.after, project(*e.after, op_string(e.op, false)));
             break;
         case OpType::Delete:
             if (!e.before || (b.has_filter() && !passes(*e.before, true))) return;
-            e.before = project(*e.before, "-D");
+            replace(e.before, project(*e.before, "-D"));
             break;
         case OpType::Update: {
             bool bp = !b.has_filter() || passes(*e.before, true);
             bool ap = !b.has_filter() || passes(*e.after, false);
             if (bp && ap) {
-                e.before = project(*e.before, "-U");
-                e.after = project(*e.after, "+U");
+                replace(e.before, project(*e.before, "-U"));
+                replace(e.after, project(*e.after, "+U"));
             } else if (bp) {
                 e.op = OpType::Delete;
-                e.before = project(*e.before, "-D");
+                replace(e.before, project(*e.before, "-D"));
+                if (retired_ && e.after) retired_->push_back(std::move(*e.after));
                 e.after.reset();
             } else if (ap) {
                 e.op = OpType::Insert;
-                e.after = project(*e.after, "+I");
+                replace(e.after, project(*e.after, "+I"));
+                if (retired_ && e.before) retired_->push_back(std::move(*e.before));
                 e.before.reset();
             } else {
                 return;
@@ -235,6 +237,11 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
         e.before.reset();
     }
     out.push_back(std::move(e));
+}
+
+void TransformOperator::replace(std::optional<Row>& row, Row projected) {
+    if (retired_) retired_->push_back(std::move(*row));
+    row = std::move(projected);
 }
 
 void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& out) {
@@ -310,7 +317,9 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
     }
 }
 
-void TransformOperator::process(EventBatch& in, EventBatch& out) {
+void TransformOperator::process(EventBatch& in, EventBatch& out, std::vector<Row>* retired) {
+    retired_ = retired;
+    out.reserve(out.size() + in.size());
     for (auto& ev : in) {
         TableId table = table_of(ev);
         auto it = tables_.find(table);

@@ -30,8 +30,10 @@ class TransformOperator {
     static std::unique_ptr<TransformOperator> create(
         const std::vector<config::TransformDef>& rules, std::string local_time_zone,
         config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {});
-    // Upstream events in, transformed events out, same order.
-    void process(EventBatch& in, EventBatch& out);
+    // Upstream events in, transformed events out, same order. With `retired`, the input rows that
+    // projected rows replace are moved there instead of freed, so that a caller running the
+    // operator on another thread frees them on the thread that allocated them.
+    void process(EventBatch& in, EventBatch& out, std::vector<Row>* retired = nullptr);
     std::string snapshot_state() const;  // upstream schemas per table
     void restore(std::string_view state);
 
@@ -55,6 +57,8 @@ class TransformOperator {
                                           const Schema& schema) const;
     void on_schema_change(Event& e, TableState& st, EventBatch& out);
     void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
+    // Replaces `row` by its projection, retiring the input row (see process()).
+    void replace(std::optional<Row>& row, Row projected);
     [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
                                     const std::string& what) const;
 
@@ -63,6 +67,7 @@ class TransformOperator {
     std::vector<SourceMetadataColumn> source_metadata_;
     std::unordered_map<TableId, TableState> tables_;
     EvalContext ctx_;
+    std::vector<Row>* retired_ = nullptr;
 };
 
 }  // namespace cdcd::transform
