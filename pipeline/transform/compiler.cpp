@@ -5,6 +5,7 @@
 
 #include "pipeline/data/temporal.h"
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/operand.h"
 
 namespace cdcd::transform {
 
@@ -24,6 +25,11 @@ bool builtin_metadata(std::string_view name, BuiltinMetadata* which) {
     return true;
 }
 
+Datum eval_long_column(const Node& n, EvalContext& c) {
+    if (c.row.is_null(n.column)) return Datum{};
+    return Datum::of_long(c.row.get_long(n.column));
+}
+
 namespace {
 
 Datum eval_constant(const Node& n, EvalContext&) {
@@ -31,10 +37,6 @@ Datum eval_constant(const Node& n, EvalContext&) {
 }
 Datum eval_column(const Node& n, EvalContext& c) {
     return read_field(c.row, n.column, n.type);
-}
-Datum eval_long_column(const Node& n, EvalContext& c) {
-    if (c.row.is_null(n.column)) return Datum{};
-    return Datum::of_long(c.row.get_long(n.column));
 }
 Datum eval_double_column(const Node& n, EvalContext& c) {
     if (c.row.is_null(n.column)) return Datum{};

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/operand.h"
 
 namespace cdcd::transform {
 
@@ -25,37 +26,39 @@ std::int64_t wrap(std::int64_t v, TypeRoot r) {
     }
 }
 
-Datum eval_int_arith(const Node& n, EvalContext& c) {
-    Datum a = n.args[0]->eval(c);
-    if (a.null) return a;
-    Datum b = n.args[1]->eval(c);
-    if (b.null) return b;
-    auto ua = static_cast<std::uint64_t>(a.i), ub = static_cast<std::uint64_t>(b.i);
-    std::int64_t r = 0;
-    switch (n.param) {
-        case kAdd:
-            r = static_cast<std::int64_t>(ua + ub);
-            break;
-        case kSub:
-            r = static_cast<std::int64_t>(ua - ub);
-            break;
-        case kMul:
-            r = static_cast<std::int64_t>(ua * ub);
-            break;
-        case kDiv:
-            if (b.i == 0) throw EvalError("/ by zero");
-            if (b.i == -1)
-                r = static_cast<std::int64_t>(0 - ua);
-            else
-                r = a.i / b.i;
-            break;
-        case kMod:
-            if (b.i == 0) throw EvalError("/ by zero");
-            r = b.i == -1 ? 0 : a.i % b.i;
-            break;
+template <int KA, int KB>
+struct IntArith {
+    static Datum eval(const Node& n, EvalContext& c) {
+        std::int64_t x = 0, y = 0;
+        if (!fetch_long<KA>(*n.args[0], c, x)) return Datum{};
+        if (!fetch_long<KB>(*n.args[1], c, y)) return Datum{};
+        auto ua = static_cast<std::uint64_t>(x), ub = static_cast<std::uint64_t>(y);
+        std::int64_t r = 0;
+        switch (n.param) {
+            case kAdd:
+                r = static_cast<std::int64_t>(ua + ub);
+                break;
+            case kSub:
+                r = static_cast<std::int64_t>(ua - ub);
+                break;
+            case kMul:
+                r = static_cast<std::int64_t>(ua * ub);
+                break;
+            case kDiv:
+                if (y == 0) throw EvalError("/ by zero");
+                if (y == -1)
+                    r = static_cast<std::int64_t>(0 - ua);
+                else
+                    r = x / y;
+                break;
+            case kMod:
+                if (y == 0) throw EvalError("/ by zero");
+                r = y == -1 ? 0 : x % y;
+                break;
+        }
+        return Datum::of_long(wrap(r, n.type.root()));
     }
-    return Datum::of_long(wrap(r, n.type.root()));
-}
+};
 
 Datum eval_float_arith(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
@@ -179,7 +182,7 @@ NodePtr build_arith(CallSite& c, Op op) {
     const DataType& tb = c.type(1);
     bool nullable = c.any_nullable();
     DataType result = DataType::int_();
-    EvalFn fn = eval_int_arith;
+    EvalFn fn = nullptr;  // integer arithmetic: chosen for the operands below
     if (ta.root() == TypeRoot::Double || tb.root() == TypeRoot::Double) {
         result = DataType::double_();
         fn = eval_float_arith;
@@ -192,6 +195,7 @@ NodePtr build_arith(CallSite& c, Op op) {
     } else {
         result = integer_digits(ta.root()) >= integer_digits(tb.root()) ? ta : tb;
     }
+    if (fn == nullptr) fn = pick_long_fn<IntArith>(*c.args[0], *c.args[1]);
     auto n = make_node(fn, result.with_nullable(nullable), std::move(c.args));
     n->param = op;
     return n;

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/operand.h"
 
 namespace cdcd::transform {
 
@@ -50,14 +51,17 @@ Datum eval_compare(const Node& n, EvalContext& c) {
     return Datum::of_bool(apply(op, compare_values(a, ta, b, tb)));
 }
 
-// Fast path: both sides BIGINT-like of the same Java class.
-Datum eval_compare_long(const Node& n, EvalContext& c) {
-    Datum a = n.args[0]->eval(c);
-    if (a.null) return Datum::of_bool(false);
-    Datum b = n.args[1]->eval(c);
-    if (b.null) return Datum::of_bool(false);
-    return Datum::of_bool(apply(static_cast<Op>(n.param), cmp3(a.i, b.i)));
-}
+// Fast path: both sides BIGINT-like of the same Java class, or both integers under an ordering
+// operator (compare_values compares any two integers exactly).
+template <int KA, int KB>
+struct CompareLong {
+    static Datum eval(const Node& n, EvalContext& c) {
+        std::int64_t x = 0, y = 0;
+        if (!fetch_long<KA>(*n.args[0], c, x)) return Datum::of_bool(false);
+        if (!fetch_long<KB>(*n.args[1], c, y)) return Datum::of_bool(false);
+        return Datum::of_bool(apply(static_cast<Op>(n.param), cmp3(x, y)));
+    }
+};
 
 Datum eval_compare_text(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
@@ -78,9 +82,11 @@ NodePtr build_compare(CallSite& c, Op op) {
     if (!nulls && java_class(ta) == java_class(tb)) {
         if (ta.is_integer() || ta.root() == TypeRoot::Boolean || ta.root() == TypeRoot::Date ||
             ta.root() == TypeRoot::Time)
-            fn = eval_compare_long;
+            fn = pick_long_fn<CompareLong>(*c.args[0], *c.args[1]);
         else if (is_text(ta))
             fn = eval_compare_text;
+    } else if (!nulls && op != kEq && op != kNe && ta.is_integer() && tb.is_integer()) {
+        fn = pick_long_fn<CompareLong>(*c.args[0], *c.args[1]);
     }
     auto n = make_node(fn, DataType::boolean().not_null(), std::move(c.args));
     n->param = op;

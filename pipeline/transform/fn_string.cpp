@@ -2,6 +2,7 @@
 // OVERLAY, POSITION/LOCATE/INSTR, LPAD/RPAD, REPLACE, REPEAT, LEFT/RIGHT, STARTSWITH/ENDSWITH,
 // base64. Positions and lengths count characters (code points), not bytes.
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "pipeline/transform/functions.h"
@@ -70,10 +71,18 @@ Datum eval_concat(const Node& n, EvalContext& c) {
         many.resize(n.args.size());
         v = many.data();
     }
+    // Integers (the common CONCAT(CAST(id AS STRING), ...)) are formatted on the stack.
+    char digits[16][20];
     std::size_t total = 0;
     for (std::size_t i = 0; i < n.args.size(); ++i) {
-        Datum d = n.args[i]->eval(c);
-        v[i] = text_of(*n.args[i], d, c);
+        const Node& arg = *n.args[i];
+        Datum d = arg.eval(c);
+        if (!d.null && i < 16 && arg.type.is_integer()) {
+            auto r = std::to_chars(digits[i], digits[i] + sizeof digits[i], d.i);
+            v[i] = std::string_view(digits[i], static_cast<std::size_t>(r.ptr - digits[i]));
+        } else {
+            v[i] = text_of(arg, d, c);
+        }
         total += v[i].size();
     }
     char* p = c.arena.alloc(total);
