@@ -169,6 +169,43 @@ TEST_CASE("literals, precedence and arithmetic") {
     });
 }
 
+TEST_CASE("integer operators over columns, constants and sub-expressions") {
+    // Each operand kind (column, constant, nested expression) on each side, NULLs and errors.
+    check_all({
+        {"i + b", "10000000007"},
+        {"i * 2", "14"},
+        {"2 * i", "14"},
+        {"(i + 1) * i", "56"},
+        {"i * (i + 1)", "56"},
+        {"i - b", "-9999999993"},
+        {"i % 4 + i_null", "null"},
+        {"i_null % 0", "null"},
+        {"0 % i_null", "null"},
+        {"i % (i - 7)", "ERROR: / by zero"},
+        {"(i - 7) / 0", "ERROR: / by zero"},
+        {"i_null / (i - 7)", "null"},
+        {"i * -1 / -1", "7"},
+        {"si * 20000", "60000"},
+        {"i * 1000000000", "-1589934592"},
+        {"b * 1000000000", "-8446744073709551616"},
+        {"i % 10 > 0", "true"},
+        {"i % 7 > 0", "false"},
+        {"0 < i", "true"},
+        {"i >= i", "true"},
+        {"i < b", "true"},
+        {"b > i", "true"},
+        {"si >= 3", "true"},
+        {"si = 3", "false"},
+        {"i = 7", "true"},
+        {"b = 10000000000", "true"},
+        {"i_null > 0", "false"},
+        {"0 <= i_null", "false"},
+        {"i + 1 > i", "true"},
+        {"dt > dt", "false"},
+        {"flag = TRUE", "true"},
+    });
+}
+
 TEST_CASE("comparison and logic") {
     check_all({
         {"1 = 1", "true"},
