@@ -1,6 +1,8 @@
 #include "pipeline/transform/projection.h"
 
 #include <algorithm>
+#include <new>
+#include <type_traits>
 
 #include "pipeline/data/field_format.h"
 #include "pipeline/transform/types.h"
@@ -180,6 +182,8 @@ inline void store64(char* p, std::uint64_t v) {
 
 }  // namespace
 
+static_assert(std::is_trivially_destructible_v<Datum>);
+
 // Writes the output row directly, in one allocation, with the same bytes RowBuilder would
 // produce field by field: NULL fields have a zero slot, the variable part holds the fields'
 // bytes in field order.
@@ -191,7 +195,10 @@ Row BoundProjection::project(EvalContext& c) const {
     try {
         for (; i < arity; ++i) {
             const OutField& f = fields_[i];
-            if (f.copy_from < 0) values_[f.value] = f.expr->eval(c);
+            // Constructed in place: the evaluator writes its result straight into values_
+            // (a Datum copied right after its fields were stored stalls store forwarding).
+            if (f.copy_from < 0)
+                ::new (static_cast<void*>(&values_[f.value])) Datum(f.expr->eval(c));
         }
     } catch (const EvalError&) {
         const auto& out = output_.columns();

@@ -57,6 +57,22 @@ const char* op_string(OpType op, bool before) {
     return "+I";
 }
 
+constexpr std::size_t kPrefetchAhead = 4;
+
+void prefetch_row(const std::optional<Row>& row) {
+    if (!row) return;
+    const char* p = row->bytes().data();
+    __builtin_prefetch(p);
+    if (row->bytes().size() > 64) __builtin_prefetch(p + 64);
+}
+
+void prefetch_rows(const Event& ev) {
+    if (const auto* d = std::get_if<DataChangeEvent>(&ev)) {
+        prefetch_row(d->before);
+        prefetch_row(d->after);
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<TransformOperator> TransformOperator::create(
@@ -320,7 +336,10 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
 void TransformOperator::process(EventBatch& in, EventBatch& out, std::vector<Row>* retired) {
     retired_ = retired;
     out.reserve(out.size() + in.size());
-    for (auto& ev : in) {
+    for (std::size_t k = 0; k < in.size(); ++k) {
+        // The rows were written on another thread: start fetching those of a later event.
+        if (k + kPrefetchAhead < in.size()) prefetch_rows(in[k + kPrefetchAhead]);
+        Event& ev = in[k];
         TableId table = table_of(ev);
         auto it = tables_.find(table);
         if (it == tables_.end()) {
