@@ -26,6 +26,10 @@ std::int64_t wrap(std::int64_t v, TypeRoot r) {
     }
 }
 
+bool fits_int32(std::int64_t v) {
+    return v == static_cast<std::int32_t>(v);
+}
+
 template <int KA, int KB>
 struct IntArith {
     static Datum eval(const Node& n, EvalContext& c) {
@@ -48,12 +52,19 @@ struct IntArith {
                 if (y == 0) throw EvalError("/ by zero");
                 if (y == -1)
                     r = static_cast<std::int64_t>(0 - ua);
+                else if (fits_int32(x) && fits_int32(y))  // 32-bit division is much faster
+                    r = static_cast<std::int32_t>(x) / static_cast<std::int32_t>(y);
                 else
                     r = x / y;
                 break;
             case kMod:
                 if (y == 0) throw EvalError("/ by zero");
-                r = y == -1 ? 0 : x % y;
+                if (y == -1)
+                    r = 0;
+                else if (fits_int32(x) && fits_int32(y))
+                    r = static_cast<std::int32_t>(x) % static_cast<std::int32_t>(y);
+                else
+                    r = x % y;
                 break;
         }
         return Datum::of_long(wrap(r, n.type.root()));
