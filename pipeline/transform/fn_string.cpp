@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/operand.h"
 #include "pipeline/util/base64.h"
 
 namespace cdcd::transform {
@@ -76,11 +77,19 @@ Datum eval_concat(const Node& n, EvalContext& c) {
     std::size_t total = 0;
     for (std::size_t i = 0; i < n.args.size(); ++i) {
         const Node& arg = *n.args[i];
-        Datum d = arg.eval(c);
-        if (!d.null && i < 16 && arg.type.is_integer()) {
-            auto r = std::to_chars(digits[i], digits[i] + sizeof digits[i], d.i);
-            v[i] = std::string_view(digits[i], static_cast<std::size_t>(r.ptr - digits[i]));
+        if (i < 16 && arg.type.is_integer()) {
+            std::int64_t x = 0;
+            bool present = long_operand_kind(arg) == kOperandColumn
+                               ? fetch_long<kOperandColumn>(arg, c, x)
+                               : fetch_long<kOperandNode>(arg, c, x);
+            if (present) {
+                auto r = std::to_chars(digits[i], digits[i] + sizeof digits[i], x);
+                v[i] = std::string_view(digits[i], static_cast<std::size_t>(r.ptr - digits[i]));
+            } else {
+                v[i] = "null";
+            }
         } else {
+            Datum d = arg.eval(c);
             v[i] = text_of(arg, d, c);
         }
         total += v[i].size();

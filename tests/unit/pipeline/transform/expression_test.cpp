@@ -297,6 +297,10 @@ TEST_CASE("string functions") {
         {"name || n_null", "Alicenull"},
         {"CONCAT(name, '-', i)", "Alice-7"},
         {"CONCAT(n_null, 'x')", "nullx"},
+        {"CONCAT(CAST(i AS STRING), '-', CAST(b AS STRING), i_null, si + 1, CAST(i_null AS "
+         "STRING))",
+         "7-10000000000null4null"},
+        {"CONCAT(CAST(-i * b AS STRING), '|', CAST(si AS VARCHAR))", "-70000000000|3"},
         {"CONCAT('a')", "a"},
         {"CONCAT_WS('-', 'a', n_null, 'b')", "a-b"},
         {"CONCAT_WS(n_null, 'a')", "null"},
