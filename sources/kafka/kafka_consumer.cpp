@@ -14,11 +14,16 @@ namespace {
 constexpr std::size_t kQueueCapacity = 4;  // chunks waiting for the event loop
 constexpr int kPollMs = 100;
 constexpr int kMetadataTimeoutMs = 10'000;
-// librdkafka 2.0 stops fetching while its queue holds queued.min.messages and looks again only
-// when its broker thread wakes up (up to a second later), so a relay whose sink is slower than
-// the fetcher stalls each time the queue fills; a deep queue makes that rare. (2.1 added
-// fetch.queue.backoff.ms for this.)
-constexpr std::int64_t kQueuedMinMessages = 100'000;
+// librdkafka's prefetch queue (defaults a user may override with properties.*): bounded in bytes
+// rather than by librdkafka's 100000 messages, which for ~300-byte messages held 32 MB. The
+// watermark thread keeps the fetcher going (see kafka_consumer.h), so a small queue no longer
+// stalls the way librdkafka 2.0 otherwise does (fetch.queue.backoff.ms came in 2.1).
+constexpr const char* kQueuedMinMessages = "100000";
+constexpr const char* kQueuedMaxKbytes = "8192";
+// The lag gauges are refreshed by a query at least this often, also while nothing is read.
+constexpr int kWatermarkIntervalMs = 1'000;
+// At most one wake-up query per this many milliseconds.
+constexpr int kMinWakeSpacingMs = 2;
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -29,12 +34,14 @@ std::int64_t now_ms() {
 }  // namespace
 
 KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
-                             boost::asio::io_context& io, std::function<void()> wake)
+                             boost::asio::io_context& io, std::function<void()> wake,
+                             metrics::ConnectorMetrics& metrics)
     : settings_(std::move(settings)),
       restored_(std::move(restored)),
       io_(io),
       wake_(std::move(wake)),
-      decoder_(settings_.decoder) {
+      decoder_(settings_.decoder),
+      metrics_(metrics) {
     decoder_.restore(restored_.schemas);
     if (settings_.topic_pattern) {
         std::string error;
@@ -51,8 +58,8 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     };
     // Defaults a user may override, then the user's settings, then what cdcd relies on.
     set("fetch.wait.max.ms", "100");
-    set("queued.min.messages", std::to_string(kQueuedMinMessages));
-    set("queued.max.messages.kbytes", "32768");
+    set("queued.min.messages", kQueuedMinMessages);
+    set("queued.max.messages.kbytes", kQueuedMaxKbytes);
     for (const auto& [k, v] : settings_.client.librdkafka) {
         set(k, v);
         if (k == "group.id" && !v.empty()) has_group_ = true;
@@ -64,6 +71,14 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     set("enable.auto.offset.store", "false");
     set("enable.partition.eof", settings_.bounded ? "true" : "false");
     rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::on_commit);
+    auto get = [&](const char* k) -> std::int64_t {
+        char value[64];
+        size_t size = sizeof value;
+        if (rd_kafka_conf_get(conf, k, value, &size) != RD_KAFKA_CONF_OK) return 0;
+        return std::strtoll(value, nullptr, 10);
+    };
+    queue_max_messages_ = get("queued.min.messages");
+    queue_max_bytes_ = get("queued.max.messages.kbytes") * 1024;
     rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk_) {
         rd_kafka_conf_destroy(conf);
@@ -77,6 +92,11 @@ KafkaConsumer::~KafkaConsumer() {
     stop_ = true;
     not_full_.notify_all();
     if (thread_.joinable()) thread_.join();
+    {
+        std::lock_guard lock(lag_mutex_);
+        lag_cv_.notify_all();
+    }
+    if (watermark_thread_.joinable()) watermark_thread_.join();
     if (queue_) rd_kafka_queue_destroy(queue_);
     if (assignment_) rd_kafka_topic_partition_list_destroy(assignment_);
     if (rk_) {
@@ -87,6 +107,7 @@ KafkaConsumer::~KafkaConsumer() {
 
 void KafkaConsumer::start() {
     thread_ = std::thread([this] { run(); });
+    watermark_thread_ = std::thread([this] { watermarks(); });
 }
 
 void KafkaConsumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
@@ -282,6 +303,16 @@ void KafkaConsumer::reassign() {
         rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
             p != position_.end() ? p->second : a.start;
     }
+    {
+        std::lock_guard lock(lag_mutex_);
+        for (const auto& [key, a] : assigned_) {
+            auto [it, fresh] = lag_.try_emplace(key);
+            PartitionLag& p = it->second;
+            if (fresh) p.gauge = &metrics_.consumer_lag(key.first, key.second);
+            if (auto pos = position_.find(key); pos != position_.end()) p.position = pos->second;
+            p.fetching = !a.done;
+        }
+    }
     rd_kafka_resp_err_t err = rd_kafka_assign(rk_, list);
     if (assignment_) rd_kafka_topic_partition_list_destroy(assignment_);
     assignment_ = list;
@@ -294,6 +325,97 @@ bool KafkaConsumer::all_done() const {
     for (const auto& [key, a] : assigned_)
         if (!a.done) return false;
     return true;
+}
+
+void KafkaConsumer::set_lag(PartitionLag& p) {
+    if (p.position >= 0 && p.high >= 0)
+        p.gauge->set(static_cast<double>(std::max<std::int64_t>(0, p.high - p.position)));
+}
+
+void KafkaConsumer::track_lag() {
+    std::int64_t backlog = 0;
+    {
+        std::lock_guard lock(lag_mutex_);
+        for (auto& [key, p] : lag_) {
+            if (auto pos = position_.find(key); pos != position_.end()) p.position = pos->second;
+            if (!p.fetching) {
+                set_lag(p);
+                continue;
+            }
+            // The high watermark of the last fetch response (no request).
+            std::int64_t low = 0, high = -1;
+            if (rd_kafka_get_watermark_offsets(rk_, key.first.c_str(), key.second, &low, &high) ==
+                    RD_KAFKA_RESP_ERR_NO_ERROR &&
+                high > p.high)
+                p.high = high;
+            set_lag(p);
+            if (p.position >= 0 && p.high > p.position) backlog += p.high - p.position;
+        }
+    }
+    if (backlog == 0) return;
+    const std::int64_t queued = rd_kafka_queue_length(queue_);
+    if (queued >= backlog) return;  // the rest is fetched already
+    std::int64_t limit = queue_max_messages_;
+    if (seen_messages_ > 0 && queue_max_bytes_ > 0) {
+        const auto average =
+            std::max<std::int64_t>(1, static_cast<std::int64_t>(seen_bytes_ / seen_messages_));
+        limit = std::min(limit, queue_max_bytes_ / average);
+    }
+    if (queued * 2 >= limit) return;  // librdkafka is (or will be) fetching by itself
+    std::lock_guard lock(lag_mutex_);
+    if (!wake_requested_) {
+        wake_requested_ = true;
+        lag_cv_.notify_one();
+    }
+}
+
+void KafkaConsumer::query_watermarks() {
+    std::vector<PartitionKey> keys;
+    {
+        std::lock_guard lock(lag_mutex_);
+        for (const auto& [key, p] : lag_)
+            if (p.fetching) keys.push_back(key);
+    }
+    if (keys.empty()) return;
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(keys.size()));
+    for (const auto& key : keys)
+        rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
+            RD_KAFKA_OFFSET_END;  // timestamp -1: the latest offset
+    ++watermark_queries_;
+    rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kMetadataTimeoutMs);
+    if (!err) {
+        std::lock_guard lock(lag_mutex_);
+        for (int i = 0; i < list->cnt; ++i) {
+            const rd_kafka_topic_partition_t& e = list->elems[i];
+            auto it = lag_.find({e.topic, e.partition});
+            if (e.err || e.offset < 0 || it == lag_.end()) continue;
+            if (e.offset > it->second.high) it->second.high = e.offset;
+            set_lag(it->second);
+        }
+    } else if (!stop_) {
+        spdlog::debug("kafka source: watermark query failed: {}", rd_kafka_err2str(err));
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+}
+
+void KafkaConsumer::watermarks() {
+    auto last = std::chrono::steady_clock::now() - std::chrono::hours(1);
+    while (!stop_) {
+        {
+            std::unique_lock lock(lag_mutex_);
+            lag_cv_.wait_until(lock, last + std::chrono::milliseconds(kWatermarkIntervalMs),
+                               [&] { return wake_requested_ || stop_.load(); });
+            if (stop_) return;
+            wake_requested_ = false;
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (now - last < std::chrono::milliseconds(kMinWakeSpacingMs))
+            std::this_thread::sleep_for(std::chrono::milliseconds(kMinWakeSpacingMs) -
+                                        (now - last));
+        last = std::chrono::steady_clock::now();
+        query_watermarks();
+    }
 }
 
 void KafkaConsumer::run() {
@@ -317,11 +439,15 @@ void KafkaConsumer::run() {
             if (n < 0)
                 throw std::runtime_error(std::string("kafka source: consume failed: ") +
                                          rd_kafka_err2str(rd_kafka_last_error()));
-            if (n == 0) continue;
+            if (n == 0) {
+                track_lag();
+                continue;
+            }
             Chunk chunk;
             chunk.events.reserve(static_cast<std::size_t>(n));
             std::map<PartitionKey, std::int64_t> moved;
             bool reached_end = false;
+            std::uint64_t records = 0, bytes = 0;
             for (ssize_t i = 0; i < n; ++i) {
                 rd_kafka_message_t* m = messages[static_cast<std::size_t>(i)];
                 if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
@@ -341,6 +467,8 @@ void KafkaConsumer::run() {
                     }
                     spdlog::warn("kafka source: {}", rd_kafka_message_errstr(m));
                 } else {
+                    ++records;
+                    bytes += m->len + m->key_len;
                     PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
                     auto& a = assigned_[key];
                     if (a.done) {
@@ -377,7 +505,12 @@ void KafkaConsumer::run() {
                 }
                 rd_kafka_message_destroy(m);
             }
+            metrics_.records_in.inc(records);
+            metrics_.bytes_in.inc(bytes);
+            seen_messages_ += records;
+            seen_bytes_ += bytes;
             if (reached_end && !all_done()) reassign();  // stop fetching finished partitions
+            track_lag();
             if (moved.empty() && chunk.events.empty()) continue;
             chunk.offsets.assign(moved.begin(), moved.end());
             push(std::move(chunk));

@@ -5,6 +5,14 @@
 // event loop takes chunks without blocking and is woken by an asio::post when it waits.
 // Partitions are assigned explicitly (no group membership, like Flink's KafkaSource), so a
 // restarted cdcd resumes at once; the consumer group only receives offset commits.
+//
+// A second thread keeps librdkafka fetching with a small prefetch queue and measures the lag:
+// librdkafka 2.0 stops fetching while its queue is over queued.min.messages or
+// queued.max.messages.kbytes and looks again only when its broker thread next wakes up (up to a
+// second later). When the queue has drained below half its limit while the partitions still have
+// messages to read, the thread sends a ListOffsets request to their leaders
+// (rd_kafka_offsets_for_times "latest"): the request wakes those broker threads, which then
+// resume fetching at once, and its answer is the high watermark for the lag gauges.
 #include <librdkafka/rdkafka.h>
 #include <re2/re2.h>
 
@@ -24,6 +32,7 @@
 #include <vector>
 
 #include "pipeline/connector/stream.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sinks/kafka/kafka_properties.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
@@ -56,7 +65,7 @@ struct Chunk {
 class KafkaConsumer {
   public:
     KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
-                  std::function<void()> wake);
+                  std::function<void()> wake, metrics::ConnectorMetrics& metrics);
     ~KafkaConsumer();
 
     void start();
@@ -66,6 +75,8 @@ class KafkaConsumer {
     /// Commits offsets to the consumer group (asynchronously; thread-safe). No-op without group.id.
     void commit(const Offsets& offsets);
     std::uint64_t skipped() const { return skipped_.load(); }
+    /// ListOffsets queries sent to wake the fetcher or refresh the lag (for tests and logs).
+    std::uint64_t watermark_queries() const { return watermark_queries_.load(); }
 
   private:
     struct Assigned {
@@ -81,6 +92,18 @@ class KafkaConsumer {
     void reassign();
     void push(Chunk chunk);
     bool all_done() const;
+    // Lag and fetcher wake-ups (see the top of this file).
+    struct PartitionLag {
+        metrics::Gauge* gauge = nullptr;
+        std::int64_t position = -1;  // next offset to consume; -1 unknown
+        std::int64_t high = -1;      // high watermark: the larger of the last fetch's and query's
+        bool fetching = true;
+    };
+    void track_lag();   // consumer thread, after each batch
+    void watermarks();  // the watermark thread
+    void query_watermarks();
+    void set_lag(PartitionLag& p);
+
     static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* offsets, void*);
 
@@ -98,6 +121,17 @@ class KafkaConsumer {
     rd_kafka_topic_partition_list_t* assignment_ = nullptr;  // what is being fetched
     std::map<PartitionKey, std::int64_t> position_;  // next offset per partition, consumer thread
     std::set<std::string> warned_missing_;
+
+    metrics::ConnectorMetrics& metrics_;
+    std::int64_t queue_max_messages_ = 0;  // effective queued.min.messages
+    std::int64_t queue_max_bytes_ = 0;     // effective queued.max.messages.kbytes * 1024
+    std::uint64_t seen_messages_ = 0, seen_bytes_ = 0;  // for the average message size
+    std::mutex lag_mutex_;
+    std::condition_variable lag_cv_;
+    std::map<PartitionKey, PartitionLag> lag_;  // lag_mutex_
+    bool wake_requested_ = false;               // lag_mutex_
+    std::thread watermark_thread_;
+    std::atomic<std::uint64_t> watermark_queries_{0};
 
     std::thread thread_;
     std::atomic<bool> stop_{false};

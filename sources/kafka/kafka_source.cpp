@@ -11,9 +11,11 @@ namespace cdcd::kafka {
 
 namespace asio = boost::asio;
 
-KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io)
+KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io,
+                         metrics::Registry& metrics)
     : settings_(std::move(settings)),
       io_(io),
+      metrics_(metrics, metrics::Role::Source, "kafka"),
       wake_timer_(std::make_shared<asio::steady_timer>(io)) {}
 
 KafkaSource::~KafkaSource() {
@@ -60,9 +62,12 @@ void KafkaSource::track_schemas(const EventBatch& events) {
 
 asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
     std::weak_ptr<asio::steady_timer> timer = wake_timer_;
-    consumer_ = std::make_unique<KafkaConsumer>(settings_, state_, io_, [timer] {
-        if (auto t = timer.lock()) t->cancel();
-    });
+    consumer_ = std::make_unique<KafkaConsumer>(
+        settings_, state_, io_,
+        [timer] {
+            if (auto t = timer.lock()) t->cancel();
+        },
+        metrics_);
     consumer_->start();
     Chunk chunk;
     while (!output.stopping()) {

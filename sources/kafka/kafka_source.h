@@ -10,13 +10,15 @@
 #include <memory>
 
 #include "pipeline/connector/source.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sources/kafka/kafka_consumer.h"
 
 namespace cdcd::kafka {
 
 class KafkaSource final : public Source {
   public:
-    KafkaSource(ConsumerSettings settings, boost::asio::io_context& io);
+    KafkaSource(ConsumerSettings settings, boost::asio::io_context& io,
+                metrics::Registry& metrics = metrics::Registry::detached());
     ~KafkaSource() override;
 
     void restore(std::string_view state) override;
@@ -30,6 +32,7 @@ class KafkaSource final : public Source {
 
     ConsumerSettings settings_;
     boost::asio::io_context& io_;
+    metrics::ConnectorMetrics metrics_;    // records_in, bytes_in, consumer lag
     SourceState state_;                    // as of the last emitted event (event loop)
     std::deque<Offsets> pending_commits_;  // snapshots awaiting their checkpoint, in order
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
