@@ -14,6 +14,7 @@
 
 #include "formats/csv/csv_key.h"
 #include "formats/json/change_key.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/offload.h"
@@ -59,8 +60,10 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
 
 class KafkaWriter final : public SinkWriter {
   public:
-    KafkaWriter(const KafkaSinkSettings& settings, int index)
-        : settings_(settings), selector_(settings.topic, settings.topic_mapping) {
+    KafkaWriter(const KafkaSinkSettings& settings, int index, metrics::Registry& registry)
+        : settings_(settings),
+          selector_(settings.topic, settings.topic_mapping),
+          metrics_(registry, metrics::Role::Sink, "kafka") {
         ProducerSettings ps;
         ps.config = producer_config(settings);
         ps.hash_by_key = settings.hash_by_key;
@@ -88,6 +91,7 @@ class KafkaWriter final : public SinkWriter {
 
     awaitable<void> write(EventBatch& events) override {
         check_delivery();
+        std::uint64_t bytes = 0;
         for (Event& e : events) {
             auto* data = std::get_if<DataChangeEvent>(&e);
             if (!data) {
@@ -112,9 +116,11 @@ class KafkaWriter final : public SinkWriter {
             } else {
                 json::write_canal_json(value_, *data, t.schema, settings_.canal);
             }
+            bytes += key_.size() + value_.size();
             // The common case needs no suspension (and no coroutine frame per record).
             if (!try_produce(t)) co_await produce_when_room(t);
         }
+        metrics_.bytes_out.inc(bytes);
         producer().poll();
         check_delivery();
     }
@@ -229,9 +235,11 @@ class KafkaWriter final : public SinkWriter {
         rd_kafka_topic_t* topic = t.topics[active_];
         rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
-        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+            metrics_.errors.inc();
             throw std::runtime_error(std::string("kafka sink: cannot produce to ") +
                                      rd_kafka_topic_name(topic) + ": " + rd_kafka_err2str(err));
+        }
         return false;
     }
 
@@ -255,7 +263,17 @@ class KafkaWriter final : public SinkWriter {
         check_delivery();
     }
 
+    /// Also moves the delivery counts into the metrics (records_out: acknowledged records).
     void check_delivery() {
+        std::uint64_t delivered = 0, failed = 0;
+        for (auto& p : producers_) {
+            delivered += p->delivered();
+            failed += p->failed();
+        }
+        metrics_.records_out.inc(delivered - reported_delivered_);
+        metrics_.errors.inc(failed - reported_failed_);
+        reported_delivered_ = delivered;
+        reported_failed_ = failed;
         for (auto& p : producers_)
             if (auto error = p->delivery_error())
                 throw std::runtime_error("kafka sink: delivery failed: " + *error);
@@ -271,18 +289,20 @@ class KafkaWriter final : public SinkWriter {
     TableId last_id_;
     TableState* last_ = nullptr;
     std::string key_, value_;
+    metrics::ConnectorMetrics metrics_;
+    std::uint64_t reported_delivered_ = 0, reported_failed_ = 0;
 };
 
 }  // namespace
 
-KafkaSink::KafkaSink(KafkaSinkSettings settings)
-    : settings_(std::move(settings)), applier_(std::make_unique<AcceptAll>()) {
+KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics)
+    : settings_(std::move(settings)), metrics_(metrics), applier_(std::make_unique<AcceptAll>()) {
     for (const auto& key : settings_.client.ignored)
         spdlog::warn("kafka sink: properties.{} has no effect (cdcd writes bytes itself)", key);
 }
 
 std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int) {
-    return std::make_unique<KafkaWriter>(settings_, index);
+    return std::make_unique<KafkaWriter>(settings_, index, metrics_);
 }
 
 }  // namespace cdcd::kafka

@@ -21,18 +21,23 @@
 #include <memory>
 
 #include "pipeline/connector/sink.h"
+#include "pipeline/metrics/registry.h"
 #include "sinks/kafka/kafka_sink_options.h"
 
 namespace cdcd::kafka {
 
 class KafkaSink final : public Sink {
   public:
-    explicit KafkaSink(KafkaSinkSettings settings);
+    /// `metrics` receives records_out (acknowledged records), bytes_out and errors (failed
+    /// deliveries and produce calls).
+    explicit KafkaSink(KafkaSinkSettings settings,
+                       metrics::Registry& metrics = metrics::Registry::detached());
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
   private:
     KafkaSinkSettings settings_;
+    metrics::Registry& metrics_;
     std::unique_ptr<MetadataApplier> applier_;
 };
 

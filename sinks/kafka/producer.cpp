@@ -77,6 +77,7 @@ void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opa
         self->delivered_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
+    self->failed_count_.fetch_add(1, std::memory_order_relaxed);
     if (self->failed_.exchange(true)) return;
     std::lock_guard lock(self->error_mutex_);
     self->first_error_ = std::string(rd_kafka_topic_name(msg->rkt)) + " [" +

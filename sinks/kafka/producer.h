@@ -48,6 +48,8 @@ class Producer {
     /// Records produced and not yet reported.
     int in_flight() const { return rd_kafka_outq_len(rk_); }
     std::uint64_t delivered() const { return delivered_.load(); }
+    /// Records whose delivery failed (each failed report).
+    std::uint64_t failed() const { return failed_count_.load(); }
     /// The first delivery error ("topic [partition]: reason"), if any.
     std::optional<std::string> delivery_error() const;
 
@@ -73,6 +75,7 @@ class Producer {
     std::unordered_map<std::string, rd_kafka_topic_t*> topics_;
     std::atomic<std::uint64_t> delivered_{0};
     std::atomic<bool> failed_{false};
+    std::atomic<std::uint64_t> failed_count_{0};
     mutable std::mutex error_mutex_;
     std::string first_error_;
 };

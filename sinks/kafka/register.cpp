@@ -16,7 +16,7 @@ void register_kafka_sink(ConnectorRegistry& registry) {
                     config::Diagnostics& d) { kafka::validate_kafka_sink(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {
         return std::make_unique<kafka::KafkaSink>(
-            kafka::kafka_sink_settings(ctx.options, ctx.pipeline.name));
+            kafka::kafka_sink_settings(ctx.options, ctx.pipeline.name), *ctx.metrics);
     };
     registry.add(std::move(f));
 }

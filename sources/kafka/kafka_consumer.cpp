@@ -434,15 +434,17 @@ void KafkaConsumer::run() {
                 discover(false);
                 next_discovery = now_ms() + settings_.discovery_interval_ms;
             }
-            ssize_t n =
-                rd_kafka_consume_batch_queue(queue_, kPollMs, messages.data(), messages.size());
+            // What is queued, without waiting: librdkafka 2.0 would wait for a full batch, and
+            // when its queue holds less than that, nothing wakes the fetcher meanwhile.
+            ssize_t n = rd_kafka_consume_batch_queue(queue_, 0, messages.data(), messages.size());
+            if (n == 0) {
+                track_lag();  // the queue is empty: wake the fetcher if it stopped
+                n = rd_kafka_consume_batch_queue(queue_, kPollMs, messages.data(), 1);
+            }
             if (n < 0)
                 throw std::runtime_error(std::string("kafka source: consume failed: ") +
                                          rd_kafka_err2str(rd_kafka_last_error()));
-            if (n == 0) {
-                track_lag();
-                continue;
-            }
+            if (n == 0) continue;
             Chunk chunk;
             chunk.events.reserve(static_cast<std::size_t>(n));
             std::map<PartitionKey, std::int64_t> moved;
