@@ -10,6 +10,12 @@ KeyColumns KeyColumns::of(const Schema& schema) {
         k.indexes.push_back(i);
         k.columns.push_back(schema.columns()[static_cast<std::size_t>(i)]);
     }
+    for (const auto& c : k.columns) {
+        std::string quoted;
+        append_quoted(quoted, c.name);
+        quoted.push_back(':');
+        k.keys.keys.push_back(std::move(quoted));
+    }
     return k;
 }
 
@@ -21,13 +27,17 @@ const Row* key_image(const DataChangeEvent& e) {
 void write_json_key(std::string& out, const DataChangeEvent& e, const KeyColumns& key,
                     const JsonFormatOptions& options) {
     Writer w(out);
-    w.begin_object().key("TableId").string(e.table.str());
+    w.begin_object().quoted_key("\"TableId\":").string(e.table.str());
     const Row* image = key_image(e);
     for (std::size_t k = 0; k < key.indexes.size(); ++k) {
         auto i = static_cast<std::size_t>(key.indexes[k]);
         bool absent = !image || i >= image->arity() || image->is_null(i);
         if (absent && options.ignore_null_fields) continue;
-        w.key(key.columns[k].name);
+        if (k < key.keys.keys.size()) {
+            w.quoted_key(key.keys.keys[k]);
+        } else {
+            w.key(key.columns[k].name);
+        }
         if (absent) {
             w.null();
         } else {

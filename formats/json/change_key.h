@@ -16,6 +16,7 @@ namespace cdcd::json {
 struct KeyColumns {
     std::vector<int> indexes;
     std::vector<Column> columns;  // copies: the key outlives no schema
+    ColumnKeys keys;              // their names as JSON keys
     static KeyColumns of(const Schema& schema);
 };
 

@@ -142,56 +142,57 @@ void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schem
 }
 
 void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
-                         const DebeziumJsonOptions& options, std::string_view connect_schema) {
+                         const DebeziumJsonOptions& options, std::string_view connect_schema,
+                         const ColumnKeys* keys) {
     Writer w(out);
     if (options.include_schema) {
-        w.begin_object().key("schema").raw(connect_schema).key("payload");
+        w.begin_object().quoted_key("\"schema\":").raw(connect_schema).quoted_key("\"payload\":");
     }
     w.begin_object();
-    w.key("before");
+    w.quoted_key("\"before\":");
     if (e.before && e.op != OpType::Insert && e.op != OpType::Replace) {
-        write_row_object(w, e.before->view(), schema, options.json);
+        write_row_object(w, e.before->view(), schema, options.json, keys);
     } else {
         w.null();
     }
-    w.key("after");
+    w.quoted_key("\"after\":");
     if (e.after && e.op != OpType::Delete) {
-        write_row_object(w, e.after->view(), schema, options.json);
+        write_row_object(w, e.after->view(), schema, options.json, keys);
     } else {
         w.null();
     }
-    w.key("op").string(debezium_op(e.op));
-    w.key("source").begin_object().key("db");
+    w.quoted_key("\"op\":").string(debezium_op(e.op));
+    w.quoted_key("\"source\":").begin_object().quoted_key("\"db\":");
     write_source_db(w, e.table);
-    w.key("table").string(e.table.table_name()).end_object();
+    w.quoted_key("\"table\":").string(e.table.table_name()).end_object();
     w.end_object();
     if (options.include_schema) w.end_object();
 }
 
 void write_canal_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
-                      const JsonFormatOptions& o) {
+                      const JsonFormatOptions& o, const ColumnKeys* keys) {
     Writer w(out);
-    w.begin_object().key("old");
+    w.begin_object().quoted_key("\"old\":");
     if (e.op == OpType::Update && e.before) {
         w.begin_array();
-        write_row_object(w, e.before->view(), schema, o);
+        write_row_object(w, e.before->view(), schema, o, keys);
         w.end_array();
     } else {
         w.null();
     }
-    w.key("data").begin_array();
+    w.quoted_key("\"data\":").begin_array();
     const Row* image = e.op == OpType::Delete ? (e.before ? &*e.before : nullptr)
                                               : (e.after ? &*e.after : nullptr);
-    if (image) write_row_object(w, image->view(), schema, o);
+    if (image) write_row_object(w, image->view(), schema, o, keys);
     w.end_array();
     const char* type = e.op == OpType::Insert   ? "INSERT"
                        : e.op == OpType::Delete ? "DELETE"
                                                 : "UPDATE";
-    w.key("type").string(type);
-    w.key("database");
+    w.quoted_key("\"type\":").string(type);
+    w.quoted_key("\"database\":");
     write_source_db(w, e.table);
-    w.key("table").string(e.table.table_name());
-    w.key("pkNames").begin_array();
+    w.quoted_key("\"table\":").string(e.table.table_name());
+    w.quoted_key("\"pkNames\":").begin_array();
     for (const auto& k : schema.primary_keys()) w.string(k);
     w.end_array();
     w.end_object();

@@ -22,12 +22,13 @@ void write_debezium_json(std::string& out, const DataChangeEvent& event, const S
 /// The same with the schema block (debezium_connect_schema) computed by the caller, e.g. once per
 /// table schema on the hot path.
 void write_debezium_json(std::string& out, const DataChangeEvent& event, const Schema& schema,
-                         const DebeziumJsonOptions& options, std::string_view connect_schema);
+                         const DebeziumJsonOptions& options, std::string_view connect_schema,
+                         const ColumnKeys* keys = nullptr);
 /// The Kafka Connect schema block describing before/after, computed once per schema.
 std::string debezium_connect_schema(const Schema& schema);
 
 /// Appends one canal-json document for `event` to `out`.
 void write_canal_json(std::string& out, const DataChangeEvent& event, const Schema& schema,
-                      const JsonFormatOptions& options);
+                      const JsonFormatOptions& options, const ColumnKeys* keys = nullptr);
 
 }  // namespace cdcd::json

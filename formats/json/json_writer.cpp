@@ -7,10 +7,6 @@
 
 namespace cdcd::json {
 
-void Writer::separate() {
-    if (need_comma_) out_.push_back(',');
-}
-
 Writer& Writer::open(char c) {
     separate();
     out_.push_back(c);

@@ -18,6 +18,13 @@ class Writer {
     Writer& begin_array() { return open('['); }
     Writer& end_array() { return close(']'); }
     Writer& key(std::string_view k);
+    /// A key already quoted and followed by its colon (`"name":`, e.g. from ColumnKeys).
+    Writer& quoted_key(std::string_view quoted_with_colon) {
+        separate();
+        out_.append(quoted_with_colon);
+        need_comma_ = false;
+        return *this;
+    }
     Writer& string(std::string_view v);
     Writer& integer(std::int64_t v);
     Writer& number(
@@ -32,7 +39,9 @@ class Writer {
   private:
     Writer& open(char c);
     Writer& close(char c);
-    void separate();
+    void separate() {
+        if (need_comma_) out_.push_back(',');
+    }
     std::string& out_;
     bool need_comma_ = false;
 };

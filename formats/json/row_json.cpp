@@ -230,12 +230,29 @@ void write_field(Writer& w, RowView row, std::size_t i, const DataType& type,
     }
 }
 
-void write_row_object(Writer& w, RowView row, const Schema& schema, const JsonFormatOptions& o) {
+ColumnKeys ColumnKeys::of(const Schema& schema) {
+    ColumnKeys k;
+    k.keys.reserve(schema.columns().size());
+    for (const auto& c : schema.columns()) {
+        std::string key;
+        append_quoted(key, c.name);
+        key.push_back(':');
+        k.keys.push_back(std::move(key));
+    }
+    return k;
+}
+
+void write_row_object(Writer& w, RowView row, const Schema& schema, const JsonFormatOptions& o,
+                      const ColumnKeys* keys) {
     w.begin_object();
     const auto& cols = schema.columns();
     for (std::size_t i = 0; i < cols.size(); ++i) {
         if (o.ignore_null_fields && (i >= row.arity() || row.is_null(i))) continue;
-        w.key(cols[i].name);
+        if (keys) {
+            w.quoted_key(keys->keys[i]);
+        } else {
+            w.key(cols[i].name);
+        }
         if (i >= row.arity()) {
             w.null();
         } else {

@@ -4,6 +4,7 @@
 // "2023-01-01 00:00:00[.f]" (SQL) or "2023-01-01T00:00:00[.f]" (ISO-8601), TIMESTAMP_LTZ with a
 // trailing Z, DECIMAL as a number, binaries base64, nested types as JSON.
 #include <string>
+#include <vector>
 
 #include "formats/json/json_writer.h"
 #include "pipeline/data/row.h"
@@ -22,8 +23,15 @@ struct JsonFormatOptions {
 /// Writes field `i` of `row` (of `type`) as a JSON value.
 void write_field(Writer& w, RowView row, std::size_t i, const DataType& type,
                  const JsonFormatOptions& options);
-/// Writes the row as an object keyed by the schema's column names, in column order.
+/// The schema's column names as JSON keys (`"name":`), rendered once per schema for the hot path.
+struct ColumnKeys {
+    std::vector<std::string> keys;
+    static ColumnKeys of(const Schema& schema);
+};
+
+/// Writes the row as an object keyed by the schema's column names, in column order. `keys`, when
+/// given, must be ColumnKeys::of(schema).
 void write_row_object(Writer& w, RowView row, const Schema& schema,
-                      const JsonFormatOptions& options);
+                      const JsonFormatOptions& options, const ColumnKeys* keys = nullptr);
 
 }  // namespace cdcd::json

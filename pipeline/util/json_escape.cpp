@@ -20,11 +20,29 @@ inline bool needs_escape(std::uint64_t w) {
 
 void append_quoted(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
+    auto clean = [](unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; };
+    // Find the first byte to escape; most text has none and is copied with one append.
+    size_t i = 0;
+    while (i + 8 <= s.size()) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        if (needs_escape(w)) break;
+        i += 8;
+    }
+    while (i < s.size() && clean(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == s.size()) {
+        const size_t old = out.size();
+        out.resize(old + s.size() + 2);
+        char* d = out.data() + old;
+        d[0] = '"';
+        if (!s.empty()) std::memcpy(d + 1, s.data(), s.size());
+        d[s.size() + 1] = '"';
+        return;
+    }
     out.push_back('"');
     size_t run_start = 0;
-    size_t i = 0;
     while (i < s.size()) {
-        // Skip clean 8-byte words quickly; most text has nothing to escape.
+        // Skip clean 8-byte words quickly.
         while (i + 8 <= s.size()) {
             std::uint64_t w;
             std::memcpy(&w, s.data() + i, 8);
@@ -33,7 +51,7 @@ void append_quoted(std::string& out, std::string_view s) {
         }
         if (i >= s.size()) break;
         auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') {
+        if (clean(c)) {
             ++i;
             continue;
         }

@@ -450,6 +450,11 @@ void KafkaConsumer::run() {
             std::map<PartitionKey, std::int64_t> moved;
             bool reached_end = false;
             std::uint64_t records = 0, bytes = 0;
+            rd_kafka_topic_t* last_topic = nullptr;
+            std::int32_t last_partition = -1;
+            std::pair<const PartitionKey, Assigned>* current = nullptr;
+            std::int64_t* moved_offset = nullptr;
+            std::int64_t* position = nullptr;
             for (ssize_t i = 0; i < n; ++i) {
                 rd_kafka_message_t* m = messages[static_cast<std::size_t>(i)];
                 if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
@@ -471,8 +476,17 @@ void KafkaConsumer::run() {
                 } else {
                     ++records;
                     bytes += m->len + m->key_len;
-                    PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
-                    auto& a = assigned_[key];
+                    // Messages of one partition come in runs: look its entries up once per run.
+                    if (m->rkt != last_topic || m->partition != last_partition) {
+                        PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
+                        last_topic = m->rkt;
+                        last_partition = m->partition;
+                        current = &*assigned_.try_emplace(key).first;
+                        moved_offset = nullptr;  // an entry only once a message moved it
+                        position = &position_[key];
+                    }
+                    const PartitionKey& key = current->first;
+                    Assigned& a = current->second;
                     if (a.done) {
                         rd_kafka_message_destroy(m);
                         continue;
@@ -498,8 +512,9 @@ void KafkaConsumer::run() {
                                 "far): {}",
                                 where, count, e.what());
                     }
-                    moved[key] = m->offset + 1;
-                    position_[key] = m->offset + 1;
+                    if (!moved_offset) moved_offset = &moved[key];
+                    *moved_offset = m->offset + 1;
+                    *position = m->offset + 1;
                     if (a.end >= 0 && m->offset + 1 >= a.end) {
                         a.done = true;
                         reached_end = true;
