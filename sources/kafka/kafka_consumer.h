@@ -6,7 +6,8 @@
 // Partitions are assigned explicitly (no group membership, like Flink's KafkaSource), so a
 // restarted cdcd resumes at once; the consumer group only receives offset commits.
 //
-// A second thread keeps librdkafka fetching with a small prefetch queue and measures the lag:
+// A second thread keeps librdkafka fetching with a small prefetch queue (4 MB unless the user sets
+// properties.queued.*) and measures the lag:
 // librdkafka 2.0 stops fetching while its queue is over queued.min.messages or
 // queued.max.messages.kbytes and looks again only when its broker thread next wakes up (up to a
 // second later). When the queue has drained below half its limit while the partitions still have
