@@ -31,7 +31,10 @@ void classify_string(FieldValue& v) {
         !digits_at(s, 8, 2))
         return;
     if (s.size() == 10) {
-        if (temporal::parse_date(s)) v.kind = ValueKind::Date;
+        if (auto days = temporal::parse_date(s)) {
+            v.kind = ValueKind::Date;
+            v.integer = *days;  // kept for store()
+        }
         return;
     }
     if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' ||
@@ -55,8 +58,11 @@ void classify_string(FieldValue& v) {
         if (zone != "Z" && !offset) return;
         kind = ValueKind::TimestampLtz;
     }
-    if (!temporal::parse_timestamp(s)) return;
+    auto ts = temporal::parse_timestamp(s);
+    if (!ts) return;
     v.kind = kind;
+    v.integer = ts->millis;  // kept for store()
+    v.nanos_of_milli = ts->nanos_of_milli;
     v.precision = precision;
 }
 
@@ -188,6 +194,10 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
             return true;
         }
         case TypeRoot::Date: {
+            if (v.kind == ValueKind::Date) {
+                row.set_long(i, v.integer);
+                return true;
+            }
             auto days = temporal::parse_date(v.text);
             if (!days) return false;
             row.set_long(i, *days);
@@ -195,6 +205,10 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
         }
         case TypeRoot::Timestamp:
         case TypeRoot::TimestampLtz: {
+            if (v.kind == ValueKind::Timestamp || v.kind == ValueKind::TimestampLtz) {
+                row.set_timestamp(i, Timestamp{v.integer, v.nanos_of_milli});
+                return true;
+            }
             auto ts = temporal::parse_timestamp(v.text);
             if (!ts) return false;
             row.set_timestamp(i, *ts);

@@ -28,8 +28,9 @@ struct FieldValue {
     std::string_view name;
     ValueKind kind = ValueKind::Null;
     bool boolean = false;
-    std::int64_t integer = 0;
-    std::string_view text;                  // string contents, number literal, or raw JSON
+    std::int64_t integer = 0;         // Int: the value; Date: epoch days; Timestamp*: epoch millis
+    std::int32_t nanos_of_milli = 0;  // Timestamp*: as parsed by classify_string
+    std::string_view text;            // string contents, number literal, or raw JSON
     std::uint8_t precision = 0, scale = 0;  // Decimal; Timestamp* precision in `precision`
 };
 
