@@ -3,6 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace cdcd::json {
 
 namespace {
@@ -16,22 +20,42 @@ inline bool needs_escape(std::uint64_t w) {
     return (below_space | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) != 0;
 }
 
+inline bool clean(unsigned char c) {
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
+/// The position of the first byte of s[from, n) to escape, n if none. Most text has none.
+inline std::size_t next_escape(const char* s, std::size_t from, std::size_t n) {
+    std::size_t i = from;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                  control = _mm_set1_epi8(0x1f);
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        // x <= 0x1f unsigned <=> max(x, 0x1f) == 0x1f
+        const __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                         _mm_cmpeq_epi8(_mm_max_epu8(x, control), control));
+        if (const int mask = _mm_movemask_epi8(hit))
+            return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    }
+#endif
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s + i, 8);
+        if (needs_escape(w)) break;
+    }
+    while (i < n && clean(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+}
+
 }  // namespace
 
 void append_quoted(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
-    auto clean = [](unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; };
-    // Find the first byte to escape; most text has none and is copied with one append.
-    size_t i = 0;
-    while (i + 8 <= s.size()) {
-        std::uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        if (needs_escape(w)) break;
-        i += 8;
-    }
-    while (i < s.size() && clean(static_cast<unsigned char>(s[i]))) ++i;
-    if (i == s.size()) {
-        const size_t old = out.size();
+    std::size_t i = next_escape(s.data(), 0, s.size());
+    if (i == s.size()) {  // nothing to escape: one append
+        const std::size_t old = out.size();
         out.resize(old + s.size() + 2);
         char* d = out.data() + old;
         d[0] = '"';
@@ -40,23 +64,10 @@ void append_quoted(std::string& out, std::string_view s) {
         return;
     }
     out.push_back('"');
-    size_t run_start = 0;
+    std::size_t run_start = 0;
     while (i < s.size()) {
-        // Skip clean 8-byte words quickly.
-        while (i + 8 <= s.size()) {
-            std::uint64_t w;
-            std::memcpy(&w, s.data() + i, 8);
-            if (needs_escape(w)) break;
-            i += 8;
-        }
-        if (i >= s.size()) break;
-        auto c = static_cast<unsigned char>(s[i]);
-        if (clean(c)) {
-            ++i;
-            continue;
-        }
         out.append(s.data() + run_start, i - run_start);
-        run_start = i + 1;
+        const auto c = static_cast<unsigned char>(s[i]);
         switch (c) {
             case '"':
                 out += "\\\"";
@@ -84,7 +95,8 @@ void append_quoted(std::string& out, std::string_view s) {
                 out.push_back(kHex[c >> 4]);
                 out.push_back(kHex[c & 15]);
         }
-        ++i;
+        run_start = i + 1;
+        i = next_escape(s.data(), run_start, s.size());
     }
     out.append(s.data() + run_start, s.size() - run_start);
     out.push_back('"');

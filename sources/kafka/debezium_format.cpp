@@ -16,6 +16,31 @@ class DebeziumParser final : public FormatParser {
     }
 
   private:
+    // Reads the table id fields of the `source` object; leaves captured_count short of the
+    // number of fields when one is missing or not a string (the extractor then reports it).
+    static void capture(simdjson::ondemand::value value, ParsedMessage& out, bool top) {
+        out.captured_count = 0;
+        if (top) out.captured_top = true;  // the top level's `source` decides, read or not
+        simdjson::ondemand::object obj;
+        if (value.get_object().get(obj)) return;
+        const auto& leaves = *out.capture_leaves;
+        std::size_t found = 0;
+        bool seen[3] = {false, false, false};
+        for (auto field : obj) {
+            std::string_view key;
+            if (field.unescaped_key().get(key)) return;
+            for (std::size_t i = 0; i < leaves.size(); ++i) {
+                if (seen[i] || key != leaves[i]) continue;
+                if (field.value().get_string().get(out.captured[i])) return;
+                seen[i] = true;
+                ++found;
+                break;
+            }
+            if (found == leaves.size()) break;
+        }
+        if (found == leaves.size()) out.captured_count = found;
+    }
+
     void parse_envelope(simdjson::ondemand::object obj, ParsedMessage& out, bool top) {
         int before = -1, after = -1;
         std::string_view op;
@@ -32,6 +57,9 @@ class DebeziumParser final : public FormatParser {
                 (key == "before" ? before : after) = static_cast<int>(out.image_count - 1);
             } else if (key == "op") {
                 op = value.get_string();
+            } else if (!out.capture_key.empty() && key == out.capture_key &&
+                       (top || !out.captured_top)) {
+                capture(value, out, top);
             } else if (key == "payload" && top) {
                 saw_payload = true;
                 if (value.type() == json_type::null) return;  // tombstone with schema envelope

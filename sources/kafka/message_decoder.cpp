@@ -125,18 +125,54 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
         if (doc.is_null().get(null) || !null) throw ParseError("invalid JSON");
         return;  // a JSON null value: a tombstone
     }
-    const TableId table = settings_.fixed_table ? *settings_.fixed_table
-                          : key_table           ? *key_table
-                                                : extractor_->extract(doc);
+    // debezium-json reads `source.db`/`source.table` while it parses, instead of a walk of its
+    // own; the extractor runs (and reports what is wrong) only when that did not find them.
+    const bool capture = !settings_.fixed_table && !key_table && extractor_ &&
+                         settings_.format == ValueFormat::DebeziumJson &&
+                         !extractor_->capture_key().empty();
+    std::optional<TableId> value_table;
+    if (!settings_.fixed_table && !key_table && !capture) value_table = extractor_->extract(doc);
     if (settings_.debezium_schema_include) {
         if (doc.type() != simdjson::ondemand::json_type::object ||
-            doc.find_field_unordered("payload").error())
+            doc.find_field_unordered("payload").error()) {
+            if (capture) {
+                doc.rewind();
+                extractor_->extract(doc);  // a table id error comes first, as without capture
+            }
             throw ParseError(
                 "debezium-json.schema-include is true but the message has no schema envelope");
+        }
         doc.rewind();
     }
     parsed_.clear();
-    parser_->parse(doc, parsed_);
+    if (capture) {
+        parsed_.capture_key = extractor_->capture_key();
+        parsed_.capture_leaves = &extractor_->leaves();
+        try {
+            parser_->parse(doc, parsed_);
+        } catch (...) {
+            doc.rewind();
+            extractor_->extract(doc);  // a table id error comes first, as without capture
+            throw;
+        }
+        if (parsed_.captured_count == extractor_->leaves().size()) {
+            value_table = extractor_->from_parts(parsed_.captured);
+        } else {
+            // Rewinding reuses simdjson's string buffer, which the images point into: read the
+            // table id the general way, then parse again.
+            doc.rewind();
+            value_table = extractor_->extract(doc);
+            doc.rewind();
+            parsed_.clear();
+            parsed_.capture_key = {};
+            parser_->parse(doc, parsed_);
+        }
+    } else {
+        parser_->parse(doc, parsed_);
+    }
+    const TableId table = settings_.fixed_table ? *settings_.fixed_table
+                          : key_table           ? *key_table
+                                                : *value_table;
     if (parsed_.changes.empty()) return;
 
     images_.clear();

@@ -41,10 +41,20 @@ struct ParsedMessage {
     std::vector<std::string> pk_names;  // canal pkNames
     bool has_pk_names = false;
 
+    // Table id fields read on the way (TableIdExtractor::capture_key): set by the caller, filled
+    // by parsers that meet that object (debezium-json's `source`, at the top or under `payload`).
+    std::string_view capture_key;  // empty: off
+    const std::vector<std::string>* capture_leaves = nullptr;
+    std::string_view captured[3];  // views into the parser's buffers
+    std::size_t captured_count = 0;
+    bool captured_top = false;  // from the top level, which wins over `payload`
+
     void clear() {
         image_count = 0;
         changes.clear();
         has_pk_names = false;
+        captured_count = 0;
+        captured_top = false;
     }
     Image& new_image() {
         if (image_count == images.size()) images.emplace_back();

@@ -38,6 +38,10 @@ TableIdExtractor::TableIdExtractor(const std::vector<std::string>& fields, bool 
         leaves_.push_back(leaf);
     }
     payload_parent_pointer_ = "/payload" + parent_pointer_;
+    if (grouped_ && parent_pointer_.size() > 1 &&
+        parent_pointer_.find('/', 1) == std::string::npos &&
+        parent_pointer_.find('~') == std::string::npos)
+        capture_key_ = parent_pointer_.substr(1);
 }
 
 void TableIdExtractor::extract_grouped(simdjson::ondemand::document& doc) {
@@ -91,16 +95,22 @@ TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
     }
     if (grouped_) extract_grouped(doc);
     doc.rewind();
+    std::string_view parts[3] = {parts_[0], parts_[1], parts_[2]};
+    return from_parts(parts);
+}
+
+TableId TableIdExtractor::from_parts(const std::string_view* parts) {
+    const std::size_t n = pointers_.size();
     key_.clear();
     for (std::size_t i = 0; i < n; ++i) {
-        key_.append(parts_[i]);
+        key_.append(parts[i]);
         key_.push_back('\0');
     }
     auto it = cache_.find(key_);
     if (it != cache_.end()) return it->second;
-    TableId id = n == 1   ? TableId::of(parts_[0])
-                 : n == 2 ? TableId::of(parts_[0], parts_[1])
-                          : TableId::of(parts_[0], parts_[1], parts_[2]);
+    TableId id = n == 1   ? TableId::of(parts[0])
+                 : n == 2 ? TableId::of(parts[0], parts[1])
+                          : TableId::of(parts[0], parts[1], parts[2]);
     cache_.emplace(key_, id);
     return id;
 }

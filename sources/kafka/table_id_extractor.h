@@ -25,6 +25,14 @@ class TableIdExtractor {
     /// `source.db` → `/source/db` (JSON pointer, with ~ and / escaped).
     static std::string to_pointer(const std::string& path);
 
+    /// When every path is <key>.<leaf> under one top-level object key (`source.db,source.table`),
+    /// a parser that walks the document anyway can read the fields on its way (ParsedMessage's
+    /// capture); empty otherwise.
+    const std::string& capture_key() const { return capture_key_; }
+    const std::vector<std::string>& leaves() const { return leaves_; }
+    /// The TableId of the captured field values, in path order (as extract() would return).
+    TableId from_parts(const std::string_view* parts);
+
   private:
     void extract_grouped(simdjson::ondemand::document& doc);
 
@@ -32,6 +40,7 @@ class TableIdExtractor {
     // top-level `database,table`), one walk over the parent object reads them all.
     bool grouped_ = false;
     std::string parent_pointer_, payload_parent_pointer_;
+    std::string capture_key_;
     std::vector<std::string> leaves_;
     std::vector<std::string> pointers_, payload_pointers_, paths_;
     bool payload_fallback_;

@@ -48,7 +48,7 @@ std::string reference(std::string_view s) {
 TEST_CASE("strings are escaped exactly as RFC 8259 requires, wherever the special byte falls") {
     const std::string specials = std::string("\"\\\n\r\t\b\f\x01\x1f", 9);
     for (char special : specials) {
-        for (size_t len = 0; len < 20; ++len) {
+        for (size_t len = 0; len < 40; ++len) {  // 16- and 8-byte blocks and the tail
             for (size_t at = 0; at < len; ++at) {
                 std::string s(len, 'a');
                 s[at] = special;
@@ -57,6 +57,21 @@ TEST_CASE("strings are escaped exactly as RFC 8259 requires, wherever the specia
                 CHECK(out == reference(s));
             }
         }
+    }
+}
+
+TEST_CASE("random strings with several special and high bytes match the byte-by-byte escaping") {
+    std::uint32_t state = 12345;
+    auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    const char alphabet[] = {'a',    'Z',    ' ',    '"',    '\\',   '\n', '\x01', '\x1f',
+                             '\x20', '\x7f', '\x80', '\xc3', '\xff', '/',  '0'};
+    for (int n = 0; n < 2000; ++n) {
+        std::string s(next() % 70, 'x');
+        for (char& c : s)
+            if (next() % 4 == 0) c = alphabet[next() % sizeof alphabet];
+        std::string out = "prefix";
+        append_quoted(out, s);
+        REQUIRE(out == "prefix" + reference(s));
     }
 }
 
