@@ -141,7 +141,6 @@ class KafkaConsumer {
     std::condition_variable not_full_;
     std::deque<Chunk> queue_chunks_;
     bool loop_waiting_ = false;
-    bool finished_ = false;
 };
 
 }  // namespace cdcd::kafka
