@@ -25,6 +25,8 @@ constexpr const char* kQueuedMaxKbytes = "4096";
 constexpr const char* kMaxPartitionFetchBytes = "524288";
 // The lag gauges are refreshed by a query at least this often, also while nothing is read.
 constexpr int kWatermarkIntervalMs = 1'000;
+// A query waits at most this long (it must not hold up shutdown while the broker is away).
+constexpr int kWatermarkTimeoutMs = 2'000;
 // At most one wake-up query per this many milliseconds.
 constexpr int kMinWakeSpacingMs = 2;
 
@@ -219,7 +221,7 @@ std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t 
             rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
             rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset =
                 settings_.startup_timestamp_ms;
-            rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kMetadataTimeoutMs);
+            rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kWatermarkTimeoutMs);
             std::int64_t offset = list->elems[0].offset;
             rd_kafka_resp_err_t perr = list->elems[0].err;
             rd_kafka_topic_partition_list_destroy(list);
@@ -387,7 +389,7 @@ void KafkaConsumer::query_watermarks() {
         rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
             RD_KAFKA_OFFSET_END;  // timestamp -1: the latest offset
     ++watermark_queries_;
-    rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kMetadataTimeoutMs);
+    rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk_, list, kWatermarkTimeoutMs);
     if (!err) {
         std::lock_guard lock(lag_mutex_);
         for (int i = 0; i < list->cnt; ++i) {
