@@ -47,6 +47,10 @@ using WriterChannel = asio::experimental::channel<void(boost::system::error_code
 // every stage busy.
 constexpr std::size_t kChannelCapacity = 4;
 
+// Spare row buffers handed to the transform thread: for rows up to this size, at most this many.
+constexpr std::size_t kMaxSpareRowBytes = 4096;
+constexpr std::size_t kMaxSpareRows = 8192;
+
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -297,27 +301,28 @@ struct PipelineRuntime::Impl {
 
     /// Runs the transform of one batch on its own thread while the loop thread runs the source and
     /// the writers. The processor awaits each batch, so batches stay in order and the operator is
-    /// idle whenever the processor takes its snapshot at a barrier. The input rows the transform
-    /// replaces are freed here, on the loop thread that allocated them.
+    /// idle whenever the processor takes its snapshot at a barrier.
     awaitable<void> transform_batch(EventBatch& in, EventBatch& out) {
+        prepare_row_buffers(in);
         co_await asio::co_spawn(
             *transform_thread,
             [&]() -> awaitable<void> {
-                transform->process(in, out, &retired_rows);
+                transform->process(in, out, &row_buffers);
                 co_return;
             },
             use_awaitable);
-        retired_rows.clear();
+        recycle_row_buffers();
     }
 
     /// transform_batch(in, out) on the transform thread and route(routable) on the loop thread,
     /// at the same time; the first error of either is rethrown once both are done.
     awaitable<void> transform_and_route(EventBatch& in, EventBatch& out, EventBatch& routable,
                                         EventBatch& routed) {
+        prepare_row_buffers(in);
         auto transform_op = asio::co_spawn(
             *transform_thread,
             [&]() -> awaitable<void> {
-                transform->process(in, out, &retired_rows);
+                transform->process(in, out, &row_buffers);
                 co_return;
             },
             asio::deferred);
@@ -327,9 +332,40 @@ struct PipelineRuntime::Impl {
         auto [order, transform_error, route_error] =
             co_await group.async_wait(asio::experimental::wait_for_all(), use_awaitable);
         (void)order;
-        retired_rows.clear();
+        recycle_row_buffers();
         if (transform_error) std::rethrow_exception(transform_error);
         if (route_error) std::rethrow_exception(route_error);
+    }
+
+    // The transform's row memory is allocated and freed on the loop thread (a row freed on a thread
+    // other than the one that allocated it takes malloc's slow path): spare buffers for the rows
+    // of the next batch, sized like the largest projected row of the last one, go with the batch;
+    // the input rows it replaces come back and are freed here, or kept as spares when they are
+    // large enough.
+    void prepare_row_buffers(const EventBatch& in) {
+        std::size_t size = transform->row_size_hint();
+        auto& spare = row_buffers.spare;
+        if (size == 0 || size > kMaxSpareRowBytes) return;
+        std::size_t images = 0;
+        for (const Event& e : in) {
+            if (const auto* d = std::get_if<DataChangeEvent>(&e))
+                images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
+        }
+        std::erase_if(spare, [&](const std::string& s) { return s.capacity() < size; });
+        while (spare.size() < images) {
+            std::string s;
+            s.reserve(size);
+            spare.push_back(std::move(s));
+        }
+    }
+    void recycle_row_buffers() {
+        std::size_t size = transform->row_size_hint();
+        for (Row& r : row_buffers.retired) {
+            std::string bytes = std::move(r).release();
+            if (size > 0 && bytes.capacity() >= size && row_buffers.spare.size() < kMaxSpareRows)
+                row_buffers.spare.push_back(std::move(bytes));
+        }
+        row_buffers.retired.clear();
     }
 
     /// Sends sink-side events to the writers: data by primary-key partition, schema changes to all.
@@ -568,8 +604,8 @@ struct PipelineRuntime::Impl {
     std::unique_ptr<Source> source;
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;
-    std::optional<asio::thread_pool> transform_thread;  // joined before `transform` is destroyed
-    std::vector<Row> retired_rows;  // input rows the transform replaced, freed on the loop thread
+    std::optional<asio::thread_pool> transform_thread;     // joined before `transform` is destroyed
+    transform::TransformOperator::RowBuffers row_buffers;  // see prepare_row_buffers()
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;

@@ -187,7 +187,7 @@ static_assert(std::is_trivially_destructible_v<Datum>);
 // Writes the output row directly, in one allocation, with the same bytes RowBuilder would
 // produce field by field: NULL fields have a zero slot, the variable part holds the fields'
 // bytes in field order.
-Row BoundProjection::project(EvalContext& c) const {
+Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) const {
     const std::size_t arity = fields_.size();
     std::size_t i = 0;
     // 1. Computed values (strings stay valid: they point into the input row, constants, node
@@ -260,7 +260,12 @@ Row BoundProjection::project(EvalContext& c) const {
     if (fixed + var > 0xFFFFFFFFULL) throw std::length_error("row larger than 4 GiB");
 
     // 3. Header, NULL bits and slots.
-    std::string buf(fixed + var, '\0');
+    std::string buf;
+    if (spare && !spare->empty() && spare->back().capacity() >= fixed + var) {
+        buf = std::move(spare->back());
+        spare->pop_back();
+    }
+    buf.assign(fixed + var, '\0');  // within the spare's capacity: no allocation
     char* base = buf.data();
     auto arity32 = static_cast<std::uint32_t>(arity);
     std::memcpy(base, &arity32, 4);

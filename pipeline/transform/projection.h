@@ -37,7 +37,8 @@ class BoundProjection {
     const Schema& output() const { return output_; }
     bool has_filter() const { return filter_ != nullptr; }
     bool filter(EvalContext& c) const;
-    Row project(EvalContext& c) const;
+    /// The projected row; written into the last of `spare` when its capacity suffices.
+    Row project(EvalContext& c, std::vector<std::string>* spare = nullptr) const;
     /// The expression text of the column or filter being evaluated when an EvalError happened.
     const std::string& current_text() const { return *current_; }
 

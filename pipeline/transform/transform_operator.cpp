@@ -1,5 +1,7 @@
 #include "pipeline/transform/transform_operator.h"
 
+#include <algorithm>
+
 #include "pipeline/data/field_format.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
@@ -210,7 +212,7 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
         ctx_.row = row.view();
         ctx_.op_string = op;
         try {
-            return b.project(ctx_);
+            return b.project(ctx_, buffers_ ? &buffers_->spare : nullptr);
         } catch (const EvalError& err) {
             runtime_error(st, e, row.view(), err.what());
         }
@@ -234,12 +236,12 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             } else if (bp) {
                 e.op = OpType::Delete;
                 replace(e.before, project(*e.before, "-D"));
-                if (retired_ && e.after) retired_->push_back(std::move(*e.after));
+                if (buffers_ && e.after) buffers_->retired.push_back(std::move(*e.after));
                 e.after.reset();
             } else if (ap) {
                 e.op = OpType::Insert;
                 replace(e.after, project(*e.after, "+I"));
-                if (retired_ && e.before) retired_->push_back(std::move(*e.before));
+                if (buffers_ && e.before) buffers_->retired.push_back(std::move(*e.before));
                 e.before.reset();
             } else {
                 return;
@@ -256,7 +258,8 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
 }
 
 void TransformOperator::replace(std::optional<Row>& row, Row projected) {
-    if (retired_) retired_->push_back(std::move(*row));
+    row_size_hint_ = std::max(row_size_hint_, projected.bytes().size());
+    if (buffers_) buffers_->retired.push_back(std::move(*row));
     row = std::move(projected);
 }
 
@@ -333,8 +336,9 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
     }
 }
 
-void TransformOperator::process(EventBatch& in, EventBatch& out, std::vector<Row>* retired) {
-    retired_ = retired;
+void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buffers) {
+    buffers_ = buffers;
+    row_size_hint_ = 0;
     out.reserve(out.size() + in.size());
     for (std::size_t k = 0; k < in.size(); ++k) {
         // The rows were written on another thread: start fetching those of a later event.

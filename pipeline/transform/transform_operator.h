@@ -30,10 +30,19 @@ class TransformOperator {
     static std::unique_ptr<TransformOperator> create(
         const std::vector<config::TransformDef>& rules, std::string local_time_zone,
         config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {});
-    // Upstream events in, transformed events out, same order. With `retired`, the input rows that
-    // projected rows replace are moved there instead of freed, so that a caller running the
-    // operator on another thread frees them on the thread that allocated them.
-    void process(EventBatch& in, EventBatch& out, std::vector<Row>* retired = nullptr);
+    /// Row memory exchanged with a caller that runs the operator on a thread of its own, so that
+    /// rows are allocated and freed on the caller's thread (freeing memory another thread
+    /// allocated is slow): the operator writes projected rows into `spare` buffers when one is
+    /// large enough, and moves the input rows that projected rows replace to `retired`.
+    struct RowBuffers {
+        std::vector<std::string> spare;
+        std::vector<Row> retired;
+    };
+    // Upstream events in, transformed events out, same order.
+    void process(EventBatch& in, EventBatch& out, RowBuffers* buffers = nullptr);
+    /// The largest projected row of the last process() call (0 when it projected none): the
+    /// capacity spare buffers need.
+    std::size_t row_size_hint() const { return row_size_hint_; }
     std::string snapshot_state() const;  // upstream schemas per table
     void restore(std::string_view state);
 
@@ -67,7 +76,8 @@ class TransformOperator {
     std::vector<SourceMetadataColumn> source_metadata_;
     std::unordered_map<TableId, TableState> tables_;
     EvalContext ctx_;
-    std::vector<Row>* retired_ = nullptr;
+    RowBuffers* buffers_ = nullptr;
+    std::size_t row_size_hint_ = 0;
 };
 
 }  // namespace cdcd::transform

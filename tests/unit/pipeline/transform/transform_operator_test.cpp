@@ -372,16 +372,17 @@ Row mixed_row(const MixedValues& v, std::vector<int> order = {0, 1, 2, 3, 4, 5})
 }
 
 // The output row of `projection` over one inserted row.
-Row project_one(const std::string& projection, Row input, std::vector<Row>* retired = nullptr) {
+Row project_one(const std::string& projection, Row input,
+                TransformOperator::RowBuffers* buffers = nullptr) {
     config::Diagnostics diags;
     auto op = TransformOperator::create({rule(kMixed.str(), projection)}, "UTC", diags);
     REQUIRE(diags.ok());
     EventBatch in, out;
     in.push_back(Event(CreateTableEvent{kMixed, mixed()}));
     in.push_back(Event(DataChangeEvent::insert(kMixed, std::move(input))));
-    op->process(in, out, retired);
+    op->process(in, out, buffers);
     REQUIRE(out.size() == 2);
-    return *std::get<DataChangeEvent>(out[1]).after;
+    return std::move(*std::get<DataChangeEvent>(out[1]).after);
 }
 
 }  // namespace
@@ -447,10 +448,25 @@ TEST_CASE("projected rows have the bytes RowBuilder writes, whatever the input's
     }
 }
 
-TEST_CASE("process hands the replaced input rows to the caller when asked") {
+TEST_CASE("process takes spare row buffers and hands the replaced input rows back") {
     Row input = mixed_row({1, "a", 1.0, "b", std::nullopt, std::nullopt});
-    std::vector<Row> retired;
-    project_one("*, id + 1 AS nxt", input, &retired);
-    REQUIRE(retired.size() == 1);
-    CHECK(retired[0] == input);
+    TransformOperator::RowBuffers buffers;
+    std::string small, large;
+    small.reserve(8);
+    large.reserve(4096);
+    const char* large_data = large.data();
+    buffers.spare.push_back(std::move(small));
+    buffers.spare.push_back(std::move(large));
+    Row out = project_one("*, id + 1 AS nxt", input, &buffers);
+    // The last spare is large enough: the row is written into it.
+    CHECK(out.bytes().data() == large_data);
+    CHECK(out.bytes().size() == RowView::fixed_size(7) + 2);
+    REQUIRE(buffers.spare.size() == 1);
+    REQUIRE(buffers.retired.size() == 1);
+    CHECK(buffers.retired[0] == input);
+    // The remaining spare is too small: the row is allocated, the spare stays.
+    Row again = project_one("*, id + 1 AS nxt", input, &buffers);
+    CHECK(again == out);
+    CHECK(buffers.spare.size() == 1);
+    CHECK(buffers.retired.size() == 2);
 }
