@@ -402,8 +402,13 @@ struct PipelineRuntime::Impl {
     awaitable<void> flush_writers(EventBatch& pending) {
         co_await dispatch(pending);
         auto done = std::make_shared<Countdown>(io.get_executor(), writers.size());
-        for (std::size_t i = 0; i < writer_channels.size(); ++i)
-            co_await send_to_writer(i, WriterElement(FlushRequest{done}));
+        for (std::size_t i = 0; i < writer_channels.size(); ++i) {
+            // A named element: GCC 12 mis-compiles brace-initialised temporaries inside a
+            // co_await expression (the shared_ptr's count was dropped twice: use after free).
+            FlushRequest request{done};
+            WriterElement element(std::move(request));
+            co_await send_to_writer(i, std::move(element));
+        }
         co_await done->wait();
     }
 
