@@ -48,8 +48,8 @@ using WriterChannel = asio::experimental::channel<void(boost::system::error_code
 constexpr std::size_t kChannelCapacity = 4;
 
 // Spare row buffers handed to the transform thread: for rows up to this size, at most this many.
-constexpr std::size_t kMaxSpareRowBytes = 4096;
-constexpr std::size_t kMaxSpareRows = 8192;
+constexpr std::size_t kMaxSpareRowBytes = 1024;
+constexpr std::size_t kMaxSpareRows = 4096;
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -342,16 +342,26 @@ struct PipelineRuntime::Impl {
     // of the next batch, sized like the largest projected row of the last one, go with the batch;
     // the input rows it replaces come back and are freed here, or kept as spares when they are
     // large enough.
+    // Rows the writers are done with are spares too (harvested_rows, kept apart while the
+    // transform thread takes from row_buffers.spare).
     void prepare_row_buffers(const EventBatch& in) {
-        std::size_t size = transform->row_size_hint();
+        std::size_t size = spare_row_size;
         auto& spare = row_buffers.spare;
-        if (size == 0 || size > kMaxSpareRowBytes) return;
+        if (size == 0 || size > kMaxSpareRowBytes) {
+            harvested_rows.clear();
+            return;
+        }
         std::size_t images = 0;
         for (const Event& e : in) {
             if (const auto* d = std::get_if<DataChangeEvent>(&e))
                 images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
         }
         std::erase_if(spare, [&](const std::string& s) { return s.capacity() < size; });
+        while (spare.size() < images && !harvested_rows.empty()) {
+            if (harvested_rows.back().capacity() >= size)
+                spare.push_back(std::move(harvested_rows.back()));
+            harvested_rows.pop_back();
+        }
         while (spare.size() < images) {
             std::string s;
             s.reserve(size);
@@ -359,13 +369,32 @@ struct PipelineRuntime::Impl {
         }
     }
     void recycle_row_buffers() {
-        std::size_t size = transform->row_size_hint();
+        // Read here, while the transform thread is idle; the writers use it meanwhile.
+        spare_row_size = transform->row_size_hint();
+        std::size_t size = spare_row_size;
         for (Row& r : row_buffers.retired) {
             std::string bytes = std::move(r).release();
             if (size > 0 && bytes.capacity() >= size && row_buffers.spare.size() < kMaxSpareRows)
                 row_buffers.spare.push_back(std::move(bytes));
         }
         row_buffers.retired.clear();
+    }
+    void harvest_row_buffers(EventBatch& written) {
+        std::size_t size = spare_row_size;
+        if (size == 0 || size > kMaxSpareRowBytes) return;
+        auto keep = [&](std::optional<Row>& row) {
+            if (!row || harvested_rows.size() >= kMaxSpareRows) return;
+            std::size_t capacity = row->bytes().capacity();
+            if (capacity < size || capacity > 2 * kMaxSpareRowBytes) return;
+            harvested_rows.push_back(std::move(*row).release());
+            row.reset();
+        };
+        for (Event& e : written) {
+            if (auto* d = std::get_if<DataChangeEvent>(&e)) {
+                keep(d->before);
+                keep(d->after);
+            }
+        }
     }
 
     /// Sends sink-side events to the writers: data by primary-key partition, schema changes to all.
@@ -422,6 +451,7 @@ struct PipelineRuntime::Impl {
             --queued[index + 1];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
                 co_await writer.write(*batch);
+                if (transform) harvest_row_buffers(*batch);
             } else if (auto* barrier = std::get_if<Barrier>(&element)) {
                 std::string state = co_await writer.flush(barrier->checkpoint_id);
                 co_await acknowledge(barrier->checkpoint_id, index, std::move(state));
@@ -611,6 +641,8 @@ struct PipelineRuntime::Impl {
     std::unique_ptr<transform::TransformOperator> transform;
     std::optional<asio::thread_pool> transform_thread;     // joined before `transform` is destroyed
     transform::TransformOperator::RowBuffers row_buffers;  // see prepare_row_buffers()
+    std::vector<std::string> harvested_rows;
+    std::size_t spare_row_size = 0;  // the transform's row_size_hint() after its last batch
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;
