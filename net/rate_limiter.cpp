@@ -27,12 +27,14 @@ std::chrono::nanoseconds RateLimiter::reserve(double tokens) {
     return std::chrono::nanoseconds(static_cast<std::int64_t>(-tokens_ / rate_ * 1e9));
 }
 
-boost::asio::awaitable<void> RateLimiter::acquire(double tokens) {
+boost::asio::awaitable<std::chrono::nanoseconds> RateLimiter::acquire(double tokens) {
     auto wait = reserve(tokens);
-    if (wait.count() <= 0) co_return;
+    if (wait.count() <= 0) co_return std::chrono::nanoseconds(0);
+    const auto start = Clock::now();
     boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
     timer.expires_after(wait);
     co_await timer.async_wait(boost::asio::use_awaitable);
+    co_return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
 }
 
 namespace {

@@ -19,8 +19,8 @@ class RateLimiter {
     /// rate_per_second > 0; burst >= 1 (tokens the bucket holds when idle).
     RateLimiter(double rate_per_second, double burst);
 
-    /// Waits until `tokens` may be spent.
-    boost::asio::awaitable<void> acquire(double tokens = 1.0);
+    /// Waits until `tokens` may be spent; returns how long it waited (zero when it did not).
+    boost::asio::awaitable<std::chrono::nanoseconds> acquire(double tokens = 1.0);
     /// Reserves `tokens` and returns how long the caller must wait before using them.
     std::chrono::nanoseconds reserve(double tokens = 1.0);
 

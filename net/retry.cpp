@@ -81,7 +81,11 @@ boost::asio::awaitable<RetryResult> send_with_retry(
     const Classifier& classify, const RetryPolicy& policy, RateLimiter* limiter) {
     RetryResult result;
     for (int attempt = 0;; ++attempt) {
-        if (limiter) co_await limiter->acquire();
+        if (attempt > 0 && policy.on_retry) policy.on_retry();
+        if (limiter) {
+            std::chrono::nanoseconds waited = co_await limiter->acquire();
+            if (policy.on_limiter_wait) policy.on_limiter_wait(waited);
+        }
         result.attempts = attempt + 1;
         bool last = attempt >= policy.max_retries || (policy.cancelled && policy.cancelled());
         std::chrono::milliseconds delay{0};
@@ -99,6 +103,8 @@ boost::asio::awaitable<RetryResult> send_with_retry(
         }
         auto verdict = classify(result.response);
         result.outcome = verdict.outcome;
+        if (verdict.outcome != Outcome::Success && policy.on_failure)
+            policy.on_failure(result.response);
         if (verdict.outcome != Outcome::Retryable || last) co_return result;
         delay = std::max(policy.backoff(attempt), verdict.min_delay);
         if (const std::string* ra = result.response.headers.find("Retry-After")) {

@@ -34,6 +34,15 @@ struct RetryPolicy {
     /// Polled while waiting; true stops retrying (the last failure is returned or rethrown).
     std::function<bool()> cancelled;
 
+    /// Observers for metrics (pipeline/metrics/http_observer.h: observe_retries()), all optional
+    /// and called on the event loop. on_retry: before each retry (after its backoff).
+    /// on_failure: each attempt whose response was classified Retryable or Permanent (transport
+    /// failures go to HttpClientOptions::observer instead). on_limiter_wait: after each token
+    /// taken from the `limiter` argument, with the time waited for it (zero when none was).
+    std::function<void()> on_retry;
+    std::function<void(const HttpResponse&)> on_failure;
+    std::function<void(std::chrono::nanoseconds)> on_limiter_wait;
+
     /// Backoff before retry number `retry` (0-based), jittered into [d/2, d].
     std::chrono::milliseconds backoff(int retry) const;
 };

@@ -13,8 +13,10 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "net/http_client.h"
+#include "net/retry.h"
 #include "pipeline/metrics/connector_metrics.h"
 
 namespace cdcd::metrics {
@@ -50,6 +52,25 @@ inline std::function<void(const net::HttpObservation&)> http_observer(ConnectorM
         metrics.request_duration(o.endpoint)
             .observe(std::chrono::duration<double>(o.elapsed).count());
     };
+}
+
+/// Counts what net::send_with_retry does with `policy` on `metrics`: each retry
+/// (cdcd_retries_total), each response classified as a failure (cdcd_errors_total; transport
+/// failures are counted by http_observer), and, when `limiter` is not empty, each wait for the
+/// rate limiter passed to send_with_retry (cdcd_rate_limiter_wait_seconds{limiter}; waits of
+/// zero are not observed).
+inline void observe_retries(net::RetryPolicy& policy, ConnectorMetrics& metrics,
+                            std::string limiter = {}) {
+    policy.on_retry = [&metrics] { metrics.retries.inc(); };
+    policy.on_failure = [&metrics](const net::HttpResponse&) { metrics.errors.inc(); };
+    if (limiter.empty()) {
+        policy.on_limiter_wait = nullptr;
+    } else {
+        policy.on_limiter_wait = [&metrics,
+                                  limiter = std::move(limiter)](std::chrono::nanoseconds waited) {
+            if (waited.count() > 0) metrics.observe_rate_limiter_wait(limiter, waited);
+        };
+    }
 }
 
 }  // namespace cdcd::metrics

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "net/url.h"
+#include "pipeline/metrics/http_observer.h"
 
 namespace cdcd::dingtalk {
 
@@ -109,13 +110,28 @@ simdjson::dom::element parse_ok(simdjson::dom::parser& parser, const std::string
 
 }  // namespace
 
+namespace {
+
+net::RetryPolicy retry_policy(const DingTalkOptions& options, std::function<bool()> cancelled,
+                              metrics::ConnectorMetrics& metrics) {
+    net::RetryPolicy policy;
+    policy.max_retries = options.request_max_retries;
+    policy.initial_backoff = std::chrono::milliseconds(200);
+    policy.max_backoff = std::chrono::milliseconds(30'000);
+    policy.retry_after_cap = options.retry_after_max_delay;
+    policy.cancelled = std::move(cancelled);
+    metrics::observe_retries(policy, metrics);
+    return policy;
+}
+
+}  // namespace
+
 DingTalkApi::DingTalkApi(net::HttpClient& http, const DingTalkOptions& options,
-                         std::function<bool()> cancelled)
+                         std::function<bool()> cancelled, metrics::ConnectorMetrics& metrics)
     : http_(http),
       options_(options),
-      policy_{options.request_max_retries, std::chrono::milliseconds(200),
-              std::chrono::milliseconds(30'000), options.retry_after_max_delay,
-              std::move(cancelled)},
+      metrics_(metrics),
+      policy_(retry_policy(options, std::move(cancelled), metrics)),
       tokens_(http, options.endpoint, options.app_key, options.app_secret, policy_,
               options.request_timeout) {
     // Shared by every source of the process that uses the same app-key (the quota is the app's).
@@ -126,8 +142,10 @@ DingTalkApi::DingTalkApi(net::HttpClient& http, const DingTalkOptions& options,
     fetch_ = net::RateLimiterRegistry::get(base + "fetch", options.fetch_rps, 1);
 }
 
-boost::asio::awaitable<std::string> DingTalkApi::call(std::string path_and_query,
-                                                      net::RateLimiter& limiter) {
+boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
+                                                      std::string path_and_query,
+                                                      net::RateLimiter& limiter,
+                                                      const char* limiter_label) {
     const std::string url = options_.endpoint + path_and_query;
     const std::string shown =
         options_.endpoint + path_and_query.substr(0, path_and_query.find('?'));
@@ -140,6 +158,7 @@ boost::asio::awaitable<std::string> DingTalkApi::call(std::string path_and_query
             req.headers.set("x-acs-dingtalk-access-token", token);
             req.headers.set("Accept", "application/json");
             req.timeout = options_.request_timeout;
+            req.endpoint = endpoint;
             return req;
         };
         const net::Classifier classify = [](const net::HttpResponse& r) -> net::Classification {
@@ -154,12 +173,15 @@ boost::asio::awaitable<std::string> DingTalkApi::call(std::string path_and_query
             return {net::Outcome::Permanent, {}};
         };
         net::RetryResult result;
+        net::RetryPolicy policy = policy_;  // with this call's limiter named in the metrics
+        metrics::observe_retries(policy, metrics_, limiter_label);
         try {
-            result = co_await net::send_with_retry(http_, make, classify, policy_, &limiter);
+            result = co_await net::send_with_retry(http_, make, classify, policy, &limiter);
         } catch (const net::HttpError& e) {
             throw ApiError(ErrorClass::Transient, 0, "", e.what());
         }
         const auto& r = result.response;
+        metrics_.bytes_in.inc(r.body.size());
         if (result.outcome == net::Outcome::Success) co_return r.body;
         ErrorBody e = parse_error(r.body);
         if (invalid_authentication(r.status, e.code) && auth_attempt == 0) {
@@ -186,7 +208,7 @@ boost::asio::awaitable<Page<Workspace>> DingTalkApi::list_workspaces(std::string
                                                        {"maxResults", "30"}};
     if (!next_token.empty()) q.emplace_back("nextToken", next_token);
     std::string path = "/v2.0/wiki/workspaces?" + net::build_query(q);
-    std::string body = co_await call(std::move(path), *discovery_);
+    std::string body = co_await call("ListWorkspaces", std::move(path), *discovery_, "discovery");
     simdjson::dom::parser parser;
     auto doc = parse_ok(parser, body, "ListWorkspaces");
     Page<Workspace> page;
@@ -200,7 +222,7 @@ boost::asio::awaitable<Page<Workspace>> DingTalkApi::list_workspaces(std::string
 boost::asio::awaitable<Workspace> DingTalkApi::get_workspace(std::string workspace_id) {
     std::string path = "/v2.0/wiki/workspaces/" + net::percent_encode(workspace_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
-    std::string body = co_await call(std::move(path), *discovery_);
+    std::string body = co_await call("GetWorkspace", std::move(path), *discovery_, "discovery");
     simdjson::dom::parser parser;
     auto doc = parse_ok(parser, body, "GetWorkspace");
     simdjson::dom::element w;
@@ -216,7 +238,7 @@ boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_no
                                                        {"maxResults", "50"}};
     if (!next_token.empty()) q.emplace_back("nextToken", next_token);
     std::string path = "/v2.0/wiki/nodes?" + net::build_query(q);
-    std::string body = co_await call(std::move(path), *discovery_);
+    std::string body = co_await call("ListNodes", std::move(path), *discovery_, "discovery");
     simdjson::dom::parser parser;
     auto doc = parse_ok(parser, body, "ListNodes");
     Page<Node> page;
@@ -230,7 +252,7 @@ boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_no
 boost::asio::awaitable<Node> DingTalkApi::get_node(std::string node_id) {
     std::string path = "/v2.0/wiki/nodes/" + net::percent_encode(node_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
-    std::string body = co_await call(std::move(path), *metadata_);
+    std::string body = co_await call("GetNode", std::move(path), *metadata_, "metadata");
     simdjson::dom::parser parser;
     auto doc = parse_ok(parser, body, "GetNode");
     simdjson::dom::element n;
@@ -245,7 +267,7 @@ boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string
                        net::build_query({{"startIndex", std::to_string(start)},
                                          {"endIndex", std::to_string(end)},
                                          {"operatorId", options_.operator_id}});
-    std::string body = co_await call(std::move(path), *content_);
+    std::string body = co_await call("DocBlocksQuery", std::move(path), *content_, "content");
     simdjson::dom::parser parser;
     auto doc = parse_ok(parser, body, "DocBlocksQuery");
     std::vector<std::string> out;

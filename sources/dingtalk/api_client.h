@@ -9,6 +9,7 @@
 #include "net/http_client.h"
 #include "net/rate_limiter.h"
 #include "net/retry.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sources/dingtalk/model.h"
 #include "sources/dingtalk/options.h"
 #include "sources/dingtalk/token_cache.h"
@@ -45,8 +46,10 @@ bool is_throttled(int status, std::string_view code);
 
 class DingTalkApi {
   public:
+    /// Counts retries, failed responses, rate-limiter waits and response bytes on `metrics`
+    /// (requests by endpoint come from `http`'s observer).
     DingTalkApi(net::HttpClient& http, const DingTalkOptions& options,
-                std::function<bool()> cancelled);
+                std::function<bool()> cancelled, metrics::ConnectorMetrics& metrics);
 
     boost::asio::awaitable<Page<Workspace>> list_workspaces(std::string next_token);
     boost::asio::awaitable<Workspace> get_workspace(std::string workspace_id);
@@ -59,13 +62,17 @@ class DingTalkApi {
 
     /// One token per document fetch attempt (scan.fetch.rate-limit).
     net::RateLimiter& fetch_limiter() { return *fetch_; }
+    metrics::ConnectorMetrics& metrics() { return metrics_; }
     TokenCache& tokens() { return tokens_; }
 
   private:
-    boost::asio::awaitable<std::string> call(std::string path_and_query, net::RateLimiter& limiter);
+    /// `endpoint`: the operation's name (metrics label); `limiter_label`: the limiter's.
+    boost::asio::awaitable<std::string> call(const char* endpoint, std::string path_and_query,
+                                             net::RateLimiter& limiter, const char* limiter_label);
 
     net::HttpClient& http_;
     const DingTalkOptions& options_;
+    metrics::ConnectorMetrics& metrics_;
     net::RetryPolicy policy_;
     TokenCache tokens_;
     std::shared_ptr<net::RateLimiter> discovery_, metadata_, content_, fetch_;

@@ -45,7 +45,8 @@ boost::asio::awaitable<FetchedDocument> fetch_document(DingTalkApi& api, std::st
     FetchedDocument out;
     for (int attempt = 0; attempt <= limits.max_retries; ++attempt) {
         out.attempts = attempt + 1;
-        co_await api.fetch_limiter().acquire();
+        std::chrono::nanoseconds waited = co_await api.fetch_limiter().acquire();
+        if (waited.count() > 0) api.metrics().observe_rate_limiter_wait("fetch", waited);
         const auto deadline = Clock::now() + limits.max_duration;
         std::optional<FetchStatus> failed;
         std::string detail;

@@ -7,6 +7,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "net/retry.h"
+#include "pipeline/metrics/http_observer.h"
 #include "pipeline/util/json_escape.h"
 #include "sources/dingtalk/change_detector.h"
 #include "sources/dingtalk/workspace_discovery.h"
@@ -31,11 +32,22 @@ Schema document_schema(bool include_raw_json) {
     return b.build();
 }
 
-DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context& io)
+namespace {
+net::HttpClientOptions client_options(metrics::ConnectorMetrics& metrics) {
+    net::HttpClientOptions o;
+    o.observer = metrics::http_observer(metrics);
+    return o;
+}
+}  // namespace
+
+DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context& io,
+                               metrics::Registry& registry)
     : options_(std::move(options)),
       io_(io),
-      http_(io),
-      api_(http_, options_, [this] { return output_ != nullptr && output_->stopping(); }) {
+      metrics_(registry, metrics::Role::Source, "dingtalk-cdc"),
+      http_(io, client_options(metrics_)),
+      api_(
+          http_, options_, [this] { return output_ != nullptr && output_->stopping(); }, metrics_) {
     walk_limits_.max_depth = options_.max_depth;
     walk_limits_.max_nodes = options_.max_nodes;
     walk_limits_.excluded.insert(options_.exclude_node_ids.begin(),
@@ -293,6 +305,7 @@ boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, Split
                     "pages of blocks; its content is truncated",
                     ws, current.node.id, options_.block_max_pages);
             Row row = document_row(ws, current, f);
+            metrics_.records_in.inc();  // a document read
             EventBatch batch;
             batch.push_back(snapshot ? DataChangeEvent::insert(table_for(ws), std::move(row))
                                      : DataChangeEvent::replace(table_for(ws), std::move(row)));

@@ -8,6 +8,7 @@
 
 #include "net/http_client.h"
 #include "pipeline/connector/source.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sources/dingtalk/api_client.h"
 #include "sources/dingtalk/block_fetcher.h"
 #include "sources/dingtalk/options.h"
@@ -24,7 +25,8 @@ Schema document_schema(bool include_raw_json);
 
 class DingTalkSource final : public Source {
   public:
-    DingTalkSource(DingTalkOptions options, boost::asio::io_context& io);
+    DingTalkSource(DingTalkOptions options, boost::asio::io_context& io,
+                   metrics::Registry& registry = metrics::Registry::detached());
     ~DingTalkSource() override;
 
     void restore(std::string_view state) override;
@@ -48,6 +50,7 @@ class DingTalkSource final : public Source {
 
     DingTalkOptions options_;
     boost::asio::io_context& io_;
+    metrics::ConnectorMetrics metrics_;  // before http_: its observer counts on it
     net::HttpClient http_;
     SourceOutput* output_ = nullptr;
     DingTalkApi api_;

@@ -17,7 +17,7 @@ void register_dingtalk_source(ConnectorRegistry& registry) {
                     config::Diagnostics& d) { dingtalk::validate(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<dingtalk::DingTalkSource>(dingtalk::read_options(ctx.options),
-                                                          ctx.io);
+                                                          ctx.io, *ctx.metrics);
     };
     registry.add(std::move(f));
 }

@@ -61,6 +61,7 @@ boost::asio::awaitable<void> TokenCache::fetch() {
         req.headers.set("Accept", "application/json");
         req.body = body;
         req.timeout = timeout_;
+        req.endpoint = "GetAccessToken";
         return req;
     };
     const net::Classifier classify = [](const net::HttpResponse& r) -> net::Classification {
