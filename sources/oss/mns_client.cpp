@@ -119,16 +119,21 @@ net::HttpRequest MnsClient::sign(const std::string& method, const std::string& t
 boost::asio::awaitable<net::RetryResult> MnsClient::send(std::function<net::HttpRequest()> make,
                                                          const std::string& what,
                                                          std::chrono::milliseconds timeout) {
-    auto timed = [make, timeout] {
+    auto timed = [make, timeout, what] {
         net::HttpRequest r = make();
         r.timeout = timeout;
+        r.endpoint = what;  // the operation name (metrics label)
         return r;
     };
+    net::RetryResult result;
     try {
-        co_return co_await net::send_with_retry(http_, timed, classify, policy_);
+        result = co_await net::send_with_retry(http_, timed, classify, policy_);
     } catch (const net::HttpError& e) {
         throw MnsError(0, "", "MNS " + what + ": " + e.what(), true);
     }
+    if (result.outcome == net::Outcome::Success && bytes_in_)
+        bytes_in_->inc(result.response.body.size());
+    co_return result;
 }
 
 boost::asio::awaitable<std::vector<MnsMessage>> MnsClient::receive(int n, int wait_seconds) {

@@ -10,6 +10,7 @@
 
 #include "net/http_client.h"
 #include "net/retry.h"
+#include "pipeline/metrics/registry.h"
 #include "sources/oss/credentials.h"
 
 namespace cdcd::oss {
@@ -70,6 +71,8 @@ class MnsClient {
     net::HttpRequest sign(const std::string& method, const std::string& target,
                           const std::string& body, long long now_seconds) const;
     net::RetryPolicy& policy() { return policy_; }
+    /// Counts the body bytes of every successful answer (cdcd_bytes_in_total).
+    void count_bytes_in(metrics::Counter& counter) { bytes_in_ = &counter; }
 
   private:
     boost::asio::awaitable<net::RetryResult> delete_chunk(std::vector<std::string> chunk,
@@ -82,6 +85,7 @@ class MnsClient {
     std::string endpoint_, queue_;
     Credentials credentials_;
     net::RetryPolicy policy_;
+    metrics::Counter* bytes_in_ = nullptr;
 };
 
 }  // namespace cdcd::oss

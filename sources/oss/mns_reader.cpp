@@ -127,7 +127,7 @@ asio::awaitable<void> MnsReader::receiver(int index) {
         // State first: these messages now belong to the next checkpoint.
         for (const auto& m : messages)
             held_.add(m.message_id, m.receipt_handle, m.next_visible_time_ms);
-        if (!batch.empty()) co_await ctx_.output->emit(std::move(batch));
+        if (!batch.empty()) co_await ctx_.emit(std::move(batch));
     }
 }
 

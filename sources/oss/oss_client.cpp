@@ -147,13 +147,21 @@ net::HttpRequest OssClient::sign(
 
 boost::asio::awaitable<net::RetryResult> OssClient::send(std::function<net::HttpRequest()> make,
                                                          const std::string& what) {
+    // The operation names the request in the metrics: `what` up to its first space.
+    const std::function<net::HttpRequest()> named = [make,
+                                                     endpoint = what.substr(0, what.find(' '))] {
+        net::HttpRequest r = make();
+        r.endpoint = endpoint;
+        return r;
+    };
     net::RetryResult result;
     try {
-        result = co_await net::send_with_retry(http_, make, classify, policy_);
+        result = co_await net::send_with_retry(http_, named, classify, policy_);
     } catch (const net::HttpError& e) {
         throw OssError(0, "", "OSS " + what + ": " + e.what(), true);
     }
     const auto& r = result.response;
+    if (result.outcome == net::Outcome::Success && bytes_in_) bytes_in_->inc(r.body.size());
     if (result.outcome == net::Outcome::Success) co_return result;
     auto [code, message] = parse_error_body(r.body);
     std::string text = "OSS " + what + ": HTTP " + std::to_string(r.status) + " " + code;

@@ -12,6 +12,7 @@
 
 #include "net/http_client.h"
 #include "net/retry.h"
+#include "pipeline/metrics/registry.h"
 #include "sources/oss/credentials.h"
 
 namespace cdcd::oss {
@@ -86,6 +87,8 @@ class OssClient {
         long long now_seconds) const;
 
     net::RetryPolicy& policy() { return policy_; }
+    /// Counts the body bytes of every successful answer (cdcd_bytes_in_total).
+    void count_bytes_in(metrics::Counter& counter) { bytes_in_ = &counter; }
 
   private:
     boost::asio::awaitable<net::RetryResult> send(std::function<net::HttpRequest()> make,
@@ -96,6 +99,7 @@ class OssClient {
     net::HttpClient& http_;
     OssClientConfig config_;
     net::RetryPolicy policy_;
+    metrics::Counter* bytes_in_ = nullptr;
 };
 
 }  // namespace cdcd::oss

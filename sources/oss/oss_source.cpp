@@ -37,8 +37,8 @@ std::string json_escape(const std::string& s) {
 }
 }  // namespace
 
-OssSource::OssSource(boost::asio::io_context& io, OssSettings settings)
-    : ctx_(std::make_unique<SourceContext>(io, std::move(settings))) {
+OssSource::OssSource(boost::asio::io_context& io, OssSettings settings, metrics::Registry& registry)
+    : ctx_(std::make_unique<SourceContext>(io, std::move(settings), registry)) {
     mns_reader_ = std::make_unique<MnsReader>(*ctx_, mns_, held_);
 }
 

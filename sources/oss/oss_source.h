@@ -13,7 +13,8 @@ namespace cdcd::oss {
 
 class OssSource final : public Source {
   public:
-    OssSource(boost::asio::io_context& io, OssSettings settings);
+    OssSource(boost::asio::io_context& io, OssSettings settings,
+              metrics::Registry& registry = metrics::Registry::detached());
 
     void restore(std::string_view state) override;
     boost::asio::awaitable<void> run(SourceOutput& output) override;

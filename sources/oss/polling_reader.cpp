@@ -120,7 +120,7 @@ boost::asio::awaitable<void> PollingReader::scan_once() {
         state_.prefixes[p] = merge.finish();
         emitted_total += n;
         deferred_total += merge.deferred();
-        if (!batch.empty()) co_await ctx_.output->emit(std::move(batch));
+        if (!batch.empty()) co_await ctx_.emit(std::move(batch));
     }
     if (ctx_.stopping()) co_return;
     ++state_.scans;

@@ -81,7 +81,7 @@ boost::asio::awaitable<void> SnapshotReader::run() {
             progress_.start_after.clear();
             token.clear();
         }
-        if (!batch.empty()) co_await ctx_.output->emit(std::move(batch));
+        if (!batch.empty()) co_await ctx_.emit(std::move(batch));
         auto now = clock::now();
         if (now - last_log >= std::chrono::seconds(10)) {
             double secs = std::chrono::duration<double>(now - started).count();

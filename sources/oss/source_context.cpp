@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "pipeline/metrics/http_observer.h"
+
 namespace cdcd::oss {
 
 std::int64_t now_ms() {
@@ -22,11 +24,19 @@ std::shared_ptr<const Presigner> presigner_of(const OssSettings& s) {
                                        s.presign_ttl);
 }
 
+net::HttpClientOptions client_options(metrics::ConnectorMetrics& metrics) {
+    net::HttpClientOptions o;
+    o.observer = metrics::http_observer(metrics);
+    return o;
+}
+
 }  // namespace
 
-SourceContext::SourceContext(boost::asio::io_context& io, OssSettings s)
+SourceContext::SourceContext(boost::asio::io_context& io, OssSettings s,
+                             metrics::Registry& registry)
     : settings(std::move(s)),
-      http(io),
+      metrics(registry, metrics::Role::Source, "oss-cdc"),
+      http(io, client_options(metrics)),
       records(TableIdMapper(settings.table_id_pattern), settings.oss_region, presigner_of(settings),
               settings.metadata) {
     auto cancelled = [this] { return stopping(); };
@@ -44,13 +54,32 @@ SourceContext::SourceContext(boost::asio::io_context& io, OssSettings s)
                                                  credentials_of(settings), [] { return false; });
         mns_delete->policy().max_retries = settings.mns_delete_max_retries;
     }
+    if (oss) {
+        metrics::observe_retries(oss->policy(), metrics);
+        oss->count_bytes_in(metrics.bytes_in);
+    }
+    for (auto* client : {mns.get(), mns_delete.get()}) {
+        if (!client) continue;
+        metrics::observe_retries(client->policy(), metrics);
+        client->count_bytes_in(metrics.bytes_in);
+    }
     if (settings.rate_limit)
         limiter = std::make_shared<net::RateLimiter>(*settings.rate_limit,
                                                      std::max(1.0, *settings.rate_limit));
 }
 
 boost::asio::awaitable<void> SourceContext::throttle(std::size_t n) {
-    if (limiter && n > 0) co_await limiter->acquire(static_cast<double>(n));
+    if (!limiter || n == 0) co_return;
+    std::chrono::nanoseconds waited = co_await limiter->acquire(static_cast<double>(n));
+    if (waited.count() > 0) metrics.observe_rate_limiter_wait("records", waited);
+}
+
+boost::asio::awaitable<void> SourceContext::emit(EventBatch batch) {
+    std::uint64_t records = 0;
+    for (const Event& e : batch)
+        if (std::holds_alternative<DataChangeEvent>(e)) ++records;
+    metrics.records_in.inc(records);
+    co_await output->emit(std::move(batch));
 }
 
 boost::asio::awaitable<void> SourceContext::sleep_ms(std::int64_t ms) {

@@ -8,6 +8,7 @@
 #include "net/http_client.h"
 #include "net/rate_limiter.h"
 #include "pipeline/connector/source.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sources/oss/mns_client.h"
 #include "sources/oss/options.h"
 #include "sources/oss/oss_client.h"
@@ -16,9 +17,11 @@
 namespace cdcd::oss {
 
 struct SourceContext {
-    SourceContext(boost::asio::io_context& io, OssSettings settings);
+    SourceContext(boost::asio::io_context& io, OssSettings settings,
+                  metrics::Registry& registry = metrics::Registry::detached());
 
     OssSettings settings;
+    metrics::ConnectorMetrics metrics;  // before http: its observer counts on it
     net::HttpClient http;
     std::unique_ptr<OssClient> oss;         // when oss-endpoint is set
     std::unique_ptr<MnsClient> mns;         // when MNS is consumed
@@ -31,6 +34,8 @@ struct SourceContext {
     /// Waits for `records` tokens of the rate limit (no-op when unlimited). Call it BEFORE
     /// advancing state for those records.
     boost::asio::awaitable<void> throttle(std::size_t records);
+    /// Emits `batch` to the output, counting its data changes as records read (records_in).
+    boost::asio::awaitable<void> emit(EventBatch batch);
     /// Sleeps on the output (returns early when stopping).
     boost::asio::awaitable<void> sleep_ms(std::int64_t ms);
 };
