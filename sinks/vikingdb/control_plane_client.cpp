@@ -105,7 +105,9 @@ boost::asio::awaitable<net::RetryResult> ControlPlaneClient::call(const std::str
                                                                   std::string body) {
     std::string query = "Action=" + action + "&Version=" + kVersion;
     auto make = [&]() {
-        return auth_.build(Plane::Control, endpoint_, "/", query, body, timeout_);
+        net::HttpRequest req = auth_.build(Plane::Control, endpoint_, "/", query, body, timeout_);
+        req.endpoint = action;  // the Action (metrics label), not the query
+        return req;
     };
     net::Classifier classify = classify_response;
     net::RetryResult r = co_await net::send_with_retry(http_, make, classify, policy_);

@@ -83,11 +83,14 @@ boost::asio::awaitable<net::RetryResult> DataPlaneClient::post(const std::string
                                                                std::string body) {
     auto make = [&]() {
         ++stats_.requests;
-        return auth_.build(Plane::Data, endpoint_, path, "", body, timeout_);
+        net::HttpRequest req = auth_.build(Plane::Data, endpoint_, path, "", body, timeout_);
+        req.endpoint = path;  // a fixed path (metrics label)
+        return req;
     };
     net::Classifier classify = classify_response;
     net::RetryResult r = co_await net::send_with_retry(http_, make, classify, policy_);
     if (r.attempts > 1) stats_.retries += static_cast<std::uint64_t>(r.attempts - 1);
+    if (metrics_ && r.outcome == net::Outcome::Success) metrics_->bytes_out.inc(body.size());
     co_return r;
 }
 
@@ -104,6 +107,7 @@ boost::asio::awaitable<void> DataPlaneClient::upsert_range(const WriteTarget& ta
     net::RetryResult r = co_await post("/api/vikingdb/data/upsert", std::move(body));
     if (r.outcome == net::Outcome::Success) {
         stats_.rows_upserted += end - begin;
+        if (metrics_) metrics_->records_out.inc(end - begin);
         co_return;
     }
     if (end - begin > 1 && record_specific(r)) {
@@ -130,6 +134,7 @@ boost::asio::awaitable<void> DataPlaneClient::send(WriteTarget target, const Bat
                             "' (primary keys " + key_range(batch, 0, batch.size()) + ") failed",
                         r);
     stats_.ids_deleted += batch.size();
+    if (metrics_) metrics_->records_out.inc(batch.size());
 }
 
 boost::asio::awaitable<void> DataPlaneClient::delete_all(WriteTarget target) {

@@ -12,6 +12,7 @@
 
 #include "net/http_client.h"
 #include "net/retry.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sinks/vikingdb/auth.h"
 #include "sinks/vikingdb/batcher.h"
 
@@ -52,6 +53,9 @@ class DataPlaneClient {
     std::string delete_body(const WriteTarget& target, std::string_view ids_json) const;
 
     DataPlaneStats& stats() { return stats_; }
+    /// Counts request body bytes accepted (bytes_out) and rows upserted or ids deleted
+    /// (records_out) on `metrics` too.
+    void count_on(metrics::ConnectorMetrics& metrics) { metrics_ = &metrics; }
 
   private:
     boost::asio::awaitable<net::RetryResult> post(const std::string& path, std::string body);
@@ -65,6 +69,7 @@ class DataPlaneClient {
     net::RetryPolicy policy_;
     WriteOptions options_;
     DataPlaneStats stats_;
+    metrics::ConnectorMetrics* metrics_ = nullptr;
 };
 
 }  // namespace cdcd::vikingdb

@@ -3,25 +3,29 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "pipeline/metrics/http_observer.h"
 #include "sinks/vikingdb/writer.h"
 
 namespace cdcd::vikingdb {
 
 namespace {
 
-net::HttpClientOptions client_options(const VikingdbSettings& s) {
+net::HttpClientOptions client_options(const VikingdbSettings& s,
+                                      metrics::ConnectorMetrics& metrics) {
     net::HttpClientOptions o;
+    o.observer = metrics::http_observer(metrics);
     o.max_idle_per_origin =
         static_cast<std::size_t>(std::min(s.max_total_connections, s.max_per_route));
     if (s.connection_ttl.count() > 0) o.idle_timeout = s.connection_ttl;
     return o;
 }
 
-net::RetryPolicy retry_policy(const VikingdbSettings& s) {
+net::RetryPolicy retry_policy(const VikingdbSettings& s, metrics::ConnectorMetrics& metrics) {
     net::RetryPolicy p;
     p.max_retries = s.max_retries;
     p.initial_backoff = std::chrono::milliseconds(200);
     p.max_backoff = std::chrono::milliseconds(10'000);
+    metrics::observe_retries(p, metrics);
     return p;
 }
 
@@ -35,22 +39,24 @@ TimeZone zone_of(const std::string& id) {
 }  // namespace
 
 VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& io,
-                           const std::string& local_time_zone)
+                           const std::string& local_time_zone, metrics::Registry& registry)
     : settings_(std::move(settings)),
       io_(io),
-      http_(io, client_options(settings_)),
+      metrics_(registry, metrics::Role::Sink, "vikingdb"),
+      http_(io, client_options(settings_, metrics_)),
       auth_(settings_.credentials, settings_.region) {
     Endpoint control{settings_.control_scheme, settings_.control_host};
     Endpoint data{settings_.data_scheme, settings_.data_host};
     control_ = std::make_unique<ControlPlaneClient>(
         http_, auth_, control, settings_.connect_timeout + settings_.read_timeout,
-        retry_policy(settings_));
+        retry_policy(settings_, metrics_));
     WriteOptions wo;
     wo.ttl_seconds = settings_.ttl_seconds;
     wo.async_upsert = settings_.async_upsert;
     data_ = std::make_shared<DataPlaneClient>(http_, auth_, data,
                                               settings_.connect_timeout + settings_.socket_timeout,
-                                              retry_policy(settings_), wo);
+                                              retry_policy(settings_, metrics_), wo);
+    data_->count_on(metrics_);
     catalog_ = std::make_shared<CollectionCatalog>(settings_, *control_, zone_of(local_time_zone));
     applier_ = std::make_unique<VikingdbMetadataApplier>(settings_, *catalog_, *control_, *data_);
 }

@@ -6,6 +6,7 @@
 
 #include "net/http_client.h"
 #include "pipeline/connector/sink.h"
+#include "pipeline/metrics/connector_metrics.h"
 #include "sinks/vikingdb/auth.h"
 #include "sinks/vikingdb/collection_catalog.h"
 #include "sinks/vikingdb/metadata_applier.h"
@@ -16,13 +17,15 @@ namespace cdcd::vikingdb {
 class VikingdbSink final : public Sink {
   public:
     VikingdbSink(VikingdbSettings settings, boost::asio::io_context& io,
-                 const std::string& local_time_zone);
+                 const std::string& local_time_zone,
+                 metrics::Registry& registry = metrics::Registry::detached());
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
   private:
     VikingdbSettings settings_;
     boost::asio::io_context& io_;
+    metrics::ConnectorMetrics metrics_;  // before http_: its observer counts on it
     net::HttpClient http_;
     Authenticator auth_;
     std::unique_ptr<ControlPlaneClient> control_;
