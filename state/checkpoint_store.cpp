@@ -130,15 +130,17 @@ std::unique_ptr<CheckpointStore> CheckpointStore::open_read_only(const std::stri
     options.max_open_files = -1;  // required by secondary instances
     options.keep_log_file_num = 1;
     rocksdb::DB* db = nullptr;
-    rocksdb::Status s = rocksdb::DB::OpenAsSecondary(options, dir, pattern, &db);
+    rocksdb::Status s;
     // The primary may delete a file (compaction, WAL recycling) between the MANIFEST read and
-    // the file's open: catching up again sees the newer MANIFEST.
-    for (int attempt = 0; s.ok() && attempt < 5; ++attempt) {
-        s = db->TryCatchUpWithPrimary();
+    // the file's open: opening and catching up again sees the newer MANIFEST.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        s = rocksdb::DB::OpenAsSecondary(options, dir, pattern, &db);
+        if (s.ok()) s = db->TryCatchUpWithPrimary();
         if (s.ok()) break;
+        delete db;
+        db = nullptr;
     }
     if (!s.ok()) {
-        delete db;
         fs::remove_all(pattern, ec);
         check(s, "cannot open state directory " + dir + " for reading");
     }
