@@ -600,7 +600,7 @@ struct PipelineRuntime::Impl {
     }
 
     /// On the loop, once the restore is done: start every task, or stop on a failed restore.
-    void start(std::exception_ptr restore_error) {
+    void start(const std::exception_ptr& restore_error) {
         if (restore_error) {
             try {
                 std::rethrow_exception(restore_error);
