@@ -41,7 +41,7 @@ TEST_CASE("retries, failed responses, transport errors and limiter waits reach t
     HttpClient client(io, options);
     RetryPolicy policy{.max_retries = 5, .initial_backoff = 2ms, .max_backoff = 4ms};
     metrics::observe_retries(policy, m, "test:items");
-    RateLimiter limiter(20.0, 1.0);  // a token every 50 ms: every attempt after the first waits
+    RateLimiter limiter(4.0, 1.0);  // a token every 250 ms: every attempt after the first waits
     RetryResult result;
     RetryResult forbidden;
     test::run(io, [&]() -> boost::asio::awaitable<void> {
@@ -69,8 +69,8 @@ TEST_CASE("retries, failed responses, transport errors and limiter waits reach t
     // The first token is free; the three retries each wait for the next one.
     auto& waits = m.rate_limiter_wait("test:items");
     CHECK(waits.count() == 3);
-    CHECK(waits.sum() > 0.09);  // ~3 × (50 ms - backoff)
-    CHECK(waits.sum() < 1.0);
+    CHECK(waits.sum() > 0.45);  // ~3 × (250 ms - backoff - the request)
+    CHECK(waits.sum() < 3.0);
 
     std::string text = registry.expose();
     CHECK(text.find("cdcd_http_requests_total{pipeline=\"p\",role=\"source\",connector=\"test\","
