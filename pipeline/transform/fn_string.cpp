@@ -88,6 +88,8 @@ Datum eval_concat(const Node& n, EvalContext& c) {
             } else {
                 v[i] = "null";
             }
+        } else if (arg.is_constant && !arg.constant.null && is_text(arg.type)) {
+            v[i] = arg.constant.s;
         } else {
             Datum d = arg.eval(c);
             v[i] = text_of(arg, d, c);

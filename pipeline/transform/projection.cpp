@@ -264,6 +264,8 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
     if (spare && !spare->empty() && spare->back().capacity() >= fixed + var) {
         buf = std::move(spare->back());
         spare->pop_back();
+        // The next spare was last written on another thread: fetch it for writing now.
+        if (!spare->empty()) __builtin_prefetch(spare->back().data(), 1);
     }
     buf.assign(fixed + var, '\0');  // within the spare's capacity: no allocation
     char* base = buf.data();
