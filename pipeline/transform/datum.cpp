@@ -13,21 +13,16 @@ void Arena::grow(std::size_t n) {
     cap_ = size;
 }
 
-void Arena::reset() {
-    if (blocks_.size() > 1) {
-        // Keep only the largest block so that the next row fits without growing.
-        auto keep = std::move(blocks_.back());
-        std::size_t size = sizes_.back();
-        blocks_.clear();
-        sizes_.clear();
-        blocks_.push_back(std::move(keep));
-        sizes_.push_back(size);
-    }
-    if (!blocks_.empty()) {
-        cur_ = blocks_.back().get();
-        cap_ = sizes_.back();
-    }
-    used_ = 0;
+void Arena::keep_largest() {
+    // Keep only the largest (last) block so that the next row fits without growing.
+    auto keep = std::move(blocks_.back());
+    std::size_t size = sizes_.back();
+    blocks_.clear();
+    sizes_.clear();
+    blocks_.push_back(std::move(keep));
+    sizes_.push_back(size);
+    cur_ = blocks_.back().get();
+    cap_ = size;
 }
 
 }  // namespace cdcd::transform

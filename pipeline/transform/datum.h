@@ -88,10 +88,14 @@ class Arena {
         if (!v.empty()) std::memcpy(p, v.data(), v.size());
         return {p, v.size()};
     }
-    void reset();
+    void reset() {
+        if (blocks_.size() > 1) keep_largest();  // one block: cur_ and cap_ already point at it
+        used_ = 0;
+    }
 
   private:
     void grow(std::size_t n);
+    void keep_largest();
     std::vector<std::unique_ptr<char[]>> blocks_;
     std::vector<std::size_t> sizes_;
     char* cur_ = nullptr;
