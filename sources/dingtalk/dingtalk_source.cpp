@@ -274,17 +274,47 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
     }
     std::vector<const DocRef*> changed = changed_documents(walk.documents, split.docs);
     const bool snapshot = split.phase == Phase::Snapshot;
+    if (snapshot) track_snapshot(split, changed.size());
     const std::size_t n = std::min(changed.size(), static_cast<std::size_t>(options_.prefix_size));
-    for (std::size_t i = 0; i < n && !output.stopping(); ++i)
+    for (std::size_t i = 0; i < n && !output.stopping(); ++i) {
         co_await process(output, split, *changed[i], snapshot);
+        if (snapshot && snapshot_progress_) snapshot_progress_->advance(1);
+    }
     if (output.stopping()) co_return false;
     const bool more = changed.size() > n;
     if (snapshot && !more) {
         split.phase = Phase::Incremental;
         spdlog::info("dingtalk-cdc: workspace {}: snapshot complete ({} documents)",
                      split.workspace_id, split.docs.size());
+        snapshot_finished();
     }
     co_return more;
+}
+
+void DingTalkSource::track_snapshot(const SplitState& split, std::size_t remaining) {
+    if (!snapshot_progress_) {
+        // Documents of snapshots resumed from a checkpoint count as done.
+        std::int64_t done = 0;
+        for (const auto& [id, s] : state_.splits)
+            if (s.phase == Phase::Snapshot) done += static_cast<std::int64_t>(s.docs.size());
+        snapshot_progress_ = std::make_unique<metrics::ProgressReporter>(
+            metrics_.registry(), "dingtalk-cdc", "snapshot", 0, done);
+    }
+    snapshot_expected_[split.workspace_id] =
+        static_cast<std::int64_t>(split.docs.size() + remaining);
+    std::int64_t total = 0;
+    for (const auto& [id, n] : snapshot_expected_) total += n;
+    snapshot_progress_->set_total(total);
+}
+
+void DingTalkSource::snapshot_finished() {
+    for (const auto& [id, s] : state_.splits)
+        if (s.phase == Phase::Snapshot) return;
+    // Every workspace known so far has its snapshot: the phase is over (a workspace discovered
+    // later starts a new one).
+    if (snapshot_progress_) snapshot_progress_->finish();
+    snapshot_progress_.reset();
+    snapshot_expected_.clear();
 }
 
 boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, SplitState& split,

@@ -2,13 +2,16 @@
 // The `dingtalk-cdc` source: one split per DingTalk wiki workspace, each polled concurrently on
 // the event loop; documents emitted as rows of `<workspaceId>.documents`.
 #include <boost/asio/io_context.hpp>
+#include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "net/http_client.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/metrics/connector_metrics.h"
+#include "pipeline/metrics/progress.h"
 #include "sources/dingtalk/api_client.h"
 #include "sources/dingtalk/block_fetcher.h"
 #include "sources/dingtalk/options.h"
@@ -47,6 +50,10 @@ class DingTalkSource final : public Source {
     Row document_row(const std::string& workspace_id, const DocRef& doc,
                      const FetchedDocument& fetched) const;
     Row key_row(const std::string& workspace_id, const std::string& doc_id) const;
+    /// Snapshot progress across the workspaces still in their snapshot: documents fetched, of
+    /// the documents their latest tree walk found.
+    void track_snapshot(const SplitState& split, std::size_t remaining);
+    void snapshot_finished();
 
     DingTalkOptions options_;
     boost::asio::io_context& io_;
@@ -60,6 +67,8 @@ class DingTalkSource final : public Source {
     bool restored_ = false;
     int running_splits_ = 0;
     std::exception_ptr failure_;
+    std::unique_ptr<metrics::ProgressReporter> snapshot_progress_;
+    std::map<std::string, std::int64_t> snapshot_expected_;  // workspace → documents
 };
 
 }  // namespace cdcd::dingtalk

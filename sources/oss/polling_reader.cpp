@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "pipeline/metrics/progress.h"
 #include "sources/oss/snapshot_reader.h"
 
 namespace cdcd::oss {
@@ -76,6 +77,12 @@ boost::asio::awaitable<void> PollingReader::scan_once() {
     const bool baseline = !state_.baseline_done;
     auto started = std::chrono::steady_clock::now();
     std::size_t listed = 0, emitted_total = 0, deferred_total = 0;
+    // A scan lists the whole bucket: objects listed so far, against the objects tracked after
+    // the previous scan (unknown for the baseline). Logs at most every 10 s, and as metrics.
+    std::int64_t tracked = 0;
+    for (const auto& index : state_.prefixes) tracked += static_cast<std::int64_t>(index.size());
+    metrics::ProgressReporter reporter(ctx_.metrics.registry(), "oss-cdc",
+                                       baseline ? "baseline scan" : "scan", baseline ? 0 : tracked);
     for (std::size_t p = 0; p < prefixes.size() && !ctx_.stopping(); ++p) {
         PrefixMerge merge(state_.prefixes[p],
                           static_cast<std::size_t>(ctx_.settings.polling_prefix_size), !baseline,
@@ -98,6 +105,7 @@ boost::asio::awaitable<void> PollingReader::scan_once() {
                 continue;
             }
             listed += page.objects.size();
+            reporter.advance(static_cast<std::int64_t>(page.objects.size()));
             for (const auto& o : page.objects) merge.feed(o);
             if (!page.truncated) {
                 complete = true;

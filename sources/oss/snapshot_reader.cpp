@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "pipeline/metrics/progress.h"
+
 namespace cdcd::oss {
 
 void SnapshotProgress::encode(ByteWriter& w) const {
@@ -36,8 +38,9 @@ boost::asio::awaitable<void> SnapshotReader::run() {
         polling_->prefixes.resize(prefixes.size());
     using clock = std::chrono::steady_clock;
     auto started = clock::now();
-    auto last_log = started;
-    std::uint64_t at_start = progress_.emitted;
+    // Logs at most every 10 s; the same figures are cdcd_progress_items_* metrics.
+    metrics::ProgressReporter reporter(ctx_.metrics.registry(), "oss-cdc", "snapshot", 0,
+                                       static_cast<std::int64_t>(progress_.emitted));
     if (progress_.prefix_index > 0 || !progress_.start_after.empty())
         spdlog::info(
             "oss-cdc snapshot of {}: resuming at prefix {}/{} after '{}' ({} objects already "
@@ -82,18 +85,10 @@ boost::asio::awaitable<void> SnapshotReader::run() {
             token.clear();
         }
         if (!batch.empty()) co_await ctx_.emit(std::move(batch));
-        auto now = clock::now();
-        if (now - last_log >= std::chrono::seconds(10)) {
-            double secs = std::chrono::duration<double>(now - started).count();
-            spdlog::info(
-                "oss-cdc snapshot of {}: {} objects emitted, prefix {}/{}, {:.0f} objects/s",
-                bucket, progress_.emitted,
-                std::min<std::size_t>(progress_.prefix_index + 1, prefixes.size()), prefixes.size(),
-                static_cast<double>(progress_.emitted - at_start) / std::max(secs, 1e-3));
-            last_log = now;
-        }
+        reporter.advance(static_cast<std::int64_t>(emitted));
     }
     if (progress_.prefix_index >= prefixes.size()) {
+        reporter.finish();
         double secs = std::chrono::duration<double>(clock::now() - started).count();
         spdlog::info("oss-cdc snapshot of {} complete: {} objects in {:.1f} s", bucket,
                      progress_.emitted, secs);

@@ -61,5 +61,11 @@ def test_requests_retries_errors_and_limiter_waits_are_exposed(emu, tmp_path, da
     assert total(samples, "cdcd_records_out_total", **SRC) >= len(docs)
     assert total(samples, "cdcd_bytes_in_total", **SRC) > 500
     assert APP_SECRET not in body
+    # The snapshot's progress: documents fetched of those the tree walk found.
+    progress = dict(connector="dingtalk-cdc", phase="snapshot")
+    assert wait_for(lambda: "dingtalk-cdc snapshot: done, 6 items" in d.output(), timeout=30)
+    samples, _ = scrape(port)
+    assert total(samples, "cdcd_progress_items_done", **progress) == len(docs)
+    assert total(samples, "cdcd_progress_items_total", **progress) == len(docs)
     assert d.alive()
     assert d.stop() == 0

@@ -60,6 +60,11 @@ def test_oss_and_mns_requests_retries_and_limiter_waits_are_exposed(emu, tmp_pat
         assert total(samples, "cdcd_records_out_total", **SRC) >= 9
         assert total(samples, "cdcd_bytes_in_total", **SRC) > 500
         assert emu.access_key_secret not in body
+        # The snapshot's progress (total unknown while listing), as metrics and in the log.
+        progress = dict(connector="oss-cdc", phase="snapshot")
+        assert total(samples, "cdcd_progress_items_done", **progress) == 8
+        assert total(samples, "cdcd_progress_items_total", **progress) == 0
+        assert "oss-cdc snapshot: done, 8 items" in d.stderr()
     finally:
         assert d.stop() == 0
 
@@ -82,5 +87,8 @@ def test_the_records_rate_limit_waits_are_exposed(emu, tmp_path):
         assert total(samples, "cdcd_rate_limiter_wait_seconds_count", limiter="records", **SRC) >= 1
         assert total(samples, "cdcd_rate_limiter_wait_seconds_sum", limiter="records", **SRC) > 0.5
         assert total(samples, "cdcd_records_in_total", **SRC) == 30
+        # Scan progress: the baseline listed 30 objects; a later scan expects the 30 it tracks.
+        assert total(samples, "cdcd_progress_items_done", connector="oss-cdc", phase="baseline scan") == 30
+        assert total(samples, "cdcd_progress_items_total", connector="oss-cdc", phase="scan") >= 30
     finally:
         assert d.stop() == 0
