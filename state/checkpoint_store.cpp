@@ -24,6 +24,11 @@ std::string key_of(const std::string& pipeline, std::uint64_t id) {
     return prefix_of(pipeline) + digits;
 }
 
+// The highest id ever written: "h/<pipeline>", 8 bytes.
+std::string highest_key_of(const std::string& pipeline) {
+    return "h/" + pipeline;
+}
+
 void put_u64(std::string& out, std::uint64_t v) {
     out.append(reinterpret_cast<const char*>(&v), 8);
 }
@@ -174,6 +179,11 @@ void CheckpointStore::write(const std::string& pipeline, const Checkpoint& check
     if (retain < 1) retain = 1;
     for (size_t i = 0; i + static_cast<size_t>(retain) < ids.size(); ++i)
         batch.Delete(key_of(pipeline, ids[i]));
+    if (checkpoint.id > highest_id(pipeline)) {
+        std::string highest;
+        put_u64(highest, checkpoint.id);
+        batch.Put(highest_key_of(pipeline), highest);
+    }
     rocksdb::WriteOptions wo;
     wo.sync = true;
     check(db_->Write(wo, &batch),
@@ -225,9 +235,38 @@ void CheckpointStore::reset(const std::string& pipeline) {
     if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
     rocksdb::WriteBatch batch;
     for (const auto& c : list(pipeline)) batch.Delete(key_of(pipeline, c.id));
+    batch.Delete(highest_key_of(pipeline));
     rocksdb::WriteOptions wo;
     wo.sync = true;
     check(db_->Write(wo, &batch), "cannot reset state in " + dir_);
+}
+
+void CheckpointStore::discard_newer(const std::string& pipeline, std::uint64_t keep_id) {
+    if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
+    std::uint64_t highest = highest_id(pipeline);
+    rocksdb::WriteBatch batch;
+    for (const auto& c : list(pipeline))
+        if (c.id > keep_id) batch.Delete(key_of(pipeline, c.id));
+    std::string value;
+    put_u64(value, highest);
+    batch.Put(highest_key_of(pipeline), value);
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    check(db_->Write(wo, &batch), "cannot discard checkpoints in " + dir_);
+}
+
+std::uint64_t CheckpointStore::highest_id(const std::string& pipeline) const {
+    std::uint64_t highest = 0;
+    std::string value;
+    auto s = db_->Get(rocksdb::ReadOptions(), highest_key_of(pipeline), &value);
+    if (!s.IsNotFound()) {
+        check(s, "cannot read checkpoints from " + dir_);
+        std::string_view in(value);
+        highest = get_u64(in);
+    }
+    if (auto latest_checkpoint = latest(pipeline))
+        highest = std::max(highest, latest_checkpoint->id);
+    return highest;
 }
 
 }  // namespace cdcd::state

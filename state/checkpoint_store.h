@@ -53,6 +53,12 @@ class CheckpointStore {
     std::vector<std::string> pipelines() const;
     /// Deletes every checkpoint of the pipeline (`--reset-state`).
     void reset(const std::string& pipeline);
+    /// Deletes, durably, every checkpoint of the pipeline newer than `keep_id` (all of them for 0):
+    /// a restore that must resume from an older checkpoint discards the ones it skips.
+    void discard_newer(const std::string& pipeline, std::uint64_t keep_id);
+    /// The highest checkpoint id ever written for the pipeline (0 if none), including checkpoints
+    /// discard_newer() deleted, so that ids are never used twice (reset() forgets it).
+    std::uint64_t highest_id(const std::string& pipeline) const;
 
     static std::string encode(const Checkpoint& checkpoint);
     static Checkpoint decode(std::string_view bytes);

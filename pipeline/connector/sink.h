@@ -31,7 +31,8 @@ class MetadataApplier {
 class SinkWriter {
   public:
     virtual ~SinkWriter() = default;
-    /// Called once, before the first write, when the pipeline resumes from a checkpoint.
+    /// Called once, before the first write, when the pipeline resumes from a checkpoint (with
+    /// this writer's state in the checkpoint chosen, see recoverable_checkpoint()).
     virtual void restore(std::string_view state) { (void)state; }
     /// Also on resume: the sink tables' schemas as of the checkpoint. Their CreateTableEvents are
     /// not sent again, so a writer that needs schemas to write data takes them from here.
@@ -45,10 +46,32 @@ class SinkWriter {
     /// change, end of input) and returns the writer's state for checkpoint `checkpoint_id`
     /// (0 when flushing for another reason).
     virtual boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) = 0;
-    /// Checkpoint `id` is durable (exactly-once sinks commit here).
+    /// Checkpoint `id` is durable (exactly-once sinks commit here). Writers are notified before
+    /// the source acknowledges the checkpoint upstream.
     virtual boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) {
         (void)id;
         co_return;
+    }
+
+    // ---- two-phase commits that a crash can lose ------------------------------------------
+    // A writer that commits in notify_checkpoint_complete and cannot finish that commit after a
+    // restart (a Kafka transaction cannot be resumed by a new producer) loses the output of a
+    // checkpoint that became durable just before a crash. Such a writer tells the runtime, on
+    // resume, which checkpoint its committed output ends at; the runtime then resumes the whole
+    // pipeline from that older checkpoint, so the source replays what was lost.
+
+    /// How many checkpoints the runtime must keep (at least; state.checkpoints.num-retained may
+    /// ask for more) so that the checkpoint recoverable_checkpoint() names is still stored.
+    virtual int checkpoints_to_retain() const { return 1; }
+    /// On resume, before restore(): `state` is this writer's state in checkpoint `id`, the newest
+    /// durable one. Returns the newest checkpoint id up to which (and after which nothing of) the
+    /// writer's output is committed: `id` when all of it is. The runtime restores every part of
+    /// the pipeline from the newest stored checkpoint at or below the smallest answer of all
+    /// writers, and discards the newer checkpoints. A writer that answers less than `id` must
+    /// have made sure that nothing it wrote after that checkpoint is or will become visible.
+    virtual std::uint64_t recoverable_checkpoint(std::string_view state, std::uint64_t id) {
+        (void)state;
+        return id;
     }
     /// The pipeline ends; release connections.
     virtual boost::asio::awaitable<void> close() { co_return; }

@@ -151,27 +151,30 @@ struct PipelineRuntime::Impl {
             store->reset(name);
             spdlog::info("--reset-state: discarded every checkpoint of pipeline '{}'", name);
         }
-        auto latest = store->latest(name);
-        if (!latest) {
+        retained = plan.checkpoints_retained;
+        for (const auto& w : writers) retained = std::max(retained, w->checkpoints_to_retain());
+        if (retained > plan.checkpoints_retained)
+            spdlog::info(
+                "pipeline '{}': keeping {} checkpoints (state.checkpoints.num-retained is {}): the "
+                "sink may have to resume from an older one after a crash",
+                name, retained, plan.checkpoints_retained);
+        // Ids are never reused, not even those of checkpoints a rollback discarded.
+        next_checkpoint_id = store->highest_id(name) + 1;
+        std::vector<state::Checkpoint> stored = store->list(name);
+        if (stored.empty()) {
             spdlog::info(
                 "pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name,
                 dir);
             return;
         }
-        for (const auto& [key, value] : plan.fingerprint()) {
-            auto it = latest->fingerprint.find(key);
-            std::string stored = it == latest->fingerprint.end() ? "(absent)" : it->second;
-            if (stored != value)
-                throw std::runtime_error(
-                    "checkpoint " + std::to_string(latest->id) + " of pipeline '" + name + "' in " +
-                    dir + " was taken with " + key + "=" + stored + ", but this pipeline has " +
-                    key + "=" + value +
-                    "; restore is refused. Use --reset-state to start over, or another "
-                    "pipeline.name or state directory.");
-        }
+        const state::Checkpoint* chosen = &stored.back();
+        check_fingerprint(*chosen, dir);
+        chosen = choose_recoverable(stored, dir);
+        if (!chosen) return;
+        if (chosen != &stored.back()) check_fingerprint(*chosen, dir);
         auto part = [&](const std::string& k) -> const std::string* {
-            auto it = latest->parts.find(k);
-            return it == latest->parts.end() ? nullptr : &it->second;
+            auto it = chosen->parts.find(k);
+            return it == chosen->parts.end() ? nullptr : &it->second;
         };
         if (auto* s = part("source")) source->restore(*s);
         if (auto* s = part("schema")) schema_operator->restore(*s);
@@ -181,12 +184,75 @@ struct PipelineRuntime::Impl {
             if (auto* s = part("sink/" + std::to_string(i))) writers[i]->restore(*s);
             writers[i]->restore_schemas(sink_schemas);
         }
-        next_checkpoint_id = latest->id + 1;
+        previous_checkpoint_id = chosen->id;
         rm.restores.inc();
-        rm.checkpoint_completed(latest->id, std::chrono::steady_clock::duration(-1),
-                                latest->size_bytes(), latest->created_ms);
-        spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, latest->id,
-                     latest->size_bytes(), dir);
+        rm.checkpoint_completed(chosen->id, std::chrono::steady_clock::duration(-1),
+                                chosen->size_bytes(), chosen->created_ms);
+        spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, chosen->id,
+                     chosen->size_bytes(), dir);
+    }
+
+    void check_fingerprint(const state::Checkpoint& checkpoint, const std::string& dir) const {
+        const std::string& name = plan.settings.name;
+        for (const auto& [key, value] : plan.fingerprint()) {
+            auto it = checkpoint.fingerprint.find(key);
+            std::string stored = it == checkpoint.fingerprint.end() ? "(absent)" : it->second;
+            if (stored != value)
+                throw std::runtime_error(
+                    "checkpoint " + std::to_string(checkpoint.id) + " of pipeline '" + name +
+                    "' in " + dir + " was taken with " + key + "=" + stored +
+                    ", but this pipeline has " + key + "=" + value +
+                    "; restore is refused. Use --reset-state to start over, or another "
+                    "pipeline.name or state directory.");
+        }
+    }
+
+    /// Asks every writer how far its committed output goes (see
+    /// SinkWriter::recoverable_checkpoint) and returns the checkpoint to restore: the latest
+    /// one, or an older one whose successors are then discarded, or nullptr for a fresh start
+    /// when the first checkpoint the pipeline ever took is not covered. Throws when the needed
+    /// checkpoint is no longer stored: resuming from a newer one would lose records.
+    const state::Checkpoint* choose_recoverable(const std::vector<state::Checkpoint>& stored,
+                                                const std::string& dir) {
+        const std::string& name = plan.settings.name;
+        const state::Checkpoint& latest = stored.back();
+        std::uint64_t target = latest.id;
+        for (std::size_t i = 0; i < writers.size(); ++i) {
+            auto it = latest.parts.find("sink/" + std::to_string(i));
+            std::string_view state = it == latest.parts.end() ? std::string_view() : it->second;
+            target = std::min(target, writers[i]->recoverable_checkpoint(state, latest.id));
+        }
+        if (target >= latest.id) return &latest;
+        const state::Checkpoint* older = nullptr;
+        for (const auto& c : stored)
+            if (c.id <= target) older = &c;
+        // The oldest stored checkpoint is the first of a fresh start: before it, there was
+        // nothing, and a fresh start (the source's startup mode) is what resumes there.
+        const state::Checkpoint& oldest = stored.front();
+        auto previous = oldest.parts.find("previous");
+        bool oldest_is_first = previous != oldest.parts.end() && previous->second == "0";
+        if (!older && !oldest_is_first)
+            throw std::runtime_error(
+                "pipeline '" + name + "': the sink's output is committed only up to checkpoint " +
+                std::to_string(target) + ", older than checkpoint " + std::to_string(latest.id) +
+                " in " + dir + ", so the pipeline must resume from checkpoint " +
+                std::to_string(target) + " or older; the oldest one stored is " +
+                std::to_string(oldest.id) +
+                ". Resuming from a newer one would lose records, so nothing was restored. "
+                "Keep more checkpoints (state.checkpoints.num-retained), or use --reset-state to "
+                "start over from the source's startup mode.");
+        std::uint64_t keep = older ? older->id : 0;
+        spdlog::warn(
+            "pipeline '{}': the sink's output is committed only up to checkpoint {} (the latest "
+            "checkpoint is {}): resuming from {}, the source replays what followed; discarding "
+            "the newer checkpoints",
+            name, target, latest.id,
+            older ? "checkpoint " + std::to_string(keep) : std::string("a fresh start"));
+        store->discard_newer(name, keep);
+        if (!older)
+            spdlog::info("pipeline '{}': starting from the source's startup mode (in {})", name,
+                         dir);
+        return older;
     }
 
     // ---- source ----------------------------------------------------------------------------
@@ -487,7 +553,10 @@ struct PipelineRuntime::Impl {
         if (transform) checkpoint.parts["transform"] = std::move(pending.transform_state);
         for (std::size_t i = 0; i < pending.writer_states.size(); ++i)
             checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
-        store->write(plan.settings.name, checkpoint, plan.checkpoints_retained);
+        // The checkpoint before this one in this pipeline's history (0: a fresh start).
+        checkpoint.parts["previous"] = std::to_string(previous_checkpoint_id);
+        store->write(plan.settings.name, checkpoint, retained);
+        previous_checkpoint_id = id;
         ++checkpoints_completed;
         rm.checkpoint_completed(id, std::chrono::steady_clock::now() - pending.started,
                                 checkpoint.size_bytes(), checkpoint.created_ms);
@@ -497,8 +566,10 @@ struct PipelineRuntime::Impl {
                           std::chrono::steady_clock::now() - started)
                           .count());
         if (pending.final) spdlog::info("final checkpoint {} written", id);
-        co_await source->notify_checkpoint_complete(id);
+        // Writers commit first: the source acknowledges upstream (deletes messages, commits
+        // offsets) only what the sink has committed.
         for (auto& w : writers) co_await w->notify_checkpoint_complete(id);
+        co_await source->notify_checkpoint_complete(id);
     }
 
     // ---- lifecycle -------------------------------------------------------------------------
@@ -653,6 +724,8 @@ struct PipelineRuntime::Impl {
     std::set<asio::steady_timer*> sleepers;
     std::map<std::uint64_t, PendingCheckpoint> checkpoints;
     std::uint64_t next_checkpoint_id = 1;
+    std::uint64_t previous_checkpoint_id = 0;  // the last one written or restored
+    int retained = 3;                          // checkpoints kept in the store
     bool checkpoint_in_flight = false;
     bool source_done = false;
     bool stopping = false;

@@ -115,3 +115,33 @@ TEST_CASE("a read-only open of a directory without state fails and creates nothi
     CHECK_THROWS_WITH(CheckpointStore::open_read_only(dir), Catch::Contains("no state in " + dir));
     CHECK_FALSE(std::filesystem::exists(dir));
 }
+
+TEST_CASE("discarding newer checkpoints keeps their ids used; reset forgets them") {
+    auto dir = fresh_dir("discard");
+    auto store = CheckpointStore::open(dir);
+    CHECK(store->highest_id("p") == 0);
+    for (std::uint64_t id = 1; id <= 6; ++id)
+        store->write("p", checkpoint(id, std::to_string(id)), 4);
+    store->write("q", checkpoint(9, "q"), 4);
+    CHECK(store->highest_id("p") == 6);
+    store->discard_newer("p", 4);
+    std::vector<std::uint64_t> ids;
+    for (const auto& c : store->list("p")) ids.push_back(c.id);
+    CHECK(ids == std::vector<std::uint64_t>{3, 4});
+    CHECK(store->latest("p")->id == 4);
+    CHECK(store->highest_id("p") == 6);  // 5 and 6 are gone but were used
+    CHECK(store->pipelines() == std::vector<std::string>{"p", "q"});
+    store->discard_newer("p", 0);
+    CHECK(store->list("p").empty());
+    CHECK(store->highest_id("p") == 6);
+    CHECK(store->latest("q")->id == 9);
+    store.reset();
+    store = CheckpointStore::open(dir);  // durable
+    CHECK(store->highest_id("p") == 6);
+    store->write("p", checkpoint(7, "7"), 4);
+    CHECK(store->highest_id("p") == 7);
+    store->reset("p");
+    CHECK(store->highest_id("p") == 0);
+    CHECK(store->highest_id("q") == 9);
+    std::filesystem::remove_all(dir);
+}
