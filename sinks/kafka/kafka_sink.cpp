@@ -19,6 +19,7 @@
 #include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/offload.h"
 #include "sinks/kafka/topic_selector.h"
+#include "sinks/kafka/transactions.h"
 
 namespace cdcd::kafka {
 
@@ -33,9 +34,7 @@ class AcceptAll final : public MetadataApplier {
     awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
 };
 
-constexpr int kTransactionTimeoutMs = 60'000;
 constexpr int kFlushSliceMs = 1'000;
-constexpr std::size_t kTransactionSlots = 3;
 
 awaitable<void> sleep_ms(int ms) {
     asio::steady_timer timer(co_await asio::this_coro::executor, std::chrono::milliseconds(ms));
@@ -58,39 +57,59 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
     return config;
 }
 
+ProducerSettings producer_settings(const KafkaSinkSettings& settings) {
+    ProducerSettings ps;
+    ps.config = producer_config(settings);
+    ps.hash_by_key = settings.hash_by_key;
+    return ps;
+}
+
 class KafkaWriter final : public SinkWriter {
   public:
-    KafkaWriter(const KafkaSinkSettings& settings, int index, metrics::Registry& registry)
+    /// `transactions`: the sink's, shared by its writers (exactly-once), else null.
+    KafkaWriter(const KafkaSinkSettings& settings, Transactions* transactions,
+                metrics::Registry& registry)
         : settings_(settings),
           selector_(settings.topic, settings.topic_mapping),
+          txn_(transactions),
           metrics_(registry, metrics::Role::Sink, "kafka") {
-        ProducerSettings ps;
-        ps.config = producer_config(settings);
-        ps.hash_by_key = settings.hash_by_key;
-        if (settings.delivery != DeliveryGuarantee::ExactlyOnce) {
-            producers_.push_back(std::make_unique<Producer>(ps));
+        if (txn_) {
+            producers_ = txn_->producers();
+            reported_ = &txn_->reported_deliveries();  // the producers are the sink's
+            active_ = kNone;  // a slot is taken at the first write of each checkpoint
         } else {
-            for (std::size_t slot = 0; slot < kTransactionSlots; ++slot) {
-                ps.transactional_id = "cdcd-" + settings.pipeline_name + "-" +
-                                      std::to_string(index) + "-" + std::to_string(slot);
-                producers_.push_back(std::make_unique<Producer>(ps));
-                // Fences a previous incarnation with this id and aborts its open transaction.
-                // Runs before the event loop starts (writers are built first).
-                producers_.back()->init_transactions(kTransactionTimeoutMs);
-            }
-            slot_state_.assign(kTransactionSlots, kFree);
+            own_producer_ = std::make_unique<Producer>(producer_settings(settings));
+            producers_.push_back(own_producer_.get());
         }
     }
 
     // The writer's checkpoint state is the schemas of its tables: after a restore the schema
-    // registry does not replay CreateTableEvents, yet the writer must serialize full rows.
+    // registry does not replay CreateTableEvents, yet the writer must serialize full rows. With
+    // exactly-once, it also lists the transactions not yet known committed (transactions.h).
     void restore(std::string_view state) override {
-        if (state.empty()) return;
-        for (auto& [id, schema] : table_schemas_from_json(state)) set_schema(id, std::move(schema));
+        DecodedWriterState decoded = decode_writer_state(state);
+        if (txn_ && decoded.transactions) txn_->restore(*decoded.transactions);
+        if (decoded.schemas_json.empty()) return;
+        for (auto& [id, schema] : table_schemas_from_json(decoded.schemas_json))
+            set_schema(id, std::move(schema));
+    }
+
+    // Transactions prepared at a checkpoint may be lost by a crash before their commit: up to
+    // kSlots are pending, so the checkpoint before the oldest of them must still be stored.
+    int checkpoints_to_retain() const override {
+        return txn_ ? static_cast<int>(Transactions::kSlots) + 1 : 1;
+    }
+
+    std::uint64_t recoverable_checkpoint(std::string_view state, std::uint64_t id) override {
+        if (!txn_) return id;
+        DecodedWriterState decoded = decode_writer_state(state);
+        if (!decoded.transactions) return id;
+        return txn_->recoverable(*decoded.transactions, id);
     }
 
     awaitable<void> write(EventBatch& events) override {
         check_delivery();
+        if (txn_ && active_ == kNone) active_ = co_await txn_->slot_for(epoch_);
         std::uint64_t bytes = 0;
         for (Event& e : events) {
             auto* data = std::get_if<DataChangeEvent>(&e);
@@ -126,39 +145,31 @@ class KafkaWriter final : public SinkWriter {
     }
 
     awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
+        if (txn_) {
+            if (checkpoint_id == 0) {  // not a barrier: only make the records acknowledged
+                if (active_ != kNone) co_await flush_producer(producer());
+                co_return schemas_state();
+            }
+            co_await txn_->arrive(epoch_, checkpoint_id);
+            ++epoch_;
+            active_ = kNone;
+            co_return encode_writer_state(schemas_state(), txn_->state());
+        }
         if (settings_.delivery == DeliveryGuarantee::None) {
             producer().poll();
             co_return schemas_state();
         }
         co_await flush_producer(producer());
-        if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && checkpoint_id != 0 &&
-            slot_state_[active_] == kOpen) {
-            slot_state_[active_] = kPrepared;
-            prepared_[checkpoint_id] = active_;
-            while ((active_ = free_slot()) == kNone) co_await sleep_ms(1);  // a commit frees one
-        }
         co_return schemas_state();
     }
 
     awaitable<void> notify_checkpoint_complete(std::uint64_t id) override {
-        while (!prepared_.empty() && prepared_.begin()->first <= id) {
-            std::size_t slot = prepared_.begin()->second;
-            prepared_.erase(prepared_.begin());
-            Producer* p = producers_[slot].get();
-            co_await offload([p] { p->commit_transaction(kTransactionTimeoutMs); });
-            slot_state_[slot] = kFree;
-        }
+        if (txn_) co_await txn_->commit_through(id);
     }
 
     awaitable<void> close() override {
-        if (settings_.delivery == DeliveryGuarantee::ExactlyOnce) {
-            // Records after the last checkpoint have no checkpoint to commit with.
-            for (std::size_t slot = 0; slot < producers_.size(); ++slot) {
-                if (slot_state_[slot] != kOpen) continue;
-                Producer* p = producers_[slot].get();
-                co_await offload([p] { p->abort_transaction(kTransactionTimeoutMs); });
-                slot_state_[slot] = kFree;
-            }
+        if (txn_) {
+            co_await txn_->close();
         } else {
             co_await flush_producer(producer());
         }
@@ -173,16 +184,9 @@ class KafkaWriter final : public SinkWriter {
         std::vector<rd_kafka_topic_t*> topics;  // by producer slot
         Headers headers;
     };
-    enum SlotState { kFree, kOpen, kPrepared };
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
     Producer& producer() { return *producers_[active_]; }
-
-    std::size_t free_slot() const {
-        for (std::size_t i = 0; i < slot_state_.size(); ++i)
-            if (slot_state_[i] == kFree) return i;
-        return kNone;
-    }
 
     TableState& table(TableId id) {
         if (last_ && last_id_ == id) return *last_;
@@ -229,12 +233,9 @@ class KafkaWriter final : public SinkWriter {
 
     /// False when librdkafka's queue is full; throws on other errors.
     bool try_produce(TableState& t) {
-        if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && slot_state_[active_] == kFree) {
-            producer().begin_transaction();
-            slot_state_[active_] = kOpen;
-        }
         const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
         rd_kafka_topic_t* topic = t.topics[active_];
+        if (txn_) txn_->begin_if_needed(active_, topic);
         rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
         if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
@@ -272,10 +273,10 @@ class KafkaWriter final : public SinkWriter {
             delivered += p->delivered();
             failed += p->failed();
         }
-        metrics_.records_out.inc(delivered - reported_delivered_);
-        metrics_.errors.inc(failed - reported_failed_);
-        reported_delivered_ = delivered;
-        reported_failed_ = failed;
+        metrics_.records_out.inc(delivered - reported_->delivered);
+        metrics_.errors.inc(failed - reported_->failed);
+        reported_->delivered = delivered;
+        reported_->failed = failed;
         for (auto& p : producers_)
             if (auto error = p->delivery_error())
                 throw std::runtime_error("kafka sink: delivery failed: " + *error);
@@ -283,16 +284,18 @@ class KafkaWriter final : public SinkWriter {
 
     const KafkaSinkSettings& settings_;
     TopicSelector selector_;
-    std::vector<std::unique_ptr<Producer>> producers_;
-    std::vector<SlotState> slot_state_;
-    std::map<std::uint64_t, std::size_t> prepared_;  // checkpoint → slot awaiting commit
-    std::size_t active_ = 0;
+    Transactions* txn_;
+    std::unique_ptr<Producer> own_producer_;  // at-least-once and none
+    std::vector<Producer*> producers_;        // exactly-once: the sink's, by transaction slot
+    std::size_t active_ = 0;                  // index in producers_
+    std::uint64_t epoch_ = 0;                 // barriers seen (exactly-once)
     std::unordered_map<TableId, TableState> tables_;
     TableId last_id_;
     TableState* last_ = nullptr;
     std::string key_, value_;
     metrics::ConnectorMetrics metrics_;
-    std::uint64_t reported_delivered_ = 0, reported_failed_ = 0;
+    DeliveryCounts own_reported_;
+    DeliveryCounts* reported_ = &own_reported_;  // the counts of producers_ already reported
 };
 
 }  // namespace
@@ -303,8 +306,13 @@ KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics)
         spdlog::warn("kafka sink: properties.{} has no effect (cdcd writes bytes itself)", key);
 }
 
-std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int) {
-    return std::make_unique<KafkaWriter>(settings_, index, metrics_);
+KafkaSink::~KafkaSink() = default;
+
+std::unique_ptr<SinkWriter> KafkaSink::create_writer(int, int parallelism) {
+    if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && !transactions_)
+        transactions_ = std::make_unique<Transactions>(settings_, producer_settings(settings_),
+                                                       static_cast<std::size_t>(parallelism));
+    return std::make_unique<KafkaWriter>(settings_, transactions_.get(), metrics_);
 }
 
 }  // namespace cdcd::kafka

@@ -7,17 +7,16 @@
 //   at-least-once  each checkpoint's flush waits for every delivery report; any delivery error
 //                  fails the pipeline (records are never dropped). A restart replays from the
 //                  last checkpoint, so records after it may be written twice.
-//   exactly-once   writer i of pipeline P owns transactional ids `cdcd-P-i-0`, `cdcd-P-i-1`,
-//                  `cdcd-P-i-2` (a small pool, because checkpoint N's transaction waits for its
-//                  commit while N+1's records are already being written). Records between two
-//                  barriers go into one transaction, flushed at the barrier and committed in
+//   exactly-once   one Kafka transaction per checkpoint for the whole sink (its writers share
+//                  the transactional ids `cdcd-P-0-0`..`cdcd-P-0-2`, a small pool because
+//                  checkpoint N's transaction waits for its commit while N+1's records are
+//                  already being written), flushed at the barrier with a commit marker (a
+//                  transactional offset commit of group `cdcd-eos-P`) and committed in
 //                  notify_checkpoint_complete. On start every id is initialised, which fences a
-//                  previous (crashed) cdcd and aborts its open transactions, so uncommitted
-//                  records are never visible to read_committed consumers and the replay from the
-//                  checkpoint writes them once. Window: a crash after a checkpoint is durable but
-//                  before its commit reaches the broker aborts that checkpoint's records
-//                  (librdkafka cannot resume another producer's transaction, unlike Flink's
-//                  recommit).
+//                  previous (crashed) cdcd and completes or aborts its transactions; the markers
+//                  then tell which of the transactions pending at the restored checkpoint
+//                  committed, and the pipeline resumes from the checkpoint before the first one
+//                  that did not, so its records are written again, once (see transactions.h).
 #include <memory>
 
 #include "pipeline/connector/sink.h"
@@ -26,12 +25,15 @@
 
 namespace cdcd::kafka {
 
+class Transactions;
+
 class KafkaSink final : public Sink {
   public:
     /// `metrics` receives records_out (acknowledged records), bytes_out and errors (failed
     /// deliveries and produce calls).
     explicit KafkaSink(KafkaSinkSettings settings,
                        metrics::Registry& metrics = metrics::Registry::detached());
+    ~KafkaSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
@@ -39,6 +41,7 @@ class KafkaSink final : public Sink {
     KafkaSinkSettings settings_;
     metrics::Registry& metrics_;
     std::unique_ptr<MetadataApplier> applier_;
+    std::unique_ptr<Transactions> transactions_;  // exactly-once, shared by the writers
 };
 
 }  // namespace cdcd::kafka

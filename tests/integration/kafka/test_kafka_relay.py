@@ -1,5 +1,4 @@
 # Kafka → cdcd → Kafka: the spec's relay example, crash recovery (kill -9), broker restarts.
-import pytest
 import random
 import re
 import time
@@ -82,46 +81,88 @@ def _ids(records):
     return out
 
 
-def _crash_relay(kafka_broker, cdcd, guarantee, isolation):
+def _wal_size(state_dir):
+    """Bytes in the RocksDB write-ahead logs of a state directory: each checkpoint is one synced
+    write to them, so a change means that a checkpoint has just become durable."""
+    total = 0
+    for f in state_dir.glob("*.log"):
+        try:
+            total += f.stat().st_size
+        except FileNotFoundError:
+            pass  # a log RocksDB just retired
+    return total
+
+
+def _kill_after_checkpoints(c, count, timeout=30):
+    """Kills the daemon -9 as soon as `count` more checkpoints are durable: right in the window
+    between a checkpoint and the sink's commit that follows it. False when the daemon ended first."""
+    seen = _wal_size(c.state)
+    deadline = time.time() + timeout
+    while count > 0 and time.time() < deadline:
+        if c.proc.poll() is not None:
+            return False
+        size = _wal_size(c.state)
+        if size != seen:
+            seen = size
+            count -= 1
+        else:
+            time.sleep(0.0005)
+    if c.proc.poll() is not None:
+        return False
+    c.kill9()
+    return True
+
+
+def _crash_relay(kafka_broker, cdcd, guarantee, isolation, interval="300ms", kill=None):
     n = 200_000
     src = _load(kafka_broker, n)
     dst = unique("crash_out")
     kafka_broker.create_topic(dst, partitions=2)
     yaml = relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
-                      sink=f"  topic: {dst}\n  sink.delivery-guarantee: {guarantee}", interval="300ms",
+                      sink=f"  topic: {dst}\n  sink.delivery-guarantee: {guarantee}", interval=interval,
                       name=unique("crash"))
     rng = random.Random(7)
     c = cdcd(yaml)
     kills = 0
     while kills < 10:
         c.start()
-        time.sleep(rng.uniform(0.15, 0.6))
-        if c.proc.poll() is not None:
-            break  # finished before the kill
-        c.kill9()
+        if kill:
+            if not kill(c, rng):
+                break  # finished before the kill
+        else:
+            time.sleep(rng.uniform(0.15, 0.6))
+            if c.proc.poll() is not None:
+                break  # finished before the kill
+            c.kill9()
         kills += 1
     c.start()
     assert c.proc.wait(300) == 0, c.log_text()[-3000:]
     ids = _ids(kafka_broker.consume_all(dst, isolation=isolation, timeout=60))
     assert set(ids) == set(range(n)), f"missing {len(set(range(n)) - set(ids))} after {kills} kills"
-    return ids, kills
+    return ids, kills, c
 
 
 def test_kill_9_ten_times_at_least_once(kafka_broker, cdcd):
-    ids, kills = _crash_relay(kafka_broker, cdcd, "at-least-once", "read_uncommitted")
+    ids, kills, _ = _crash_relay(kafka_broker, cdcd, "at-least-once", "read_uncommitted")
     assert kills >= 3
 
 
-# Known gap (sinks/kafka/kafka_sink.h): a kill between a checkpoint becoming durable and its
-# transaction's commit reaching Kafka loses that checkpoint's records, because librdkafka cannot
-# resume another producer's transaction as Flink recommits it. Most runs pass; some lose one
-# checkpoint's worth. Not strict, so the test still passes when the window is not hit.
-@pytest.mark.xfail(strict=False, reason="exactly-once loses a checkpoint when killed between the "
-                   "checkpoint and its transaction commit (documented gap, issue #3)")
 def test_kill_9_ten_times_exactly_once(kafka_broker, cdcd):
-    ids, kills = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed")
+    ids, kills, _ = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed")
     assert kills >= 3
     assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
+
+
+def test_kill_9_right_after_checkpoints_exactly_once(kafka_broker, cdcd):
+    # Each kill lands just after a checkpoint became durable, before (or while) its transaction
+    # commits: the restart finds that transaction aborted and resumes from the checkpoint before.
+    ids, kills, c = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed", interval="100ms",
+                                 kill=lambda c, rng: _kill_after_checkpoints(c, rng.randint(2, 4)))
+    assert kills >= 3
+    assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
+    log = c.log_text()
+    print(f"{kills} kills; resumed from an older checkpoint {log.count('resuming from')} times; "
+          f"{log.count('were committed')} restarts found their pending transactions committed")
 
 
 def test_broker_restart_mid_run_loses_nothing(kafka_broker, cdcd):
