@@ -81,8 +81,12 @@ config::ConnectorOptionsSpec kafka_sink_options() {
             .desc(
                 "none: fire and forget; at-least-once: every record acknowledged at each "
                 "checkpoint; "
-                "exactly-once: one Kafka transaction per checkpoint, committed when the checkpoint "
-                "is durable (read with isolation.level=read_committed)."));
+                "exactly-once: one Kafka transaction per checkpoint for the whole sink, committed "
+                "when the checkpoint is durable; a commit a crash prevented is detected at the "
+                "next "
+                "start (commit marker: group cdcd-eos-<pipeline>) and the records are written "
+                "again "
+                "(read with isolation.level=read_committed)."));
     o.push_back(OptionSpec::boolean("debezium-json.include-schema.enabled")
                     .default_("false")
                     .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}."));
