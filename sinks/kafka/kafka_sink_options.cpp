@@ -78,15 +78,11 @@ config::ConnectorOptionsSpec kafka_sink_options() {
     o.push_back(
         OptionSpec::enum_of("sink.delivery-guarantee", {"none", "at-least-once", "exactly-once"})
             .default_("at-least-once")
-            .desc(
-                "none: fire and forget; at-least-once: every record acknowledged at each "
-                "checkpoint; "
-                "exactly-once: one Kafka transaction per checkpoint for the whole sink, committed "
-                "when the checkpoint is durable; a commit a crash prevented is detected at the "
-                "next "
-                "start (commit marker: group cdcd-eos-<pipeline>) and the records are written "
-                "again "
-                "(read with isolation.level=read_committed)."));
+            .desc("none: fire and forget; at-least-once: every record acknowledged at each "
+                  "checkpoint; exactly-once: one Kafka transaction per checkpoint for the whole "
+                  "sink, committed when the checkpoint is durable; a commit a crash prevented is "
+                  "detected at the next start (commit marker: group cdcd-eos-<pipeline>) and the "
+                  "records are written again (read with isolation.level=read_committed)."));
     o.push_back(OptionSpec::boolean("debezium-json.include-schema.enabled")
                     .default_("false")
                     .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}."));
