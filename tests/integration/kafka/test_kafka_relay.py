@@ -3,6 +3,8 @@ import random
 import re
 import time
 
+from confluent_kafka import KafkaException, TopicPartition
+
 from conftest import unique, wait_for
 
 ID = re.compile(rb'"after":\{"id":(\d+)')
@@ -93,11 +95,20 @@ def _wal_size(state_dir):
     return total
 
 
-def _kill_after_checkpoints(c, count, timeout=30):
-    """Kills the daemon -9 as soon as `count` more checkpoints are durable: right in the window
-    between a checkpoint and the sink's commit that follows it. False when the daemon ended first."""
-    seen = _wal_size(c.state)
+def _kill_after_checkpoints(c, count, written, timeout=60):
+    """Kills the daemon -9 as soon as `count` checkpoints holding records of this run are durable:
+    right in the window between a checkpoint and the sink's commit that follows it. `written()`
+    counts the records in the output topic, committed or not (None: unknown for now). False when the
+    daemon ended first."""
     deadline = time.time() + timeout
+    before = None
+    while before is None and time.time() < deadline:
+        before = written()
+    while written() in (before, None):  # this run writes records: its next checkpoints hold some
+        if c.proc.poll() is not None or time.time() > deadline:
+            return False
+        time.sleep(0.005)
+    seen = _wal_size(c.state)
     while count > 0 and time.time() < deadline:
         if c.proc.poll() is not None:
             return False
@@ -127,7 +138,7 @@ def _crash_relay(kafka_broker, cdcd, guarantee, isolation, interval="300ms", kil
     while kills < 10:
         c.start()
         if kill:
-            if not kill(c, rng):
+            if not kill(c, rng, dst):
                 break  # finished before the kill
         else:
             time.sleep(rng.uniform(0.15, 0.6))
@@ -154,10 +165,24 @@ def test_kill_9_ten_times_exactly_once(kafka_broker, cdcd):
 
 
 def test_kill_9_right_after_checkpoints_exactly_once(kafka_broker, cdcd):
-    # Each kill lands just after a checkpoint became durable, before (or while) its transaction
-    # commits: the restart finds that transaction aborted and resumes from the checkpoint before.
-    ids, kills, c = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed", interval="100ms",
-                                 kill=lambda c, rng: _kill_after_checkpoints(c, rng.randint(2, 4)))
+    # Each kill lands just after a checkpoint holding records became durable, before (or while)
+    # its transaction commits: the restart finds that transaction aborted and resumes from the
+    # checkpoint before it.
+    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
+
+    def kill(c, rng, dst):
+        def written():  # None while the broker cannot tell (a transient error)
+            try:
+                return sum(watermarks.get_watermark_offsets(TopicPartition(dst, p), timeout=10)[1] for p in (0, 1))
+            except KafkaException:
+                return None
+        return _kill_after_checkpoints(c, rng.randint(1, 2), written)
+
+    try:
+        ids, kills, c = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed", interval="100ms",
+                                     kill=kill)
+    finally:
+        watermarks.close()
     assert kills >= 3
     assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
     log = c.log_text()
