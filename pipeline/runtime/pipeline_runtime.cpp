@@ -665,7 +665,12 @@ struct PipelineRuntime::Impl {
                 start(error);
             });
         });
-        io.run();
+        try {
+            io.run();
+        } catch (...) {
+            restorer.join();  // a handler threw: the restore ends (its post() is never run)
+            throw;
+        }
         restorer.join();
         return first_error ? 1 : 0;
     }
