@@ -49,7 +49,9 @@ constexpr std::size_t kChannelCapacity = 4;
 
 // Spare row buffers handed to the transform thread: for rows up to this size, at most this many.
 constexpr std::size_t kMaxSpareRowBytes = 1024;
-constexpr std::size_t kMaxSpareRows = 4096;
+constexpr std::size_t kMaxSpareRows = 8192;
+// Batches handed to the transform thread at once, when that many are waiting (fewer wake-ups).
+constexpr std::size_t kTransformGather = kChannelCapacity;
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -311,29 +313,53 @@ struct PipelineRuntime::Impl {
     // ---- processing ------------------------------------------------------------------------
     awaitable<void> processor_task() {
         EventBatch out;
-        // With a transform, batch N+1 is transformed on the transform thread while the loop thread
-        // routes batch N (`routable`), whenever the next batch is already waiting in the channel.
+        // With a transform, the batches already waiting in the channel (up to kTransformGather) go
+        // to the transform thread together, one hand-off for all, and are transformed while the
+        // loop thread routes the previous ones (`routable`), whenever more input is waiting.
+        std::vector<EventBatch> inputs;
         EventBatch transformed, routable;
         bool have_routable = false;
+        std::optional<StreamElement> held;  // a barrier or the end met while gathering batches
         while (true) {
-            auto [ec, element] =
-                co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
-            if (ec) co_return;
-            --queued[0];
+            StreamElement element;
+            if (held) {
+                element = std::move(*held);
+                held.reset();
+            } else {
+                auto [ec, received] =
+                    co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+                if (ec) co_return;
+                --queued[0];
+                element = std::move(received);
+            }
             if (auto* batch = std::get_if<EventBatch>(&element)) {
                 if (!transform) {
                     co_await route(*batch, out);
                     continue;
                 }
+                inputs.clear();
+                inputs.push_back(std::move(*batch));
+                while (inputs.size() < kTransformGather && !held) {
+                    bool got = source_channel.try_receive(
+                        [&](boost::system::error_code ec, StreamElement next) {
+                            if (ec) return;
+                            --queued[0];
+                            if (auto* b = std::get_if<EventBatch>(&next))
+                                inputs.push_back(std::move(*b));
+                            else
+                                held = std::move(next);
+                        });
+                    if (!got) break;
+                }
                 transformed.clear();
                 if (have_routable) {
-                    co_await transform_and_route(*batch, transformed, routable, out);
+                    co_await transform_and_route(inputs, transformed, routable, out);
                     have_routable = false;
                 } else {
-                    co_await transform_batch(*batch, transformed);
+                    co_await transform_batches(inputs, transformed);
                 }
-                if (source_channel.ready()) {
-                    routable.swap(transformed);  // routed while the next batch is transformed
+                if (held || source_channel.ready()) {
+                    routable.swap(transformed);  // routed while the next batches are transformed
                     have_routable = true;
                 } else {
                     co_await route(transformed, out);
@@ -365,30 +391,30 @@ struct PipelineRuntime::Impl {
         co_await dispatch(out);
     }
 
-    /// Runs the transform of one batch on its own thread while the loop thread runs the source and
-    /// the writers. The processor awaits each batch, so batches stay in order and the operator is
-    /// idle whenever the processor takes its snapshot at a barrier.
-    awaitable<void> transform_batch(EventBatch& in, EventBatch& out) {
+    /// Runs the transform of batches on its own thread while the loop thread runs the source and
+    /// the writers. The processor awaits them, so batches stay in order and the operator is idle
+    /// whenever the processor takes its snapshot at a barrier.
+    awaitable<void> transform_batches(std::vector<EventBatch>& in, EventBatch& out) {
         prepare_row_buffers(in);
         co_await asio::co_spawn(
             *transform_thread,
             [&]() -> awaitable<void> {
-                transform->process(in, out, &row_buffers);
+                for (auto& batch : in) transform->process(batch, out, &row_buffers);
                 co_return;
             },
             use_awaitable);
         recycle_row_buffers();
     }
 
-    /// transform_batch(in, out) on the transform thread and route(routable) on the loop thread,
+    /// transform_batches(in, out) on the transform thread and route(routable) on the loop thread,
     /// at the same time; the first error of either is rethrown once both are done.
-    awaitable<void> transform_and_route(EventBatch& in, EventBatch& out, EventBatch& routable,
-                                        EventBatch& routed) {
+    awaitable<void> transform_and_route(std::vector<EventBatch>& in, EventBatch& out,
+                                        EventBatch& routable, EventBatch& routed) {
         prepare_row_buffers(in);
         auto transform_op = asio::co_spawn(
             *transform_thread,
             [&]() -> awaitable<void> {
-                transform->process(in, out, &row_buffers);
+                for (auto& batch : in) transform->process(batch, out, &row_buffers);
                 co_return;
             },
             asio::deferred);
@@ -410,7 +436,7 @@ struct PipelineRuntime::Impl {
     // large enough.
     // Rows the writers are done with are spares too (harvested_rows, kept apart while the
     // transform thread takes from row_buffers.spare).
-    void prepare_row_buffers(const EventBatch& in) {
+    void prepare_row_buffers(const std::vector<EventBatch>& in) {
         std::size_t size = spare_row_size;
         auto& spare = row_buffers.spare;
         if (size == 0 || size > kMaxSpareRowBytes) {
@@ -418,9 +444,11 @@ struct PipelineRuntime::Impl {
             return;
         }
         std::size_t images = 0;
-        for (const Event& e : in) {
-            if (const auto* d = std::get_if<DataChangeEvent>(&e))
-                images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
+        for (const EventBatch& batch : in) {
+            for (const Event& e : batch) {
+                if (const auto* d = std::get_if<DataChangeEvent>(&e))
+                    images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
+            }
         }
         std::erase_if(spare, [&](const std::string& s) { return s.capacity() < size; });
         while (spare.size() < images && !harvested_rows.empty()) {
