@@ -56,13 +56,17 @@ inline std::function<void(const net::HttpObservation&)> http_observer(ConnectorM
 
 /// Counts what net::send_with_retry does with `policy` on `metrics`: each retry
 /// (cdcd_retries_total), each response classified as a failure (cdcd_errors_total; transport
-/// failures are counted by http_observer), and, when `limiter` is not empty, each wait for the
-/// rate limiter passed to send_with_retry (cdcd_rate_limiter_wait_seconds{limiter}; waits of
-/// zero are not observed).
+/// failures are counted by http_observer) unless `expected` says the connector handles it as a
+/// normal answer (e.g. a 404 telling that a collection does not exist yet), and, when `limiter`
+/// is not empty, each wait for the rate limiter passed to send_with_retry
+/// (cdcd_rate_limiter_wait_seconds{limiter}; waits of zero are not observed).
 inline void observe_retries(net::RetryPolicy& policy, ConnectorMetrics& metrics,
-                            std::string limiter = {}) {
+                            std::string limiter = {},
+                            std::function<bool(const net::HttpResponse&)> expected = nullptr) {
     policy.on_retry = [&metrics] { metrics.retries.inc(); };
-    policy.on_failure = [&metrics](const net::HttpResponse&) { metrics.errors.inc(); };
+    policy.on_failure = [&metrics, expected = std::move(expected)](const net::HttpResponse& r) {
+        if (!expected || !expected(r)) metrics.errors.inc();
+    };
     if (limiter.empty()) {
         policy.on_limiter_wait = nullptr;
     } else {

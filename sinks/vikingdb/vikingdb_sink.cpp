@@ -1,6 +1,7 @@
 #include "sinks/vikingdb/vikingdb_sink.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "pipeline/metrics/http_observer.h"
@@ -20,12 +21,14 @@ net::HttpClientOptions client_options(const VikingdbSettings& s,
     return o;
 }
 
-net::RetryPolicy retry_policy(const VikingdbSettings& s, metrics::ConnectorMetrics& metrics) {
+/// `expected`: answers the caller handles, not counted as errors.
+net::RetryPolicy retry_policy(const VikingdbSettings& s, metrics::ConnectorMetrics& metrics,
+                              std::function<bool(const net::HttpResponse&)> expected = nullptr) {
     net::RetryPolicy p;
     p.max_retries = s.max_retries;
     p.initial_backoff = std::chrono::milliseconds(200);
     p.max_backoff = std::chrono::milliseconds(10'000);
-    metrics::observe_retries(p, metrics);
+    metrics::observe_retries(p, metrics, {}, std::move(expected));
     return p;
 }
 
@@ -49,7 +52,10 @@ VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& i
     Endpoint data{settings_.data_scheme, settings_.data_host};
     control_ = std::make_unique<ControlPlaneClient>(
         http_, auth_, control, settings_.connect_timeout + settings_.read_timeout,
-        retry_policy(settings_, metrics_));
+        // A 404 from the control plane is how the catalog learns that a collection does not
+        // exist (yet): an answer, not an error.
+        retry_policy(settings_, metrics_,
+                     [](const net::HttpResponse& r) { return r.status == 404; }));
     WriteOptions wo;
     wo.ttl_seconds = settings_.ttl_seconds;
     wo.async_upsert = settings_.async_upsert;

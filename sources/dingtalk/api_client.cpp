@@ -112,6 +112,12 @@ simdjson::dom::element parse_ok(simdjson::dom::parser& parser, const std::string
 
 namespace {
 
+/// A document or node that no longer exists: the reader handles it (a delete), not an error.
+bool not_found_answer(const net::HttpResponse& r) {
+    ErrorBody e = parse_error(r.body);
+    return classify_error(r.status, e.code, e.message) == ErrorClass::NotFound;
+}
+
 net::RetryPolicy retry_policy(const DingTalkOptions& options, std::function<bool()> cancelled,
                               metrics::ConnectorMetrics& metrics) {
     net::RetryPolicy policy;
@@ -120,7 +126,7 @@ net::RetryPolicy retry_policy(const DingTalkOptions& options, std::function<bool
     policy.max_backoff = std::chrono::milliseconds(30'000);
     policy.retry_after_cap = options.retry_after_max_delay;
     policy.cancelled = std::move(cancelled);
-    metrics::observe_retries(policy, metrics);
+    metrics::observe_retries(policy, metrics, {}, not_found_answer);
     return policy;
 }
 
@@ -174,7 +180,7 @@ boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
         };
         net::RetryResult result;
         net::RetryPolicy policy = policy_;  // with this call's limiter named in the metrics
-        metrics::observe_retries(policy, metrics_, limiter_label);
+        metrics::observe_retries(policy, metrics_, limiter_label, not_found_answer);
         try {
             result = co_await net::send_with_retry(http_, make, classify, policy, &limiter);
         } catch (const net::HttpError& e) {

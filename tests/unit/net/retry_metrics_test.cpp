@@ -93,3 +93,29 @@ TEST_CASE("acquire reports how long it waited") {
     CHECK(second >= 90ms);
     CHECK(second < 500ms);
 }
+
+TEST_CASE("answers the connector expects are requests, not errors") {
+    boost::asio::io_context io;
+    LoopbackServer server(io, [](const SeenRequest& r) {
+        return Reply{.status = r.target.starts_with("/missing") ? 404 : 400};
+    });
+    metrics::Registry registry(metrics::Labels{{"pipeline", "p"}});
+    metrics::ConnectorMetrics m(registry, metrics::Role::Sink, "test");
+    HttpClientOptions options;
+    options.observer = metrics::http_observer(m);
+    HttpClient client(io, options);
+    RetryPolicy policy{.max_retries = 2, .initial_backoff = 1ms};
+    metrics::observe_retries(policy, m, {}, [](const HttpResponse& r) { return r.status == 404; });
+    test::run(io, [&]() -> boost::asio::awaitable<void> {
+        co_await send_with_retry(
+            client, [&] { return HttpRequest{.url = server.url("/missing/1"), .endpoint = "Get"}; },
+            by_status, policy);
+        co_await send_with_retry(
+            client, [&] { return HttpRequest{.url = server.url("/bad"), .endpoint = "Put"}; },
+            by_status, policy);
+    });
+    CHECK(m.requests("Get", 404).value() == 1);
+    CHECK(m.requests("Put", 400).value() == 1);
+    CHECK(m.errors.value() == 1);  // the 400 only
+    CHECK(m.retries.value() == 0);
+}
