@@ -188,6 +188,23 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
             return true;
         }
         case TypeRoot::Decimal: {
+            if (v.kind == ValueKind::Decimal && v.precision <= 18 && t.scale() >= v.scale &&
+                t.scale() - v.scale + v.precision <= 18) {
+                // A plain literal (classify_number: no exponent) of at most 18 digits: its digits
+                // are the unscaled value at the literal's scale; pad it to the column's scale.
+                std::int64_t unscaled = 0;
+                bool negative = false;
+                for (char c : v.text) {
+                    if (digit(c)) {
+                        unscaled = unscaled * 10 + (c - '0');
+                    } else if (c == '-') {
+                        negative = true;
+                    }
+                }
+                for (int k = v.scale; k < t.scale(); ++k) unscaled *= 10;
+                row.set_decimal(i, Decimal{negative ? -unscaled : unscaled});
+                return true;
+            }
             Decimal d;
             if (!Decimal::parse(v.text, t.scale(), d)) return false;
             row.set_decimal(i, d);

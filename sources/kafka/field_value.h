@@ -32,6 +32,9 @@ struct FieldValue {
     std::int32_t nanos_of_milli = 0;  // Timestamp*: as parsed by classify_string
     std::string_view text;            // string contents, number literal, or raw JSON
     std::uint8_t precision = 0, scale = 0;  // Decimal; Timestamp* precision in `precision`
+    // The field's column in its table's schema, found by SchemaInference::evolve for build
+    // (columns keep their positions when a schema evolves); -1 unknown.
+    mutable int column = -1;
 };
 
 using Image = std::vector<FieldValue>;

@@ -57,6 +57,7 @@ void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images
         for (std::size_t k = 0; k < image->size(); ++k) {
             const FieldValue& v = (*image)[k];
             int idx = t.find(v.name, k);
+            v.column = idx;
             if (idx < 0) {
                 if (Column* c = pending_add(v.name)) {
                     if (!fits(v, c->type)) c->type = least_common_type(c->type, inferred_type(v));
@@ -120,7 +121,7 @@ std::optional<Row> SchemaInference::build(TableId id, const Image& image, std::s
     RowBuilder row(cols.size(), hint);
     for (std::size_t k = 0; k < image.size(); ++k) {
         const FieldValue& v = image[k];
-        int idx = t.find(v.name, k);
+        int idx = v.column >= 0 ? v.column : t.find(v.name, k);
         if (idx < 0) continue;  // cannot happen after evolve()
         const auto& col = cols[static_cast<std::size_t>(idx)];
         if (!store(row, static_cast<std::size_t>(idx), v, col.type)) {
