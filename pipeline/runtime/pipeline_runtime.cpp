@@ -649,14 +649,14 @@ struct PipelineRuntime::Impl {
     }
 
     void fail(std::exception_ptr error) {
-        if (!first_error) first_error = error;
+        if (!first_error) first_error = std::move(error);
         stopping = true;
         set_phase(RuntimePhase::Stopped);
         io.stop();
     }
 
-    std::function<void(std::exception_ptr)> on_exit(std::string task) {
-        return [this, task](std::exception_ptr e) {
+    std::function<void(std::exception_ptr)> on_exit(const std::string& task) {
+        return [this, task](const std::exception_ptr& e) {
             if (!e) return;
             try {
                 std::rethrow_exception(e);

@@ -143,13 +143,10 @@ __int128 to_decimal(const Datum& d, const DataType& from, const DataType& to, bo
 Timestamp truncate_ts(Timestamp t, int precision) {
     if (precision >= 9) return t;
     if (precision >= 3) {
-        std::int32_t unit = 1;
-        for (int k = precision; k < 9 - 3 + 3 && k < 6; ++k) unit *= 10;
         // nanos_of_milli holds digits 4..9 of the fraction.
         std::int32_t keep = 1;
         for (int k = 0; k < 9 - precision; ++k) keep *= 10;
         t.nanos_of_milli -= t.nanos_of_milli % keep;
-        (void)unit;
         return t;
     }
     std::int64_t keep = 1;
@@ -254,9 +251,7 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
         }
         case TypeRoot::TimestampLtz: {
             Timestamp t;
-            if (from.root() == TypeRoot::TimestampLtz)
-                t = d.ts();
-            else if (from.root() == TypeRoot::TimestampTz)
+            if (from.root() == TypeRoot::TimestampLtz || from.root() == TypeRoot::TimestampTz)
                 t = d.ts();
             else if (from.root() == TypeRoot::Timestamp || from.root() == TypeRoot::Date ||
                      is_text(from)) {
@@ -304,7 +299,6 @@ bool castable(const DataType& from, const DataType& to) {
         case TypeRoot::Varbinary:
             return is_text(from) || from.is_binary();
         case TypeRoot::Boolean:
-            return from.is_numeric() || is_text(from) || from.root() == TypeRoot::Boolean;
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:
         case TypeRoot::Int:

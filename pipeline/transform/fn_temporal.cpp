@@ -60,7 +60,7 @@ Datum eval_now(const Node& n, EvalContext& c) {
             return Datum::of_long(floor_div(to_local(c.now(), zone_of(c)), kMillisPerDay));
     }
 }
-NodePtr build_now(CallSite& c, int kind, DataType t) {
+NodePtr build_now(CallSite& c, int kind, const DataType& t) {
     c.arity(0, 0);
     auto n = make_node(eval_now, t.not_null(), {});
     n->param = kind;
@@ -540,7 +540,7 @@ Datum eval_parse(const Node& n, EvalContext& c) {
             return Datum::of_long(floor_div(from_local(ts->millis, zone_of(c)), 1000));
     }
 }
-NodePtr build_parse(CallSite& c, int kind, DataType t, const char* default_pattern) {
+NodePtr build_parse(CallSite& c, int kind, const DataType& t, const char* default_pattern) {
     c.arity(1, 2);
     if (kind == 0 && c.args.size() == 1 && is_time_input(c.type(0))) {
         bool nullable = c.type(0).nullable();

@@ -78,7 +78,7 @@ void prefetch_rows(const Event& ev) {
 }  // namespace
 
 std::unique_ptr<TransformOperator> TransformOperator::create(
-    const std::vector<config::TransformDef>& rules, std::string local_time_zone,
+    const std::vector<config::TransformDef>& rules, const std::string& local_time_zone,
     config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata) {
     auto op = std::unique_ptr<TransformOperator>(new TransformOperator());
     op->source_metadata_ = std::move(source_metadata);

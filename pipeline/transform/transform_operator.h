@@ -28,7 +28,7 @@ class TransformOperator {
     // Parses every rule (syntax errors, bad selectors, unknown converter → diags with the YAML
     // line:column of the projection/filter plus the column inside the expression).
     static std::unique_ptr<TransformOperator> create(
-        const std::vector<config::TransformDef>& rules, std::string local_time_zone,
+        const std::vector<config::TransformDef>& rules, const std::string& local_time_zone,
         config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {});
     /// Row memory exchanged with a caller that runs the operator on a thread of its own, so that
     /// rows are allocated and freed on the caller's thread (freeing memory another thread

@@ -14,7 +14,7 @@ namespace cdcd::values {
 
 namespace asio = boost::asio;
 
-StdoutWriter::StdoutWriter(asio::any_io_executor executor) : turn_(executor, 1) {
+StdoutWriter::StdoutWriter(const asio::any_io_executor& executor) : turn_(executor, 1) {
     struct stat st {};
     if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) {
         int fd = ::dup(STDOUT_FILENO);

@@ -13,7 +13,7 @@ namespace cdcd::values {
 
 class StdoutWriter {
   public:
-    explicit StdoutWriter(boost::asio::any_io_executor executor);
+    explicit StdoutWriter(const boost::asio::any_io_executor& executor);
     ~StdoutWriter();
     /// Writes all of `data`; returns once it has been handed to the kernel.
     boost::asio::awaitable<void> write(std::string data);

@@ -153,7 +153,7 @@ std::size_t MaterializedTables::total_rows() const {
     return n;
 }
 
-ValuesSink::ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor,
+ValuesSink::ValuesSink(ValuesSinkSettings settings, const boost::asio::any_io_executor& executor,
                        metrics::Registry& registry)
     : settings_(settings),
       applier_(std::make_unique<ValuesApplier>(settings.error_on_schema_change)),

@@ -38,7 +38,7 @@ class StdoutWriter;
 class ValuesSink final : public Sink {
   public:
     /// Counts records_out (events handled) and bytes_out (bytes printed) on `registry`.
-    ValuesSink(ValuesSinkSettings settings, boost::asio::any_io_executor executor,
+    ValuesSink(ValuesSinkSettings settings, const boost::asio::any_io_executor& executor,
                metrics::Registry& registry = metrics::Registry::detached());
     ~ValuesSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;

@@ -15,9 +15,7 @@ bool adoptable(const FieldMapping& f, VType existing) {
         case VType::Text:
         case VType::Image:
         case VType::GeoPoint:
-            return t.is_character();
         case VType::Video:
-            return t.is_character();
         case VType::DateTime:
             return t.is_character();
         case VType::String:

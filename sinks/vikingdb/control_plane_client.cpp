@@ -34,8 +34,8 @@ bool is_not_found(const std::string& code) {
 
 }  // namespace
 
-ApiError::ApiError(std::string what, int status, std::string code, std::string message)
-    : std::runtime_error(std::move(what)),
+ApiError::ApiError(const std::string& what, int status, std::string code, std::string message)
+    : std::runtime_error(what),
       status_(status),
       code_(std::move(code)),
       message_(std::move(message)) {}

@@ -17,7 +17,7 @@ namespace cdcd::vikingdb {
 /// A failed VikingDB call: HTTP status, the server's error code and message.
 class ApiError : public std::runtime_error {
   public:
-    ApiError(std::string what, int status, std::string code, std::string message);
+    ApiError(const std::string& what, int status, std::string code, std::string message);
     int status() const { return status_; }
     const std::string& code() const { return code_; }
     const std::string& server_message() const { return message_; }

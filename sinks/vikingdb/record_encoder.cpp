@@ -75,7 +75,7 @@ std::string rfc3339(std::int64_t local_millis, int offset_seconds) {
 }
 
 RecordEncoder::RecordEncoder(TableId table, CollectionSpec spec, TimeZone zone)
-    : table_(std::move(table)), spec_(std::move(spec)), zone_(std::move(zone)) {}
+    : table_(table), spec_(std::move(spec)), zone_(std::move(zone)) {}
 
 std::string RecordEncoder::key_json(RowView row) const {
     const FieldMapping& pk = spec_.pk();

@@ -97,7 +97,7 @@ asio::awaitable<void> ticker(std::shared_ptr<VikingdbWriter::State> s,
 VikingdbWriter::VikingdbWriter(const VikingdbSettings& settings,
                                std::shared_ptr<CollectionCatalog> catalog,
                                std::shared_ptr<DataPlaneClient> data,
-                               asio::any_io_executor executor, int index, int parallelism)
+                               const asio::any_io_executor& executor, int index, int parallelism)
     : settings_(settings),
       catalog_(std::move(catalog)),
       index_(index),

@@ -18,8 +18,8 @@ namespace cdcd::vikingdb {
 class VikingdbWriter final : public SinkWriter {
   public:
     VikingdbWriter(const VikingdbSettings& settings, std::shared_ptr<CollectionCatalog> catalog,
-                   std::shared_ptr<DataPlaneClient> data, boost::asio::any_io_executor executor,
-                   int index, int parallelism);
+                   std::shared_ptr<DataPlaneClient> data,
+                   const boost::asio::any_io_executor& executor, int index, int parallelism);
     ~VikingdbWriter() override;
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override;

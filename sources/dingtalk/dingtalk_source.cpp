@@ -133,10 +133,10 @@ boost::asio::awaitable<void> DingTalkSource::emit(SourceOutput& output, EventBat
     co_await output.emit(std::move(events));
 }
 
-void DingTalkSource::spawn_split(boost::asio::any_io_executor executor, SourceOutput& output,
+void DingTalkSource::spawn_split(const boost::asio::any_io_executor& executor, SourceOutput& output,
                                  const std::string& id) {
     ++running_splits_;
-    boost::asio::co_spawn(executor, run_split(output, id), [this](std::exception_ptr e) {
+    boost::asio::co_spawn(executor, run_split(output, id), [this](const std::exception_ptr& e) {
         --running_splits_;
         if (e && !failure_) failure_ = e;
     });

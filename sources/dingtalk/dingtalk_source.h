@@ -45,7 +45,7 @@ class DingTalkSource final : public Source {
                                          bool snapshot);
     boost::asio::awaitable<void> emit(SourceOutput& output, EventBatch events);
     boost::asio::awaitable<void> wait_splits(SourceOutput& output);
-    void spawn_split(boost::asio::any_io_executor executor, SourceOutput& output,
+    void spawn_split(const boost::asio::any_io_executor& executor, SourceOutput& output,
                      const std::string& id);
     Row document_row(const std::string& workspace_id, const DocRef& doc,
                      const FetchedDocument& fetched) const;

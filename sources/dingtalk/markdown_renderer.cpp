@@ -14,7 +14,6 @@ namespace {
 
 using simdjson::dom::array;
 using simdjson::dom::element;
-using simdjson::dom::object;
 
 std::string_view get_str(element e, std::string_view key) {
     std::string_view v;

@@ -1,5 +1,6 @@
 #include "sources/dingtalk/model.h"
 
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 
@@ -32,7 +33,7 @@ std::int64_t parse_iso8601_ms(std::string_view text) {
     tm.tm_hour = h;
     tm.tm_min = mi;
     std::int64_t epoch = timegm(&tm);
-    return (epoch - offset_s) * 1000 + static_cast<std::int64_t>(seconds * 1000 + 0.5);
+    return (epoch - offset_s) * 1000 + std::llround(seconds * 1000);
 }
 
 }  // namespace cdcd::dingtalk

@@ -10,7 +10,6 @@ namespace cdcd::oss {
 namespace {
 
 using simdjson::dom::element;
-using simdjson::dom::object;
 
 std::string str(element e, const char* field) {
     auto v = e[field];

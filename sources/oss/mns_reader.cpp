@@ -170,7 +170,7 @@ asio::awaitable<void> MnsReader::run() {
     auto remaining = std::make_shared<int>(n + 1);
     auto error = std::make_shared<std::exception_ptr>();
     asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
-    auto finished = [remaining, error, &all_done, this](std::exception_ptr e) {
+    auto finished = [remaining, error, &all_done, this](const std::exception_ptr& e) {
         if (e && !*error) {
             *error = e;
             done_ = true;

@@ -42,9 +42,7 @@ void PrefixMerge::feed(const ObjectInfo& o) {
     drop_old_before(o.key);
     std::uint64_t fp = object_fingerprint(o);
     bool known = i_ < old_.size() && old_.key(i_) == o.key;
-    if (known && old_.fingerprint(i_) == fp) {
-        next_.append(o.key, fp);
-    } else if (!emit_changes_) {
+    if ((known && old_.fingerprint(i_) == fp) || !emit_changes_) {
         next_.append(o.key, fp);
     } else if (budget_ > 0) {
         --budget_;

@@ -202,7 +202,7 @@ const XmlElement* XmlElement::child(std::string_view n) const {
     return nullptr;
 }
 
-std::string XmlElement::child_text(std::string_view n, std::string fallback) const {
+std::string XmlElement::child_text(std::string_view n, const std::string& fallback) const {
     const XmlElement* c = child(n);
     return c ? c->text : fallback;
 }

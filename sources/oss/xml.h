@@ -22,7 +22,7 @@ struct XmlElement {
     /// The first child called `name`, or nullptr.
     const XmlElement* child(std::string_view name) const;
     /// The text of the first child called `name`, or `fallback`.
-    std::string child_text(std::string_view name, std::string fallback = {}) const;
+    std::string child_text(std::string_view name, const std::string& fallback = {}) const;
     std::vector<const XmlElement*> children_named(std::string_view name) const;
 };
 
