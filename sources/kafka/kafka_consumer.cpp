@@ -303,8 +303,9 @@ void KafkaConsumer::discover(bool initial) {
 void KafkaConsumer::reassign() {
     rd_kafka_topic_partition_list_t* list =
         rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
-    for (const auto& [key, a] : assigned_) {
+    for (auto& [key, a] : assigned_) {
         if (a.done) continue;
+        a.reassigned = true;
         auto p = position_.find(key);
         rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
             p != position_.end() ? p->second : a.start;
@@ -497,6 +498,18 @@ void KafkaConsumer::run() {
                         rd_kafka_message_destroy(m);
                         continue;
                     }
+                    if (a.reassigned && m->offset < *position) {
+                        // Passed on already in this run, handed out again around the
+                        // re-assignment: dropping it keeps the relay free of duplicates.
+                        if (++redelivered_ == 1 || redelivered_ % 10000 == 0)
+                            spdlog::info(
+                                "kafka source: dropped {} message(s) delivered again by the "
+                                "client (latest: topic {}, partition {}, offset {})",
+                                redelivered_, key.first, key.second, m->offset);
+                        rd_kafka_message_destroy(m);
+                        continue;
+                    }
+                    a.reassigned = false;
                     try {
                         decoder_.decode(*m, chunk.events);
                     } catch (const std::exception& e) {

@@ -84,6 +84,9 @@ class KafkaConsumer {
         std::int64_t start;     // librdkafka offset or logical (BEGINNING / STORED)
         std::int64_t end = -1;  // bounded: high watermark at assignment
         bool done = false;
+        // reassign() restarted fetching at the partition's position: until a message at or
+        // past it arrives, anything below it is one already passed on, delivered again.
+        bool reassigned = false;
     };
 
     void run();
@@ -127,6 +130,7 @@ class KafkaConsumer {
     std::int64_t queue_max_messages_ = 0;  // effective queued.min.messages
     std::int64_t queue_max_bytes_ = 0;     // effective queued.max.messages.kbytes * 1024
     std::uint64_t seen_messages_ = 0, seen_bytes_ = 0;  // for the average message size
+    std::uint64_t redelivered_ = 0;  // messages below a partition's position, dropped
     std::mutex lag_mutex_;
     std::condition_variable lag_cv_;
     std::map<PartitionKey, PartitionLag> lag_;  // lag_mutex_
