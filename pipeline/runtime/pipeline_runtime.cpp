@@ -681,6 +681,13 @@ struct PipelineRuntime::Impl {
         // starting; systemd watchdog). Nothing on the loop touches the pipeline's objects until
         // the restore has finished and handed them back through post().
         auto keep_running = asio::make_work_guard(io);
+        // Signals are handled from here on: SIGTERM during a restore lets it finish, then the
+        // pipeline stops without starting (nothing ran, so there is nothing to drain).
+        if (options.handle_signals) {
+            signals.add(SIGTERM);
+            signals.add(SIGINT);
+            wait_for_signal();
+        }
         std::thread restorer([this, &keep_running] {
             std::exception_ptr error;
             try {
@@ -714,10 +721,11 @@ struct PipelineRuntime::Impl {
             fail(restore_error);
             return;
         }
-        if (options.handle_signals) {
-            signals.add(SIGTERM);
-            signals.add(SIGINT);
-            wait_for_signal();
+        if (stopping) {
+            spdlog::info("pipeline '{}': stop requested during the restore; not started",
+                         plan.settings.name);
+            finish();
+            return;
         }
         spdlog::info("pipeline '{}' running: {} → {} (parallelism {}, checkpoint every {} ms)",
                      plan.settings.name, plan.definition.source.type, plan.definition.sink.type,

@@ -9,6 +9,7 @@
 #include <boost/asio/write.hpp>
 #include <catch2/catch.hpp>
 #include <condition_variable>
+#include <csignal>
 #include <filesystem>
 #include <future>
 #include <mutex>
@@ -229,5 +230,48 @@ TEST_CASE("a failed restore stops the event loop and the run fails") {
     CHECK(exit_code.get() == 1);
     CHECK(runtime.phase() == RuntimePhase::Stopped);
     CHECK_FALSE(gate.restore_entered);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("SIGTERM during the restore lets it finish, then stops without starting") {
+    Gate gate;
+    auto registry = test_registry(gate);
+    auto plan = test_plan(registry);
+    auto dir = fresh_dir("sigterm");
+    store_checkpoint(dir, plan.fingerprint());
+
+    std::vector<RuntimePhase> phases;
+    admin::AdminServer* admin = nullptr;
+    RunOptions options;
+    options.state_dir = dir;
+    options.handle_signals = true;
+    options.on_phase = [&](RuntimePhase p) {
+        phases.push_back(p);
+        if (p == RuntimePhase::Stopped) admin->stop();
+    };
+    PipelineRuntime runtime(std::move(plan), std::move(options));
+    admin::Routes routes;
+    routes.metrics = [] { return std::string(); };
+    routes.ready = [&] { return runtime.phase() == RuntimePhase::Running; };
+    routes.state = [&] { return std::string(to_string(runtime.phase())); };
+    admin::AdminServer server(runtime.io(), admin::parse_address("127.0.0.1:0"), routes);
+    admin = &server;
+
+    auto exit_code = std::async(std::launch::async, [&] { return runtime.run(); });
+    REQUIRE(gate.wait_entered());
+    // Without the runtime's handler this signal would end the test process.
+    REQUIRE(::kill(::getpid(), SIGTERM) == 0);
+    bool draining = false;
+    for (int i = 0; i < 500 && !draining; ++i) {
+        draining = get(server.port(), "/readyz").find("\r\n\r\ndraining") != std::string::npos;
+        if (!draining) std::this_thread::sleep_for(10ms);
+    }
+    CHECK(draining);
+    gate.release();
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 0);
+    CHECK(phases == std::vector<RuntimePhase>{RuntimePhase::Draining, RuntimePhase::Stopped});
+    // Nothing ran: the restored checkpoint is still the latest.
+    CHECK(state::CheckpointStore::open_read_only(dir)->latest("gated")->id == 41);
     std::filesystem::remove_all(dir);
 }
