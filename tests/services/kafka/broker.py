@@ -116,6 +116,8 @@ class KafkaBroker:
             args.append("--auto-create-topics")
         if self.quick_jvm and not resume:
             args.append("--quick-jvm")
+        # A client of the previous broker process may sit in its reconnect backoff: start afresh.
+        self._close_clients()
         t0 = time.monotonic()
         out = self._sh(*args).stdout
         self.startup_seconds = time.monotonic() - t0
@@ -227,7 +229,16 @@ class KafkaBroker:
 
     def describe_topic(self, name: str) -> dict[int, dict[str, Any]]:
         """{partition: {"leader": id, "replicas": [...], "isrs": [...]}}; KeyError if absent."""
-        t = self.admin().list_topics(name, timeout=10).topics.get(name)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                t = self.admin().list_topics(name, timeout=10).topics.get(name)
+                break
+            except KafkaException as e:
+                # Just after a (re)start the first connection can fail at once: bounded retry.
+                if e.args[0].code() != KafkaError._TRANSPORT or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
         if t is None or t.error is not None:
             raise KeyError(f"topic {name}: {t.error if t else 'absent'}")
         return {p.id: {"leader": p.leader, "replicas": list(p.replicas), "isrs": list(p.isrs)}
