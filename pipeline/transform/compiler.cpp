@@ -277,27 +277,14 @@ class Compiler {
                 n->column = idx;
                 n->type = scope_.upstream->columns()[idx].type;
                 n->text = e.name;
-                switch (n->type.root()) {
-                    case TypeRoot::Boolean:
-                    case TypeRoot::TinyInt:
-                    case TypeRoot::SmallInt:
-                    case TypeRoot::Int:
-                    case TypeRoot::BigInt:
-                    case TypeRoot::Date:
-                    case TypeRoot::Time:
+                switch (value_class(n->type.root())) {
+                    case ValueClass::Long:
                         n->fn = eval_long_column;
                         break;
-                    case TypeRoot::Float:
-                    case TypeRoot::Double:
+                    case ValueClass::Double:
                         n->fn = eval_double_column;
                         break;
-                    case TypeRoot::Char:
-                    case TypeRoot::Varchar:
-                    case TypeRoot::Binary:
-                    case TypeRoot::Varbinary:
-                    case TypeRoot::Array:
-                    case TypeRoot::Row:
-                    case TypeRoot::Map:
+                    case ValueClass::Bytes:
                         n->fn = eval_bytes_column;
                         break;
                     default:

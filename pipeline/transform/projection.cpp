@@ -128,34 +128,7 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
         f.copy_from = columns_[i].copy_from;
         f.variable = is_variable_length(out[i].type);
         f.expr = columns_[i].expr.get();
-        switch (out[i].type.root()) {
-            case TypeRoot::Boolean:
-            case TypeRoot::TinyInt:
-            case TypeRoot::SmallInt:
-            case TypeRoot::Int:
-            case TypeRoot::BigInt:
-            case TypeRoot::Date:
-            case TypeRoot::Time:
-                f.slot = Slot::Fixed;
-                break;
-            case TypeRoot::Float:
-            case TypeRoot::Double:
-                f.slot = Slot::Double;
-                break;
-            case TypeRoot::Decimal:
-                f.slot = Slot::Decimal;
-                break;
-            case TypeRoot::Timestamp:
-            case TypeRoot::TimestampLtz:
-                f.slot = Slot::Timestamp;
-                break;
-            case TypeRoot::TimestampTz:
-                f.slot = Slot::Zoned;
-                break;
-            default:
-                f.slot = Slot::Bytes;
-                break;
-        }
+        f.slot = value_class(out[i].type.root());
         if (f.copy_from < 0) f.value = computed++;
         fields_.push_back(f);
     }
@@ -241,16 +214,16 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         const Datum& d = values_[f.value];
         if (d.null) continue;
         switch (f.slot) {
-            case Slot::Bytes:
+            case ValueClass::Bytes:
                 var += d.s.size();
                 break;
-            case Slot::Decimal:
+            case ValueClass::Decimal:
                 var += 16;
                 break;
-            case Slot::Timestamp:
+            case ValueClass::Timestamp:
                 var += 12;
                 break;
-            case Slot::Zoned:
+            case ValueClass::Zoned:
                 var += 16;
                 break;
             default:
@@ -325,26 +298,26 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
             continue;
         }
         switch (f.slot) {
-            case Slot::Fixed:
+            case ValueClass::Long:
                 store64(slots + j * 8, static_cast<std::uint64_t>(d.i));
                 break;
-            case Slot::Double:
+            case ValueClass::Double:
                 std::memcpy(slots + j * 8, &d.d, 8);
                 break;
-            case Slot::Bytes:
+            case ValueClass::Bytes:
                 put_bytes(j, d.s.data(), d.s.size());
                 break;
-            case Slot::Decimal:
+            case ValueClass::Decimal:
                 put_bytes(j, &d.dec, 16);
                 break;
-            case Slot::Timestamp: {
+            case ValueClass::Timestamp: {
                 char ts[12];
                 std::memcpy(ts, &d.i, 8);
                 std::memcpy(ts + 8, &d.nanos, 4);
                 put_bytes(j, ts, 12);
                 break;
             }
-            case Slot::Zoned: {
+            case ValueClass::Zoned: {
                 char ts[16];
                 std::memcpy(ts, &d.i, 8);
                 std::memcpy(ts + 8, &d.nanos, 4);

@@ -8,6 +8,7 @@
 
 #include "pipeline/event/events.h"
 #include "pipeline/transform/compiler.h"
+#include "pipeline/transform/types.h"
 
 namespace cdcd::transform {
 
@@ -43,12 +44,10 @@ class BoundProjection {
     const std::string& current_text() const { return *current_; }
 
   private:
-    // How an output field is encoded (from its type), chosen once at bind time.
-    enum class Slot : std::uint8_t { Fixed, Double, Bytes, Decimal, Timestamp, Zoned };
     struct OutField {
         int copy_from = -1;  // upstream position, or -1 for a computed column
         bool variable = false;
-        Slot slot = Slot::Fixed;
+        ValueClass slot = ValueClass::Long;  // how it is encoded, from its type
         const Node* expr = nullptr;
         std::size_t value = 0;  // index into values_ for computed columns
     };

@@ -147,30 +147,23 @@ std::optional<DataType> least_restrictive(const std::vector<DataType>& types) {
 
 Datum read_field(RowView row, std::size_t i, const DataType& type) {
     if (row.is_null(i)) return Datum{};
-    switch (type.root()) {
-        case TypeRoot::Boolean:
-        case TypeRoot::TinyInt:
-        case TypeRoot::SmallInt:
-        case TypeRoot::Int:
-        case TypeRoot::BigInt:
-        case TypeRoot::Date:
-        case TypeRoot::Time:
+    switch (value_class(type.root())) {
+        case ValueClass::Long:
             return Datum::of_long(row.get_long(i));
-        case TypeRoot::Float:
-        case TypeRoot::Double:
+        case ValueClass::Double:
             return Datum::of_double(row.get_double(i));
-        case TypeRoot::Decimal:
+        case ValueClass::Decimal:
             return Datum::of_decimal(row.get_decimal(i).unscaled);
-        case TypeRoot::Timestamp:
-        case TypeRoot::TimestampLtz:
+        case ValueClass::Timestamp:
             return Datum::of_timestamp(row.get_timestamp(i));
-        case TypeRoot::TimestampTz: {
+        case ValueClass::Zoned: {
             auto z = row.get_zoned_timestamp(i);
             return Datum::of_timestamp(z.instant, z.offset_seconds);
         }
-        default:
-            return Datum::of_string(row.get_bytes(i));
+        case ValueClass::Bytes:
+            break;
     }
+    return Datum::of_string(row.get_bytes(i));
 }
 
 void write_field(RowBuilder& b, std::size_t i, const Datum& d, const DataType& type) {
@@ -178,31 +171,23 @@ void write_field(RowBuilder& b, std::size_t i, const Datum& d, const DataType& t
         b.set_null(i);
         return;
     }
-    switch (type.root()) {
-        case TypeRoot::Boolean:
-        case TypeRoot::TinyInt:
-        case TypeRoot::SmallInt:
-        case TypeRoot::Int:
-        case TypeRoot::BigInt:
-        case TypeRoot::Date:
-        case TypeRoot::Time:
+    switch (value_class(type.root())) {
+        case ValueClass::Long:
             b.set_long(i, d.i);
             break;
-        case TypeRoot::Float:
-        case TypeRoot::Double:
+        case ValueClass::Double:
             b.set_double(i, d.d);
             break;
-        case TypeRoot::Decimal:
+        case ValueClass::Decimal:
             b.set_decimal(i, Decimal{d.dec});
             break;
-        case TypeRoot::Timestamp:
-        case TypeRoot::TimestampLtz:
+        case ValueClass::Timestamp:
             b.set_timestamp(i, d.ts());
             break;
-        case TypeRoot::TimestampTz:
+        case ValueClass::Zoned:
             b.set_zoned_timestamp(i, ZonedTimestamp{d.ts(), d.off});
             break;
-        default:
+        case ValueClass::Bytes:
             b.set_bytes(i, d.s);
             break;
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Type rules of the expression language (Calcite's deductions as Flink CDC sees them) and the
 // conversions between rows, Datums and Java-style text.
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,33 @@ DataType as_decimal(const DataType& t);
 std::optional<DataType> least_restrictive(const std::vector<DataType>& types);
 /// Java class family used by Object.equals: numbers of different widths are never equal.
 int java_class(const DataType& t);
+
+/// How a value of a type is held, in a Datum and in a binary row's slot.
+enum class ValueClass : std::uint8_t { Long, Double, Decimal, Timestamp, Zoned, Bytes };
+inline ValueClass value_class(TypeRoot root) {
+    switch (root) {
+        case TypeRoot::Boolean:
+        case TypeRoot::TinyInt:
+        case TypeRoot::SmallInt:
+        case TypeRoot::Int:
+        case TypeRoot::BigInt:
+        case TypeRoot::Date:
+        case TypeRoot::Time:
+            return ValueClass::Long;
+        case TypeRoot::Float:
+        case TypeRoot::Double:
+            return ValueClass::Double;
+        case TypeRoot::Decimal:
+            return ValueClass::Decimal;
+        case TypeRoot::Timestamp:
+        case TypeRoot::TimestampLtz:
+            return ValueClass::Timestamp;
+        case TypeRoot::TimestampTz:
+            return ValueClass::Zoned;
+        default:
+            return ValueClass::Bytes;
+    }
+}
 
 /// Reads field i of a row of the given type.
 Datum read_field(RowView row, std::size_t i, const DataType& type);
