@@ -11,7 +11,10 @@
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <future>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -146,132 +149,109 @@ std::string get(std::uint16_t port, const std::string& path) {
     return response;
 }
 
+/// A runtime of the gated source over a stored checkpoint (id 41), with the admin endpoint on its
+/// loop as the service wires it: the endpoint stops when the pipeline does.
+struct GatedRun {
+    explicit GatedRun(
+        const std::string& name, bool handle_signals = false,
+        const std::function<void(std::map<std::string, std::string>&)>& edit_fingerprint = {})
+        : registry(test_registry(gate)), dir(fresh_dir(name)) {
+        auto plan = test_plan(registry);
+        auto fingerprint = plan.fingerprint();
+        if (edit_fingerprint) edit_fingerprint(fingerprint);
+        store_checkpoint(dir, fingerprint);
+        RunOptions options;
+        options.state_dir = dir;
+        options.handle_signals = handle_signals;
+        options.on_phase = [this](RuntimePhase p) {
+            phases.push_back(p);
+            if (p == RuntimePhase::Stopped) server->stop();
+        };
+        runtime = std::make_unique<PipelineRuntime>(std::move(plan), std::move(options));
+        admin::Routes routes;
+        routes.metrics = [this] { return runtime->metrics().expose(); };
+        routes.ready = [this] { return runtime->phase() == RuntimePhase::Running; };
+        routes.state = [this] { return std::string(to_string(runtime->phase())); };
+        server = std::make_unique<admin::AdminServer>(runtime->io(),
+                                                      admin::parse_address("127.0.0.1:0"), routes);
+    }
+    ~GatedRun() { std::filesystem::remove_all(dir); }
+
+    std::future<int> start() {
+        return std::async(std::launch::async, [this] { return runtime->run(); });
+    }
+    std::string get(const std::string& path) const { return ::get(server->port(), path); }
+    std::uint64_t latest_checkpoint() const {
+        return state::CheckpointStore::open_read_only(dir)->latest("gated")->id;
+    }
+
+    Gate gate;
+    ConnectorRegistry registry;
+    std::string dir;
+    std::vector<RuntimePhase> phases;
+    std::unique_ptr<PipelineRuntime> runtime;
+    std::unique_ptr<admin::AdminServer> server;
+};
+
 }  // namespace
 
 TEST_CASE("the admin endpoint answers 503 starting while the checkpoint is restored") {
-    Gate gate;
-    auto registry = test_registry(gate);
-    auto plan = test_plan(registry);
-    auto dir = fresh_dir("restore");
-    store_checkpoint(dir, plan.fingerprint());
-
-    std::vector<RuntimePhase> phases;
-    admin::AdminServer* admin = nullptr;
-    RunOptions options;
-    options.state_dir = dir;
-    options.handle_signals = false;
-    options.on_phase = [&](RuntimePhase p) {
-        phases.push_back(p);
-        if (p == RuntimePhase::Stopped) admin->stop();  // as the service does
-    };
-    PipelineRuntime runtime(std::move(plan), std::move(options));
-    admin::Routes routes;
-    routes.metrics = [&] { return runtime.metrics().expose(); };
-    routes.ready = [&] { return runtime.phase() == RuntimePhase::Running; };
-    routes.state = [&] { return std::string(to_string(runtime.phase())); };
-    admin::AdminServer server(runtime.io(), admin::parse_address("127.0.0.1:0"), routes);
-    admin = &server;
-
-    auto exit_code = std::async(std::launch::async, [&] { return runtime.run(); });
-    REQUIRE(gate.wait_entered());
+    GatedRun run("restore");
+    auto exit_code = run.start();
+    REQUIRE(run.gate.wait_entered());
     // The restore is blocked inside the source: the loop must answer meanwhile, not afterwards.
-    std::string during = get(server.port(), "/readyz");
+    std::string during = run.get("/readyz");
     CHECK(during.starts_with("HTTP/1.1 503"));
     CHECK(during.find("\r\n\r\nstarting") != std::string::npos);
-    CHECK(get(server.port(), "/healthz").starts_with("HTTP/1.1 200"));
-    std::string metrics = get(server.port(), "/metrics");
+    CHECK(run.get("/healthz").starts_with("HTTP/1.1 200"));
+    std::string metrics = run.get("/metrics");
     CHECK(metrics.find("cdcd_ready{pipeline=\"gated\"} 0") != std::string::npos);
-    gate.release();
+    run.gate.release();
 
     bool running = false;
     for (int i = 0; i < 500 && !running; ++i) {
-        running = get(server.port(), "/readyz").starts_with("HTTP/1.1 200");
+        running = run.get("/readyz").starts_with("HTTP/1.1 200");
         if (!running) std::this_thread::sleep_for(10ms);
     }
     CHECK(running);
-    CHECK(gate.restored_state == "restored-position");
-    CHECK(get(server.port(), "/metrics").find("cdcd_checkpoint_last_id{pipeline=\"gated\"} 41") !=
+    CHECK(run.gate.restored_state == "restored-position");
+    CHECK(run.get("/metrics").find("cdcd_checkpoint_last_id{pipeline=\"gated\"} 41") !=
           std::string::npos);
-    gate.finish = true;
+    run.gate.finish = true;
     REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
     CHECK(exit_code.get() == 0);
-    CHECK(phases == std::vector<RuntimePhase>{RuntimePhase::Running, RuntimePhase::Stopped});
+    CHECK(run.phases == std::vector<RuntimePhase>{RuntimePhase::Running, RuntimePhase::Stopped});
     // The pipeline went on from the restored checkpoint.
-    CHECK(state::CheckpointStore::open_read_only(dir)->latest("gated")->id > 41);
-    std::filesystem::remove_all(dir);
+    CHECK(run.latest_checkpoint() > 41);
 }
 
 TEST_CASE("a failed restore stops the event loop and the run fails") {
-    Gate gate;
-    auto registry = test_registry(gate);
-    auto plan = test_plan(registry);
-    auto dir = fresh_dir("refused");
-    auto fingerprint = plan.fingerprint();
-    fingerprint["source.type"] = "another";
-    store_checkpoint(dir, fingerprint);
-
-    admin::AdminServer* admin = nullptr;
-    RunOptions options;
-    options.state_dir = dir;
-    options.handle_signals = false;
-    options.on_phase = [&](RuntimePhase p) {
-        if (p == RuntimePhase::Stopped) admin->stop();
-    };
-    PipelineRuntime runtime(std::move(plan), std::move(options));
-    admin::Routes routes;
-    routes.metrics = [] { return std::string(); };
-    routes.ready = [&] { return runtime.phase() == RuntimePhase::Running; };
-    routes.state = [&] { return std::string(to_string(runtime.phase())); };
-    admin::AdminServer server(runtime.io(), admin::parse_address("127.0.0.1:0"), routes);
-    admin = &server;
-    auto exit_code = std::async(std::launch::async, [&] { return runtime.run(); });
+    GatedRun run("refused", false,
+                 [](auto& fingerprint) { fingerprint["source.type"] = "another"; });
+    auto exit_code = run.start();
     // The failed restore must stop the loop, which serves the admin endpoint meanwhile.
     REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
     CHECK(exit_code.get() == 1);
-    CHECK(runtime.phase() == RuntimePhase::Stopped);
-    CHECK_FALSE(gate.restore_entered);
-    std::filesystem::remove_all(dir);
+    CHECK(run.runtime->phase() == RuntimePhase::Stopped);
+    CHECK_FALSE(run.gate.restore_entered);
 }
 
 TEST_CASE("SIGTERM during the restore lets it finish, then stops without starting") {
-    Gate gate;
-    auto registry = test_registry(gate);
-    auto plan = test_plan(registry);
-    auto dir = fresh_dir("sigterm");
-    store_checkpoint(dir, plan.fingerprint());
-
-    std::vector<RuntimePhase> phases;
-    admin::AdminServer* admin = nullptr;
-    RunOptions options;
-    options.state_dir = dir;
-    options.handle_signals = true;
-    options.on_phase = [&](RuntimePhase p) {
-        phases.push_back(p);
-        if (p == RuntimePhase::Stopped) admin->stop();
-    };
-    PipelineRuntime runtime(std::move(plan), std::move(options));
-    admin::Routes routes;
-    routes.metrics = [] { return std::string(); };
-    routes.ready = [&] { return runtime.phase() == RuntimePhase::Running; };
-    routes.state = [&] { return std::string(to_string(runtime.phase())); };
-    admin::AdminServer server(runtime.io(), admin::parse_address("127.0.0.1:0"), routes);
-    admin = &server;
-
-    auto exit_code = std::async(std::launch::async, [&] { return runtime.run(); });
-    REQUIRE(gate.wait_entered());
+    GatedRun run("sigterm", true);
+    auto exit_code = run.start();
+    REQUIRE(run.gate.wait_entered());
     // Without the runtime's handler this signal would end the test process.
     REQUIRE(::kill(::getpid(), SIGTERM) == 0);
     bool draining = false;
     for (int i = 0; i < 500 && !draining; ++i) {
-        draining = get(server.port(), "/readyz").find("\r\n\r\ndraining") != std::string::npos;
+        draining = run.get("/readyz").find("\r\n\r\ndraining") != std::string::npos;
         if (!draining) std::this_thread::sleep_for(10ms);
     }
     CHECK(draining);
-    gate.release();
+    run.gate.release();
     REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
     CHECK(exit_code.get() == 0);
-    CHECK(phases == std::vector<RuntimePhase>{RuntimePhase::Draining, RuntimePhase::Stopped});
+    CHECK(run.phases == std::vector<RuntimePhase>{RuntimePhase::Draining, RuntimePhase::Stopped});
     // Nothing ran: the restored checkpoint is still the latest.
-    CHECK(state::CheckpointStore::open_read_only(dir)->latest("gated")->id == 41);
-    std::filesystem::remove_all(dir);
+    CHECK(run.latest_checkpoint() == 41);
 }
