@@ -128,4 +128,13 @@ const std::string* find_setting(const ClientConfig& config, const std::string& k
     return found;
 }
 
+void set_or_throw(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
+                  std::string_view context) {
+    char err[512];
+    if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) == RD_KAFKA_CONF_OK)
+        return;
+    rd_kafka_conf_destroy(conf);
+    throw std::invalid_argument(std::string(context) + ": " + key + ": " + err);
+}
+
 }  // namespace cdcd::kafka

@@ -5,9 +5,12 @@
 // sasl.jaas.config → sasl.username/sasl.password, …); Java-only settings cdcd honours itself are
 // taken out; what librdkafka cannot honour (JKS trust stores, unknown keys, bad values) is
 // rejected with an error naming `properties.<key>`.
+#include <librdkafka/rdkafka.h>
+
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +36,11 @@ struct PropertyError : std::invalid_argument {
 /// against librdkafka's own configuration parser. Throws PropertyError naming the key.
 ClientConfig translate_properties(const std::map<std::string, std::string>& properties,
                                   ClientRole role);
+
+/// Sets `key` on a librdkafka configuration. When librdkafka refuses it, destroys `conf` and
+/// throws std::invalid_argument("<context>: <key>: <librdkafka's reason>").
+void set_or_throw(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
+                  std::string_view context);
 
 /// The value of a librdkafka key in `config`, or nullptr.
 const std::string* find_setting(const ClientConfig& config, const std::string& key);

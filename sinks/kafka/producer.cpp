@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sinks/kafka/kafka_properties.h"
 #include "sinks/kafka/murmur2.h"
 
 namespace cdcd::kafka {
@@ -10,10 +11,7 @@ Producer::Producer(const ProducerSettings& settings) : hash_by_key_(settings.has
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char err[512];
     auto set = [&](const std::string& k, const std::string& v) {
-        if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-            rd_kafka_conf_destroy(conf);
-            throw std::invalid_argument("kafka producer: " + k + ": " + err);
-        }
+        set_or_throw(conf, k, v, "kafka producer");
     };
     for (const auto& [k, v] : settings.config) set(k, v);
     if (settings.transactional_id) set("transactional.id", *settings.transactional_id);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "pipeline/util/json_escape.h"
+#include "sinks/kafka/kafka_properties.h"
 #include "sinks/kafka/offload.h"
 
 namespace cdcd::kafka {
@@ -81,10 +82,7 @@ std::map<std::string, Committed> read_markers(const KafkaSinkSettings& settings,
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char err[512];
     auto set = [&](const std::string& k, const std::string& v) {
-        if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-            rd_kafka_conf_destroy(conf);
-            throw std::invalid_argument("kafka sink: marker reader: " + k + ": " + err);
-        }
+        set_or_throw(conf, k, v, "kafka sink: marker reader");
     };
     for (const auto& [k, v] : settings.client.librdkafka)
         if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)

@@ -56,10 +56,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char err[512];
     auto set = [&](const std::string& k, const std::string& v) {
-        if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-            rd_kafka_conf_destroy(conf);
-            throw std::invalid_argument("kafka source: " + k + ": " + err);
-        }
+        set_or_throw(conf, k, v, "kafka source");
     };
     // Defaults a user may override, then the user's settings, then what cdcd relies on.
     set("fetch.wait.max.ms", "100");
