@@ -122,17 +122,23 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     upstream_arity_ = upstream_arity;
     fields_.clear();
     prefix_variable_.clear();
-    std::size_t computed = 0;
+    computed_.clear();
+    copied_variable_.clear();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
         OutField f;
         f.copy_from = columns_[i].copy_from;
         f.variable = is_variable_length(out[i].type);
         f.expr = columns_[i].expr.get();
         f.slot = value_class(out[i].type.root());
-        if (f.copy_from < 0) f.value = computed++;
+        if (f.copy_from < 0) {
+            f.value = computed_.size();
+            computed_.push_back(ComputedField{f.expr, i, f.slot});
+        } else if (f.variable) {
+            copied_variable_.push_back(static_cast<std::uint32_t>(i));
+        }
         fields_.push_back(f);
     }
-    values_.assign(computed, Datum{});
+    values_.assign(computed_.size(), Datum{});
     prefix_ = 0;
     while (prefix_ < fields_.size() && prefix_ < upstream_arity &&
            fields_[prefix_].copy_from == static_cast<int>(prefix_))
@@ -159,23 +165,20 @@ static_assert(std::is_trivially_destructible_v<Datum>);
 
 // Writes the output row directly, in one allocation, with the same bytes RowBuilder would
 // produce field by field: NULL fields have a zero slot, the variable part holds the fields'
-// bytes in field order.
+// bytes in field order. Every byte is written once (no zero fill of the whole row first).
 Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) const {
     const std::size_t arity = fields_.size();
-    std::size_t i = 0;
     // 1. Computed values (strings stay valid: they point into the input row, constants, node
     //    caches or the arena, which is reset only between rows).
+    std::size_t k = 0;
     try {
-        for (; i < arity; ++i) {
-            const OutField& f = fields_[i];
-            // Constructed in place: the evaluator writes its result straight into values_
-            // (a Datum copied right after its fields were stored stalls store forwarding).
-            if (f.copy_from < 0)
-                ::new (static_cast<void*>(&values_[f.value])) Datum(f.expr->eval(c));
-        }
+        // Constructed in place: the evaluator writes its result straight into values_
+        // (a Datum copied right after its fields were stored stalls store forwarding).
+        for (; k < computed_.size(); ++k)
+            ::new (static_cast<void*>(&values_[k])) Datum(computed_[k].expr->eval(c));
     } catch (const EvalError&) {
-        const auto& out = output_.columns();
-        current_ = columns_[i].item ? &columns_[i].item->text : &out[i].name;
+        std::size_t i = computed_[k].field;
+        current_ = columns_[i].item ? &columns_[i].item->text : &output_.columns()[i].name;
         throw;
     }
     const RowView in = c.row;
@@ -193,9 +196,9 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
     std::size_t var = 0;
     if (block) {
         std::size_t cursor = in_fixed;
-        for (std::uint32_t k : prefix_variable_) {
-            if (in.is_null(k)) continue;
-            std::uint64_t ref = load64(in_bytes.data() + 8 + in_words * 8 + k * 8);
+        for (std::uint32_t j : prefix_variable_) {
+            if (in.is_null(j)) continue;
+            std::uint64_t ref = load64(in_bytes.data() + 8 + in_words * 8 + j * 8);
             if ((ref >> 32) != cursor) {
                 block = false;
                 break;
@@ -205,15 +208,15 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         if (block && cursor != in_bytes.size()) block = false;
         if (block) var = in_bytes.size() - in_fixed;
     }
-    for (std::size_t j = block ? prefix : 0; j < arity; ++j) {
-        const OutField& f = fields_[j];
-        if (f.copy_from >= 0) {
-            if (f.variable && !in.is_null(f.copy_from)) var += in.get_bytes(f.copy_from).size();
-            continue;
-        }
-        const Datum& d = values_[f.value];
+    for (std::uint32_t j : copied_variable_) {
+        if (block && j < prefix) continue;
+        auto from = static_cast<std::size_t>(fields_[j].copy_from);
+        if (!in.is_null(from)) var += in.get_bytes(from).size();
+    }
+    for (k = 0; k < computed_.size(); ++k) {
+        const Datum& d = values_[k];
         if (d.null) continue;
-        switch (f.slot) {
+        switch (computed_[k].slot) {
             case ValueClass::Bytes:
                 var += d.s.size();
                 break;
@@ -237,19 +240,24 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
     if (spare && !spare->empty() && spare->back().capacity() >= fixed + var) {
         buf = std::move(spare->back());
         spare->pop_back();
-        // The next spare was last written on another thread: fetch it for writing now.
-        if (!spare->empty()) __builtin_prefetch(spare->back().data(), 1);
+        // The spares were last written on another thread: fetch the next one's bytes for
+        // writing, and the string a few entries further down, whose pointer that will need.
+        std::size_t left = spare->size();
+        if (left > 0) __builtin_prefetch((*spare)[left - 1].data(), 1);
+        if (left > 4) __builtin_prefetch(&(*spare)[left - 5]);
     }
-    buf.assign(fixed + var, '\0');  // within the spare's capacity: no allocation
+    // Within the spare's capacity: no allocation, and no fill when it was as large before.
+    buf.resize(fixed + var);
     char* base = buf.data();
-    auto arity32 = static_cast<std::uint32_t>(arity);
-    std::memcpy(base, &arity32, 4);
+    store64(base, arity);  // arity, then four unused bytes that are zero
     char* nulls = base + 8;
     char* slots = base + 8 + words * 8;
+    std::memset(nulls, 0, words * 8);
     std::size_t cursor = fixed;
     auto set_null = [&](std::size_t j) {
         std::uint64_t w = load64(nulls + (j / 64) * 8);
         store64(nulls + (j / 64) * 8, w | (1ULL << (j % 64)));
+        store64(slots + j * 8, 0);
     };
     auto put_bytes = [&](std::size_t j, const void* data, std::size_t n) {
         store64(slots + j * 8, (static_cast<std::uint64_t>(cursor) << 32) | n);
@@ -268,8 +276,8 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         }
         std::memcpy(slots, in_bytes.data() + 8 + in_words * 8, prefix * 8);
         const std::uint64_t shift = static_cast<std::uint64_t>(fixed - in_fixed) << 32;
-        for (std::uint32_t k : prefix_variable_)
-            if (!in.is_null(k)) store64(slots + k * 8, load64(slots + k * 8) + shift);
+        for (std::uint32_t j : prefix_variable_)
+            if (!in.is_null(j)) store64(slots + j * 8, load64(slots + j * 8) + shift);
         for (std::size_t w = 0; w < in_words; ++w) {  // a NULL field's slot is zero
             for (std::uint64_t word = load64(nulls + w * 8); word != 0; word &= word - 1)
                 store64(slots + (w * 64 + static_cast<std::size_t>(__builtin_ctzll(word))) * 8, 0);

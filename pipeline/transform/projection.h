@@ -51,6 +51,11 @@ class BoundProjection {
         const Node* expr = nullptr;
         std::size_t value = 0;  // index into values_ for computed columns
     };
+    struct ComputedField {
+        const Node* expr = nullptr;
+        std::size_t field = 0;  // output position
+        ValueClass slot = ValueClass::Long;
+    };
     void prepare_layout(std::size_t upstream_arity);
 
     Schema output_;
@@ -64,7 +69,11 @@ class BoundProjection {
     std::size_t upstream_arity_ = 0;
     std::size_t prefix_ = 0;
     std::vector<std::uint32_t> prefix_variable_;  // variable-length fields among the prefix
-    mutable std::vector<Datum> values_;           // computed values of the row being projected
+    // The computed fields (values_[k] is computed_[k]'s value) and the copied variable-length
+    // fields, in output order, so that sizing the row visits only the fields that need it.
+    std::vector<ComputedField> computed_;
+    std::vector<std::uint32_t> copied_variable_;
+    mutable std::vector<Datum> values_;  // computed values of the row being projected
 };
 
 }  // namespace cdcd::transform
