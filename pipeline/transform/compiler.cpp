@@ -29,6 +29,10 @@ Datum eval_long_column(const Node& n, EvalContext& c) {
     if (c.row.is_null(n.column)) return Datum{};
     return Datum::of_long(c.row.get_long(n.column));
 }
+Datum eval_bytes_column(const Node& n, EvalContext& c) {
+    if (c.row.is_null(n.column)) return Datum{};
+    return Datum::of_string(c.row.get_bytes(n.column));
+}
 
 namespace {
 
@@ -41,10 +45,6 @@ Datum eval_column(const Node& n, EvalContext& c) {
 Datum eval_double_column(const Node& n, EvalContext& c) {
     if (c.row.is_null(n.column)) return Datum{};
     return Datum::of_double(c.row.get_double(n.column));
-}
-Datum eval_bytes_column(const Node& n, EvalContext& c) {
-    if (c.row.is_null(n.column)) return Datum{};
-    return Datum::of_string(c.row.get_bytes(n.column));
 }
 Datum eval_namespace(const Node&, EvalContext& c) {
     return Datum::of_string(c.table.namespace_name());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <memory>
 
 #include "pipeline/transform/functions.h"
 #include "pipeline/transform/operand.h"
@@ -63,46 +64,90 @@ std::string_view text_of(const Node& arg, const Datum& d, EvalContext& c) {
     return to_java_string(d, arg.type, c.arena);
 }
 
+// How CONCAT reads each operand, decided when it is compiled (no type tests per row).
+enum class ConcatKind : std::uint8_t { kIntColumn, kIntNode, kText, kBytesColumn, kOther };
+struct ConcatPart {
+    ConcatKind kind = ConcatKind::kOther;
+    const Node* node = nullptr;
+};
+struct ConcatPlan {
+    std::vector<ConcatPart> parts;
+};
+
+// The longest text of a 64-bit integer ("-9223372036854775808") and of a NULL operand.
+constexpr std::size_t kMaxIntText = 20;
+
+// Trivially constructible: the array of them on the stack costs nothing to set up.
+struct ConcatValue {
+    const char* data;  // text of non-integer operands
+    std::size_t size;
+    std::int64_t i;  // integer operands
+    bool null;
+    void set_text(std::string_view t) {
+        data = t.data();
+        size = t.size();
+    }
+};
+
 Datum eval_concat(const Node& n, EvalContext& c) {
     // Java String.join("", ...): a NULL operand becomes the text "null".
-    std::string_view parts[16];
-    std::vector<std::string_view> many;
-    std::string_view* v = parts;
-    if (n.args.size() > 16) {
-        many.resize(n.args.size());
-        v = many.data();
+    const auto& parts = n.st<ConcatPlan>().parts;
+    ConcatValue local[8];
+    std::unique_ptr<ConcatValue[]> many;
+    ConcatValue* v = local;
+    if (parts.size() > 8) {
+        many.reset(new ConcatValue[parts.size()]);
+        v = many.get();
     }
-    // Integers (the common CONCAT(CAST(id AS STRING), ...)) are formatted on the stack.
-    char digits[16][20];
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < n.args.size(); ++i) {
-        const Node& arg = *n.args[i];
-        if (i < 16 && arg.type.is_integer()) {
-            std::int64_t x = 0;
-            bool present = long_operand_kind(arg) == kOperandColumn
-                               ? fetch_long<kOperandColumn>(arg, c, x)
-                               : fetch_long<kOperandNode>(arg, c, x);
-            if (present) {
-                auto r = std::to_chars(digits[i], digits[i] + sizeof digits[i], x);
-                v[i] = std::string_view(digits[i], static_cast<std::size_t>(r.ptr - digits[i]));
-            } else {
-                v[i] = "null";
+    // 1. Every operand in argument order (a failing one fails as it would alone), and an upper
+    //    bound of the length: integers are formatted in place later, at most 20 characters.
+    std::size_t bound = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const Node& arg = *parts[i].node;
+        switch (parts[i].kind) {
+            case ConcatKind::kIntColumn:
+                v[i].null = !fetch_long<kOperandColumn>(arg, c, v[i].i);
+                bound += kMaxIntText;
+                break;
+            case ConcatKind::kIntNode:
+                v[i].null = !fetch_long<kOperandNode>(arg, c, v[i].i);
+                bound += kMaxIntText;
+                break;
+            case ConcatKind::kText:
+                v[i].set_text(arg.constant.s);
+                bound += v[i].size;
+                break;
+            case ConcatKind::kBytesColumn:
+                v[i].set_text(c.row.is_null(arg.column) ? std::string_view("null")
+                                                        : c.row.get_bytes(arg.column));
+                bound += v[i].size;
+                break;
+            case ConcatKind::kOther: {
+                Datum d = arg.eval(c);
+                v[i].set_text(text_of(arg, d, c));
+                bound += v[i].size;
+                break;
             }
-        } else if (arg.is_constant && !arg.constant.null && is_text(arg.type)) {
-            v[i] = arg.constant.s;
-        } else {
-            Datum d = arg.eval(c);
-            v[i] = text_of(arg, d, c);
         }
-        total += v[i].size();
     }
-    char* p = c.arena.alloc(total);
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < n.args.size(); ++i) {
-        if (!v[i].empty()) std::memcpy(p + k, v[i].data(), v[i].size());
-        k += v[i].size();
+    // 2. The text, written straight into the arena (the unused rest of the bound stays unused
+    //    until the arena is reset for the next row).
+    char* const begin = c.arena.alloc(bound);
+    char* p = begin;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (parts[i].kind == ConcatKind::kIntColumn || parts[i].kind == ConcatKind::kIntNode) {
+            if (v[i].null) {
+                std::memcpy(p, "null", 4);
+                p += 4;
+            } else {
+                p = std::to_chars(p, p + kMaxIntText, v[i].i).ptr;
+            }
+        } else if (v[i].size) {
+            std::memcpy(p, v[i].data, v[i].size);
+            p += v[i].size;
+        }
     }
-    return Datum::of_string(std::string_view(p, total));
+    return Datum::of_string(std::string_view(begin, static_cast<std::size_t>(p - begin)));
 }
 NodePtr b_concat(CallSite& c) {
     if (c.args.empty()) c.arity(1, 1000);
@@ -112,7 +157,22 @@ NodePtr b_concat(CallSite& c) {
     // CONCAT(CAST(id AS STRING), ...): the text of the operand is the text of the cast.
     for (auto& a : c.args)
         if (is_text_cast(*a)) a = std::move(a->args[0]);
-    return make_node(eval_concat, t, std::move(c.args));
+    auto n = make_node(eval_concat, t, std::move(c.args));
+    auto plan = std::make_shared<ConcatPlan>();
+    for (const auto& a : n->args) {
+        ConcatPart part;
+        part.node = a.get();
+        if (a->type.is_integer())
+            part.kind = long_operand_kind(*a) == kOperandColumn ? ConcatKind::kIntColumn
+                                                                : ConcatKind::kIntNode;
+        else if (a->is_constant && !a->constant.null && is_text(a->type))
+            part.kind = ConcatKind::kText;
+        else if (is_text(a->type) && is_bytes_column(*a))
+            part.kind = ConcatKind::kBytesColumn;
+        plan->parts.push_back(part);
+    }
+    n->state = std::move(plan);
+    return n;
 }
 NodePtr b_pipes(CallSite& c) {
     c.arity(2, 2);

@@ -10,6 +10,12 @@ namespace cdcd::transform {
 
 /// The evaluator of upstream columns stored in the row as a 64-bit integer slot.
 Datum eval_long_column(const Node& n, EvalContext& c);
+/// The evaluator of upstream columns stored as bytes (strings, binaries).
+Datum eval_bytes_column(const Node& n, EvalContext& c);
+/// True for a column reference whose value is the row's bytes of that column.
+inline bool is_bytes_column(const Node& a) {
+    return a.fn == &eval_bytes_column && a.column >= 0;
+}
 
 enum OperandKind : int { kOperandNode = 0, kOperandColumn = 1, kOperandConstant = 2 };
 

@@ -302,6 +302,16 @@ TEST_CASE("string functions") {
          "7-10000000000null4null"},
         {"CONCAT(CAST(-i * b AS STRING), '|', CAST(si AS VARCHAR))", "-70000000000|3"},
         {"CONCAT('a')", "a"},
+        // Integers are formatted straight into the result, sized for the longest (INT64_MIN).
+        {"CONCAT(CAST(b - b - 9223372036854775807 - 1 AS STRING), '|', CAST(b * -1 AS STRING))",
+         "-9223372036854775808|-10000000000"},
+        {"CONCAT(name, i_null, n_null, b - b - 9223372036854775807 - 1, '', d, name)",
+         "Alicenullnull-92233720368547758082.5Alice"},
+        {"CONCAT(i, -i, i, si, i, i, i, i, i, name, n_null, i_null, 'z')",
+         "7-77377777Alicenullnullz"},
+        {"CONCAT(n_null)", "null"},
+        {"CONCAT(i_null)", "null"},
+        {"CONCAT(name, '')", "Alice"},
         {"CONCAT_WS('-', 'a', n_null, 'b')", "a-b"},
         {"CONCAT_WS(n_null, 'a')", "null"},
         {"CONCAT_WS(',', name, i, d)", "Alice,7,2.5"},
@@ -830,6 +840,9 @@ TEST_CASE("one compiled expression over successive rows") {
     CHECK(eval_rows("UPPER(SUBSTR(s, 2, 4))", {stamps[0], stamps[1]}) ==
           std::vector<std::string>{"BC", "éLLO"});
     CHECK(eval_rows("SUBSTR(s, 9)", {stamps[0], stamps[1]}) == std::vector<std::string>{"", "rld"});
+    CHECK(eval_rows("CONCAT(s, n, '/', -n, s)", {stamps[0], stamps[1], stamps[2], stamps[3]}) ==
+          std::vector<std::string>{"abcnull/nullabc", "héllo wörld999/-999héllo wörld",
+                                   "abc1999/-1999abc", "héllo wörldnull/nullhéllo wörld"});
     CHECK(eval_rows("CONCAT(CAST(n AS STRING), '-', CAST(ts AS STRING))",
                     {stamps[0], stamps[1], stamps[2]}) ==
           std::vector<std::string>{"null-2024-03-31T00:59:59.999", "999-2024-03-31T00:59",
