@@ -848,3 +848,55 @@ TEST_CASE("one compiled expression over successive rows") {
           std::vector<std::string>{"null-2024-03-31T00:59:59.999", "999-2024-03-31T00:59",
                                    "1999-2024-03-31T01:00"});
 }
+
+// SUBSTR of a column with constant bounds reads the row directly and skips ASCII eight bytes at a
+// time; UPPER/LOWER map ASCII letters only. Strings around those eight-byte steps, multi-byte
+// characters before and after them, empty and NULL values.
+TEST_CASE("SUBSTR, UPPER and LOWER over successive rows") {
+    const Schema schema = SchemaBuilder().column("s", DataType::string()).build();
+    Scope scope{&schema, nullptr, nullptr, Zone::utc().get()};
+    const std::vector<const char*> values = {
+        "abcdefghijklmnopq", "abcdefghé-jklmnop", "ÀÉÎõü abcdefghij", "", nullptr,
+        "ABCdefGHIjkl.Z[@`{"};
+    auto eval_rows = [&](const std::string& text) {
+        auto node = compile(*parse_expression(text), scope);
+        EvalContext ctx;
+        ctx.zone = Zone::utc().get();
+        std::vector<std::string> out;
+        for (const char* v : values) {
+            RowBuilder b(1);
+            if (v) b.set_string(0, v);
+            Row row = std::move(b).build();
+            ctx.arena.reset();
+            ctx.row = row.view();
+            try {
+                Datum d = node->eval(ctx);
+                RowBuilder r(1);
+                write_field(r, 0, d, node->type);
+                out.push_back(format_field(std::move(r).build().view(), 0, node->type));
+            } catch (const EvalError& e) {
+                out.push_back(std::string("ERROR: ") + e.what());
+            }
+        }
+        return out;
+    };
+    using V = std::vector<std::string>;
+    CHECK(eval_rows("SUBSTR(s, 1, 8)") ==
+          V{"abcdefgh", "abcdefgh", "ÀÉÎõü ab", "", "null", "ABCdefGH"});
+    CHECK(eval_rows("SUBSTR(s, 9)") ==
+          V{"ijklmnopq", "é-jklmnop", "cdefghij", "", "null", "Ijkl.Z[@`{"});
+    CHECK(eval_rows("SUBSTRING(s, -3, 2)") == V{"op", "no", "hi", "", "null", "@`"});
+    CHECK(eval_rows("SUBSTR(s, 0, 3)") == V{"ab", "ab", "ÀÉ", "", "null", "AB"});
+    CHECK(eval_rows("SUBSTR(s, 20, 5)") == V{"", "", "", "", "null", ""});
+    CHECK(eval_rows("SUBSTR(s, 1, 0)") == V{"", "", "", "", "null", ""});
+    CHECK(eval_rows("SUBSTR(s, 2, -1)") ==
+          V{"ERROR: Substring length -1 is negative", "ERROR: Substring length -1 is negative",
+            "ERROR: Substring length -1 is negative", "ERROR: Substring length -1 is negative",
+            "null", "ERROR: Substring length -1 is negative"});
+    CHECK(eval_rows("UPPER(SUBSTR(s, 2, 10))") ==
+          V{"BCDEFGHIJK", "BCDEFGHé-J", "ÉÎõü ABCDE", "", "null", "BCDEFGHIJK"});
+    CHECK(eval_rows("UPPER(s)") == V{"ABCDEFGHIJKLMNOPQ", "ABCDEFGHé-JKLMNOP", "ÀÉÎõü ABCDEFGHIJ",
+                                     "", "null", "ABCDEFGHIJKL.Z[@`{"});
+    CHECK(eval_rows("LOWER(s)") == V{"abcdefghijklmnopq", "abcdefghé-jklmnop", "ÀÉÎõü abcdefghij",
+                                     "", "null", "abcdefghijkl.z[@`{"});
+}
