@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -399,6 +400,26 @@ int TimeZone::offset_at(std::int64_t t) const {
     int first = 0;
     const auto& ts = rules_->around(t, scratch, first);
     return lookup(ts, first, t);
+}
+
+int TimeZone::offset_at(std::int64_t t, std::int64_t* from, std::int64_t* until) const {
+    std::vector<Transition> scratch;
+    int first = 0;
+    const auto& ts = rules_->around(t, scratch, first);
+    auto it = std::upper_bound(ts.begin(), ts.end(), t,
+                               [](std::int64_t v, const Transition& tr) { return v < tr.utc; });
+    *from = it == ts.begin() ? std::numeric_limits<std::int64_t>::min() : std::prev(it)->utc;
+    *until = it == ts.end() ? std::numeric_limits<std::int64_t>::max() : it->utc;
+    if (&ts == &scratch) {
+        // Transitions of the footer rule, computed for the years around t only: they say nothing
+        // before the listed transitions, and a DST rule nothing outside those years.
+        if (!rules_->transitions.empty()) *from = std::max(*from, rules_->transitions.back().utc);
+        if (rules_->footer && rules_->footer->has_dst) {
+            if (it == ts.begin()) *from = t;
+            if (it == ts.end()) *until = t + 1;
+        }
+    }
+    return it == ts.begin() ? first : std::prev(it)->after;
 }
 
 int TimeZone::offset_for_local(std::int64_t local) const {

@@ -26,6 +26,10 @@ class TimeZone {
     const std::string& id() const;
     /// UTC offset in effect at an instant (seconds since the epoch).
     int offset_at(std::int64_t epoch_seconds) const;
+    /// The same, and the instants [*from, *until) around it that have that offset too, so that a
+    /// caller can answer nearby instants without a lookup (the span may be narrower than the
+    /// zone's, never wider).
+    int offset_at(std::int64_t epoch_seconds, std::int64_t* from, std::int64_t* until) const;
     /// UTC offset used for a wall-clock time, as LocalDateTime.atZone does: in a gap or an
     /// overlap it is the offset before the transition.
     int offset_for_local(std::int64_t local_seconds) const;

@@ -19,8 +19,9 @@ const Zone& zone_of(EvalContext& c) {
     return c.zone ? *c.zone : *Zone::utc();
 }
 
-std::int64_t to_local(std::int64_t utc_millis, const Zone& z) {
-    return utc_millis + z.offset_at_instant(floor_div(utc_millis, 1000)) * 1000LL;
+// The wall-clock millis of an instant in the session zone.
+std::int64_t to_local(std::int64_t utc_millis, EvalContext& c) {
+    return utc_millis + c.zone_offset_at(floor_div(utc_millis, 1000)) * 1000LL;
 }
 std::int64_t from_local(std::int64_t local_millis, const Zone& z) {
     return local_millis - z.offset_at_local(floor_div(local_millis, 1000)) * 1000LL;
@@ -34,7 +35,7 @@ std::int64_t local_millis(const Datum& d, const DataType& t, EvalContext& c) {
         case TypeRoot::Time:
             return d.i / 1000000;
         case TypeRoot::TimestampLtz:
-            return to_local(d.i, zone_of(c));
+            return to_local(d.i, c);
         case TypeRoot::TimestampTz:
             return d.i + d.off * 1000LL;
         default:
@@ -51,13 +52,12 @@ Datum eval_now(const Node& n, EvalContext& c) {
         case 0:
             return Datum::of_timestamp(Timestamp{c.now(), 0});  // CURRENT_TIMESTAMP, NOW
         case 1:
-            return Datum::of_timestamp(
-                Timestamp{to_local(c.now(), zone_of(c)), 0});  // LOCALTIMESTAMP
+            return Datum::of_timestamp(Timestamp{to_local(c.now(), c), 0});  // LOCALTIMESTAMP
         case 2:
-            return Datum::of_long(floor_mod(to_local(c.now(), zone_of(c)), kMillisPerDay) / 1000 *
+            return Datum::of_long(floor_mod(to_local(c.now(), c), kMillisPerDay) / 1000 *
                                   1000000000LL);
         default:
-            return Datum::of_long(floor_div(to_local(c.now(), zone_of(c)), kMillisPerDay));
+            return Datum::of_long(floor_div(to_local(c.now(), c), kMillisPerDay));
     }
 }
 NodePtr build_now(CallSite& c, int kind, const DataType& t) {
@@ -203,9 +203,22 @@ struct FormatCache {
     // The last output of the fixed pattern and the wall-clock span it covers: rows whose time
     // falls into the same span (e.g. the same minute for 'yyyy-MM-dd HH:mm') reuse it.
     std::int64_t resolution = 0;  // DateFormat::resolution_millis() of `fixed`; 0: no reuse
-    mutable bool has_last_output = false;
-    mutable std::int64_t last_span = 0;
+    // The wall-clock millis [span_from, span_until) that last_output covers (empty at first).
+    mutable std::int64_t span_from = 0;
+    mutable std::int64_t span_until = 0;
     mutable std::string last_output;
+
+    /// The fixed pattern's text of `fields` at wall-clock time `local`, from last_output when
+    /// `local` is in its span.
+    std::string_view format_fixed(std::int64_t local, std::int32_t nanos) const {
+        if (local >= span_from && local < span_until) return last_output;
+        LocalFields fields = fields_of(local, nanos);
+        last_output.clear();
+        fixed->format_to(fields, last_output);
+        span_from = floor_div(local, resolution) * resolution;
+        span_until = span_from + resolution;
+        return last_output;
+    }
 };
 
 /// The format to use, or nullptr (with `null` set) when the pattern argument is NULL.
@@ -279,21 +292,25 @@ Datum eval_date_format(const Node& n, EvalContext& c) {
     }
     const auto& cache = n.st<FormatCache>();
     // Only the fixed pattern's output is kept; it has no zone fields (resolution 0 otherwise).
-    bool reuse = cache.resolution > 0 && &f == cache.fixed.get();
-    std::int64_t span = reuse ? floor_div(local, cache.resolution) : 0;
-    if (reuse && cache.has_last_output && cache.last_span == span)
-        return Datum::of_string(cache.last_output);
+    if (cache.resolution > 0 && &f == cache.fixed.get())
+        return Datum::of_string(cache.format_fixed(local, nanos));
     fields = fields_of(local, nanos);
     if (t.root() == TypeRoot::TimestampLtz) {
-        fields.offset_seconds = zone_of(c).offset_at_instant(floor_div(d.i, 1000));
+        fields.offset_seconds = c.zone_offset_at(floor_div(d.i, 1000));
         fields.zone_id = zone_of(c).id();
     }
-    if (!reuse) return Datum::of_string(c.arena.copy(f.format(fields)));
-    cache.last_output.clear();
-    f.format_to(fields, cache.last_output);
-    cache.last_span = span;
-    cache.has_last_output = true;
-    return Datum::of_string(cache.last_output);
+    return Datum::of_string(c.arena.copy(f.format(fields)));
+}
+// DATE_FORMAT(<timestamp, date or time>, '<constant pattern without zone fields>'): the output
+// depends on the wall-clock time only, so it is kept for the span of the pattern's smallest
+// field (the cache is keyed on local time, which stays right across offset changes).
+Datum eval_date_format_fixed(const Node& n, EvalContext& c) {
+    Datum d = n.args[0]->eval(c);
+    if (d.null) return d;
+    const DataType& t = n.args[0]->type;
+    std::int32_t nanos =
+        t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
+    return Datum::of_string(n.st<FormatCache>().format_fixed(local_millis(d, t, c), nanos));
 }
 NodePtr build_date_format(CallSite& c, bool tz) {
     c.arity(tz ? 3 : 2, tz ? 3 : 2);
@@ -311,6 +328,8 @@ NodePtr build_date_format(CallSite& c, bool tz) {
         make_node(eval_date_format, DataType::string().with_nullable(nullable), std::move(c.args));
     n->param = tz;
     set_format_state(c, *n, 1, nullptr);
+    if (!tz && n->st<FormatCache>().resolution > 0 && is_time_input(n->args[0]->type))
+        n->fn = eval_date_format_fixed;
     return n;
 }
 NodePtr b_date_format(CallSite& c) {
@@ -347,7 +366,7 @@ Datum shift(const Datum& d, const DataType& t, bool months, std::int64_t amount,
         }
         case TypeRoot::TimestampLtz:
             if (months) {
-                std::int64_t local = add_months(to_local(d.i, zone_of(c)), amount);
+                std::int64_t local = add_months(to_local(d.i, c), amount);
                 return Datum::of_timestamp(Timestamp{from_local(local, zone_of(c)), d.nanos});
             }
             return Datum::of_timestamp(Timestamp{d.i + amount, d.nanos});
@@ -509,10 +528,8 @@ std::optional<Timestamp> parse_with(const Node& n, const Datum& s, EvalContext& 
     if (!fields) return std::nullopt;
     std::int64_t local = local_millis_of(*fields);
     if (has_offset)
-        local =
-            local - fields->offset_seconds * 1000LL +
-            zone_of(c).offset_at_instant(floor_div(local - fields->offset_seconds * 1000LL, 1000)) *
-                1000LL;
+        local = local - fields->offset_seconds * 1000LL +
+                c.zone_offset_at(floor_div(local - fields->offset_seconds * 1000LL, 1000)) * 1000LL;
     return Timestamp{local, fields->nanos % 1000000};
 }
 
@@ -581,7 +598,7 @@ Datum eval_from_unixtime(const Node& n, EvalContext& c) {
     if (null) return Datum{};
     const DateFormat& f = *format;
     std::int64_t instant = s.i * 1000;
-    std::int32_t off = zone_of(c).offset_at_instant(s.i);
+    std::int32_t off = c.zone_offset_at(s.i);
     LocalFields fields = fields_of(instant + off * 1000LL, 0);
     fields.offset_seconds = off;
     fields.zone_id = zone_of(c).id();

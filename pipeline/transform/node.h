@@ -28,6 +28,15 @@ struct EvalContext {
     const Zone* zone = nullptr;   // pipeline.local-time-zone
     Arena arena;
 
+    /// `zone`'s UTC offset at an instant (seconds). The span of instants that share the last
+    /// offset looked up is kept: successive events are close in time, so they rarely need a
+    /// lookup (which costs a search, for some zones a computation of the year's rules).
+    std::int32_t zone_offset_at(std::int64_t epoch_seconds) {
+        if (epoch_seconds < offset_from_ || epoch_seconds >= offset_until_ || offset_zone_ != zone)
+            refresh_offset(epoch_seconds);
+        return offset_;
+    }
+
     std::int64_t now() {
         if (now_pending) {
             now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -37,6 +46,16 @@ struct EvalContext {
         }
         return now_millis;
     }
+
+  private:
+    void refresh_offset(std::int64_t epoch_seconds) {
+        const Zone& z = zone ? *zone : *Zone::utc();
+        offset_ = z.offset_at_instant(epoch_seconds, &offset_from_, &offset_until_);
+        offset_zone_ = zone;
+    }
+    const Zone* offset_zone_ = nullptr;
+    std::int64_t offset_from_ = 0, offset_until_ = 0;  // empty until the first lookup
+    std::int32_t offset_ = 0;
 };
 
 struct Node;

@@ -20,6 +20,11 @@ class Zone {
     std::int32_t offset_at_instant(std::int64_t epoch_seconds) const {
         return tz_.offset_at(epoch_seconds);
     }
+    /// The offset and the instants [*from, *until) that share it.
+    std::int32_t offset_at_instant(std::int64_t epoch_seconds, std::int64_t* from,
+                                   std::int64_t* until) const {
+        return tz_.offset_at(epoch_seconds, from, until);
+    }
     std::int32_t offset_at_local(std::int64_t local_seconds) const {
         return tz_.offset_for_local(local_seconds);
     }

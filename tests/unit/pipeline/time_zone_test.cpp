@@ -1,6 +1,8 @@
 #include "pipeline/data/time_zone.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
+#include <vector>
 
 #include "pipeline/data/temporal.h"
 
@@ -64,4 +66,43 @@ TEST_CASE("region zones from TZif files, explicit and rule-based transitions", "
     Timestamp local = sh.to_local(instant);
     CHECK(temporal::format_local_date_time(local) == "2024-01-01T08:00:00.123456");
     CHECK(sh.to_instant(local) == instant);
+}
+
+// offset_at with a span: callers reuse the offset for every instant of the span, so it must never
+// reach past a transition — listed ones, those of the footer rule (DST zones past the table,
+// e.g. 2040 and 2100), fixed-offset footers (Asia/Shanghai) and fixed zones.
+TEST_CASE("the span of an offset holds that offset and stays between transitions", "[time_zone]") {
+    for (const char* id : {"UTC", "+05:30", "Europe/Berlin", "America/New_York", "Asia/Shanghai",
+                           "Australia/Lord_Howe", "America/Sao_Paulo"}) {
+        INFO(id);
+        TimeZone z = zone(id);
+        std::vector<std::int64_t> probes;
+        for (int y : {1900, 1970, 1988, 2007, 2024, 2037, 2038, 2040, 2100}) {
+            for (unsigned m = 1; m <= 12; ++m) {
+                for (unsigned d : {1U, 8U, 15U, 22U, 29U})
+                    if (m != 2 || d < 29) probes.push_back(utc(y, m, d, 1, 30));
+            }
+        }
+        for (std::int64_t t : probes) {
+            std::int64_t from = 0, until = 0;
+            int off = z.offset_at(t, &from, &until);
+            INFO(t);
+            REQUIRE(off == z.offset_at(t));
+            REQUIRE(from <= t);
+            REQUIRE(t < until);
+            // Both ends, and a day inside each end, have the same offset.
+            if (from != std::numeric_limits<std::int64_t>::min()) {
+                CHECK(z.offset_at(from) == off);
+                CHECK(z.offset_at(std::min(from + 86400, t)) == off);
+            }
+            if (until != std::numeric_limits<std::int64_t>::max()) {
+                CHECK(z.offset_at(until - 1) == off);
+                CHECK(z.offset_at(std::max(until - 86400, t)) == off);
+            }
+            // A walk through the span, a week at a time, meets the same offset everywhere.
+            std::int64_t lo = std::max<std::int64_t>(from, t - 370LL * 86400);
+            std::int64_t hi = std::min<std::int64_t>(until, t + 370LL * 86400);
+            for (std::int64_t u = lo; u < hi; u += 7 * 86400 + 3599) CHECK(z.offset_at(u) == off);
+        }
+    }
 }

@@ -900,3 +900,66 @@ TEST_CASE("SUBSTR, UPPER and LOWER over successive rows") {
     CHECK(eval_rows("LOWER(s)") == V{"abcdefghijklmnopq", "abcdefghé-jklmnop", "ÀÉÎõü abcdefghij",
                                      "", "null", "abcdefghijkl.z[@`{"});
 }
+
+// The session zone's offset is kept per context with the span of instants it holds for, and
+// DATE_FORMAT keeps its last text for the span of local time its pattern cannot tell apart: rows
+// that cross a DST change (both ways), go back in time, or jump years (past the zone's listed
+// transitions, where the footer rule applies) must still see their own offset and text.
+TEST_CASE("temporal values across offset changes over successive rows") {
+    const Schema schema = SchemaBuilder().column("ltz", DataType::timestamp_ltz(3)).build();
+    auto eval_rows = [&](const char* tz, const std::string& text,
+                         const std::vector<std::string>& instants) {
+        auto zone = Zone::find(tz);
+        Scope scope{&schema, nullptr, nullptr, zone.get()};
+        auto node = compile(*parse_expression(text), scope);
+        EvalContext ctx;
+        ctx.zone = zone.get();
+        std::vector<std::string> out;
+        for (const auto& s : instants) {
+            auto t = *temporal::parse_timestamp(s);  // read as UTC
+            RowBuilder b(1);
+            b.set_timestamp(0, t);
+            Row row = std::move(b).build();
+            ctx.arena.reset();
+            ctx.row = row.view();
+            ctx.now_millis = t.millis;
+            Datum d = node->eval(ctx);
+            RowBuilder r(1);
+            write_field(r, 0, d, node->type);
+            out.push_back(format_field(std::move(r).build().view(), 0, node->type));
+        }
+        return out;
+    };
+    using V = std::vector<std::string>;
+    // Europe/Berlin leaves summer time at 01:00 UTC on 2024-10-27: 02:59 CEST, then 02:00 CET.
+    const V fall = {"2024-10-27 00:59:59.999", "2024-10-27 01:00:00.000", "2024-10-27 01:59:30.000",
+                    "2024-10-27 00:30:00.000", "2024-10-27 01:00:00.000"};
+    CHECK(eval_rows("Europe/Berlin", "DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm')", fall) ==
+          V{"2024-10-27 02:59", "2024-10-27 02:00", "2024-10-27 02:59", "2024-10-27 02:30",
+            "2024-10-27 02:00"});
+    CHECK(eval_rows("Europe/Berlin", "DATE_FORMAT(LOCALTIMESTAMP, 'HH:mm:ss')", fall) ==
+          V{"02:59:59", "02:00:00", "02:59:30", "02:30:00", "02:00:00"});
+    CHECK(eval_rows("Europe/Berlin", "DATE_FORMAT(ltz, 'HH:mm XXX')", fall) ==
+          V{"02:59 +02:00", "02:00 +01:00", "02:59 +01:00", "02:30 +02:00", "02:00 +01:00"});
+    // Far past the listed transitions: the last Sundays of March and October 2050 and 2100.
+    const V future = {"2050-03-27 00:59:59.000", "2050-03-27 01:00:00.000",
+                      "2050-10-30 00:59:59.000", "2050-10-30 01:00:00.000",
+                      "2100-03-28 00:59:00.000", "2100-03-28 01:00:00.000",
+                      "2050-03-27 00:59:59.000"};
+    CHECK(eval_rows("Europe/Berlin", "DATE_FORMAT(LOCALTIMESTAMP, 'yyyy-MM-dd HH:mm:ss')",
+                    future) == V{"2050-03-27 01:59:59", "2050-03-27 03:00:00",
+                                 "2050-10-30 02:59:59", "2050-10-30 02:00:00",
+                                 "2100-03-28 01:59:00", "2100-03-28 03:00:00",
+                                 "2050-03-27 01:59:59"});
+    CHECK(eval_rows("America/New_York", "DATE_FORMAT(ltz, 'yyyy-MM-dd HH')", future) ==
+          V{"2050-03-26 20", "2050-03-26 21", "2050-10-29 20", "2050-10-29 21", "2100-03-27 20",
+            "2100-03-27 21", "2050-03-26 20"});
+    // A fixed-offset footer (no DST since 1991) and a day-resolution pattern across midnight.
+    CHECK(eval_rows("Asia/Shanghai", "DATE_FORMAT(ltz, 'yyyy-MM-dd')",
+                    {"2024-03-15 15:59:59.999", "2024-03-15 16:00:00.000",
+                     "1988-06-01 15:30:00.000", "2024-03-15 15:00:00.000"}) ==
+          V{"2024-03-15", "2024-03-16", "1988-06-02", "2024-03-15"});
+    CHECK(eval_rows("Asia/Shanghai", "HOUR(ltz)",
+                    {"2024-03-15 15:59:59.999", "1988-06-01 15:30:00.000",
+                     "2024-03-15 16:00:00.000"}) == V{"23", "0", "0"});
+}
