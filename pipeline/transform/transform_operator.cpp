@@ -254,7 +254,8 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
         e.after = std::move(e.before);
         e.before.reset();
     }
-    out.push_back(std::move(e));
+    // In place: push_back(Event) would move the event twice (into a temporary, then the vector).
+    out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
 }
 
 void TransformOperator::replace(std::optional<Row>& row, Row projected) {
@@ -344,6 +345,13 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
         // The rows were written on another thread: start fetching those of a later event.
         if (k + kPrefetchAhead < in.size()) prefetch_rows(in[k + kPrefetchAhead]);
         Event& ev = in[k];
+        if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
+            // Runs of events of one table: its state is looked up once per run.
+            if (data->table == last_table_ && last_state_) {
+                on_data(*data, *last_state_, out);
+                continue;
+            }
+        }
         TableId table = table_of(ev);
         auto it = tables_.find(table);
         if (it == tables_.end()) {
@@ -367,6 +375,8 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
         }
         TableState& st = it->second;
         if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
+            last_table_ = table;  // unordered_map elements keep their address until erased
+            last_state_ = &st;
             on_data(*data, st, out);
         } else if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
             st.upstream = create->schema;
@@ -387,6 +397,7 @@ std::string TransformOperator::snapshot_state() const {
 }
 
 void TransformOperator::restore(std::string_view state) {
+    last_state_ = nullptr;
     tables_.clear();
     if (state.empty()) return;
     for (auto& [id, schema] : table_schemas_from_json(state)) {

@@ -75,6 +75,8 @@ class TransformOperator {
     std::shared_ptr<const Zone> zone_;
     std::vector<SourceMetadataColumn> source_metadata_;
     std::unordered_map<TableId, TableState> tables_;
+    TableId last_table_;                // the table of the last data change event
+    TableState* last_state_ = nullptr;  // its state in tables_ (cleared when tables_ is)
     EvalContext ctx_;
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
