@@ -26,6 +26,12 @@ void coerce_all(CallSite& c, const std::vector<std::size_t>& idx, const DataType
     for (auto i : idx) c.args[i] = coerce(std::move(c.args[i]), t, c.expr.args[i]->pos);
 }
 
+// A branch's value; a constant one (the usual THEN 'text') is read without a call.
+Datum branch(const Node& b, EvalContext& c) {
+    if (b.is_constant && !b.null_literal) return b.constant;
+    return b.eval(c);
+}
+
 // Searched: (when, then)* [else]; param = has else. Simple: operand first; param2 = 1.
 Datum eval_case(const Node& n, EvalContext& c) {
     std::size_t i = 0, size = n.args.size();
@@ -43,9 +49,9 @@ Datum eval_case(const Node& n, EvalContext& c) {
             hit = !operand.null && values_equal(operand, n.args[0]->type, w, n.args[i]->type);
         else
             hit = w.truth();
-        if (hit) return n.args[i + 1]->eval(c);
+        if (hit) return branch(*n.args[i + 1], c);
     }
-    if (has_else) return n.args[size - 1]->eval(c);
+    if (has_else) return branch(*n.args[size - 1], c);
     return Datum{};
 }
 
@@ -95,7 +101,7 @@ NodePtr b_ifnull(CallSite& c) {
 
 Datum eval_if(const Node& n, EvalContext& c) {
     Datum cond = n.args[0]->eval(c);
-    return cond.truth() ? n.args[1]->eval(c) : n.args[2]->eval(c);
+    return branch(*n.args[cond.truth() ? 1 : 2], c);
 }
 NodePtr b_if(CallSite& c) {
     c.arity(3, 3);

@@ -59,7 +59,21 @@ struct CompareLong {
         std::int64_t x = 0, y = 0;
         if (!fetch_long<KA>(*n.args[0], c, x)) return Datum::of_bool(false);
         if (!fetch_long<KB>(*n.args[1], c, y)) return Datum::of_bool(false);
-        return Datum::of_bool(apply(static_cast<Op>(n.param), cmp3(x, y)));
+        switch (static_cast<Op>(n.param)) {  // the operator on the values, no three-way step
+            case kEq:
+                return Datum::of_bool(x == y);
+            case kNe:
+                return Datum::of_bool(x != y);
+            case kLt:
+                return Datum::of_bool(x < y);
+            case kLe:
+                return Datum::of_bool(x <= y);
+            case kGt:
+                return Datum::of_bool(x > y);
+            case kGe:
+                return Datum::of_bool(x >= y);
+        }
+        return Datum::of_bool(false);
     }
 };
 

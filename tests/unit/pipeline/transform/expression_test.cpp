@@ -211,6 +211,17 @@ TEST_CASE("integer operators over columns, constants and sub-expressions") {
         {"i + 1 > i", "true"},
         {"dt > dt", "false"},
         {"flag = TRUE", "true"},
+        // Every operator at, below and above the boundary.
+        {"i < 7", "false"},
+        {"i <= 7", "true"},
+        {"i > 7", "false"},
+        {"i >= 8", "false"},
+        {"i <> 7", "false"},
+        {"7 <> i", "false"},
+        {"i <> b", "true"},
+        {"i - 8 < -i", "false"},
+        {"i - 8 > -i", "true"},
+        {"-b <= i - 8", "true"},
     });
 }
 
@@ -485,6 +496,12 @@ TEST_CASE("conditional functions") {
         {"CASE WHEN i = 7 THEN i ELSE b END", "7"},
         {"CASE WHEN flag THEN d ELSE i END", "2.5"},
         {"CASE WHEN i = 1 THEN 'a' ELSE NULL END", "null"},
+        {"CASE WHEN i = 7 THEN NULL ELSE 'b' END", "null"},
+        {"CASE WHEN i = 7 THEN name ELSE 'b' END", "Alice"},
+        {"CASE WHEN i > 7 THEN 'updated' WHEN i > 6 THEN 'new' ELSE 'old' END", "new"},
+        {"IF(i > 5, 'yes', NULL)", "yes"},
+        {"IF(i > 50, 'yes', NULL)", "null"},
+        {"IF(i_null > 5, 'yes', 'no')", "no"},
         {"CASE WHEN i THEN 1 END", "COMPILE@11: *"},
         {"COALESCE(n_null, name)", "Alice"},
         {"COALESCE(n_null, i_null)", "COMPILE@1: *"},
