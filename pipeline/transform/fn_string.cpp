@@ -150,8 +150,8 @@ Datum eval_concat(const Node& n, EvalContext& c) {
             } else {
                 p = std::to_chars(p, p + kMaxIntText, v[i].i).ptr;
             }
-        } else if (v[i].size) {
-            std::memcpy(p, v[i].data, v[i].size);
+        } else {
+            copy_bytes(p, v[i].data, v[i].size);
             p += v[i].size;
         }
     }

@@ -261,7 +261,7 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
     };
     auto put_bytes = [&](std::size_t j, const void* data, std::size_t n) {
         store64(slots + j * 8, (static_cast<std::uint64_t>(cursor) << 32) | n);
-        if (n) std::memcpy(base + cursor, data, n);
+        copy_bytes(base + cursor, static_cast<const char*>(data), n);
         cursor += n;
     };
     std::size_t start = 0;

@@ -980,3 +980,14 @@ TEST_CASE("temporal values across offset changes over successive rows") {
                     {"2024-03-15 15:59:59.999", "1988-06-01 15:30:00.000",
                      "2024-03-15 16:00:00.000"}) == V{"23", "0", "0"});
 }
+
+TEST_CASE("copy_bytes copies every length exactly, touching nothing around it") {
+    std::string src;
+    for (int i = 0; i < 64; ++i) src.push_back(static_cast<char>('A' + i % 50));
+    for (std::size_t n = 0; n <= 40; ++n) {
+        INFO(n);
+        std::string dst(n + 16, '.');
+        copy_bytes(dst.data() + 8, src.data() + 3, n);
+        CHECK(dst == std::string(8, '.') + src.substr(3, n) + std::string(8, '.'));
+    }
+}
