@@ -991,3 +991,28 @@ TEST_CASE("copy_bytes copies every length exactly, touching nothing around it") 
         CHECK(dst == std::string(8, '.') + src.substr(3, n) + std::string(8, '.'));
     }
 }
+
+TEST_CASE("UPPER and LOWER change ASCII letters only, for every byte value at every position") {
+    const Schema schema = SchemaBuilder().column("s", DataType::string()).build();
+    Scope scope{&schema, nullptr, nullptr, Zone::utc().get()};
+    auto upper = compile(*parse_expression("UPPER(s)"), scope);
+    auto lower = compile(*parse_expression("LOWER(s)"), scope);
+    // Every byte value, shifted through the positions of the eight-byte words and the tail.
+    for (std::size_t shift = 0; shift < 9; ++shift) {
+        std::string text(shift, 'q');
+        for (int b = 1; b < 256; ++b) text.push_back(static_cast<char>(b));
+        std::string want_up = text, want_low = text;
+        for (char& ch : want_up)
+            if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
+        for (char& ch : want_low)
+            if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch + 32);
+        RowBuilder b(1);
+        b.set_string(0, text);
+        Row row = std::move(b).build();
+        EvalContext ctx;
+        ctx.row = row.view();
+        INFO(shift);
+        CHECK(std::string(upper->eval(ctx).s) == want_up);
+        CHECK(std::string(lower->eval(ctx).s) == want_low);
+    }
+}
