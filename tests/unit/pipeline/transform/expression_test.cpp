@@ -211,6 +211,17 @@ TEST_CASE("integer operators over columns, constants and sub-expressions") {
         {"i + 1 > i", "true"},
         {"dt > dt", "false"},
         {"flag = TRUE", "true"},
+        // Arithmetic on a column and a constant as the operand of another operator.
+        {"i * 1000000000 + 1", "-1589934591"},
+        {"b * 1000000000 - 1", "-8446744073709551617"},
+        {"i % 0 + 1", "ERROR: / by zero"},
+        {"1 + i / 0", "ERROR: / by zero"},
+        {"i_null % 0 > 1", "false"},
+        {"1 + i_null * 2", "null"},
+        {"(b / 3) % 1000 > 332", "true"},
+        {"(b / 3) % 1000 < 333", "false"},
+        {"(i - 14) % 4 < 0", "true"},
+        {"si * 20000 + si * 20000", "120000"},
         // Every operator at, below and above the boundary.
         {"i < 7", "false"},
         {"i <= 7", "true"},
