@@ -82,7 +82,7 @@ struct ConcatPlan {
     std::vector<ConcatPart> parts;
 };
 
-// The longest text of a 64-bit integer ("-9223372036854775808") and of a NULL operand.
+// The longest text of a 64-bit integer ("-9223372036854775808"); a NULL operand's "null" fits.
 constexpr std::size_t kMaxIntText = 20;
 
 // Trivially constructible: the array of them on the stack costs nothing to set up.
@@ -228,7 +228,7 @@ Datum eval_case_map(const Node& n, EvalContext& c) {
     if (a.null) return a;
     char* p = c.arena.alloc(a.s.size());
     const char* src = a.s.data();
-    // One branch-free loop per direction (the compiler vectorises them); only ASCII letters
+    // One loop per direction, without a per-byte test of the direction; only ASCII letters
     // change, so UTF-8 sequences pass through.
     if (n.param) {
         for (std::size_t i = 0; i < a.s.size(); ++i) {
