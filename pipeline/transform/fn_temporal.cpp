@@ -216,7 +216,8 @@ struct FormatCache {
         last_output.clear();
         fixed->format_to(fields, last_output);
         span_from = floor_div(local, resolution) * resolution;
-        span_until = span_from + resolution;
+        // The last span before the end of the range is not kept (its end would overflow).
+        span_until = span_from <= INT64_MAX - resolution ? span_from + resolution : span_from;
         return last_output;
     }
 };
