@@ -34,8 +34,8 @@ template <int KA, int KB>
 struct IntArith {
     static Datum eval(const Node& n, EvalContext& c) {
         std::int64_t x = 0, y = 0;
-        if (!fetch_long<KA>(*n.args[0], c, x)) return Datum{};
-        if (!fetch_long<KB>(*n.args[1], c, y)) return Datum{};
+        if (!fetch_operand<KA>(n, 0, c, x)) return Datum{};
+        if (!fetch_operand<KB>(n, 1, c, y)) return Datum{};
         auto ua = static_cast<std::uint64_t>(x), ub = static_cast<std::uint64_t>(y);
         std::int64_t r = 0;
         switch (n.param) {
@@ -206,9 +206,11 @@ NodePtr build_arith(CallSite& c, Op op) {
     } else {
         result = integer_digits(ta.root()) >= integer_digits(tb.root()) ? ta : tb;
     }
-    if (fn == nullptr) fn = pick_long_fn<IntArith>(*c.args[0], *c.args[1]);
+    bool fused = fn == nullptr;
+    if (fused) fn = pick_long_fn<IntArith>(*c.args[0], *c.args[1]);
     auto n = make_node(fn, result.with_nullable(nullable), std::move(c.args));
     n->param = op;
+    if (fused) set_long_operands(*n);
     return n;
 }
 

@@ -57,8 +57,8 @@ template <int KA, int KB>
 struct CompareLong {
     static Datum eval(const Node& n, EvalContext& c) {
         std::int64_t x = 0, y = 0;
-        if (!fetch_long<KA>(*n.args[0], c, x)) return Datum::of_bool(false);
-        if (!fetch_long<KB>(*n.args[1], c, y)) return Datum::of_bool(false);
+        if (!fetch_operand<KA>(n, 0, c, x)) return Datum::of_bool(false);
+        if (!fetch_operand<KB>(n, 1, c, y)) return Datum::of_bool(false);
         switch (static_cast<Op>(n.param)) {  // the operator on the values, no three-way step
             case kEq:
                 return Datum::of_bool(x == y);
@@ -104,6 +104,7 @@ NodePtr build_compare(CallSite& c, Op op) {
     }
     auto n = make_node(fn, DataType::boolean().not_null(), std::move(c.args));
     n->param = op;
+    if (fn != eval_compare && fn != eval_compare_text) set_long_operands(*n);
     return n;
 }
 

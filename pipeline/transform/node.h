@@ -75,6 +75,9 @@ struct Node {
     bool is_constant = false;           // literal (or folded constant): value known at compile time
     bool null_literal = false;
     int interval = 0;  // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
+    // Fused integer nodes (operand.h): the column or constant value of args[0] and args[1],
+    // copied here so that reading an operand takes no trip through args.
+    std::int64_t operand[2] = {0, 0};
 
     Datum eval(EvalContext& c) const { return fn(*this, c); }
     template <typename T>

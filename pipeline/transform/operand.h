@@ -44,6 +44,42 @@ inline bool fetch_long(const Node& a, EvalContext& c, std::int64_t& v) {
     }
 }
 
+/// Copies the column positions and constant values of n's two operands into n.operand, for
+/// fetch_operand; call it on every node whose evaluator pick_long_fn chose.
+inline void set_long_operands(Node& n) {
+    for (std::size_t i = 0; i < 2; ++i) {
+        const Node& a = *n.args[i];
+        switch (long_operand_kind(a)) {
+            case kOperandColumn:
+                n.operand[i] = a.column;
+                break;
+            case kOperandConstant:
+                n.operand[i] = a.constant.i;
+                break;
+            default:
+                break;
+        }
+    }
+}
+
+/// Reads operand i of a fused node, of kind K, into v; false when it is NULL.
+template <int K>
+inline bool fetch_operand(const Node& n, std::size_t i, EvalContext& c, std::int64_t& v) {
+    if constexpr (K == kOperandColumn) {
+        auto col = static_cast<std::size_t>(n.operand[i]);
+        if (c.row.is_null(col)) return false;
+        v = c.row.get_long(col);
+        return true;
+    } else if constexpr (K == kOperandConstant) {
+        v = n.operand[i];
+        return true;
+    } else {
+        Datum d = n.args[i]->eval(c);
+        v = d.i;
+        return !d.null;
+    }
+}
+
 /// fn<KA, KB> for the operand kinds of a and b.
 template <template <int, int> class F>
 EvalFn pick_long_fn(const Node& a, const Node& b) {
