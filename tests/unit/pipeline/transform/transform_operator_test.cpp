@@ -470,3 +470,31 @@ TEST_CASE("process takes spare row buffers and hands the replaced input rows bac
     CHECK(buffers.spare.size() == 1);
     CHECK(buffers.retired.size() == 2);
 }
+
+// Spare buffers come back from earlier rows with their old bytes: the projection writes every
+// byte of the new row (header, NULL bits, the zero slots of NULL fields, the variable part)
+// instead of filling the buffer with zeros first, so none of the old bytes may show through.
+TEST_CASE("rows written into used spare buffers have exactly the bytes RowBuilder writes") {
+    MixedValues full{7, "alice", 2.5, "hello world", Timestamp{1700000000123, 456}, 12345};
+    MixedValues sparse{8, nullptr, std::nullopt, "n", std::nullopt, -5};
+    const std::string projection =
+        "*, UPPER(name) AS up, CASE WHEN id > 7 THEN NULL ELSE note END AS maybe, id * 3 AS x";
+    for (const auto& v : {full, sparse}) {
+        for (auto order :
+             {std::vector<int>{0, 1, 2, 3, 4, 5}, std::vector<int>{5, 4, 3, 2, 1, 0}}) {
+            Row want = project_one(projection, mixed_row(v, order));
+            // Longer than the row, as long, shorter (within the capacity), and empty.
+            for (std::size_t size : {want.bytes().size() + 300, want.bytes().size(),
+                                     want.bytes().size() / 2, std::size_t{0}}) {
+                INFO(size);
+                std::string used(want.bytes().size() + 300, '\xAB');
+                used.resize(size);
+                TransformOperator::RowBuffers buffers;
+                buffers.spare.push_back(std::move(used));
+                Row got = project_one(projection, mixed_row(v, order), &buffers);
+                CHECK(buffers.spare.empty());
+                CHECK(got == want);
+            }
+        }
+    }
+}
