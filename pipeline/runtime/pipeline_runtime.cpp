@@ -4,15 +4,12 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/experimental/channel.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -24,6 +21,7 @@
 #include "pipeline/runtime/countdown.h"
 #include "pipeline/runtime/partitioner.h"
 #include "pipeline/runtime/runtime_metrics.h"
+#include "pipeline/runtime/transform_stage.h"
 #include "pipeline/schema/schema_operator.h"
 #include "pipeline/transform/transform_operator.h"
 #include "state/checkpoint_store.h"
@@ -46,12 +44,6 @@ using WriterChannel = asio::experimental::channel<void(boost::system::error_code
 // Batches in flight between stages; with ~1k events per batch this bounds memory while keeping
 // every stage busy.
 constexpr std::size_t kChannelCapacity = 4;
-
-// Spare row buffers handed to the transform thread: for rows up to this size, at most this many.
-constexpr std::size_t kMaxSpareRowBytes = 1024;
-constexpr std::size_t kMaxSpareRows = 8192;
-// Batches handed to the transform thread at once, when that many are waiting (fewer wake-ups).
-constexpr std::size_t kTransformGather = kChannelCapacity;
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -104,7 +96,7 @@ struct PipelineRuntime::Impl {
         ConnectorContext sink_ctx{plan.sink_options, def.sink, plan.settings, io, &registry};
         sink = plan.sink_factory->create(sink_ctx);
         transform = plan.make_transform();
-        if (transform) transform_thread.emplace(1);
+        if (transform) transform_stage = std::make_unique<TransformStage>(io, *transform);
         schema_operator = std::make_unique<SchemaOperator>(
             plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
             [this](EventBatch& pending) { return flush_writers(pending); },
@@ -311,184 +303,76 @@ struct PipelineRuntime::Impl {
     }
 
     // ---- processing ------------------------------------------------------------------------
+    /// Without a transform: routes each batch as it arrives.
     awaitable<void> processor_task() {
         EventBatch out;
-        // With a transform, the batches already waiting in the channel (up to kTransformGather) go
-        // to the transform thread together, one hand-off for all, and are transformed while the
-        // loop thread routes the previous ones (`routable`), whenever more input is waiting.
-        std::vector<EventBatch> inputs;
-        EventBatch transformed, routable;
-        bool have_routable = false;
-        std::optional<StreamElement> held;  // a barrier or the end met while gathering batches
         while (true) {
-            StreamElement element;
-            if (held) {
-                element = std::move(*held);
-                held.reset();
-            } else {
-                auto [ec, received] =
-                    co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
-                if (ec) co_return;
-                --queued[0];
-                element = std::move(received);
-            }
+            auto [ec, element] =
+                co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+            if (ec) co_return;
+            --queued[0];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
-                if (!transform) {
-                    co_await route(*batch, out);
-                    continue;
-                }
-                inputs.clear();
-                inputs.push_back(std::move(*batch));
-                while (inputs.size() < kTransformGather && !held) {
-                    bool got = source_channel.try_receive(
-                        [&](boost::system::error_code ec, StreamElement next) {
-                            if (ec) return;
-                            --queued[0];
-                            if (auto* b = std::get_if<EventBatch>(&next))
-                                inputs.push_back(std::move(*b));
-                            else
-                                held = std::move(next);
-                        });
-                    if (!got) break;
-                }
-                transformed.clear();
-                if (have_routable) {
-                    co_await transform_and_route(inputs, transformed, routable, out);
-                    have_routable = false;
-                } else {
-                    co_await transform_batches(inputs, transformed);
-                }
-                if (held || source_channel.ready()) {
-                    routable.swap(transformed);  // routed while the next batches are transformed
-                    have_routable = true;
-                } else {
-                    co_await route(transformed, out);
-                }
-                continue;
-            }
-            if (have_routable) {  // a barrier or the end follows every event before it
-                co_await route(routable, out);
-                have_routable = false;
-            }
-            if (auto* barrier = std::get_if<Barrier>(&element)) {
-                auto& pending = checkpoints[barrier->checkpoint_id];
-                pending.schema_state = schema_operator->snapshot_state();
-                if (transform) pending.transform_state = transform->snapshot_state();
-                pending.writer_states.assign(writers.size(), {});
-                pending.acks_remaining = writers.size();
-                for (std::size_t i = 0; i < writer_channels.size(); ++i)
-                    co_await send_to_writer(i, WriterElement(*barrier));
+                co_await route(*batch, out);
+            } else if (auto* barrier = std::get_if<Barrier>(&element)) {
+                std::string no_transform_state;
+                co_await pass_barrier(*barrier, no_transform_state);
             } else {
-                for (std::size_t i = 0; i < writer_channels.size(); ++i)
-                    co_await send_to_writer(i, WriterElement(EndOfInput{}));
+                co_await end_writers();
                 co_return;
             }
         }
+    }
+
+    /// With a transform, one task hands the source's stream to the transform stage and another
+    /// routes what comes out, so the loop routes and writes earlier batches while the transform
+    /// thread works on later ones.
+    awaitable<void> transform_feeder_task() {
+        while (true) {
+            auto [ec, element] =
+                co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+            if (ec) co_return;
+            --queued[0];
+            bool end = std::holds_alternative<EndOfInput>(element);
+            co_await transform_stage->send(std::move(element));
+            if (end) co_return;
+        }
+    }
+
+    awaitable<void> transform_router_task() {
+        EventBatch out;
+        while (true) {
+            TransformStage::Result result = co_await transform_stage->receive();
+            if (auto* batch = std::get_if<EventBatch>(&result.element)) {
+                co_await route(*batch, out);
+            } else if (auto* barrier = std::get_if<Barrier>(&result.element)) {
+                co_await pass_barrier(*barrier, result.transform_state);
+            } else {
+                co_await end_writers();
+                co_return;
+            }
+        }
+    }
+
+    /// Barrier N has passed every operator: their state joins checkpoint N, and the writers flush.
+    // (Arguments by reference: GCC 12 mis-compiles temporaries made inside a co_await expression.)
+    awaitable<void> pass_barrier(const Barrier& barrier, std::string& transform_state) {
+        auto& pending = checkpoints[barrier.checkpoint_id];
+        pending.schema_state = schema_operator->snapshot_state();
+        pending.transform_state = std::move(transform_state);
+        pending.writer_states.assign(writers.size(), {});
+        pending.acks_remaining = writers.size();
+        for (std::size_t i = 0; i < writer_channels.size(); ++i)
+            co_await send_to_writer(i, WriterElement(barrier));
+    }
+
+    awaitable<void> end_writers() {
+        for (std::size_t i = 0; i < writer_channels.size(); ++i)
+            co_await send_to_writer(i, WriterElement(EndOfInput{}));
     }
 
     awaitable<void> route(EventBatch& in, EventBatch& out) {
         co_await schema_operator->process(in, out);
         co_await dispatch(out);
-    }
-
-    /// Runs the transform of batches on its own thread while the loop thread runs the source and
-    /// the writers. The processor awaits them, so batches stay in order and the operator is idle
-    /// whenever the processor takes its snapshot at a barrier.
-    awaitable<void> transform_batches(std::vector<EventBatch>& in, EventBatch& out) {
-        prepare_row_buffers(in);
-        co_await asio::co_spawn(
-            *transform_thread,
-            [&]() -> awaitable<void> {
-                for (auto& batch : in) transform->process(batch, out, &row_buffers);
-                co_return;
-            },
-            use_awaitable);
-        recycle_row_buffers();
-    }
-
-    /// transform_batches(in, out) on the transform thread and route(routable) on the loop thread,
-    /// at the same time; the first error of either is rethrown once both are done.
-    awaitable<void> transform_and_route(std::vector<EventBatch>& in, EventBatch& out,
-                                        EventBatch& routable, EventBatch& routed) {
-        prepare_row_buffers(in);
-        auto transform_op = asio::co_spawn(
-            *transform_thread,
-            [&]() -> awaitable<void> {
-                for (auto& batch : in) transform->process(batch, out, &row_buffers);
-                co_return;
-            },
-            asio::deferred);
-        auto route_op = asio::co_spawn(io, route(routable, routed), asio::deferred);
-        auto group =
-            asio::experimental::make_parallel_group(std::move(transform_op), std::move(route_op));
-        auto [order, transform_error, route_error] =
-            co_await group.async_wait(asio::experimental::wait_for_all(), use_awaitable);
-        (void)order;
-        recycle_row_buffers();
-        if (transform_error) std::rethrow_exception(transform_error);
-        if (route_error) std::rethrow_exception(route_error);
-    }
-
-    // The transform's row memory is allocated and freed on the loop thread (a row freed on a thread
-    // other than the one that allocated it takes malloc's slow path): spare buffers for the rows
-    // of the next batch, sized like the largest projected row of the last one, go with the batch;
-    // the input rows it replaces come back and are freed here, or kept as spares when they are
-    // large enough.
-    // Rows the writers are done with are spares too (harvested_rows, kept apart while the
-    // transform thread takes from row_buffers.spare).
-    void prepare_row_buffers(const std::vector<EventBatch>& in) {
-        std::size_t size = spare_row_size;
-        auto& spare = row_buffers.spare;
-        if (size == 0 || size > kMaxSpareRowBytes) {
-            harvested_rows.clear();
-            return;
-        }
-        std::size_t images = 0;
-        for (const EventBatch& batch : in) {
-            for (const Event& e : batch) {
-                if (const auto* d = std::get_if<DataChangeEvent>(&e))
-                    images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
-            }
-        }
-        std::erase_if(spare, [&](const std::string& s) { return s.capacity() < size; });
-        while (spare.size() < images && !harvested_rows.empty()) {
-            if (harvested_rows.back().capacity() >= size)
-                spare.push_back(std::move(harvested_rows.back()));
-            harvested_rows.pop_back();
-        }
-        while (spare.size() < images) {
-            std::string s;
-            s.reserve(size);
-            spare.push_back(std::move(s));
-        }
-    }
-    void recycle_row_buffers() {
-        // Read here, while the transform thread is idle; the writers use it meanwhile.
-        spare_row_size = transform->row_size_hint();
-        std::size_t size = spare_row_size;
-        for (Row& r : row_buffers.retired) {
-            std::string bytes = std::move(r).release();
-            if (size > 0 && bytes.capacity() >= size && row_buffers.spare.size() < kMaxSpareRows)
-                row_buffers.spare.push_back(std::move(bytes));
-        }
-        row_buffers.retired.clear();
-    }
-    void harvest_row_buffers(EventBatch& written) {
-        std::size_t size = spare_row_size;
-        if (size == 0 || size > kMaxSpareRowBytes) return;
-        auto keep = [&](std::optional<Row>& row) {
-            if (!row || harvested_rows.size() >= kMaxSpareRows) return;
-            std::size_t capacity = row->bytes().capacity();
-            if (capacity < size || capacity > 2 * kMaxSpareRowBytes) return;
-            harvested_rows.push_back(std::move(*row).release());
-            row.reset();
-        };
-        for (Event& e : written) {
-            if (auto* d = std::get_if<DataChangeEvent>(&e)) {
-                keep(d->before);
-                keep(d->after);
-            }
-        }
     }
 
     /// Sends sink-side events to the writers: data by primary-key partition, schema changes to all.
@@ -545,7 +429,7 @@ struct PipelineRuntime::Impl {
             --queued[index + 1];
             if (auto* batch = std::get_if<EventBatch>(&element)) {
                 co_await writer.write(*batch);
-                if (transform) harvest_row_buffers(*batch);
+                if (transform_stage) transform_stage->recycle_written(*batch);
             } else if (auto* barrier = std::get_if<Barrier>(&element)) {
                 std::string state = co_await writer.flush(barrier->checkpoint_id);
                 co_await acknowledge(barrier->checkpoint_id, index, std::move(state));
@@ -652,6 +536,7 @@ struct PipelineRuntime::Impl {
         if (!first_error) first_error = std::move(error);
         stopping = true;
         set_phase(RuntimePhase::Stopped);
+        if (transform_stage) transform_stage->close();
         io.stop();
     }
 
@@ -731,7 +616,12 @@ struct PipelineRuntime::Impl {
                      plan.settings.name, plan.definition.source.type, plan.definition.sink.type,
                      plan.settings.parallelism, plan.settings.checkpoint_interval_ms);
         asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
-        asio::co_spawn(io, processor_task(), on_exit("pipeline"));
+        if (transform_stage) {
+            asio::co_spawn(io, transform_feeder_task(), on_exit("pipeline"));
+            asio::co_spawn(io, transform_router_task(), on_exit("pipeline"));
+        } else {
+            asio::co_spawn(io, processor_task(), on_exit("pipeline"));
+        }
         for (std::size_t i = 0; i < writers.size(); ++i)
             asio::co_spawn(
                 io, writer_task(i),
@@ -751,10 +641,7 @@ struct PipelineRuntime::Impl {
     std::unique_ptr<Source> source;
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;
-    std::optional<asio::thread_pool> transform_thread;     // joined before `transform` is destroyed
-    transform::TransformOperator::RowBuffers row_buffers;  // see prepare_row_buffers()
-    std::vector<std::string> harvested_rows;
-    std::size_t spare_row_size = 0;  // the transform's row_size_hint() after its last batch
+    std::unique_ptr<TransformStage> transform_stage;  // joined before `transform` is destroyed
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;

@@ -1,0 +1,139 @@
+#include "pipeline/runtime/transform_stage.h"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
+
+namespace cdcd {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// Work waiting per direction. One keeps the rows in flight few enough to stay in cache.
+constexpr std::size_t kChannelCapacity = 1;
+// Spare buffers: for projected rows up to this size, at most this many kept on the loop.
+constexpr std::size_t kMaxSpareRowBytes = 1024;
+constexpr std::size_t kMaxSpareRows = 16384;
+
+std::size_t row_images(const EventBatch& batch) {
+    std::size_t images = 0;
+    for (const Event& e : batch) {
+        if (const auto* d = std::get_if<DataChangeEvent>(&e))
+            images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
+    }
+    return images;
+}
+
+}  // namespace
+
+TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op)
+    : op_(op), work_(loop, kChannelCapacity), results_(loop, kChannelCapacity) {
+    asio::co_spawn(thread_, run(), asio::detached);
+}
+
+TransformStage::~TransformStage() {
+    close();
+    thread_.join();  // the thread's loop ends on the closed channels
+}
+
+void TransformStage::close() {
+    work_.close();
+    results_.close();
+    work_.cancel();
+    results_.cancel();
+}
+
+asio::awaitable<void> TransformStage::run() {
+    std::size_t row_size = 0;  // the largest projected row of the last batch
+    while (true) {
+        auto [ec, work] = co_await work_.async_receive(asio::as_tuple(asio::use_awaitable));
+        if (ec) co_return;
+        Transformed out;
+        out.rows.spare = std::move(work.spare_rows);
+        try {
+            if (auto* batch = std::get_if<EventBatch>(&work.element)) {
+                // Spares the loop could not give are allocated here; after the writers they come
+                // back as spares, so the same buffers circulate.
+                if (row_size > 0 && row_size <= kMaxSpareRowBytes) {
+                    std::size_t images = row_images(*batch);
+                    std::size_t capacity = (row_size + row_size / 8 + 15) & ~std::size_t{15};
+                    while (out.rows.spare.size() < images) {
+                        std::string s;
+                        s.reserve(capacity);
+                        out.rows.spare.push_back(std::move(s));
+                    }
+                }
+                EventBatch transformed;
+                op_.process(*batch, transformed, &out.rows);
+                if (op_.row_size_hint() > 0) row_size = op_.row_size_hint();
+                out.row_size_hint = row_size;
+                out.input = std::move(*batch);
+                work.element = std::move(transformed);
+            } else if (std::holds_alternative<Barrier>(work.element)) {
+                out.transform_state = op_.snapshot_state();
+            }
+        } catch (...) {
+            out.error = std::current_exception();
+        }
+        bool last = out.error || std::holds_alternative<EndOfInput>(work.element);
+        out.element = std::move(work.element);
+        auto [send_ec] = co_await results_.async_send(boost::system::error_code{}, std::move(out),
+                                                      asio::as_tuple(asio::use_awaitable));
+        if (send_ec || last) co_return;
+    }
+}
+
+asio::awaitable<void> TransformStage::send(StreamElement element) {
+    Work work{std::move(element), {}};
+    if (const auto* batch = std::get_if<EventBatch>(&work.element); batch && !spare_rows_.empty()) {
+        std::size_t images = row_images(*batch);
+        while (work.spare_rows.size() < images && !spare_rows_.empty()) {
+            work.spare_rows.push_back(std::move(spare_rows_.back()));
+            spare_rows_.pop_back();
+        }
+    }
+    co_await work_.async_send(boost::system::error_code{}, std::move(work), asio::use_awaitable);
+}
+
+asio::awaitable<TransformStage::Result> TransformStage::receive() {
+    auto [ec, out] = co_await results_.async_receive(asio::as_tuple(asio::use_awaitable));
+    if (ec) throw boost::system::system_error(ec, "transform stage");
+    if (out.row_size_hint > 0) spare_row_size_ = out.row_size_hint;
+    recycle(out.rows);
+    out.input.clear();  // dropped events and moved-from ones: freed here, on the loop
+    if (out.error) std::rethrow_exception(out.error);
+    co_return Result{std::move(out.element), std::move(out.transform_state)};
+}
+
+void TransformStage::recycle(transform::TransformOperator::RowBuffers& rows) {
+    std::size_t size = spare_row_size_;
+    for (std::string& s : rows.spare) {
+        if (s.capacity() >= size && spare_rows_.size() < kMaxSpareRows)
+            spare_rows_.push_back(std::move(s));
+    }
+    rows.spare.clear();
+    rows.retired.clear();  // input rows, allocated on the loop: freed here
+}
+
+void TransformStage::recycle_written(EventBatch& written) {
+    std::size_t size = spare_row_size_;
+    if (size == 0 || size > kMaxSpareRowBytes) return;
+    auto keep = [&](std::optional<Row>& row) {
+        if (!row || spare_rows_.size() >= kMaxSpareRows) return;
+        std::size_t capacity = row->bytes().capacity();
+        if (capacity < size || capacity > 2 * kMaxSpareRowBytes) return;
+        spare_rows_.push_back(std::move(*row).release());
+        row.reset();
+    };
+    for (Event& e : written) {
+        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
+            keep(d->before);
+            keep(d->after);
+        }
+    }
+}
+
+}  // namespace cdcd

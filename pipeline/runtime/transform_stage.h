@@ -1,0 +1,83 @@
+#pragma once
+// The transform on a thread of its own, as a stage of the pipeline: the event loop sends it the
+// source's stream (batches, barriers, the end) and receives it transformed, each side at its own
+// pace through two bounded thread-safe channels. Neither side waits for the other unless a channel
+// is full or empty, so the transform of later batches overlaps the routing and writing of earlier
+// ones.
+//
+// Row memory circulates instead of being allocated and freed per row, and every buffer is freed on
+// the thread that allocated it (freeing memory another thread allocated takes malloc's slow path):
+// the projected rows the writers are done with return to the transform thread as spare buffers for
+// the next ones, and the input rows they replaced, like the events the transform dropped, return to
+// the loop to be freed there.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "pipeline/connector/stream.h"
+#include "pipeline/transform/transform_operator.h"
+
+namespace cdcd {
+
+class TransformStage {
+  public:
+    /// A batch transformed, a barrier with the operator's state as of that barrier, or the end.
+    struct Result {
+        StreamElement element;
+        std::string transform_state;
+    };
+
+    TransformStage(boost::asio::io_context& loop, transform::TransformOperator& op);
+    ~TransformStage();  // closes both channels and joins the thread
+    TransformStage(const TransformStage&) = delete;
+    TransformStage& operator=(const TransformStage&) = delete;
+
+    /// On the loop: hands a batch, barrier or the end to the transform thread; waits while the
+    /// stage is full.
+    boost::asio::awaitable<void> send(StreamElement element);
+    /// On the loop: the next result, in the order the elements were sent; rethrows the
+    /// transform's error (a TransformError names the table, key and expression).
+    boost::asio::awaitable<Result> receive();
+    /// On the loop: rows the writers are done with become spare buffers for projected rows.
+    void recycle_written(EventBatch& written);
+    /// Wakes both sides for good (the pipeline failed or stops).
+    void close();
+
+  private:
+    struct Work {
+        StreamElement element;
+        std::vector<std::string> spare_rows;
+    };
+    /// `element` holds the transformed batch; `input` the upstream batch, with the events the
+    /// transform dropped, for the loop to destroy.
+    struct Transformed {
+        StreamElement element;
+        EventBatch input;
+        transform::TransformOperator::RowBuffers rows;  // retired input rows, unused spares
+        std::size_t row_size_hint = 0;
+        std::string transform_state;
+        std::exception_ptr error;
+    };
+    using WorkChannel =
+        boost::asio::experimental::concurrent_channel<void(boost::system::error_code, Work)>;
+    using ResultChannel =
+        boost::asio::experimental::concurrent_channel<void(boost::system::error_code, Transformed)>;
+
+    boost::asio::awaitable<void> run();  // the transform thread's loop
+    void recycle(transform::TransformOperator::RowBuffers& rows);
+
+    transform::TransformOperator& op_;
+    WorkChannel work_;
+    ResultChannel results_;
+    // On the loop: spare buffers of at least spare_row_size_ bytes.
+    std::vector<std::string> spare_rows_;
+    std::size_t spare_row_size_ = 0;
+    // Last: joined (in the destructor) before the channels are destroyed.
+    boost::asio::thread_pool thread_{1};
+};
+
+}  // namespace cdcd
