@@ -47,29 +47,34 @@ void TransformStage::close() {
 }
 
 asio::awaitable<void> TransformStage::run() {
-    std::size_t row_size = 0;  // the largest projected row of the last batch
+    transform::TransformOperator::RowBuffers rows;  // rows.spare: the pool of spare buffers
+    std::size_t row_size = 0;                       // the largest projected row of the last batch
     while (true) {
         auto [ec, work] = co_await work_.async_receive(asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
+        for (std::string& s : work.written_rows) {
+            if (rows.spare.size() >= kMaxSpareRows) break;  // the rest are freed with `work`
+            if (s.capacity() >= row_size) rows.spare.push_back(std::move(s));
+        }
         Transformed out;
-        out.rows.spare = std::move(work.spare_rows);
         try {
             if (auto* batch = std::get_if<EventBatch>(&work.element)) {
-                // Spares the loop could not give are allocated here; after the writers they come
-                // back as spares, so the same buffers circulate.
+                // What the pool lacks is allocated here: buffers of this thread's, circulating.
                 if (row_size > 0 && row_size <= kMaxSpareRowBytes) {
                     std::size_t images = row_images(*batch);
                     std::size_t capacity = (row_size + row_size / 8 + 15) & ~std::size_t{15};
-                    while (out.rows.spare.size() < images) {
+                    while (rows.spare.size() < images) {
                         std::string s;
                         s.reserve(capacity);
-                        out.rows.spare.push_back(std::move(s));
+                        rows.spare.push_back(std::move(s));
                     }
                 }
                 EventBatch transformed;
-                op_.process(*batch, transformed, &out.rows);
+                op_.process(*batch, transformed, &rows);
                 if (op_.row_size_hint() > 0) row_size = op_.row_size_hint();
                 out.row_size_hint = row_size;
+                out.retired_rows = std::move(rows.retired);
+                rows.retired.clear();
                 out.input = std::move(*batch);
                 work.element = std::move(transformed);
             } else if (std::holds_alternative<Barrier>(work.element)) {
@@ -88,44 +93,29 @@ asio::awaitable<void> TransformStage::run() {
 
 asio::awaitable<void> TransformStage::send(StreamElement element) {
     Work work{std::move(element), {}};
-    if (const auto* batch = std::get_if<EventBatch>(&work.element); batch && !spare_rows_.empty()) {
-        std::size_t images = row_images(*batch);
-        while (work.spare_rows.size() < images && !spare_rows_.empty()) {
-            work.spare_rows.push_back(std::move(spare_rows_.back()));
-            spare_rows_.pop_back();
-        }
-    }
+    work.written_rows.swap(written_rows_);
     co_await work_.async_send(boost::system::error_code{}, std::move(work), asio::use_awaitable);
 }
 
 asio::awaitable<TransformStage::Result> TransformStage::receive() {
     auto [ec, out] = co_await results_.async_receive(asio::as_tuple(asio::use_awaitable));
     if (ec) throw boost::system::system_error(ec, "transform stage");
-    if (out.row_size_hint > 0) spare_row_size_ = out.row_size_hint;
-    recycle(out.rows);
-    out.input.clear();  // dropped events and moved-from ones: freed here, on the loop
+    if (out.row_size_hint > 0) written_row_size_ = out.row_size_hint;
+    // The input rows and dropped events, allocated on the loop: freed here.
+    out.retired_rows.clear();
+    out.input.clear();
     if (out.error) std::rethrow_exception(out.error);
     co_return Result{std::move(out.element), std::move(out.transform_state)};
 }
 
-void TransformStage::recycle(transform::TransformOperator::RowBuffers& rows) {
-    std::size_t size = spare_row_size_;
-    for (std::string& s : rows.spare) {
-        if (s.capacity() >= size && spare_rows_.size() < kMaxSpareRows)
-            spare_rows_.push_back(std::move(s));
-    }
-    rows.spare.clear();
-    rows.retired.clear();  // input rows, allocated on the loop: freed here
-}
-
 void TransformStage::recycle_written(EventBatch& written) {
-    std::size_t size = spare_row_size_;
+    std::size_t size = written_row_size_;
     if (size == 0 || size > kMaxSpareRowBytes) return;
     auto keep = [&](std::optional<Row>& row) {
-        if (!row || spare_rows_.size() >= kMaxSpareRows) return;
+        if (!row || written_rows_.size() >= kMaxSpareRows) return;
         std::size_t capacity = row->bytes().capacity();
         if (capacity < size || capacity > 2 * kMaxSpareRowBytes) return;
-        spare_rows_.push_back(std::move(*row).release());
+        written_rows_.push_back(std::move(*row).release());
         row.reset();
     };
     for (Event& e : written) {

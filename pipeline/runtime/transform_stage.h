@@ -7,9 +7,9 @@
 //
 // Row memory circulates instead of being allocated and freed per row, and every buffer is freed on
 // the thread that allocated it (freeing memory another thread allocated takes malloc's slow path):
-// the projected rows the writers are done with return to the transform thread as spare buffers for
-// the next ones, and the input rows they replaced, like the events the transform dropped, return to
-// the loop to be freed there.
+// the transform thread allocates projected rows; once the writers are done with them they return,
+// in bulk, as spare buffers for the next ones; the input rows they replaced, like the events the
+// transform dropped, return to the loop to be freed there.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
@@ -50,14 +50,14 @@ class TransformStage {
   private:
     struct Work {
         StreamElement element;
-        std::vector<std::string> spare_rows;
+        std::vector<std::string> written_rows;  // projected rows the writers are done with
     };
     /// `element` holds the transformed batch; `input` the upstream batch, with the events the
     /// transform dropped, for the loop to destroy.
     struct Transformed {
         StreamElement element;
         EventBatch input;
-        transform::TransformOperator::RowBuffers rows;  // retired input rows, unused spares
+        std::vector<Row> retired_rows;  // input rows replaced by projected ones
         std::size_t row_size_hint = 0;
         std::string transform_state;
         std::exception_ptr error;
@@ -68,14 +68,13 @@ class TransformStage {
         boost::asio::experimental::concurrent_channel<void(boost::system::error_code, Transformed)>;
 
     boost::asio::awaitable<void> run();  // the transform thread's loop
-    void recycle(transform::TransformOperator::RowBuffers& rows);
 
     transform::TransformOperator& op_;
     WorkChannel work_;
     ResultChannel results_;
-    // On the loop: spare buffers of at least spare_row_size_ bytes.
-    std::vector<std::string> spare_rows_;
-    std::size_t spare_row_size_ = 0;
+    // On the loop: written rows of at least written_row_size_ bytes, for the next Work.
+    std::vector<std::string> written_rows_;
+    std::size_t written_row_size_ = 0;
     // Last: joined (in the destructor) before the channels are destroyed.
     boost::asio::thread_pool thread_{1};
 };
