@@ -18,15 +18,6 @@ constexpr std::size_t kChannelCapacity = 1;
 constexpr std::size_t kMaxSpareRowBytes = 1024;
 constexpr std::size_t kMaxSpareRows = 16384;
 
-std::size_t row_images(const EventBatch& batch) {
-    std::size_t images = 0;
-    for (const Event& e : batch) {
-        if (const auto* d = std::get_if<DataChangeEvent>(&e))
-            images += (d->before ? 1 : 0) + (d->after ? 1 : 0);
-    }
-    return images;
-}
-
 }  // namespace
 
 TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op)
@@ -52,23 +43,17 @@ asio::awaitable<void> TransformStage::run() {
     while (true) {
         auto [ec, work] = co_await work_.async_receive(asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
-        for (std::string& s : work.written_rows) {
-            if (rows.spare.size() >= kMaxSpareRows) break;  // the rest are freed with `work`
-            if (s.capacity() >= row_size) rows.spare.push_back(std::move(s));
-        }
+        // The written rows become the pool, the spares left over from the last batch on top
+        // (project() takes from the back): only those few move.
+        if (!rows.spare.empty())
+            work.written_rows.insert(work.written_rows.end(),
+                                     std::make_move_iterator(rows.spare.begin()),
+                                     std::make_move_iterator(rows.spare.end()));
+        rows.spare.swap(work.written_rows);
+        if (rows.spare.size() > kMaxSpareRows) rows.spare.resize(kMaxSpareRows);
         Transformed out;
         try {
             if (auto* batch = std::get_if<EventBatch>(&work.element)) {
-                // What the pool lacks is allocated here: buffers of this thread's, circulating.
-                if (row_size > 0 && row_size <= kMaxSpareRowBytes) {
-                    std::size_t images = row_images(*batch);
-                    std::size_t capacity = (row_size + row_size / 8 + 15) & ~std::size_t{15};
-                    while (rows.spare.size() < images) {
-                        std::string s;
-                        s.reserve(capacity);
-                        rows.spare.push_back(std::move(s));
-                    }
-                }
                 EventBatch transformed;
                 op_.process(*batch, transformed, &rows);
                 if (op_.row_size_hint() > 0) row_size = op_.row_size_hint();

@@ -237,14 +237,21 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
 
     // 3. Header, NULL bits and slots.
     std::string buf;
-    if (spare && !spare->empty() && spare->back().capacity() >= fixed + var) {
-        buf = std::move(spare->back());
-        spare->pop_back();
-        // The spares were last written on another thread: fetch the next one's bytes for
-        // writing, and the string a few entries further down, whose pointer that will need.
-        std::size_t left = spare->size();
-        if (left > 0) __builtin_prefetch((*spare)[left - 1].data(), 1);
-        if (left > 4) __builtin_prefetch(&(*spare)[left - 5]);
+    if (spare) {
+        // A spare too small for this row (rows grew) is dropped, not left to block the others.
+        while (!spare->empty() && spare->back().capacity() < fixed + var) spare->pop_back();
+        if (!spare->empty()) {
+            buf = std::move(spare->back());
+            spare->pop_back();
+            // The spares were last written on another thread: fetch the next one's bytes for
+            // writing, and the string a few entries further down, whose pointer that will need.
+            std::size_t left = spare->size();
+            if (left > 0) __builtin_prefetch((*spare)[left - 1].data(), 1);
+            if (left > 4) __builtin_prefetch(&(*spare)[left - 5]);
+        } else {
+            // None left: a new buffer with room for somewhat larger rows, to serve as a spare too.
+            buf.reserve(((fixed + var) * 9 / 8 + 15) & ~std::size_t{15});
+        }
     }
     // Within the spare's capacity: no allocation, and no fill when it was as large before.
     buf.resize(fixed + var);
