@@ -145,8 +145,9 @@ Datum eval_concat(const Node& n, EvalContext& c) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (parts[i].kind == ConcatKind::kIntColumn || parts[i].kind == ConcatKind::kIntNode) {
             if (v[i].null) {
-                std::memcpy(p, "null", 4);
-                p += 4;
+                constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes
+                std::memcpy(p, kNullText.data(), kNullText.size());
+                p += kNullText.size();
             } else {
                 p = std::to_chars(p, p + kMaxIntText, v[i].i).ptr;
             }
