@@ -27,6 +27,11 @@ std::int64_t from_local(std::int64_t local_millis, const Zone& z) {
     return local_millis - z.offset_at_local(floor_div(local_millis, 1000)) * 1000LL;
 }
 
+// The nanoseconds within the millisecond of a TIME (nanos of day) or timestamp value.
+std::int32_t nanos_within_milli(const Datum& d, const DataType& t) {
+    return t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
+}
+
 // The wall-clock millis of a temporal value (LTZ converted to the session zone).
 std::int64_t local_millis(const Datum& d, const DataType& t, EvalContext& c) {
     switch (t.root()) {
@@ -164,8 +169,7 @@ Datum eval_extract(const Node& n, EvalContext& c) {
     Datum d = n.args[1]->eval(c);
     if (d.null) return d;
     const DataType& t = n.args[1]->type;
-    std::int32_t nanos =
-        t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
+    std::int32_t nanos = nanos_within_milli(d, t);
     return Datum::of_long(extract(static_cast<Unit>(n.param), local_millis(d, t, c), nanos));
 }
 NodePtr b_extract(CallSite& c) {
@@ -289,7 +293,7 @@ Datum eval_date_format(const Node& n, EvalContext& c) {
         nanos = ts->nanos_of_milli;
     } else {
         local = local_millis(d, t, c);
-        nanos = t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
+        nanos = nanos_within_milli(d, t);
     }
     const auto& cache = n.st<FormatCache>();
     // Only the fixed pattern's output is kept; it has no zone fields (resolution 0 otherwise).
@@ -309,8 +313,7 @@ Datum eval_date_format_fixed(const Node& n, EvalContext& c) {
     Datum d = n.args[0]->eval(c);
     if (d.null) return d;
     const DataType& t = n.args[0]->type;
-    std::int32_t nanos =
-        t.root() == TypeRoot::Time ? static_cast<std::int32_t>(d.i % 1000000) : d.nanos;
+    std::int32_t nanos = nanos_within_milli(d, t);
     return Datum::of_string(n.st<FormatCache>().format_fixed(local_millis(d, t, c), nanos));
 }
 NodePtr build_date_format(CallSite& c, bool tz) {

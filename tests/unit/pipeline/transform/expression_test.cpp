@@ -813,6 +813,19 @@ TEST_CASE("deduced result types") {
     }
 }
 
+// Evaluates `node` over `row`, with the clock at `now_millis`, as the operator does (the arena
+// reset between rows), and prints the value as the values sink would.
+std::string eval_printed(const Node& node, EvalContext& ctx, const Row& row,
+                         std::int64_t now_millis = 0) {
+    ctx.arena.reset();
+    ctx.row = row.view();
+    ctx.now_millis = now_millis;
+    Datum d = node.eval(ctx);
+    RowBuilder r(1);
+    write_field(r, 0, d, node.type);
+    return format_field(std::move(r).build().view(), 0, node.type);
+}
+
 // One compiled node evaluated over many rows, as the operator does it: values kept between rows
 // (DATE_FORMAT's last output) must never leak into a row they do not belong to.
 TEST_CASE("one compiled expression over successive rows") {
@@ -834,14 +847,7 @@ TEST_CASE("one compiled expression over successive rows") {
             auto t = *temporal::parse_timestamp(stamps[k]);
             b.set_timestamp(0, t).set_timestamp(1, t).set_string(2, k % 2 ? "héllo wörld" : "abc");
             if (k % 3) b.set_long(3, static_cast<std::int64_t>(k) * 1000 - 1);
-            Row row = std::move(b).build();
-            ctx.arena.reset();
-            ctx.row = row.view();
-            ctx.now_millis = t.millis;
-            Datum d = node->eval(ctx);
-            RowBuilder r(1);
-            write_field(r, 0, d, node->type);
-            out.push_back(format_field(std::move(r).build().view(), 0, node->type));
+            out.push_back(eval_printed(*node, ctx, std::move(b).build(), t.millis));
         }
         return out;
     };
@@ -894,14 +900,8 @@ TEST_CASE("SUBSTR, UPPER and LOWER over successive rows") {
         for (const char* v : values) {
             RowBuilder b(1);
             if (v) b.set_string(0, v);
-            Row row = std::move(b).build();
-            ctx.arena.reset();
-            ctx.row = row.view();
             try {
-                Datum d = node->eval(ctx);
-                RowBuilder r(1);
-                write_field(r, 0, d, node->type);
-                out.push_back(format_field(std::move(r).build().view(), 0, node->type));
+                out.push_back(eval_printed(*node, ctx, std::move(b).build()));
             } catch (const EvalError& e) {
                 out.push_back(std::string("ERROR: ") + e.what());
             }
@@ -947,14 +947,7 @@ TEST_CASE("temporal values across offset changes over successive rows") {
             auto t = *temporal::parse_timestamp(s);  // read as UTC
             RowBuilder b(1);
             b.set_timestamp(0, t);
-            Row row = std::move(b).build();
-            ctx.arena.reset();
-            ctx.row = row.view();
-            ctx.now_millis = t.millis;
-            Datum d = node->eval(ctx);
-            RowBuilder r(1);
-            write_field(r, 0, d, node->type);
-            out.push_back(format_field(std::move(r).build().view(), 0, node->type));
+            out.push_back(eval_printed(*node, ctx, std::move(b).build(), t.millis));
         }
         return out;
     };
