@@ -55,6 +55,7 @@ asio::awaitable<void> TransformStage::run() {
         try {
             if (auto* batch = std::get_if<EventBatch>(&work.element)) {
                 EventBatch transformed;
+                rows.retired.reserve(2 * batch->size());  // at most two row images per event
                 op_.process(*batch, transformed, &rows);
                 if (op_.row_size_hint() > 0) row_size = op_.row_size_hint();
                 out.row_size_hint = row_size;
@@ -103,6 +104,8 @@ void TransformStage::recycle_written(EventBatch& written) {
         written_rows_.push_back(std::move(*row).release());
         row.reset();
     };
+    // Sized once per batch (the vector went to the transform thread with the last Work).
+    if (written_rows_.capacity() == 0) written_rows_.reserve(2 * written.size());
     for (Event& e : written) {
         if (auto* d = std::get_if<DataChangeEvent>(&e)) {
             keep(d->before);
