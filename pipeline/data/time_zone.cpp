@@ -1,6 +1,7 @@
 #include "pipeline/data/time_zone.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -166,26 +167,49 @@ struct TimeZone::Rules {
     std::vector<Transition> transitions;
     std::optional<PosixRule> footer;
 
-    // The transitions that govern `t`, and the offset before the first of them.
-    const std::vector<Transition>& around(std::int64_t t, std::vector<Transition>& scratch,
-                                          int& first_offset) const {
+    // The transitions that govern `t`, and the offset before the first of them; `from_footer`:
+    // they come from the footer rule (past the listed transitions), computed for t's years only.
+    // Those are kept per thread, so that converting a row's time allocates nothing: one vector
+    // for a zone without DST, and the last zone and year's transitions for a zone with DST.
+    const std::vector<Transition>& around(std::int64_t t, int& first_offset,
+                                          bool& from_footer) const {
         first_offset = initial;
+        from_footer = false;
         if (!footer || (!transitions.empty() && t < transitions.back().utc)) return transitions;
+        from_footer = true;
         if (!footer->has_dst) {
-            scratch.assign(1, Transition{transitions.empty() ? t : transitions.back().utc,
-                                         transitions.empty() ? initial : transitions.back().after,
-                                         footer->std_offset});
+            thread_local std::vector<Transition> tail;
+            tail.assign(1, Transition{transitions.empty() ? t : transitions.back().utc,
+                                      transitions.empty() ? initial : transitions.back().after,
+                                      footer->std_offset});
             if (transitions.empty()) first_offset = footer->std_offset;
-            return scratch;
+            return tail;
         }
+        struct YearCache {
+            std::uint64_t rules = 0;  // a Rules' serial: addresses can be reused, serials not
+            std::int64_t year = 0;
+            std::vector<Transition> transitions;
+        };
+        thread_local YearCache cache;
         std::int64_t year = temporal::civil_from_days(temporal::floor_div(t, 86400)).year;
-        scratch.clear();
-        for (std::int64_t y = year - 1; y <= year + 1; ++y) rule_transitions(*footer, y, scratch);
-        std::sort(scratch.begin(), scratch.end(),
-                  [](const Transition& a, const Transition& b) { return a.utc < b.utc; });
-        first_offset = scratch.front().before;
-        return scratch;
+        if (cache.rules != serial || cache.year != year) {
+            cache.transitions.clear();
+            for (std::int64_t y = year - 1; y <= year + 1; ++y)
+                rule_transitions(*footer, y, cache.transitions);
+            std::sort(cache.transitions.begin(), cache.transitions.end(),
+                      [](const Transition& a, const Transition& b) { return a.utc < b.utc; });
+            cache.rules = serial;
+            cache.year = year;
+        }
+        first_offset = cache.transitions.front().before;
+        return cache.transitions;
     }
+
+    static std::uint64_t next_serial() {
+        static std::atomic<std::uint64_t> counter{0};
+        return ++counter;
+    }
+    const std::uint64_t serial = next_serial();
 };
 
 namespace {
@@ -396,21 +420,21 @@ const std::string& TimeZone::id() const {
 }
 
 int TimeZone::offset_at(std::int64_t t) const {
-    std::vector<Transition> scratch;
     int first = 0;
-    const auto& ts = rules_->around(t, scratch, first);
+    bool from_footer = false;
+    const auto& ts = rules_->around(t, first, from_footer);
     return lookup(ts, first, t);
 }
 
 int TimeZone::offset_at(std::int64_t t, std::int64_t* from, std::int64_t* until) const {
-    std::vector<Transition> scratch;
     int first = 0;
-    const auto& ts = rules_->around(t, scratch, first);
+    bool from_footer = false;
+    const auto& ts = rules_->around(t, first, from_footer);
     auto it = std::upper_bound(ts.begin(), ts.end(), t,
                                [](std::int64_t v, const Transition& tr) { return v < tr.utc; });
     *from = it == ts.begin() ? std::numeric_limits<std::int64_t>::min() : std::prev(it)->utc;
     *until = it == ts.end() ? std::numeric_limits<std::int64_t>::max() : it->utc;
-    if (&ts == &scratch) {
+    if (from_footer) {
         // Transitions of the footer rule, computed for the years around t only: they say nothing
         // before the listed transitions, and a DST rule nothing outside those years.
         if (!rules_->transitions.empty()) *from = std::max(*from, rules_->transitions.back().utc);
@@ -423,10 +447,10 @@ int TimeZone::offset_at(std::int64_t t, std::int64_t* from, std::int64_t* until)
 }
 
 int TimeZone::offset_for_local(std::int64_t local) const {
-    std::vector<Transition> scratch;
     int first = 0;
+    bool from_footer = false;
     // Offsets stay within ±18h, so the transitions around `local` read as UTC govern it.
-    const auto& ts = rules_->around(local, scratch, first);
+    const auto& ts = rules_->around(local, first, from_footer);
     // The last transition whose local window [utc + min(before, after), ...) has begun.
     auto it =
         std::upper_bound(ts.begin(), ts.end(), local, [](std::int64_t v, const Transition& tr) {
