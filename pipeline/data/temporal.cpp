@@ -1,6 +1,5 @@
 #include "pipeline/data/temporal.h"
 
-#include <cstdio>
 
 namespace cdcd::temporal {
 
@@ -27,48 +26,67 @@ CivilDate civil_from_days(std::int64_t z) {
     return CivilDate{y + (m <= 2), m, d};
 }
 
-std::string format_date(std::int64_t epoch_days) {
-    CivilDate c = civil_from_days(epoch_days);
-    char buf[32];
-    if (c.year >= 0 && c.year <= 9999) {
-        std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year), c.month,
-                      c.day);
-    } else {
-        std::snprintf(buf, sizeof buf, "%+lld-%02u-%02u", static_cast<long long>(c.year), c.month,
-                      c.day);
-    }
-    return buf;
-}
-
 namespace {
 
-// Java prints fractions in groups of three digits: .5 → .500, .000001 → .000001
-void append_fraction_groups(std::string& out, std::int64_t nanos) {
-    if (nanos == 0) return;
-    char buf[16];
-    if (nanos % 1'000'000 == 0) {
-        std::snprintf(buf, sizeof buf, ".%03lld", static_cast<long long>(nanos / 1'000'000));
-    } else if (nanos % 1'000 == 0) {
-        std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(nanos / 1'000));
-    } else {
-        std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
+// Digits written straight into a buffer: these run per row (CAST to STRING, JSON, printing),
+// where snprintf's format parsing cost more than the conversion.
+char* put_digits(char* p, std::uint64_t v, int width) {
+    for (int i = width - 1; i >= 0; --i) {
+        p[i] = static_cast<char>('0' + v % 10);
+        v /= 10;
     }
-    out += buf;
+    return p + width;
 }
 
-std::string hh_mm_ss(std::int64_t nanos_of_day, bool always_seconds) {
+char* put_number(char* p, std::uint64_t v) {
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n > 0) *p++ = tmp[--n];
+    return p;
+}
+
+// yyyy-MM-dd; a year outside 0..9999 with its sign and no padding, as Java's LocalDate prints it.
+char* put_date(char* p, std::int64_t epoch_days) {
+    CivilDate c = civil_from_days(epoch_days);
+    if (c.year >= 0 && c.year <= 9999) {
+        p = put_digits(p, static_cast<std::uint64_t>(c.year), 4);
+    } else {
+        *p++ = c.year < 0 ? '-' : '+';
+        p = put_number(p, c.year < 0 ? static_cast<std::uint64_t>(-c.year)
+                                     : static_cast<std::uint64_t>(c.year));
+    }
+    *p++ = '-';
+    p = put_digits(p, c.month, 2);
+    *p++ = '-';
+    return put_digits(p, c.day, 2);
+}
+
+// Java prints fractions in groups of three digits: .5 → .500, .000001 → .000001
+char* put_fraction_groups(char* p, std::int64_t nanos) {
+    if (nanos == 0) return p;
+    *p++ = '.';
+    if (nanos % 1'000'000 == 0)
+        return put_digits(p, static_cast<std::uint64_t>(nanos / 1'000'000), 3);
+    if (nanos % 1'000 == 0) return put_digits(p, static_cast<std::uint64_t>(nanos / 1'000), 6);
+    return put_digits(p, static_cast<std::uint64_t>(nanos), 9);
+}
+
+char* put_hh_mm_ss(char* p, std::int64_t nanos_of_day, bool always_seconds) {
     std::int64_t secs = nanos_of_day / 1'000'000'000;
     std::int64_t nanos = nanos_of_day % 1'000'000'000;
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%02lld:%02lld", static_cast<long long>(secs / 3600),
-                  static_cast<long long>(secs / 60 % 60));
-    std::string out = buf;
+    p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
+    *p++ = ':';
+    p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
     if (always_seconds || secs % 60 != 0 || nanos != 0) {
-        std::snprintf(buf, sizeof buf, ":%02lld", static_cast<long long>(secs % 60));
-        out += buf;
-        append_fraction_groups(out, nanos);
+        *p++ = ':';
+        p = put_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
+        p = put_fraction_groups(p, nanos);
     }
-    return out;
+    return p;
 }
 
 void split(Timestamp ts, std::int64_t& days, std::int64_t& nanos_of_day) {
@@ -76,22 +94,39 @@ void split(Timestamp ts, std::int64_t& days, std::int64_t& nanos_of_day) {
     nanos_of_day = floor_mod(ts.millis, kMillisPerDay) * 1'000'000 + ts.nanos_of_milli;
 }
 
+// Room for the longest text: a 20-digit signed year, time, nine fraction digits and an offset.
+constexpr std::size_t kMaxText = 64;
+
 }  // namespace
 
+std::string format_date(std::int64_t epoch_days) {
+    char buf[kMaxText];
+    return std::string(buf, put_date(buf, epoch_days));
+}
+
 std::string format_time(std::int64_t nanos_of_day) {
-    return hh_mm_ss(nanos_of_day, false);
+    char buf[kMaxText];
+    return std::string(buf, put_hh_mm_ss(buf, nanos_of_day, false));
 }
 
 std::string format_local_date_time(Timestamp ts) {
     std::int64_t days, nod;
     split(ts, days, nod);
-    return format_date(days) + "T" + hh_mm_ss(nod, false);
+    char buf[kMaxText];
+    char* p = put_date(buf, days);
+    *p++ = 'T';
+    return std::string(buf, put_hh_mm_ss(p, nod, false));
 }
 
 std::string format_instant(Timestamp ts) {
     std::int64_t days, nod;
     split(ts, days, nod);
-    return format_date(days) + "T" + hh_mm_ss(nod, true) + "Z";
+    char buf[kMaxText];
+    char* p = put_date(buf, days);
+    *p++ = 'T';
+    p = put_hh_mm_ss(p, nod, true);
+    *p++ = 'Z';
+    return std::string(buf, p);
 }
 
 std::string format_sql_timestamp(Timestamp ts, int precision) {
@@ -99,19 +134,26 @@ std::string format_sql_timestamp(Timestamp ts, int precision) {
     split(ts, days, nod);
     std::int64_t secs = nod / 1'000'000'000;
     std::int64_t nanos = nod % 1'000'000'000;
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%s %02lld:%02lld:%02lld", format_date(days).c_str(),
-                  static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
-                  static_cast<long long>(secs % 60));
-    std::string out = buf;
+    char buf[kMaxText];
+    char* p = put_date(buf, days);
+    *p++ = ' ';
+    p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
+    *p++ = ':';
+    p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
+    *p++ = ':';
+    p = put_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
     if (nanos != 0 && precision > 0) {
-        char frac[16];
-        std::snprintf(frac, sizeof frac, "%09lld", static_cast<long long>(nanos));
-        std::string f(frac, static_cast<size_t>(precision > 9 ? 9 : precision));
-        while (!f.empty() && f.back() == '0') f.pop_back();
-        if (!f.empty()) out += "." + f;
+        // The fraction cut to `precision` digits, without trailing zeros.
+        char frac[9];
+        put_digits(frac, static_cast<std::uint64_t>(nanos), 9);
+        int n = precision > 9 ? 9 : precision;
+        while (n > 0 && frac[n - 1] == '0') --n;
+        if (n > 0) {
+            *p++ = '.';
+            for (int i = 0; i < n; ++i) *p++ = frac[i];
+        }
     }
-    return out;
+    return std::string(buf, p);
 }
 
 std::string format_offset_date_time(ZonedTimestamp ts) {
@@ -119,13 +161,20 @@ std::string format_offset_date_time(ZonedTimestamp ts) {
                     ts.instant.nanos_of_milli};
     std::int64_t days, nod;
     split(local, days, nod);
-    std::string out = format_date(days) + "T" + hh_mm_ss(nod, true);
-    if (ts.offset_seconds == 0) return out + "Z";
-    int off = ts.offset_seconds < 0 ? -ts.offset_seconds : ts.offset_seconds;
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%c%02d:%02d", ts.offset_seconds < 0 ? '-' : '+', off / 3600,
-                  off / 60 % 60);
-    return out + buf;
+    char buf[kMaxText];
+    char* p = put_date(buf, days);
+    *p++ = 'T';
+    p = put_hh_mm_ss(p, nod, true);
+    if (ts.offset_seconds == 0) {
+        *p++ = 'Z';
+    } else {
+        int off = ts.offset_seconds < 0 ? -ts.offset_seconds : ts.offset_seconds;
+        *p++ = ts.offset_seconds < 0 ? '-' : '+';
+        p = put_digits(p, static_cast<std::uint64_t>(off / 3600), 2);
+        *p++ = ':';
+        p = put_digits(p, static_cast<std::uint64_t>(off / 60 % 60), 2);
+    }
+    return std::string(buf, p);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "pipeline/data/row.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include "pipeline/data/field_format.h"
 #include "pipeline/data/temporal.h"
@@ -77,6 +78,84 @@ TEST_CASE("fields print as Java's toString") {
     CHECK(temporal::format_date(-1) == "1969-12-31");
     CHECK(temporal::format_sql_timestamp(Timestamp{1672531200120, 0}, 3) ==
           "2023-01-01 00:00:00.12");
+}
+
+// The formatters write digits directly; printf, as the Java formats' reference, checks them over
+// years of four digits and beyond, both signs, every fraction length and offsets both ways.
+TEST_CASE("dates and times print as printf formats them") {
+    auto printf_date = [](std::int64_t days) {
+        auto c = temporal::civil_from_days(days);
+        char buf[64];
+        if (c.year >= 0 && c.year <= 9999)
+            std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year),
+                          c.month, c.day);
+        else
+            std::snprintf(buf, sizeof buf, "%+lld-%02u-%02u", static_cast<long long>(c.year),
+                          c.month, c.day);
+        return std::string(buf);
+    };
+    auto printf_fraction = [](std::int64_t nanos) {
+        char buf[16] = "";
+        if (nanos == 0) return std::string();
+        if (nanos % 1'000'000 == 0)
+            std::snprintf(buf, sizeof buf, ".%03lld", static_cast<long long>(nanos / 1'000'000));
+        else if (nanos % 1'000 == 0)
+            std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(nanos / 1'000));
+        else
+            std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
+        return std::string(buf);
+    };
+    const std::vector<std::int64_t> days = {-719528 - 365 * 10,  // year -10
+                                            -719528,             // year 0
+                                            -1,
+                                            0,
+                                            19358,
+                                            2932896 /* 9999-12-31 */,
+                                            2932897 /* 10000-01-01 */,
+                                            3652424};
+    const std::vector<std::int64_t> nanos_of_day = {0,
+                                                    60'000'000'000,
+                                                    61'000'000'000,
+                                                    3'600'000'000'000 + 500'000'000,
+                                                    86'399'999'999'999,
+                                                    12'345'678'900'000,
+                                                    45'296'000'001'000,
+                                                    7'000'000'123};
+    for (std::int64_t d : days) {
+        CHECK(temporal::format_date(d) == printf_date(d));
+        for (std::int64_t nod : nanos_of_day) {
+            std::int64_t secs = nod / 1'000'000'000, nanos = nod % 1'000'000'000;
+            char hm[16], sec[8];
+            std::snprintf(hm, sizeof hm, "%02lld:%02lld", static_cast<long long>(secs / 3600),
+                          static_cast<long long>(secs / 60 % 60));
+            std::snprintf(sec, sizeof sec, ":%02lld", static_cast<long long>(secs % 60));
+            std::string full = std::string(hm) + sec + printf_fraction(nanos);
+            std::string short_form = secs % 60 == 0 && nanos == 0 ? hm : full;
+            Timestamp ts{d * 86'400'000 + nod / 1'000'000,
+                         static_cast<std::int32_t>(nod % 1'000'000)};
+            CHECK(temporal::format_time(nod) == short_form);
+            CHECK(temporal::format_local_date_time(ts) == printf_date(d) + "T" + short_form);
+            CHECK(temporal::format_instant(ts) == printf_date(d) + "T" + full + "Z");
+            for (int precision : {0, 3, 6, 9}) {
+                char frac[16];
+                std::snprintf(frac, sizeof frac, "%09lld", static_cast<long long>(nanos));
+                std::string f(frac, static_cast<std::size_t>(precision));
+                while (!f.empty() && f.back() == '0') f.pop_back();
+                std::string want = printf_date(d) + " " + std::string(hm) + sec +
+                                   (nanos != 0 && !f.empty() ? "." + f : "");
+                CHECK(temporal::format_sql_timestamp(ts, precision) == want);
+            }
+            for (int offset : {0, 3600, -9000, 50400}) {
+                ZonedTimestamp z{Timestamp{ts.millis - offset * 1000LL, ts.nanos_of_milli}, offset};
+                char off[16] = "Z";
+                int a = offset < 0 ? -offset : offset;
+                if (offset != 0)
+                    std::snprintf(off, sizeof off, "%c%02d:%02d", offset < 0 ? '-' : '+', a / 3600,
+                                  a / 60 % 60);
+                CHECK(temporal::format_offset_date_time(z) == printf_date(d) + "T" + full + off);
+            }
+        }
+    }
 }
 
 TEST_CASE("timestamps and dates parse") {
