@@ -1,6 +1,5 @@
 #include "pipeline/data/temporal.h"
 
-
 namespace cdcd::temporal {
 
 // Howard Hinnant's civil-from-days algorithms.
