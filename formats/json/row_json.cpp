@@ -10,70 +10,16 @@ namespace cdcd::json {
 
 namespace {
 
-// Fast paths for the common cases (years 0000-9999, decimals within 64 bits): the hot path of the
-// Kafka sink writes millions of these; the general functions format through snprintf.
-char* put2(char* p, unsigned v) {
-    p[0] = static_cast<char>('0' + v / 10);
-    p[1] = static_cast<char>('0' + v % 10);
-    return p + 2;
-}
-
-/// yyyy-MM-dd into p (10 chars); false when the year is outside 0..9999.
-bool put_date(char* p, std::int64_t epoch_days) {
-    temporal::CivilDate c = temporal::civil_from_days(epoch_days);
-    if (c.year < 0 || c.year > 9999) return false;
-    auto y = static_cast<unsigned>(c.year);
-    put2(p, y / 100);
-    put2(p + 2, y % 100);
-    p[4] = '-';
-    put2(p + 5, c.month);
-    p[7] = '-';
-    put2(p + 8, c.day);
-    return true;
-}
-
 void write_date(Writer& w, std::int64_t epoch_days) {
-    char buf[10];
-    if (put_date(buf, epoch_days)) {
-        w.string(std::string_view(buf, 10));
-    } else {
-        w.string(temporal::format_date(epoch_days));
-    }
+    char buf[temporal::kMaxTemporalText];
+    char* end = temporal::write_date(buf, epoch_days);
+    w.string(std::string_view(buf, static_cast<std::size_t>(end - buf)));
 }
 
 /// format_sql_timestamp(ts, 9) (+ 'T' for ISO-8601, + 'Z' for LTZ) without allocating.
 void write_timestamp(Writer& w, Timestamp ts, const JsonFormatOptions& o, bool utc_suffix) {
-    std::int64_t days = temporal::floor_div(ts.millis, temporal::kMillisPerDay);
-    std::int64_t nod =
-        temporal::floor_mod(ts.millis, temporal::kMillisPerDay) * 1'000'000 + ts.nanos_of_milli;
-    char buf[40];
-    if (!put_date(buf, days)) {
-        std::string s = temporal::format_sql_timestamp(ts, 9);
-        if (o.iso8601_timestamps) s[10] = 'T';
-        if (utc_suffix) s += "Z";
-        w.string(s);
-        return;
-    }
-    auto secs = static_cast<unsigned>(nod / 1'000'000'000);
-    auto nanos = static_cast<unsigned>(nod % 1'000'000'000);
-    char* p = buf + 10;
-    *p++ = o.iso8601_timestamps ? 'T' : ' ';
-    p = put2(p, secs / 3600);
-    *p++ = ':';
-    p = put2(p, secs / 60 % 60);
-    *p++ = ':';
-    p = put2(p, secs % 60);
-    if (nanos != 0) {
-        *p++ = '.';
-        char frac[9];
-        for (int i = 8; i >= 0; --i) {
-            frac[i] = static_cast<char>('0' + nanos % 10);
-            nanos /= 10;
-        }
-        int len = 9;
-        while (len > 0 && frac[len - 1] == '0') --len;
-        for (int i = 0; i < len; ++i) *p++ = frac[i];
-    }
+    char buf[temporal::kMaxTemporalText + 1];
+    char* p = temporal::write_sql_timestamp(buf, ts, 9, o.iso8601_timestamps ? 'T' : ' ');
     if (utc_suffix) *p++ = 'Z';
     w.string(std::string_view(buf, static_cast<std::size_t>(p - buf)));
 }

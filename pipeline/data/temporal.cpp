@@ -94,9 +94,13 @@ void split(Timestamp ts, std::int64_t& days, std::int64_t& nanos_of_day) {
 }
 
 // Room for the longest text: a 20-digit signed year, time, nine fraction digits and an offset.
-constexpr std::size_t kMaxText = 64;
+constexpr std::size_t kMaxText = kMaxTemporalText;
 
 }  // namespace
+
+char* write_date(char* out, std::int64_t epoch_days) {
+    return put_date(out, epoch_days);
+}
 
 std::string format_date(std::int64_t epoch_days) {
     char buf[kMaxText];
@@ -128,14 +132,13 @@ std::string format_instant(Timestamp ts) {
     return std::string(buf, p);
 }
 
-std::string format_sql_timestamp(Timestamp ts, int precision) {
+char* write_sql_timestamp(char* out, Timestamp ts, int precision, char separator) {
     std::int64_t days, nod;
     split(ts, days, nod);
     std::int64_t secs = nod / 1'000'000'000;
     std::int64_t nanos = nod % 1'000'000'000;
-    char buf[kMaxText];
-    char* p = put_date(buf, days);
-    *p++ = ' ';
+    char* p = put_date(out, days);
+    *p++ = separator;
     p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
     *p++ = ':';
     p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
@@ -152,7 +155,12 @@ std::string format_sql_timestamp(Timestamp ts, int precision) {
             for (int i = 0; i < n; ++i) *p++ = frac[i];
         }
     }
-    return std::string(buf, p);
+    return p;
+}
+
+std::string format_sql_timestamp(Timestamp ts, int precision) {
+    char buf[kMaxText];
+    return std::string(buf, write_sql_timestamp(buf, ts, precision));
 }
 
 std::string format_offset_date_time(ZonedTimestamp ts) {

@@ -43,6 +43,13 @@ std::string format_sql_timestamp(Timestamp ts, int precision);
 /// OffsetDateTime-style: 2023-01-01T00:00:00+08:00
 std::string format_offset_date_time(ZonedTimestamp ts);
 
+/// The same texts written into a caller's buffer (no allocation: JSON serializers write millions),
+/// returning the end; `out` needs kMaxTemporalText bytes.
+constexpr std::size_t kMaxTemporalText = 64;
+char* write_date(char* out, std::int64_t epoch_days);
+/// format_sql_timestamp's text with `separator` between date and time (' ', or 'T' for ISO-8601).
+char* write_sql_timestamp(char* out, Timestamp ts, int precision, char separator = ' ');
+
 /// Parses `yyyy-MM-dd`.
 std::optional<std::int64_t> parse_date(std::string_view text);
 /// Parses `HH:mm[:ss[.fffffffff]]` into nanos of day.

@@ -14,7 +14,8 @@ namespace {
 
 // Work waiting per direction. One keeps the rows in flight few enough to stay in cache.
 constexpr std::size_t kChannelCapacity = 1;
-// Spare buffers: for projected rows up to this size, at most this many kept on the loop.
+// Spare buffers: for projected rows up to this size, at most this many in the pool and on their
+// way back to it.
 constexpr std::size_t kMaxSpareRowBytes = 1024;
 constexpr std::size_t kMaxSpareRows = 16384;
 
@@ -39,7 +40,6 @@ void TransformStage::close() {
 
 asio::awaitable<void> TransformStage::run() {
     transform::TransformOperator::RowBuffers rows;  // rows.spare: the pool of spare buffers
-    std::size_t row_size = 0;                       // the largest projected row of the last batch
     while (true) {
         auto [ec, work] = co_await work_.async_receive(asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
@@ -57,8 +57,7 @@ asio::awaitable<void> TransformStage::run() {
                 EventBatch transformed;
                 rows.retired.reserve(2 * batch->size());  // at most two row images per event
                 op_.process(*batch, transformed, &rows);
-                if (op_.row_size_hint() > 0) row_size = op_.row_size_hint();
-                out.row_size_hint = row_size;
+                out.row_size_hint = op_.row_size_hint();
                 out.retired_rows = std::move(rows.retired);
                 rows.retired.clear();
                 out.input = std::move(*batch);

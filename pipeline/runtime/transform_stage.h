@@ -58,7 +58,7 @@ class TransformStage {
         StreamElement element;
         EventBatch input;
         std::vector<Row> retired_rows;  // input rows replaced by projected ones
-        std::size_t row_size_hint = 0;
+        std::size_t row_size_hint = 0;  // the batch's largest projected row (0: none projected)
         std::string transform_state;
         std::exception_ptr error;
     };
@@ -72,7 +72,8 @@ class TransformStage {
     transform::TransformOperator& op_;
     WorkChannel work_;
     ResultChannel results_;
-    // On the loop: written rows of at least written_row_size_ bytes, for the next Work.
+    // On the loop: written rows of at least written_row_size_ bytes (the last nonzero
+    // row_size_hint), for the next Work.
     std::vector<std::string> written_rows_;
     std::size_t written_row_size_ = 0;
     // Last: joined (in the destructor) before the channels are destroyed.
