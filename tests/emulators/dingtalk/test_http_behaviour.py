@@ -274,13 +274,15 @@ def test_reset_fault_drops_connection(emu, kb):
 def test_delay_fault_slows_one_request(emu, kb):
     _, doc = kb
     api = Api(emu)
-    emu.inject_fault("DocBlocksQuery", "delay", count=1, delayMs=400)
+    # 1 s against the < 0.1 s of a loopback request: the margin keeps a loaded machine from
+    # mistaking an undelayed request for a delayed one.
+    emu.inject_fault("DocBlocksQuery", "delay", count=1, delayMs=1000)
     started = time.monotonic()
     assert api.blocks(doc["nodeId"]).status_code == 200
-    assert time.monotonic() - started >= 0.39
+    assert time.monotonic() - started >= 0.99
     started = time.monotonic()
     assert api.blocks(doc["nodeId"]).status_code == 200
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 0.9
 
 
 def test_throttle_fault_targets_one_doc_after_skip(emu, kb):
@@ -332,26 +334,28 @@ def test_rate_log_measures_client_rate(emu, kb):
     _, doc = kb
     api = Api(emu)
     emu.clear_requests()
-    for _ in range(6):  # a client pacing itself at ~10 req/s
+    started = time.monotonic()
+    for i in range(6):  # a client pacing itself at ~10 req/s
+        if i:
+            time.sleep(0.1)
         api.node(doc["nodeId"])
-        time.sleep(0.1)
+    client_span = time.monotonic() - started
     log = emu.requests("GetNode")["GetNode"]
     assert len(log) == 6 and all(r["key"] == doc["nodeId"] and r["status"] == 200 for r in log)
+    # The log's times span the client's pauses (5 x 0.1 s) and no more than the client's own
+    # wall time, however loaded the machine is.
     span = log[-1]["t"] - log[0]["t"]
-    rate = (len(log) - 1) / span
-    assert 6 < rate < 11
+    assert 0.5 <= span <= client_span
     assert emu.counters() == {"GetNode": {"total": 6, "byStatus": {"200": 6}}}
 
 
 # ---- scale ---------------------------------------------------------------------------------
-def test_seed_ten_thousand_docs_fast_and_walkable(emu):
-    started = time.monotonic()
+def test_seed_ten_thousand_docs_walkable(emu):
+    # Seeding and walking speeds are figures of bench/dingtalk, not asserted here.
     seeded = emu.seed(10_000, fanout=50, ownerId=OPERATOR, otherFiles=6, blocksPerDoc=3)
-    assert time.monotonic() - started < 5
     assert len(seeded["documentIds"]) == 10_000
     api = Api(emu)
     docs, files, stack, requests_made = set(), 0, [seeded["rootNodeId"]], 0
-    started = time.monotonic()
     while stack and requests_made < 2_000:  # bounded walk
         parent, token = stack.pop(), None
         for _ in range(100):
@@ -368,8 +372,6 @@ def test_seed_ten_thousand_docs_fast_and_walkable(emu):
             token = body.get("nextToken")
             if not token:
                 break
-    walk_s = time.monotonic() - started
     assert docs == set(seeded["documentIds"]) and files == 6
-    assert requests_made / walk_s > 100, f"{requests_made} ListNodes in {walk_s:.2f}s"
     sample = api.blocks(seeded["documentIds"][-1]).json()["result"]["data"]
     assert len(sample) == 3 and sample[0]["blockType"] == "heading"

