@@ -53,7 +53,9 @@ def test_relay_reports_lag_per_partition_and_bytes(kafka_broker, cdcd, tmp_path)
     values = {}
     for p in (0, 1):
         msgs = [dbz(p * N_PER_PARTITION + i, db, "t") for i in range(N_PER_PARTITION)]
-        kafka_broker.produce(src, msgs, partition=p, batch_size=400)  # record batches of ~3
+        # record batches of ~3: thousands of produce requests, so a loaded machine needs longer
+        # than the default 30 s to deliver them.
+        kafka_broker.produce(src, msgs, partition=p, batch_size=400, timeout=120)
         values[p] = msgs
     total = 2 * N_PER_PARTITION
     in_bytes = sum(len(m) for msgs in values.values() for m in msgs)
