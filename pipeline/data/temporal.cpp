@@ -48,15 +48,19 @@ char* put_number(char* p, std::uint64_t v) {
     return p;
 }
 
-// yyyy-MM-dd; a year outside 0..9999 with its sign and no padding, as Java's LocalDate prints it.
+// yyyy-MM-dd; a year outside 0..9999 with its sign, at least four digits, as Java's LocalDate and
+// ISO_LOCAL_DATE print it: -0001-01-01, +10000-01-01.
 char* put_date(char* p, std::int64_t epoch_days) {
     CivilDate c = civil_from_days(epoch_days);
     if (c.year >= 0 && c.year <= 9999) {
         p = put_digits(p, static_cast<std::uint64_t>(c.year), 4);
+    } else if (c.year < 0) {
+        *p++ = '-';
+        auto abs_year = static_cast<std::uint64_t>(-c.year);
+        p = abs_year <= 9999 ? put_digits(p, abs_year, 4) : put_number(p, abs_year);
     } else {
-        *p++ = c.year < 0 ? '-' : '+';
-        p = put_number(p, c.year < 0 ? static_cast<std::uint64_t>(-c.year)
-                                     : static_cast<std::uint64_t>(c.year));
+        *p++ = '+';
+        p = put_number(p, static_cast<std::uint64_t>(c.year));
     }
     *p++ = '-';
     p = put_digits(p, c.month, 2);

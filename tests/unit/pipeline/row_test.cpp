@@ -76,6 +76,14 @@ TEST_CASE("fields print as Java's toString") {
           "2023-01-01T00:00:00.500");
     CHECK(temporal::format_instant(Timestamp{1672531200000, 0}) == "2023-01-01T00:00:00Z");
     CHECK(temporal::format_date(-1) == "1969-12-31");
+    // Years outside 0..9999 carry their sign and at least four digits (LocalDate.toString).
+    CHECK(temporal::format_date(-719831) == "-0001-03-04");
+    CHECK(temporal::format_date(-1084343) == "-0999-03-04");
+    CHECK(temporal::format_date(-4371525) == "-9999-03-04");
+    CHECK(temporal::format_date(-5228384) == "-12345-03-04");
+    CHECK(temporal::format_date(2932897) == "+10000-01-01");
+    CHECK(temporal::format_local_date_time(Timestamp{-719831 * 86'400'000LL + 3'720'000, 0}) ==
+          "-0001-03-04T01:02");
     CHECK(temporal::format_sql_timestamp(Timestamp{1672531200120, 0}, 3) ==
           "2023-01-01 00:00:00.12");
 }
@@ -90,7 +98,7 @@ TEST_CASE("dates and times print as printf formats them") {
             std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year),
                           c.month, c.day);
         else
-            std::snprintf(buf, sizeof buf, "%+lld-%02u-%02u", static_cast<long long>(c.year),
+            std::snprintf(buf, sizeof buf, "%+05lld-%02u-%02u", static_cast<long long>(c.year),
                           c.month, c.day);
         return std::string(buf);
     };
