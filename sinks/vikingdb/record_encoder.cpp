@@ -1,5 +1,6 @@
 #include "sinks/vikingdb/record_encoder.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -52,26 +53,52 @@ std::string base64(std::string_view in) {
     return out;
 }
 
+// printf's %02d of a non-negative value: two digits, more when it has them.
+char* put_2_digits(char* p, int v) {
+    if (v >= 0 && v < 100) {
+        p[0] = static_cast<char>('0' + v / 10);
+        p[1] = static_cast<char>('0' + v % 10);
+        return p + 2;
+    }
+    return std::to_chars(p, p + 12, v).ptr;
+}
+
+// 0000-01-01 and 9999-12-31 as epoch days: the years RFC 3339 has.
+constexpr std::int64_t kFirstRfc3339Day = -719'528;
+constexpr std::int64_t kLastRfc3339Day = 2'932'896;
+
 }  // namespace
 
 std::string rfc3339(std::int64_t local_millis, int offset_seconds) {
     std::int64_t days = temporal::floor_div(local_millis, temporal::kMillisPerDay);
     std::int64_t ms = temporal::floor_mod(local_millis, temporal::kMillisPerDay);
-    auto c = temporal::civil_from_days(days);
-    char buf[64];
-    int n = std::snprintf(
-        buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld", static_cast<long long>(c.year),
-        c.month, c.day, static_cast<long long>(ms / 3'600'000),
-        static_cast<long long>(ms / 60'000 % 60), static_cast<long long>(ms / 1000 % 60));
-    std::string out(buf, static_cast<std::size_t>(n));
-    if (ms % 1000 != 0) {
-        std::snprintf(buf, sizeof buf, ".%03lld", static_cast<long long>(ms % 1000));
-        out += buf;
+    char buf[temporal::kMaxTemporalText + 32];
+    char* p = nullptr;
+    if (days >= kFirstRfc3339Day && days <= kLastRfc3339Day) {
+        // yyyy-MM-ddTHH:mm:ss is the SQL timestamp text at precision 0 with the ISO separator.
+        p = temporal::write_sql_timestamp(buf, Timestamp{local_millis, 0}, 0, 'T');
+    } else {
+        // Other years keep printf's %04lld (-001, 10000), not the shared writers' Java text
+        // (-0001, +10000): neither is RFC 3339, and VikingDB rejects both.
+        auto c = temporal::civil_from_days(days);
+        int n = std::snprintf(
+            buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld",
+            static_cast<long long>(c.year), c.month, c.day, static_cast<long long>(ms / 3'600'000),
+            static_cast<long long>(ms / 60'000 % 60), static_cast<long long>(ms / 1000 % 60));
+        p = buf + n;
+    }
+    if (ms % 1000 != 0) {  // milliseconds, always three digits
+        auto frac = static_cast<int>(ms % 1000);
+        *p++ = '.';
+        *p++ = static_cast<char>('0' + frac / 100);
+        p = put_2_digits(p, frac % 100);
     }
     int off = offset_seconds < 0 ? -offset_seconds : offset_seconds;
-    std::snprintf(buf, sizeof buf, "%c%02d:%02d", offset_seconds < 0 ? '-' : '+', off / 3600,
-                  off / 60 % 60);
-    return out + buf;
+    *p++ = offset_seconds < 0 ? '-' : '+';
+    p = put_2_digits(p, off / 3600);
+    *p++ = ':';
+    p = put_2_digits(p, off / 60 % 60);
+    return std::string(buf, p);
 }
 
 RecordEncoder::RecordEncoder(TableId table, CollectionSpec spec, TimeZone zone)
