@@ -6,13 +6,12 @@ Prints `LISTENING <port>` (flushed) once bound, then serves until SIGTERM/SIGINT
 """
 from __future__ import annotations
 
-import argparse
-import asyncio
 import os
-import signal
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # sibling modules
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # sibling modules
+sys.path.insert(1, os.path.join(os.path.dirname(HERE), "common"))  # emulator_server
 
 from aiohttp import web  # noqa: E402
 
@@ -20,6 +19,7 @@ import api_doc  # noqa: E402
 import api_oauth  # noqa: E402
 import api_wiki  # noqa: E402
 import control  # noqa: E402
+import emulator_server  # noqa: E402
 import pipeline  # noqa: E402
 
 
@@ -39,29 +39,8 @@ def build_app() -> web.Application:
     return app
 
 
-async def serve(host: str, port: int) -> None:
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        raise SystemExit("the emulator binds loopback only")
-    runner = web.AppRunner(build_app(), access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port, backlog=1024)
-    await site.start()
-    bound = site._server.sockets[0].getsockname()[1]
-    print(f"LISTENING {bound}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await runner.cleanup()
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    asyncio.run(serve(args.host, args.port))
+    emulator_server.main(build_app, __doc__, backlog=1024)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,16 @@ Prints "LISTENING <port>" as its first stdout line, serves until SIGTERM/SIGINT.
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
-import signal
 import socket
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.join(os.path.dirname(HERE), "common"))  # emulator_server
 
 from aiohttp import web  # noqa: E402
 
@@ -30,6 +30,7 @@ try:  # orjson parses float-heavy upsert bodies ~2x faster; stdlib json is the f
 except ImportError:  # pragma: no cover
     _fastjson = None
 
+import emulator_server  # noqa: E402
 import vdb_auth as auth  # noqa: E402
 import vdb_control_plane as control_plane  # noqa: E402
 import vdb_data_plane as data_plane  # noqa: E402
@@ -208,29 +209,8 @@ def build_app() -> web.Application:
     return app
 
 
-async def serve(host: str, port: int) -> None:
-    runner = web.AppRunner(build_app(), access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port, backlog=1024)
-    await site.start()
-    bound = site._server.sockets[0].getsockname()[1]
-    print(f"LISTENING {bound}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await runner.cleanup()
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        parser.error("the emulator binds loopback only")
-    asyncio.run(serve(args.host, args.port))
+    emulator_server.main(build_app, __doc__.splitlines()[0], backlog=1024)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,66 @@
+"""Server-side plumbing shared by the emulators' server.py: the command line (`--host`, `--port`,
+loopback only), binding an aiohttp application, the `LISTENING <port>` announce line, and
+serving until SIGTERM/SIGINT. The vendor protocol of each emulator stays in its own folder.
+
+Each emulator's server.py puts this folder on sys.path itself.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from typing import Callable
+
+from aiohttp import web
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+AIOHTTP_BACKLOG = 128  # aiohttp's own default for web.TCPSite
+
+
+def parse_args(description: str, add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+               ) -> argparse.Namespace:
+    """`--host` (loopback only) and `--port` (0 = any free port), plus what `add_arguments` adds."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    if add_arguments is not None:
+        add_arguments(parser)
+    args = parser.parse_args()
+    if args.host not in LOOPBACK_HOSTS:
+        parser.error("the emulator binds loopback only")
+    return args
+
+
+async def start_site(app: web.Application, host: str, port: int,
+                     backlog: int = AIOHTTP_BACKLOG) -> tuple[web.AppRunner, int]:
+    """Binds `app` on host:port; returns its runner and the port it bound."""
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=backlog)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]
+
+
+async def until_signalled() -> None:
+    """Returns on the first SIGTERM or SIGINT."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def serve(build_app: Callable[[], web.Application], host: str, port: int,
+                backlog: int = AIOHTTP_BACKLOG) -> None:
+    """Serves the application `build_app` makes, announced as `LISTENING <port>`, until signalled."""
+    runner, bound = await start_site(build_app(), host, port, backlog)
+    print(f"LISTENING {bound}", flush=True)
+    await until_signalled()
+    await runner.cleanup()
+
+
+def main(build_app: Callable[[], web.Application], description: str,
+         backlog: int = AIOHTTP_BACKLOG) -> None:
+    """The whole of a one-port emulator's server.py: parse the command line, serve."""
+    args = parse_args(description)
+    asyncio.run(serve(build_app, args.host, args.port, backlog))
