@@ -7,21 +7,17 @@
 """
 from __future__ import annotations
 
-import json
 import os
-import select
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
-SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = os.path.join(HERE, "server.py")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))  # emulator_client
 
+import emulator_client  # noqa: E402
 
-class ControlError(RuntimeError):
-    def __init__(self, status: int, body):
-        super().__init__(f"control API answered {status}: {body}")
-        self.status, self.body = status, body
+ControlError = emulator_client.ControlError
 
 
 class DingTalkEmulator:
@@ -39,28 +35,14 @@ class DingTalkEmulator:
         self.stop()
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, SERVER, "--port", "0"],
-                                     stdout=subprocess.PIPE, text=True)
-        # The first stdout line is LISTENING <port>; wait for it, bounded by the timeout.
-        ready, _, _ = select.select([self.proc.stdout], [], [], self.start_timeout_s)
-        line = self.proc.stdout.readline().strip() if ready else ""
-        if not line.startswith("LISTENING "):
-            self.stop()
-            raise RuntimeError(f"emulator failed to start: {line!r}")
-        self.port = int(line.split()[1])
+        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0",
+                                                        timeout=self.start_timeout_s)
+        self.port = ports["LISTENING"]
 
     def stop(self) -> None:
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        self.proc = None
+        if self.proc is not None:
+            emulator_client.stop_server(self.proc)
+            self.proc = None
 
     @property
     def url(self) -> str:
@@ -73,19 +55,7 @@ class DingTalkEmulator:
 
     # ---- raw control call ----------------------------------------------------------
     def control(self, method: str, path: str, body: dict | None = None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(f"{self.url}/_emulator/{path.lstrip('/')}", data=data,
-                                     method=method, headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
-                return json.loads(resp.read() or b"null")
-        except urllib.error.HTTPError as err:
-            raw = err.read()
-            try:
-                payload = json.loads(raw)
-            except ValueError:
-                payload = raw.decode(errors="replace")
-            raise ControlError(err.code, payload) from None
+        return emulator_client.control_call(self.url, method, path, body, timeout=30)
 
     # ---- helpers, one per control endpoint -----------------------------------------
     def reset(self, seed: int = 1):

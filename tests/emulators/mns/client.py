@@ -6,61 +6,19 @@
 
 `MnsControl(url)` drives an already running emulator (e.g. the one the OSS server embeds).
 """
-import json
 import pathlib
 import subprocess
 import sys
-import threading
-import urllib.error
-import urllib.request
 
-SERVER = pathlib.Path(__file__).resolve().with_name("server.py")
+HERE = pathlib.Path(__file__).resolve().parent
+SERVER = HERE / "server.py"
+sys.path.insert(0, str(HERE.parent / "common"))  # emulator_client
+
+import emulator_client  # noqa: E402
+
 DEFAULT_ACCESS_KEY_ID = "AKTEST"
 DEFAULT_ACCESS_KEY_SECRET = "SKTEST"
-
-
-class ControlError(RuntimeError):
-    def __init__(self, status: int, body: str):
-        super().__init__(f"control call failed: HTTP {status}: {body}")
-        self.status, self.body = status, body
-
-
-def control_call(base_url: str, method: str, path: str, body: dict | None = None,
-                 timeout: float = 60.0) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base_url + "/_emulator" + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"} if data else {})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.loads(resp.read() or b"{}")
-    except urllib.error.HTTPError as err:
-        raise ControlError(err.code, err.read().decode(errors="replace")) from None
-
-
-def wait_for_listening(proc: subprocess.Popen, expect: tuple[str, ...] = ("LISTENING",),
-                       timeout: float = 20.0) -> dict[str, int]:
-    """Read announce lines (`LISTENING <port>`, `MNS_LISTENING <port>`...) until all of
-    `expect` were seen; the server prints them first, before serving."""
-    ports: dict[str, int] = {}
-
-    def reader():
-        for _ in range(len(expect) + 4):  # bounded: a handful of announce lines
-            line = proc.stdout.readline()
-            if not line:
-                return
-            words = line.decode().split()
-            if len(words) == 2 and words[0].endswith("LISTENING") and words[1].isdigit():
-                ports[words[0]] = int(words[1])
-            if all(name in ports for name in expect):
-                return
-
-    thread = threading.Thread(target=reader, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if not all(name in ports for name in expect):
-        proc.kill()
-        raise RuntimeError(f"emulator did not report {expect} within {timeout}s (got {ports})")
-    return ports
+ControlError = emulator_client.ControlError
 
 
 class MnsControl:
@@ -76,7 +34,7 @@ class MnsControl:
         return self.url
 
     def control(self, method: str, path: str, body: dict | None = None) -> dict:
-        return control_call(self.url, method, path, body)
+        return emulator_client.control_call(self.url, method, path, body)
 
     def reset(self) -> dict:
         self.access_key_id, self.access_key_secret = DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET
@@ -135,18 +93,11 @@ class MnsEmulator(MnsControl):
         self.port = 0
 
     def __enter__(self) -> "MnsEmulator":
-        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", *self.extra_args],
-                                     stdout=subprocess.PIPE)
-        self.port = wait_for_listening(self.proc)["LISTENING"]
+        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0", *self.extra_args, timeout=20.0)
+        self.port = ports["LISTENING"]
         self.url = f"http://127.0.0.1:{self.port}"
         return self
 
     def __exit__(self, *exc) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-            self.proc.stdout.close()
+            emulator_client.stop_server(self.proc, timeout=10)

@@ -17,6 +17,9 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 SERVER = HERE / "server.py"
+sys.path.insert(0, str(HERE.parent / "common"))  # emulator_client
+
+import emulator_client  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("mns_emulator_client_for_oss", HERE.parent / "mns" / "client.py")
 mns_client = importlib.util.module_from_spec(_spec)
@@ -25,7 +28,7 @@ _spec.loader.exec_module(mns_client)
 DEFAULT_ACCESS_KEY_ID = "AKTEST"
 DEFAULT_ACCESS_KEY_SECRET = "SKTEST"
 DEFAULT_REGION = "cn-hangzhou"
-ControlError = mns_client.ControlError
+ControlError = emulator_client.ControlError
 
 
 class OssControl:
@@ -40,7 +43,7 @@ class OssControl:
         return self.url
 
     def control(self, method: str, path: str, body: dict | None = None) -> dict:
-        return mns_client.control_call(self.url, method, path, body, timeout=120.0)
+        return emulator_client.control_call(self.url, method, path, body, timeout=120.0)
 
     def reset(self) -> dict:
         self.access_key_id, self.access_key_secret = DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET
@@ -113,15 +116,14 @@ class OssEmulator(OssControl):
         self.mns: mns_client.MnsControl | None = None
 
     def __enter__(self) -> "OssEmulator":
-        args = [sys.executable, str(SERVER), "--port", "0"]
+        args = [SERVER, "--port", "0"]
         expect = ("LISTENING",)
         if self.with_mns:
             args += ["--mns-port", "0"]
             expect = ("LISTENING", "MNS_LISTENING")
         elif self.mns_url:
             args += ["--mns-url", self.mns_url]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE)
-        ports = mns_client.wait_for_listening(self.proc, expect)
+        self.proc, ports = emulator_client.start_server(*args, expect=expect, timeout=20.0)
         self.url = f"http://127.0.0.1:{ports['LISTENING']}"
         if self.with_mns:
             self.mns = mns_client.MnsControl(f"http://127.0.0.1:{ports['MNS_LISTENING']}")
@@ -129,10 +131,4 @@ class OssEmulator(OssControl):
 
     def __exit__(self, *exc) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-            self.proc.stdout.close()
+            emulator_client.stop_server(self.proc, timeout=10)

@@ -9,24 +9,18 @@ Only the standard library is used so C++ test harnesses can reuse it as is.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import threading
-import time
-import urllib.error
-import urllib.request
 from typing import Any
 
-SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = os.path.join(HERE, "server.py")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))  # emulator_client
 
+import emulator_client  # noqa: E402
 
-class EmulatorError(RuntimeError):
-    def __init__(self, status: int, body: Any):
-        super().__init__(f"emulator control call failed: HTTP {status}: {body}")
-        self.status = status
-        self.body = body
+EmulatorError = emulator_client.ControlError
 
 
 class VikingDBEmulator:
@@ -39,33 +33,15 @@ class VikingDBEmulator:
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> "VikingDBEmulator":
-        self.proc = subprocess.Popen(
-            [sys.executable, SERVER, "--host", self._host, "--port", str(self._port)],
-            stdout=subprocess.PIPE, stderr=None, text=True)
-        line_box: list[str] = []
-        reader = threading.Thread(target=lambda: line_box.append(self.proc.stdout.readline()), daemon=True)
-        reader.start()
-        reader.join(self._timeout)
-        line = line_box[0].strip() if line_box else ""
-        if not line.startswith("LISTENING "):
-            self.stop()
-            raise RuntimeError(f"emulator did not report LISTENING within {self._timeout}s (got {line!r})")
-        self.port = int(line.split()[1])
+        self.proc, ports = emulator_client.start_server(SERVER, "--host", self._host, "--port", str(self._port),
+                                                        timeout=self._timeout)
+        self.port = ports["LISTENING"]
         return self
 
     def stop(self) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        self.proc = None
+        if self.proc is not None:
+            emulator_client.stop_server(self.proc)
+            self.proc = None
 
     def __enter__(self) -> "VikingDBEmulator":
         return self.start()
@@ -90,14 +66,7 @@ class VikingDBEmulator:
 
     # ------------------------------------------------------------ control API
     def control(self, method: str, path: str, body: Any = None, timeout: float = 60.0) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"{self.url}/_emulator/{path.lstrip('/')}", data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                return json.loads(resp.read() or b"null")
-        except urllib.error.HTTPError as e:
-            raise EmulatorError(e.code, e.read().decode(errors="replace")) from None
+        return emulator_client.control_call(self.url, method, path, body, timeout)
 
     def reset(self, credentials: bool = False) -> None:
         self.control("POST", "reset", {"credentials": credentials})
@@ -158,12 +127,3 @@ class VikingDBEmulator:
     def reset_counters(self) -> None:
         self.control("POST", "counters/reset")
 
-
-def wait_until(predicate, timeout: float = 5.0, interval: float = 0.05) -> bool:
-    """Bounded polling helper for tests."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()

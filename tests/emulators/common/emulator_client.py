@@ -1,0 +1,77 @@
+"""Test-side plumbing shared by the emulators' client.py: run a server.py as a subprocess on a
+free loopback port and stop it; call its JSON control API under /_emulator/.
+
+Standard library only (client.py files are loaded from tests, bench scripts and C++ test
+harnesses as they are). Each emulator's client.py puts this folder on sys.path itself.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from typing import Any
+
+
+class ControlError(RuntimeError):
+    """A control call answered with an HTTP error status; `body` is the answer's text."""
+
+    def __init__(self, status: int, body: str):
+        super().__init__(f"emulator control call failed: HTTP {status}: {body}")
+        self.status, self.body = status, body
+
+
+def control_call(url: str, method: str, path: str, body: Any = None, timeout: float = 60.0) -> Any:
+    """`method` on `url`/_emulator/`path` with `body` as JSON; the JSON answer (None if empty)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(f"{url}/_emulator/{path.lstrip('/')}", data=data, method=method,
+                                 headers={"Content-Type": "application/json"} if data else {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as err:
+        raise ControlError(err.code, err.read().decode(errors="replace")) from None
+
+
+def start_server(server, *args: str, expect: tuple[str, ...] = ("LISTENING",),
+                 timeout: float = 15.0) -> tuple[subprocess.Popen, dict[str, int]]:
+    """Starts `python3 server *args` and reads its announce lines (`LISTENING <port>`,
+    `MNS_LISTENING <port>`...), which a server prints first, until all of `expect` were seen.
+    Returns the process and the ports by announce word; stops the process and raises
+    RuntimeError when they do not all come within `timeout` seconds."""
+    proc = subprocess.Popen([sys.executable, str(server), *args], stdout=subprocess.PIPE, text=True)
+    ports: dict[str, int] = {}
+
+    def reader():
+        for _ in range(len(expect) + 4):  # bounded: a handful of announce lines
+            line = proc.stdout.readline()
+            if not line:
+                return
+            words = line.split()
+            if len(words) == 2 and words[0].endswith("LISTENING") and words[1].isdigit():
+                ports[words[0]] = int(words[1])
+            if all(name in ports for name in expect):
+                return
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not all(name in ports for name in expect):
+        stop_server(proc)
+        raise RuntimeError(f"{server} did not report {expect} within {timeout}s (got {ports})")
+    return proc, ports
+
+
+def stop_server(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; closes its stdout."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)
+    if proc.stdout:
+        proc.stdout.close()
