@@ -3,12 +3,18 @@
 A fault rule matches an action name (or "*") and fires for the next `count` matching
 requests. Kinds: "error" (status/code/message given), "throttle" (the vendor's throttling
 answer), "reset" (TCP RST, no HTTP answer), "delay" (sleep `delay_ms`, then serve normally).
+The vendor's error answers are built by each emulator (see `play`).
 """
 import asyncio
 import socket
 import struct
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
+
+from aiohttp import web
+
+from emulator_server import json_body
 
 FAULT_KINDS = ("error", "throttle", "reset", "delay")
 
@@ -83,3 +89,52 @@ def reset_connection(request) -> None:
 
 async def apply_delay(rule: FaultRule) -> None:
     await asyncio.sleep(max(0, rule.delay_ms) / 1000.0)
+
+
+async def play(faults: FaultInjector, action: str, request,
+               throttled: Callable[[FaultRule], Exception], failed: Callable[[FaultRule], Exception]) -> None:
+    """Counts a request for `action` and plays the next rule matching it: "reset" aborts the
+    connection and raises ConnectionResetError, "delay" sleeps and returns, "throttle" and "error"
+    raise the vendor error that `throttled(rule)` and `failed(rule)` build."""
+    faults.count(action)
+    rule = faults.take(action)
+    if rule is None:
+        return
+    if rule.kind == "reset":
+        reset_connection(request)
+        raise ConnectionResetError("injected reset")
+    if rule.kind == "delay":
+        await apply_delay(rule)
+    elif rule.kind == "throttle":
+        raise throttled(rule)
+    else:
+        raise failed(rule)
+
+
+def add_control_routes(routes: web.RouteTableDef, faults: FaultInjector, prefix: str) -> None:
+    """The control API of the rules and counters: POST/GET/DELETE `prefix`/faults (a rule, or
+    {"faults": [rules]}), GET/DELETE `prefix`/counters."""
+
+    @routes.post(prefix + "/faults")
+    async def add_fault(request):
+        body = await json_body(request)
+        specs = body["faults"] if "faults" in body else [body]
+        return web.json_response({"faults": [faults.add(s).to_json() for s in specs]})
+
+    @routes.get(prefix + "/faults")
+    async def list_faults(request):
+        return web.json_response({"faults": [r.to_json() for r in faults.rules]})
+
+    @routes.delete(prefix + "/faults")
+    async def clear_faults(request):
+        faults.rules.clear()
+        return web.json_response({"ok": True})
+
+    @routes.get(prefix + "/counters")
+    async def counters(request):
+        return web.json_response({"counters": dict(faults.counters)})
+
+    @routes.delete(prefix + "/counters")
+    async def clear_counters(request):
+        faults.counters.clear()
+        return web.json_response({"ok": True})

@@ -31,6 +31,34 @@ def parse_args(description: str, add_arguments: Callable[[argparse.ArgumentParse
     return args
 
 
+async def json_body(request: web.Request) -> dict:
+    """A control request's JSON object body ({} when there is none); ValueError when not an object."""
+    if not request.can_read_body:
+        return {}
+    data = await request.json()
+    if not isinstance(data, dict):
+        raise ValueError("JSON object expected")
+    return data
+
+
+def add_guarded_routes(app: web.Application, routes: web.RouteTableDef, vendor_error: type) -> None:
+    """Adds control routes whose handlers answer a `vendor_error` (with .status, .code, .message)
+    and a bad request (ValueError, KeyError, TypeError: 400) as a JSON {"error", "code"?} object."""
+
+    def guarded(fn):
+        async def wrapper(request):
+            try:
+                return await fn(request)
+            except vendor_error as err:
+                return web.json_response({"error": err.message, "code": err.code}, status=err.status)
+            except (ValueError, KeyError, TypeError) as err:
+                return web.json_response({"error": f"{type(err).__name__}: {err}"}, status=400)
+        return wrapper
+
+    for route in routes:
+        app.router.add_route(route.method, route.path, guarded(route.handler))
+
+
 async def start_site(app: web.Application, host: str, port: int,
                      backlog: int = AIOHTTP_BACKLOG) -> tuple[web.AppRunner, int]:
     """Binds `app` on host:port; returns its runner and the port it bound."""

@@ -1,38 +1,17 @@
 """JSON control API of the MNS emulator, under /_emulator/ (never reachable as a vendor path)."""
 from aiohttp import web
 
+import emu_faults
+from emulator_server import add_guarded_routes, json_body as _body
 from mns_store import MnsError
 
 ATTR_KEYS = ("visibility_timeout", "message_retention_period", "delay_seconds",
              "polling_wait_seconds", "maximum_message_size", "logging_enabled")
 
 
-def _json_error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
-
-
-async def _body(request: web.Request) -> dict:
-    if not request.can_read_body:
-        return {}
-    data = await request.json()
-    if not isinstance(data, dict):
-        raise ValueError("JSON object expected")
-    return data
-
-
 def add_control_routes(app: web.Application, state, prefix: str = "/_emulator") -> None:
     store = state.store
     routes = web.RouteTableDef()
-
-    def guarded(fn):
-        async def wrapper(request):
-            try:
-                return await fn(request)
-            except MnsError as err:
-                return web.json_response({"error": err.message, "code": err.code}, status=err.status)
-            except (ValueError, KeyError, TypeError) as err:
-                return _json_error(400, f"{type(err).__name__}: {err}")
-        return wrapper
 
     @routes.get(prefix + "/health")
     async def health(request):
@@ -109,30 +88,5 @@ def add_control_routes(app: web.Application, state, prefix: str = "/_emulator") 
         q.messages.clear(); q.heap.clear(); q.handles.clear()
         return web.json_response({"purged": n})
 
-    @routes.post(prefix + "/faults")
-    async def add_fault(request):
-        body = await _body(request)
-        specs = body["faults"] if "faults" in body else [body]
-        rules = [state.faults.add(s) for s in specs]
-        return web.json_response({"faults": [r.to_json() for r in rules]})
-
-    @routes.get(prefix + "/faults")
-    async def list_faults(request):
-        return web.json_response({"faults": [r.to_json() for r in state.faults.rules]})
-
-    @routes.delete(prefix + "/faults")
-    async def clear_faults(request):
-        state.faults.rules.clear()
-        return web.json_response({"ok": True})
-
-    @routes.get(prefix + "/counters")
-    async def counters(request):
-        return web.json_response({"counters": dict(state.faults.counters)})
-
-    @routes.delete(prefix + "/counters")
-    async def clear_counters(request):
-        state.faults.counters.clear()
-        return web.json_response({"ok": True})
-
-    for route in routes:
-        app.router.add_route(route.method, route.path, guarded(route.handler))
+    emu_faults.add_control_routes(routes, state.faults, prefix)
+    add_guarded_routes(app, routes, MnsError)

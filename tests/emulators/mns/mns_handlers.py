@@ -120,21 +120,13 @@ class MnsApi:
                     raise MnsError(400, "MalformedXML", "The XML you provided was not well-formed.")
                 if action == "SendMessage" and mns_xml.root_name(root) == "Messages":
                     action = "BatchSendMessage"
-            faults = self.state.faults
-            faults.count(action)
-            rule = faults.take(action)
-            if rule is not None:
-                if rule.kind == "reset":
-                    emu_faults.reset_connection(request)
-                    raise ConnectionResetError("injected reset")
-                if rule.kind == "delay":
-                    await emu_faults.apply_delay(rule)
-                elif rule.kind == "throttle":
-                    raise MnsError(rule.status or 429, rule.code or "TooManyRequests", rule.message or
-                                   "The request is denied by cluster flow limiter for too many requests.")
-                else:
-                    raise MnsError(rule.status or 500, rule.code or "InternalError",
-                                   rule.message or "Interal error.")
+            await emu_faults.play(
+                self.state.faults, action, request,
+                throttled=lambda rule: MnsError(
+                    rule.status or 429, rule.code or "TooManyRequests", rule.message or
+                    "The request is denied by cluster flow limiter for too many requests."),
+                failed=lambda rule: MnsError(rule.status or 500, rule.code or "InternalError",
+                                             rule.message or "Interal error."))
             self._check_auth(request, raw_target)
             if action == "Unknown":
                 raise MnsError(400, "InvalidRequestURL", "Http request URL format invalid.")

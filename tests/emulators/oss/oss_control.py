@@ -3,17 +3,10 @@ import time
 
 from aiohttp import web
 
+import emu_faults
 import oss_notify
+from emulator_server import add_guarded_routes, json_body as _body
 from oss_store import Obj, OssError
-
-
-async def _body(request: web.Request) -> dict:
-    if not request.can_read_body:
-        return {}
-    data = await request.json()
-    if not isinstance(data, dict):
-        raise ValueError("JSON object expected")
-    return data
 
 
 def add_control_routes(app: web.Application, state, prefix: str = "/_emulator") -> None:
@@ -157,39 +150,5 @@ def add_control_routes(app: web.Application, state, prefix: str = "/_emulator") 
         state.notifier.rules[:] = [r for r in state.notifier.rules if r.id != rid]
         return web.json_response({"ok": True})
 
-    @routes.post(prefix + "/faults")
-    async def add_fault(request):
-        body = await _body(request)
-        specs = body["faults"] if "faults" in body else [body]
-        return web.json_response({"faults": [state.faults.add(s).to_json() for s in specs]})
-
-    @routes.get(prefix + "/faults")
-    async def list_faults(request):
-        return web.json_response({"faults": [r.to_json() for r in state.faults.rules]})
-
-    @routes.delete(prefix + "/faults")
-    async def clear_faults(request):
-        state.faults.rules.clear()
-        return web.json_response({"ok": True})
-
-    @routes.get(prefix + "/counters")
-    async def counters(request):
-        return web.json_response({"counters": dict(state.faults.counters)})
-
-    @routes.delete(prefix + "/counters")
-    async def clear_counters(request):
-        state.faults.counters.clear()
-        return web.json_response({"ok": True})
-
-    def guarded(fn):
-        async def wrapper(request):
-            try:
-                return await fn(request)
-            except OssError as err:
-                return web.json_response({"error": err.message, "code": err.code}, status=err.status)
-            except (ValueError, KeyError, TypeError) as err:
-                return web.json_response({"error": f"{type(err).__name__}: {err}"}, status=400)
-        return wrapper
-
-    for route in routes:
-        app.router.add_route(route.method, route.path, guarded(route.handler))
+    emu_faults.add_control_routes(routes, state.faults, prefix)
+    add_guarded_routes(app, routes, OssError)

@@ -115,21 +115,15 @@ class OssApi:
         action = classify(request.method, bucket, key, q, headers)
         try:
             st = self.state
-            st.faults.count(action)
-            rule = st.faults.take(action)
-            if rule is not None:
-                if rule.kind == "reset":
-                    emu_faults.reset_connection(request)
-                    raise ConnectionResetError("injected reset")
-                if rule.kind == "delay":
-                    await emu_faults.apply_delay(rule)
-                elif rule.kind == "throttle":
-                    raise OssError(rule.status or 503, rule.code or "TotalQpsLimitExceeded",
-                                   rule.message or "Max total qps limit is exceeded", "0016-00000502")
-                else:
-                    raise OssError(rule.status or 500, rule.code or "InternalError",
-                                   rule.message or "We encountered an internal error. Please try again.",
-                                   "0016-00000001")
+            await emu_faults.play(
+                st.faults, action, request,
+                throttled=lambda rule: OssError(
+                    rule.status or 503, rule.code or "TotalQpsLimitExceeded",
+                    rule.message or "Max total qps limit is exceeded", "0016-00000502"),
+                failed=lambda rule: OssError(
+                    rule.status or 500, rule.code or "InternalError",
+                    rule.message or "We encountered an internal error. Please try again.",
+                    "0016-00000001"))
             if st.verify_signatures:
                 oss_auth.verify(request.method, headers, params, bucket, key, st.credentials, st.region)
             if action == "Unknown":
