@@ -16,29 +16,11 @@ sys.path.insert(0, str(HERE.parent / "common"))  # emulator_client
 
 import emulator_client  # noqa: E402
 
-DEFAULT_ACCESS_KEY_ID = "AKTEST"
-DEFAULT_ACCESS_KEY_SECRET = "SKTEST"
 ControlError = emulator_client.ControlError
 
 
-class MnsControl:
+class MnsControl(emulator_client.KeyedControl):
     """Control-API helpers; `url` is `http://127.0.0.1:<port>`."""
-
-    def __init__(self, url: str):
-        self.url = url
-        self.access_key_id = DEFAULT_ACCESS_KEY_ID
-        self.access_key_secret = DEFAULT_ACCESS_KEY_SECRET
-
-    @property
-    def endpoint(self) -> str:
-        return self.url
-
-    def control(self, method: str, path: str, body: dict | None = None) -> dict:
-        return emulator_client.control_call(self.url, method, path, body)
-
-    def reset(self) -> dict:
-        self.access_key_id, self.access_key_secret = DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET
-        return self.control("POST", "/reset")
 
     def set_credentials(self, access_key_id: str, access_key_secret: str,
                         security_token: str = "", keep_existing: bool = False,
@@ -72,15 +54,6 @@ class MnsControl:
 
     def purge(self, queue: str) -> dict:
         return self.control("DELETE", f"/queues/{queue}/messages")
-
-    def inject_fault(self, action: str = "*", kind: str = "error", count: int = 1, **extra) -> dict:
-        return self.control("POST", "/faults", {"action": action, "kind": kind, "count": count, **extra})
-
-    def clear_faults(self) -> dict:
-        return self.control("DELETE", "/faults")
-
-    def counters(self) -> dict[str, int]:
-        return self.control("GET", "/counters")["counters"]
 
 
 class MnsEmulator(MnsControl):

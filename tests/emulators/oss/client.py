@@ -25,30 +25,20 @@ _spec = importlib.util.spec_from_file_location("mns_emulator_client_for_oss", HE
 mns_client = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mns_client)
 
-DEFAULT_ACCESS_KEY_ID = "AKTEST"
-DEFAULT_ACCESS_KEY_SECRET = "SKTEST"
 DEFAULT_REGION = "cn-hangzhou"
 ControlError = emulator_client.ControlError
 
 
-class OssControl:
+class OssControl(emulator_client.KeyedControl):
+    control_timeout = 120.0
+
     def __init__(self, url: str):
-        self.url = url
-        self.access_key_id = DEFAULT_ACCESS_KEY_ID
-        self.access_key_secret = DEFAULT_ACCESS_KEY_SECRET
+        super().__init__(url)
         self.region = DEFAULT_REGION
-
-    @property
-    def endpoint(self) -> str:
-        return self.url
-
-    def control(self, method: str, path: str, body: dict | None = None) -> dict:
-        return emulator_client.control_call(self.url, method, path, body, timeout=120.0)
 
     def reset(self) -> dict:
-        self.access_key_id, self.access_key_secret = DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET
         self.region = DEFAULT_REGION
-        return self.control("POST", "/reset")
+        return super().reset()
 
     def set_credentials(self, access_key_id: str, access_key_secret: str, security_token: str = "",
                         keep_existing: bool = False, verify_signatures: bool = True,
@@ -94,15 +84,6 @@ class OssControl:
 
     def emit_event(self, bucket: str, key: str, event: str) -> dict:
         return self.control("POST", "/events", {"bucket": bucket, "key": key, "event": event})
-
-    def inject_fault(self, action: str = "*", kind: str = "error", count: int = 1, **extra) -> dict:
-        return self.control("POST", "/faults", {"action": action, "kind": kind, "count": count, **extra})
-
-    def clear_faults(self) -> dict:
-        return self.control("DELETE", "/faults")
-
-    def counters(self) -> dict[str, int]:
-        return self.control("GET", "/counters")["counters"]
 
 
 class OssEmulator(OssControl):
