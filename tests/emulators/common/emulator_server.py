@@ -69,21 +69,23 @@ async def start_site(app: web.Application, host: str, port: int,
     return runner, site._server.sockets[0].getsockname()[1]
 
 
-async def until_signalled() -> None:
-    """Returns on the first SIGTERM or SIGINT."""
+def stop_signal() -> asyncio.Event:
+    """An event set by the first SIGTERM or SIGINT. Call it before announcing the port, so that
+    a client which stops the server as soon as it has read the port gets a clean shutdown."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    return stop
 
 
 async def serve(build_app: Callable[[], web.Application], host: str, port: int,
                 backlog: int = AIOHTTP_BACKLOG) -> None:
     """Serves the application `build_app` makes, announced as `LISTENING <port>`, until signalled."""
+    stop = stop_signal()
     runner, bound = await start_site(build_app(), host, port, backlog)
     print(f"LISTENING {bound}", flush=True)
-    await until_signalled()
+    await stop.wait()
     await runner.cleanup()
 
 

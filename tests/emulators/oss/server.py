@@ -34,6 +34,7 @@ def add_mns_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    stop = emulator_server.stop_signal()
     mns_state = mns_app.MnsState() if args.mns_port is not None else None
     state = oss_app.OssState(mns_store=mns_state.store if mns_state else None, mns_url=args.mns_url)
     runners = []
@@ -46,7 +47,7 @@ async def main(args: argparse.Namespace) -> None:
         state.mns_url = f"http://{args.host}:{mns_port}"
         print(f"MNS_LISTENING {mns_port}", flush=True)
 
-    await emulator_server.until_signalled()
+    await stop.wait()
     for r in reversed(runners):
         await r.cleanup()
 
