@@ -42,6 +42,8 @@ ENDPOINTS = ("GetAccessToken", "GetWorkspace", "ListWorkspaces", "ListNodes", "G
              "DocBlocksQuery")
 
 sys.path.insert(0, str(REPO / "tests" / "emulators" / "dingtalk"))
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+from cdcd_process import wait_for as wait_until  # noqa: E402
 from client import DingTalkEmulator  # noqa: E402
 
 APP_KEY, APP_SECRET, OPERATOR = "dingbenchkey0001", "bench-secret", "opBench001"
@@ -99,16 +101,6 @@ def bursts(times: list[float], gap: float) -> list[tuple[float, float]]:
 
 def in_range(entries, lo, hi):
     return [e for e in entries if lo <= e["t"] <= hi]
-
-
-def wait_until(pred, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(interval)
-    return pred()
 
 
 def wait_poll_idle(emu, min_idle: float, timeout: float):
@@ -324,7 +316,7 @@ def run_bench(tmp: pathlib.Path, notes: list[str]) -> dict:
         lg = log(emu)
         first = min(e["t"] for v in lg.values() for e in v)
         last_blocks = max(e["t"] for e in lg.get("DocBlocksQuery", [{"t": first}]))
-        rows = wait_until(lambda: line_count(out) >= DOCS, 30) and line_count(out)
+        rows = wait_until(lambda: line_count(out) >= DOCS, 30, 0.05) and line_count(out)
         # time between consecutive requests, by the kind of the later one: walk vs fetch
         seq = sorted((e["t"], k) for k, v in lg.items() for e in v)
         split_s = {"walk": 0.0, "fetch": 0.0}

@@ -46,10 +46,13 @@ def wait_exit(proc: subprocess.Popen, timeout: float) -> int:
         raise
 
 
-def wait_for(predicate, timeout: float, interval: float = 0.02) -> bool:
+def wait_for(predicate, timeout: float, interval: float = 0.02):
+    """Polls `predicate` every `interval` s until it answers something true, for at most `timeout` s;
+    returns its last answer (true, or what it answered at the deadline)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if predicate():
-            return True
+        value = predicate()
+        if value:
+            return value
         time.sleep(interval)
     return predicate()

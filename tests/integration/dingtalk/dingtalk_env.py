@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
-import time
 
 import cdcd_process as cdcd
 
@@ -89,13 +88,8 @@ def latest(path: pathlib.Path) -> dict[str, dict]:
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    value = predicate()
+    """cdcd_process.wait_for that fails the test at the deadline; returns the predicate's answer."""
+    value = cdcd.wait_for(predicate, timeout, interval)
     assert value, "condition not reached in time"
     return value
 
