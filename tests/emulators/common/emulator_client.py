@@ -74,7 +74,7 @@ class KeyedControl:
 
 
 def start_server(server, *args: str, expect: tuple[str, ...] = ("LISTENING",),
-                 timeout: float = 15.0) -> tuple[subprocess.Popen, dict[str, int]]:
+                 timeout: float = 60.0) -> tuple[subprocess.Popen, dict[str, int]]:
     """Starts `python3 server *args` and reads its announce lines (`LISTENING <port>`,
     `MNS_LISTENING <port>`...), which a server prints first, until all of `expect` were seen.
     Returns the process and the ports by announce word; stops the process and raises

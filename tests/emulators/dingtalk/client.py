@@ -21,7 +21,7 @@ ControlError = emulator_client.ControlError
 
 
 class DingTalkEmulator:
-    def __init__(self, start_timeout_s: float = 15.0):
+    def __init__(self, start_timeout_s: float = 60.0):
         self.start_timeout_s = start_timeout_s
         self.proc: subprocess.Popen | None = None
         self.port: int | None = None

@@ -66,7 +66,7 @@ class MnsEmulator(MnsControl):
         self.port = 0
 
     def __enter__(self) -> "MnsEmulator":
-        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0", *self.extra_args, timeout=20.0)
+        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0", *self.extra_args, timeout=60.0)
         self.port = ports["LISTENING"]
         self.url = f"http://127.0.0.1:{self.port}"
         return self

@@ -104,7 +104,7 @@ class OssEmulator(OssControl):
             expect = ("LISTENING", "MNS_LISTENING")
         elif self.mns_url:
             args += ["--mns-url", self.mns_url]
-        self.proc, ports = emulator_client.start_server(*args, expect=expect, timeout=20.0)
+        self.proc, ports = emulator_client.start_server(*args, expect=expect, timeout=60.0)
         self.url = f"http://127.0.0.1:{ports['LISTENING']}"
         if self.with_mns:
             self.mns = mns_client.MnsControl(f"http://127.0.0.1:{ports['MNS_LISTENING']}")

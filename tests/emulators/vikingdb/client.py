@@ -24,7 +24,7 @@ EmulatorError = emulator_client.ControlError
 
 
 class VikingDBEmulator:
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, startup_timeout: float = 15.0):
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, startup_timeout: float = 60.0):
         self._host = host
         self._port = port
         self._timeout = startup_timeout
