@@ -107,6 +107,8 @@ class Arena {
         used_ += n;
         return p;
     }
+    /// Hands back the last n bytes of the latest alloc().
+    void give_back(std::size_t n) { used_ -= n; }
     std::string_view copy(std::string_view v) {
         char* p = alloc(v.size());
         copy_bytes(p, v.data(), v.size());

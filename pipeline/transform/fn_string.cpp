@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/java_case.h"
 #include "pipeline/transform/operand.h"
 #include "pipeline/util/base64.h"
 
@@ -227,22 +228,32 @@ NodePtr b_char_length(CallSite& c) {
 Datum eval_case_map(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     if (a.null) return a;
-    char* p = c.arena.alloc(a.s.size());
+    const std::size_t size = a.s.size();
+    char* p = c.arena.alloc(size);
     const char* src = a.s.data();
-    // One loop per direction, without a per-byte test of the direction; only ASCII letters
-    // change, so UTF-8 sequences pass through.
+    // ASCII first, one loop per direction without a per-byte test of the direction; the bytes
+    // seen are or-ed together, and text with a byte past ASCII is mapped again as UTF-8.
+    unsigned char seen = 0;
     if (n.param) {
-        for (std::size_t i = 0; i < a.s.size(); ++i) {
+        for (std::size_t i = 0; i < size; ++i) {
             char ch = src[i];
+            seen |= static_cast<unsigned char>(ch);
             p[i] = static_cast<char>(ch - ((ch >= 'a' && ch <= 'z') ? 32 : 0));
         }
     } else {
-        for (std::size_t i = 0; i < a.s.size(); ++i) {
+        for (std::size_t i = 0; i < size; ++i) {
             char ch = src[i];
+            seen |= static_cast<unsigned char>(ch);
             p[i] = static_cast<char>(ch + ((ch >= 'A' && ch <= 'Z') ? 32 : 0));
         }
     }
-    return Datum::of_string(std::string_view(p, a.s.size()));
+    if (seen < 0x80) return Datum::of_string(std::string_view(p, size));
+    c.arena.give_back(size);
+    const std::size_t cap = java_case_capacity(size);
+    p = c.arena.alloc(cap);
+    std::size_t len = n.param ? java_to_upper(a.s, p) : java_to_lower(a.s, p);
+    c.arena.give_back(cap - len);
+    return Datum::of_string(std::string_view(p, len));
 }
 NodePtr build_case_map(CallSite& c, bool up) {
     c.arity(1, 1);

@@ -345,6 +345,40 @@ TEST_CASE("string functions") {
         {"LOWER(name)", "alice"},
         {"UPPER(n_null)", "null"},
         {"lower('MiXeD 1')", "mixed 1"},
+        // Java's String.toUpperCase()/toLowerCase() at Locale.ROOT (the values are Java 17's):
+        // full mappings, Java's final sigma, no Turkish rules; CJK, emoji and marks unchanged.
+        {"UPPER('straße')", "STRASSE"},
+        {"UPPER('ŉ')", "ʼN"},
+        {"UPPER('ΐ ᾷ')", "\u0399\u0308\u0301 \u0391\u0342\u0399"},
+        {"UPPER('ﬃ ﬗ')", "FFI ՄԽ"},
+        {"LOWER('ΟΔΟΣ ΟΔΟΣ')", "οδος οδος"},
+        {"LOWER('ὈΔΥΣΣΕΎΣ')", "ὀδυσσεύς"},
+        {"LOWER('ΣΟΦΟΣ, ΣΟΦΟΣ!')", "σοφος, σοφος!"},
+        {"LOWER('Σ')", "σ"},
+        {"LOWER('ΑΣ-ΒΑ')", "ασ-βα"},  // one word to Java's BreakIterator
+        {"LOWER('ΑΣ1Α')", "ασ1α"},
+        {"LOWER('Α1Σ')", "α1ς"},
+        {"LOWER('abΣ')", "abς"},
+        {"UPPER('ΟΔΟς')", "ΟΔΟΣ"},
+        {"UPPER('İstanbul ıi')", "İSTANBUL II"},
+        {"LOWER('İstanbul ISTANBUL')", "i̇stanbul istanbul"},
+        {"UPPER('ǅ ǈx ǋ')", "Ǆ ǇX Ǌ"},
+        {"LOWER('ǅ Ǆ ǈ')", "ǆ ǆ ǉ"},
+        {"UPPER('Привет Мир')", "ПРИВЕТ МИР"},
+        {"LOWER('ПРИВЕТ Ёж')", "привет ёж"},
+        {"UPPER('ＡＢＣａｂｃ')", "ＡＢＣＡＢＣ"},
+        {"LOWER('ＡＢＣａｂｃ')", "ａｂｃａｂｃ"},
+        {"UPPER('ა ⴀ')", "Ა Ⴀ"},
+        {"LOWER('ᲐᲑᲒ Ⴀ')", "აბგ ⴀ"},
+        {"UPPER('ꭰ')", "Ꭰ"},
+        {"UPPER('ÿ µ ǰ')", "Ÿ Μ J̌"},
+        {"LOWER('Ω K Å Ⱥ')", "ω k å ⱥ"},
+        {"UPPER('ɐ')", "Ɐ"},
+        {"UPPER('漢字かな 😀👍')", "漢字かな 😀👍"},
+        {"LOWER('漢字かな 😀👍')", "漢字かな 😀👍"},
+        {"UPPER('e\u0301')", "E\u0301"},
+        {"UPPER('é') || LOWER('É')", "Éé"},
+        {"CHAR_LENGTH(UPPER('ß'))", "2"},
         {"TRIM('  a b  ')", "a b"},
         {"TRIM(BOTH 'x' FROM 'xxaxx')", "a"},
         {"TRIM(LEADING 'x' FROM 'xxaxx')", "axx"},
@@ -872,7 +906,7 @@ TEST_CASE("one compiled expression over successive rows") {
     CHECK(eval_rows("DATE_FORMAT(LOCALTIMESTAMP, 'HH:mm')", {stamps[1], stamps[2], stamps[3]}) ==
           std::vector<std::string>{"01:59", "03:00", "01:59"});
     CHECK(eval_rows("UPPER(SUBSTR(s, 2, 4))", {stamps[0], stamps[1]}) ==
-          std::vector<std::string>{"BC", "éLLO"});
+          std::vector<std::string>{"BC", "ÉLLO"});
     CHECK(eval_rows("SUBSTR(s, 9)", {stamps[0], stamps[1]}) == std::vector<std::string>{"", "rld"});
     CHECK(eval_rows("CONCAT(s, n, '/', -n, s)", {stamps[0], stamps[1], stamps[2], stamps[3]}) ==
           std::vector<std::string>{"abcnull/nullabc", "héllo wörld999/-999héllo wörld",
@@ -884,8 +918,9 @@ TEST_CASE("one compiled expression over successive rows") {
 }
 
 // SUBSTR of a column with constant bounds reads the row directly and skips ASCII eight bytes at a
-// time; UPPER/LOWER map ASCII letters only. Strings around those eight-byte steps, multi-byte
-// characters before and after them, empty and NULL values.
+// time; UPPER/LOWER map ASCII text in one loop and map it again as UTF-8 when it has a byte past
+// ASCII. Strings around those eight-byte steps, multi-byte characters before and after them,
+// empty and NULL values.
 TEST_CASE("SUBSTR, UPPER and LOWER over successive rows") {
     const Schema schema = SchemaBuilder().column("s", DataType::string()).build();
     Scope scope{&schema, nullptr, nullptr, Zone::utc().get()};
@@ -922,11 +957,15 @@ TEST_CASE("SUBSTR, UPPER and LOWER over successive rows") {
             "ERROR: Substring length -1 is negative", "ERROR: Substring length -1 is negative",
             "null", "ERROR: Substring length -1 is negative"});
     CHECK(eval_rows("UPPER(SUBSTR(s, 2, 10))") ==
-          V{"BCDEFGHIJK", "BCDEFGHé-J", "ÉÎõü ABCDE", "", "null", "BCDEFGHIJK"});
-    CHECK(eval_rows("UPPER(s)") == V{"ABCDEFGHIJKLMNOPQ", "ABCDEFGHé-JKLMNOP", "ÀÉÎõü ABCDEFGHIJ",
+          V{"BCDEFGHIJK", "BCDEFGHÉ-J", "ÉÎÕÜ ABCDE", "", "null", "BCDEFGHIJK"});
+    CHECK(eval_rows("UPPER(s)") == V{"ABCDEFGHIJKLMNOPQ", "ABCDEFGHÉ-JKLMNOP", "ÀÉÎÕÜ ABCDEFGHIJ",
                                      "", "null", "ABCDEFGHIJKL.Z[@`{"});
-    CHECK(eval_rows("LOWER(s)") == V{"abcdefghijklmnopq", "abcdefghé-jklmnop", "ÀÉÎõü abcdefghij",
+    CHECK(eval_rows("LOWER(s)") == V{"abcdefghijklmnopq", "abcdefghé-jklmnop", "àéîõü abcdefghij",
                                      "", "null", "abcdefghijkl.z[@`{"});
+    CHECK(eval_rows("CONCAT(UPPER(s), LOWER(s))") ==
+          V{"ABCDEFGHIJKLMNOPQabcdefghijklmnopq", "ABCDEFGHÉ-JKLMNOPabcdefghé-jklmnop",
+            "ÀÉÎÕÜ ABCDEFGHIJàéîõü abcdefghij", "", "nullnull",
+            "ABCDEFGHIJKL.Z[@`{abcdefghijkl.z[@`{"});
 }
 
 // The session zone's offset is kept per context with the span of instants it holds for, and
@@ -996,6 +1035,7 @@ TEST_CASE("copy_bytes copies every length exactly, touching nothing around it") 
     }
 }
 
+// Bytes past ASCII that are not UTF-8 (0x80-0xFF in a row never are) are kept as they are.
 TEST_CASE("UPPER and LOWER change ASCII letters only, for every byte value at every position") {
     const Schema schema = SchemaBuilder().column("s", DataType::string()).build();
     Scope scope{&schema, nullptr, nullptr, Zone::utc().get()};
@@ -1018,5 +1058,30 @@ TEST_CASE("UPPER and LOWER change ASCII letters only, for every byte value at ev
         INFO(shift);
         CHECK(std::string(upper->eval(ctx).s) == want_up);
         CHECK(std::string(lower->eval(ctx).s) == want_low);
+    }
+}
+
+// Text past ASCII takes up to three times its bytes while it is mapped, and gives back what it
+// does not use: long values, past the arena's first block, one after another in one context.
+TEST_CASE("UPPER and LOWER of long text with a character past ASCII at either end") {
+    const Schema schema = SchemaBuilder().column("s", DataType::string()).build();
+    Scope scope{&schema, nullptr, nullptr, Zone::utc().get()};
+    auto upper = compile(*parse_expression("CONCAT(UPPER(s), '|', LOWER(s))"), scope);
+    EvalContext ctx;
+    for (std::size_t n : {1U, 100U, 5000U, 300000U}) {
+        const std::string a(n, 'a'), big(n, 'A');
+        for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+                 {a + "ß", big + "SS|" + a + "ß"},
+                 {"ΣΑ" + a + "ΟΣ", "ΣΑ" + big + "ΟΣ|σα" + a + "ος"},
+                 {a + "Σ", big + "Σ|" + a + "ς"},
+                 {a, big + "|" + a}}) {
+            RowBuilder b(1);
+            b.set_string(0, text);
+            Row row = std::move(b).build();
+            ctx.row = row.view();
+            INFO(n);
+            CHECK(std::string(upper->eval(ctx).s) == want);
+            ctx.arena.reset();
+        }
     }
 }
