@@ -17,7 +17,7 @@
 #include "pipeline/metrics/connector_metrics.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
-#include "sinks/kafka/offload.h"
+#include "sinks/kafka/blocking_calls.h"
 #include "sinks/kafka/topic_selector.h"
 #include "sinks/kafka/transactions.h"
 
@@ -260,7 +260,7 @@ class KafkaWriter final : public SinkWriter {
         while (p.in_flight() > 0) {
             check_delivery();
             Producer* ptr = &p;
-            co_await offload([ptr] { rd_kafka_flush(ptr->handle(), kFlushSliceMs); });
+            co_await blocking_calls_.run([ptr] { rd_kafka_flush(ptr->handle(), kFlushSliceMs); });
         }
         p.poll();
         check_delivery();
@@ -296,6 +296,9 @@ class KafkaWriter final : public SinkWriter {
     metrics::ConnectorMetrics metrics_;
     DeliveryCounts own_reported_;
     DeliveryCounts* reported_ = &own_reported_;  // the counts of producers_ already reported
+    // Last: its flushes are joined before own_producer_ is destroyed (the sink's producers
+    // outlive its writers).
+    BlockingCalls blocking_calls_{"kafka sink writer"};
 };
 
 }  // namespace

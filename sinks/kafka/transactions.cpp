@@ -15,7 +15,6 @@
 
 #include "pipeline/util/json_escape.h"
 #include "sinks/kafka/kafka_properties.h"
-#include "sinks/kafka/offload.h"
 
 namespace cdcd::kafka {
 
@@ -240,7 +239,7 @@ awaitable<void> Transactions::flush(Producer& producer) {
     while (producer.in_flight() > 0) {
         check();
         Producer* p = &producer;
-        co_await offload([p] { rd_kafka_flush(p->handle(), kFlushSliceMs); });
+        co_await blocking_calls_.run([p] { rd_kafka_flush(p->handle(), kFlushSliceMs); });
     }
     producer.poll();
     check();
@@ -262,7 +261,7 @@ awaitable<void> Transactions::arrive(std::uint64_t epoch, std::uint64_t checkpoi
             std::string topic = marker_topic_[slot];
             const std::string& group = group_;
             const std::string& token = token_;
-            co_await offload([p, &group, &topic, checkpoint, &token] {
+            co_await blocking_calls_.run([p, &group, &topic, checkpoint, &token] {
                 send_marker(*p, group, topic, checkpoint, token);
             });
             slots_[slot] = Slot::Prepared;
@@ -286,7 +285,7 @@ awaitable<void> Transactions::commit_through(std::uint64_t checkpoint) {
         while (!prepared_.empty() && prepared_.begin()->first <= checkpoint) {
             std::size_t slot = prepared_.begin()->second.slot;
             Producer* p = producers_[slot].get();
-            co_await offload([p] { p->commit_transaction(kTimeoutMs); });
+            co_await blocking_calls_.run([p] { p->commit_transaction(kTimeoutMs); });
             // Only now: a checkpoint taken meanwhile still lists it as pending.
             prepared_.erase(prepared_.begin());
             slots_[slot] = Slot::Free;
@@ -305,7 +304,7 @@ awaitable<void> Transactions::close() {
         if (slots_[slot] == Slot::Reserved) slots_[slot] = Slot::Free;
         if (slots_[slot] != Slot::Open) continue;
         Producer* p = producers_[slot].get();
-        co_await offload([p] { p->abort_transaction(kTimeoutMs); });
+        co_await blocking_calls_.run([p] { p->abort_transaction(kTimeoutMs); });
         slots_[slot] = Slot::Free;
     }
 }

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sinks/kafka/blocking_calls.h"
 #include "sinks/kafka/kafka_sink_options.h"
 #include "sinks/kafka/producer.h"
 
@@ -121,6 +122,8 @@ class Transactions {
     bool committing_ = false;
     DeliveryCounts reported_;
     std::size_t closed_ = 0;
+    // Last: joined before the producers and what the calls read (group_, token_) are destroyed.
+    BlockingCalls blocking_calls_{"kafka sink transactions"};
 };
 
 }  // namespace cdcd::kafka
