@@ -8,6 +8,38 @@
 #include "pipeline/transform/types.h"
 
 namespace cdcd::transform {
+namespace {
+
+// Flink CDC types a computed column by
+// CalciteDataTypeConverter#convertCalciteRelDataTypeToDataType, not by the expression's own type:
+// nullable, CHAR and VARCHAR of any length as STRING, and the same inside ARRAY, MAP and ROW. Only
+// the schema changes: CHAR and STRING values are stored alike.
+DataType computed_column_type(const DataType& t) {
+    switch (t.root()) {
+        case TypeRoot::Char:
+        case TypeRoot::Varchar:
+            return DataType::string();
+        case TypeRoot::Array:
+            return DataType::array(computed_column_type(t.element()));
+        case TypeRoot::Map:
+            return DataType::map(computed_column_type(t.key()), computed_column_type(t.value()));
+        case TypeRoot::Row: {
+            std::vector<RowField> fields;
+            for (const auto& f : t.fields())
+                fields.push_back(RowField{
+                    f.name, std::make_shared<const DataType>(computed_column_type(*f.type)), ""});
+            return DataType::row(std::move(fields));
+        }
+        default:
+            return t.with_nullable(true);
+    }
+}
+
+bool is_ifnull_call(const Expr& e) {
+    return e.kind == ExprKind::Call && e.name == "IFNULL";
+}
+
+}  // namespace
 
 std::unique_ptr<BoundProjection> BoundProjection::bind(
     const ParsedRule& rule, const Schema& upstream, const std::vector<SourceMetadataColumn>& meta,
@@ -67,7 +99,12 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
             bool metadata_ref =
                 item.expr->kind == ExprKind::Column &&
                 (builtin_metadata(item.expr->name) || is_source_meta(item.expr->name));
-            col.type = b.expr->type.with_nullable(!metadata_ref);
+            col.type = computed_column_type(b.expr->type);
+            // A metadata column is never null; IFNULL keeps its own nullability (Flink CDC's
+            // TransformParser special-cases both).
+            if (metadata_ref) col.type = col.type.not_null();
+            if (is_ifnull_call(*item.expr))
+                col.type = col.type.with_nullable(b.expr->type.nullable());
             if (b.expr->null_literal) col.type = DataType::string();
         }
         place(std::move(col), std::move(b));

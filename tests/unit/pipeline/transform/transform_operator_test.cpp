@@ -142,6 +142,33 @@ TEST_CASE("metadata columns and their NOT NULL types") {
 }
 
 TEST_CASE(
+    "computed columns are typed as Flink CDC types them (nullable; character types as STRING)") {
+    // Flink CDC testMultipleDispatchTransform: its CASE of 'YOUNG' and 'OLD' is CHAR(5) to
+    // Calcite, and the column `category` STRING.
+    const TableId people = TableId::of("default_namespace", "default_schema", "mytable2");
+    auto schema = SchemaBuilder()
+                      .column("id", DataType::bigint().not_null())
+                      .column("name", DataType::varchar(255))
+                      .column("age", DataType::tinyint())
+                      .primary_key({"id"})
+                      .build();
+    auto h = make({rule("default_namespace.default_schema.\\.*",
+                        "*, CASE WHEN age < 20 THEN 'YOUNG' WHEN age >= 20 THEN 'OLD' END AS "
+                        "category, 'abc' AS lit, id + 1 AS next_id, name AS alias, "
+                        "ARRAY['a', 'bc'] AS tags, IFNULL(name, 'none') AS named, "
+                        "IFNULL(name, name) AS maybe, IFNULL(id, 0) AS some_id, "
+                        "__table_name__ AS tb")});
+    auto out = h.run({Event(CreateTableEvent{people, schema})});
+    REQUIRE(out.size() == 1);
+    CHECK(out[0] ==
+          "CreateTableEvent{tableId=default_namespace.default_schema.mytable2, schema=columns={"
+          "`id` BIGINT NOT NULL,`name` VARCHAR(255),`age` TINYINT,`category` STRING,"
+          "`lit` STRING,`next_id` BIGINT,`alias` VARCHAR(255),`tags` ARRAY<STRING>,"
+          "`named` STRING NOT NULL,`maybe` STRING,`some_id` BIGINT NOT NULL,"
+          "`tb` STRING NOT NULL}, primaryKeys=id, options=()}");
+}
+
+TEST_CASE(
     "filter rewrites UPDATE into INSERT or DELETE and SOFT_DELETE turns deletes into inserts") {
     auto def = rule(kTable.str(), "*, __data_event_type__ AS op_type", "col2 <> 'x'");
     def.converter_after_transform = "SOFT_DELETE";
