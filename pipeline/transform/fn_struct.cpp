@@ -1,10 +1,9 @@
 // Constructors and accessors of nested values: ARRAY[...], MAP[...], ROW(...), a[i], m[k],
 // CARDINALITY, ARRAY_CONTAINS, ARRAY_POSITION, ELEMENT.
+#include "pipeline/data/field_format.h"
 #include "pipeline/transform/functions.h"
 
 namespace cdcd::transform {
-
-bool is_variable_length_type(const DataType& t);
 
 namespace {
 
@@ -91,7 +90,7 @@ Datum eval_item(const Node& n, EvalContext& c) {
         Datum key = read_field(keys, i, t.key());
         if (values_equal(key, t.key(), k, n.args[1]->type)) {
             Datum r = read_field(values, i, t.value());
-            if (!r.null && is_variable_length_type(t.value())) r.s = c.arena.copy(r.s);
+            if (!r.null && is_variable_length(t.value())) r.s = c.arena.copy(r.s);
             return r;
         }
     }
@@ -202,23 +201,6 @@ NodePtr b_element(CallSite& c) {
 }
 
 }  // namespace
-
-bool is_variable_length_type(const DataType& t) {
-    switch (t.root()) {
-        case TypeRoot::Boolean:
-        case TypeRoot::TinyInt:
-        case TypeRoot::SmallInt:
-        case TypeRoot::Int:
-        case TypeRoot::BigInt:
-        case TypeRoot::Float:
-        case TypeRoot::Double:
-        case TypeRoot::Date:
-        case TypeRoot::Time:
-            return false;
-        default:
-            return true;
-    }
-}
 
 void register_struct(Registry& r) {
     r["ARRAY"] = b_array;
