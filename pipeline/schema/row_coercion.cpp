@@ -91,20 +91,6 @@ Row RowCoercion::coerce(RowView row) const {
 void RowCoercion::convert(RowBuilder& out, std::size_t i, RowView row, const Field& f) const {
     const std::size_t s = f.source;
     const TypeRoot from = f.from.root();
-    auto rank = [](TypeRoot r) {
-        switch (r) {
-            case TypeRoot::TinyInt:
-                return 1;
-            case TypeRoot::SmallInt:
-                return 2;
-            case TypeRoot::Int:
-                return 3;
-            case TypeRoot::BigInt:
-                return 4;
-            default:
-                return 99;
-        }
-    };
     // coerceToTimestamp: the wall-clock time of a DATE / TIMESTAMP / LTZ / TZ value.
     auto as_timestamp = [&]() -> std::optional<Timestamp> {
         switch (from) {
@@ -129,7 +115,8 @@ void RowCoercion::convert(RowBuilder& out, std::size_t i, RowView row, const Fie
         case TypeRoot::Int:
         case TypeRoot::BigInt:
         case TypeRoot::Date:  // coerceToLong: an integer taken as epoch days
-            if (rank(from) <= (f.to.root() == TypeRoot::Date ? 4 : rank(f.to.root())))
+            if (f.from.is_integer() && (f.to.root() == TypeRoot::Date ||
+                                        integer_digits(from) <= integer_digits(f.to.root())))
                 out.set_long(i, row.get_long(s));
             return;
         case TypeRoot::Decimal: {

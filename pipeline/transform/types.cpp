@@ -24,21 +24,6 @@ bool is_temporal(const DataType& t) {
     return t.root() == TypeRoot::Date || t.root() == TypeRoot::Time || t.is_timestamp();
 }
 
-int integer_digits(TypeRoot r) {
-    switch (r) {
-        case TypeRoot::TinyInt:
-            return 3;
-        case TypeRoot::SmallInt:
-            return 5;
-        case TypeRoot::Int:
-            return 10;
-        case TypeRoot::BigInt:
-            return 19;
-        default:
-            return 0;
-    }
-}
-
 DataType as_decimal(const DataType& t) {
     if (t.root() == TypeRoot::Decimal) return t;
     return DataType::decimal(integer_digits(t.root()), 0).with_nullable(t.nullable());

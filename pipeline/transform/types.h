@@ -16,8 +16,6 @@ bool is_integral(const DataType& t);
 bool is_approx(const DataType& t);  // FLOAT, DOUBLE
 bool is_text(const DataType& t);    // CHAR, VARCHAR
 bool is_temporal(const DataType& t);
-/// Digits of an integer type as a DECIMAL (TINYINT 3, SMALLINT 5, INT 10, BIGINT 19).
-int integer_digits(TypeRoot r);
 /// An exact numeric type as DECIMAL(p, s) (integers as DECIMAL(digits, 0)).
 DataType as_decimal(const DataType& t);
 /// Calcite's leastRestrictive for CASE/COALESCE/IF/IN; nullopt when incompatible.

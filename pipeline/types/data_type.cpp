@@ -112,6 +112,21 @@ bool DataType::is_integer() const {
     return root_ == TypeRoot::TinyInt || root_ == TypeRoot::SmallInt || root_ == TypeRoot::Int ||
            root_ == TypeRoot::BigInt;
 }
+int integer_digits(TypeRoot root) {
+    switch (root) {
+        case TypeRoot::TinyInt:
+            return 3;
+        case TypeRoot::SmallInt:
+            return 5;
+        case TypeRoot::Int:
+            return 10;
+        case TypeRoot::BigInt:
+            return 19;
+        default:
+            return 0;
+    }
+}
+
 bool DataType::is_numeric() const {
     return is_integer() || root_ == TypeRoot::Float || root_ == TypeRoot::Double ||
            root_ == TypeRoot::Decimal;

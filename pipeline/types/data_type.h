@@ -111,4 +111,8 @@ class DataType {
     std::shared_ptr<const std::vector<RowField>> children_;
 };
 
+/// Decimal digits of an integer type (TINYINT 3, SMALLINT 5, INT 10, BIGINT 19): its precision as
+/// a DECIMAL. 0 for other types.
+int integer_digits(TypeRoot root);
+
 }  // namespace cdcd

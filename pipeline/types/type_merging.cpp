@@ -64,19 +64,6 @@ DataType merge_timestamp(const DataType& l, const DataType& r) {
     }
 }
 
-int integer_digits(TypeRoot r) {
-    switch (r) {
-        case TypeRoot::TinyInt:
-            return 3;
-        case TypeRoot::SmallInt:
-            return 5;
-        case TypeRoot::Int:
-            return 10;
-        default:
-            return 19;  // BIGINT
-    }
-}
-
 DataType merge_decimal_with_integer(const DataType& dec, const DataType& integer) {
     int precision = std::max(dec.precision(), dec.scale() + integer_digits(integer.root()));
     if (precision > kMaxDecimalPrecision) return DataType::string();
