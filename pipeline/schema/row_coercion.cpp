@@ -3,6 +3,7 @@
 #include <cctype>
 #include <optional>
 
+#include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/data/field_format.h"
 #include "pipeline/data/temporal.h"
 
@@ -10,30 +11,14 @@ namespace cdcd {
 
 namespace {
 
-__int128 pow10(int n) {
-    __int128 v = 1;
-    for (int i = 0; i < n; ++i) v *= 10;
-    return v;
-}
-
 // DecimalData.fromBigDecimal: rescale HALF_UP to `scale`; nullopt when it needs more than
 // `precision` digits.
 std::optional<Decimal> to_decimal(__int128 unscaled, int from_scale, int precision, int scale) {
-    if (scale >= from_scale) {
-        int shift = scale - from_scale;
-        if (shift > 38) return std::nullopt;
-        __int128 limit = pow10(38 - shift);
-        if (unscaled >= limit || unscaled <= -limit) return std::nullopt;
-        unscaled *= pow10(shift);
-    } else {
-        __int128 div = pow10(from_scale - scale);
-        __int128 q = unscaled / div, r = unscaled % div;
-        if (r < 0) r = -r;
-        if (r * 2 >= div) q += unscaled < 0 ? -1 : 1;
-        unscaled = q;
-    }
-    __int128 max = pow10(precision);
-    if (unscaled >= max || unscaled <= -max) return std::nullopt;
+    // Scaling up must stay within 38 digits, the most an __int128 holds.
+    const int shift = scale - from_scale;
+    if (shift > 38 || (shift >= 0 && !fits_precision(unscaled, 38 - shift))) return std::nullopt;
+    unscaled = rescale(unscaled, from_scale, scale);
+    if (!fits_precision(unscaled, precision)) return std::nullopt;
     return Decimal{unscaled};
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/data/row.h"
 #include "pipeline/transform/datum.h"
 #include "pipeline/types/data_type.h"
@@ -58,11 +59,5 @@ void write_field(RowBuilder& b, std::size_t i, const Datum& d, const DataType& t
 std::string_view to_java_string(const Datum& d, const DataType& type, Arena& arena);
 /// Value as double (numeric types only).
 double to_double(const Datum& d, const DataType& type);
-/// Powers of ten for DECIMAL rescaling.
-__int128 pow10_128(int n);
-/// Rescales an unscaled decimal with HALF_UP rounding.
-__int128 rescale(__int128 v, int from_scale, int to_scale);
-/// True if |v| fits in `precision` digits.
-bool fits_precision(__int128 v, int precision);
 
 }  // namespace cdcd::transform

@@ -1,0 +1,25 @@
+#include "pipeline/data/decimal_arithmetic.h"
+
+namespace cdcd {
+
+__int128 pow10_128(int n) {
+    __int128 r = 1;
+    for (int k = 0; k < n; ++k) r *= 10;
+    return r;
+}
+
+__int128 rescale(__int128 v, int from, int to) {
+    if (to >= from) return v * pow10_128(to - from);
+    __int128 div = pow10_128(from - to);
+    __int128 q = v / div, rem = v % div;
+    if (rem < 0) rem = -rem;
+    if (rem * 2 >= div) q += v < 0 ? -1 : 1;
+    return q;
+}
+
+bool fits_precision(__int128 v, int precision) {
+    if (v < 0) v = -v;
+    return v < pow10_128(precision);
+}
+
+}  // namespace cdcd
