@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "config/secrets.h"
+#include "text/ascii.h"
 
 namespace cdcd::config {
 
@@ -14,14 +15,8 @@ namespace {
 
 constexpr std::string_view kSecretPrefix = "secret_values.";
 
-std::string_view trim(std::string_view s) {
-    std::size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) {
-        return {};
-    }
-    std::size_t e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
-}
+// What the lines of a KEY=VALUE secrets file are trimmed of.
+constexpr std::string_view kBlank = " \t\r";
 
 bool is_env_name(std::string_view name) {
     if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) {
@@ -51,15 +46,16 @@ bool looks_like_key_value(std::string_view text) {
     std::istringstream in{std::string(text)};
     std::string line;
     while (std::getline(in, line)) {
-        std::string_view l = trim(line);
+        std::string_view l = ascii::trim(line, kBlank);
         if (l.empty() || l[0] == '#') {
             continue;
         }
         if (l.starts_with("export ")) {
-            l = trim(l.substr(7));
+            l = ascii::trim(l.substr(7), kBlank);
         }
         std::size_t eq = l.find('=');
-        return eq != std::string_view::npos && eq > 0 && is_secret_name(trim(l.substr(0, eq)));
+        return eq != std::string_view::npos && eq > 0 &&
+               is_secret_name(ascii::trim(l.substr(0, eq), kBlank));
     }
     return false;
 }
@@ -107,12 +103,12 @@ Secrets Secrets::from_string(std::string_view text, const std::string& display_n
         int lineno = 0;
         while (std::getline(in, line)) {
             ++lineno;
-            std::string_view l = trim(line);
+            std::string_view l = ascii::trim(line, kBlank);
             if (l.empty() || l[0] == '#') {
                 continue;
             }
             if (l.starts_with("export ")) {
-                l = trim(l.substr(7));
+                l = ascii::trim(l.substr(7), kBlank);
             }
             std::size_t eq = l.find('=');
             int column = static_cast<int>(line.find_first_not_of(" \t")) + 1;
@@ -121,13 +117,13 @@ Secrets Secrets::from_string(std::string_view text, const std::string& display_n
                             "expected KEY=VALUE in secrets file");
                 continue;
             }
-            std::string_view key = trim(l.substr(0, eq));
+            std::string_view key = ascii::trim(l.substr(0, eq), kBlank);
             if (!is_secret_name(key)) {
                 diags.error(SourceLocation{display_name, lineno, column},
                             "invalid secret name `" + std::string(key) + "`");
                 continue;
             }
-            secrets.values_[std::string(key)] = unquote(trim(l.substr(eq + 1)));
+            secrets.values_[std::string(key)] = unquote(ascii::trim(l.substr(eq + 1), kBlank));
         }
     } else {
         auto doc = load_yaml_string(text, display_name, diags);

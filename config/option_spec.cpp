@@ -8,30 +8,18 @@
 #include <set>
 
 #include "config/units.h"
+#include "text/ascii.h"
 
 namespace cdcd::config {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    std::size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) {
-        return {};
-    }
-    std::size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) ==
-                      std::tolower(static_cast<unsigned char>(y));
-           });
-}
+// What option values are trimmed of.
+constexpr std::string_view kBlank = " \t\r\n";
 
 template <typename T>
 std::optional<T> parse_integral(std::string_view text) {
-    std::string_view s = trim(text);
+    std::string_view s = ascii::trim(text, kBlank);
     if (!s.empty() && s[0] == '+') {
         s.remove_prefix(1);
         if (!s.empty() && s[0] == '-') {
@@ -200,7 +188,7 @@ std::optional<long long> parse_long(std::string_view text) {
 }
 
 std::optional<double> parse_double(std::string_view text) {
-    std::string_view s = trim(text);
+    std::string_view s = ascii::trim(text, kBlank);
     if (!s.empty() && s[0] == '+') {
         s.remove_prefix(1);
     }
@@ -213,11 +201,11 @@ std::optional<double> parse_double(std::string_view text) {
 }
 
 std::optional<bool> parse_bool(std::string_view text) {
-    std::string_view s = trim(text);
-    if (iequals(s, "true")) {
+    std::string_view s = ascii::trim(text, kBlank);
+    if (ascii::iequals(s, "true")) {
         return true;
     }
-    if (iequals(s, "false")) {
+    if (ascii::iequals(s, "false")) {
         return false;
     }
     return std::nullopt;
@@ -231,7 +219,7 @@ std::vector<std::string> parse_list(std::string_view text) {
         if (comma == std::string_view::npos) {
             comma = text.size();
         }
-        std::string_view item = trim(text.substr(start, comma - start));
+        std::string_view item = ascii::trim(text.substr(start, comma - start), kBlank);
         if (!item.empty()) {
             out.emplace_back(item);
         }
@@ -243,7 +231,7 @@ std::vector<std::string> parse_list(std::string_view text) {
 std::optional<std::string> check_value(const OptionSpec& spec, std::string_view raw,
                                        std::string* canonical) {
     std::string value(raw);
-    const std::string shown = "`" + std::string(trim(raw)) + "`";
+    const std::string shown = "`" + std::string(ascii::trim(raw, kBlank)) + "`";
     switch (spec.type) {
         case OptionType::String:
         case OptionType::List:
@@ -278,7 +266,7 @@ std::optional<std::string> check_value(const OptionSpec& spec, std::string_view 
             if (auto e = check_range(spec, *v, shown, "")) {
                 return e;
             }
-            value = std::string(trim(raw));
+            value = std::string(ascii::trim(raw, kBlank));
             break;
         }
         case OptionType::Boolean: {
@@ -298,7 +286,7 @@ std::optional<std::string> check_value(const OptionSpec& spec, std::string_view 
             if (auto e = check_range(spec, static_cast<double>(v->count()), shown, "ms")) {
                 return e;
             }
-            value = std::string(trim(raw));
+            value = std::string(ascii::trim(raw, kBlank));
             break;
         }
         case OptionType::MemorySize: {
@@ -310,13 +298,13 @@ std::optional<std::string> check_value(const OptionSpec& spec, std::string_view 
             if (auto e = check_range(spec, static_cast<double>(*v), shown, "bytes")) {
                 return e;
             }
-            value = std::string(trim(raw));
+            value = std::string(ascii::trim(raw, kBlank));
             break;
         }
         case OptionType::Enum: {
-            std::string_view s = trim(raw);
+            std::string_view s = ascii::trim(raw, kBlank);
             auto it = std::find_if(spec.enum_values.begin(), spec.enum_values.end(),
-                                   [&](const std::string& e) { return iequals(e, s); });
+                                   [&](const std::string& e) { return ascii::iequals(e, s); });
             if (it == spec.enum_values.end()) {
                 std::string allowed;
                 for (const auto& e : spec.enum_values) {

@@ -6,26 +6,14 @@
 #include <limits>
 #include <utility>
 
+#include "text/ascii.h"
+
 namespace cdcd::config {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    std::size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) {
-        return {};
-    }
-    std::size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
+// What values with units are trimmed of.
+constexpr std::string_view kBlank = " \t\r\n";
 
 void set_error(std::string* error, std::string msg) {
     if (error) {
@@ -186,7 +174,7 @@ std::optional<std::uint64_t> parse_number_with_unit(std::string_view text,
                                                     const std::array<Unit, N>& units,
                                                     std::string_view what, std::string_view hint,
                                                     std::string* error) {
-    std::string_view s = trim(text);
+    std::string_view s = ascii::trim(text, kBlank);
     if (s.empty()) {
         set_error(error, std::string(what) + " is empty");
         return std::nullopt;
@@ -202,7 +190,7 @@ std::optional<std::uint64_t> parse_number_with_unit(std::string_view text,
                              std::string(hint) + ")");
         return std::nullopt;
     }
-    std::string unit = lower(trim(s));
+    std::string unit = ascii::to_lower(ascii::trim(s, kBlank));
     if (unit.empty()) {
         return value;
     }
@@ -216,14 +204,15 @@ std::optional<std::uint64_t> parse_number_with_unit(std::string_view text,
             return out;
         }
     }
-    set_error(error, "unknown unit `" + std::string(trim(s)) + "` (" + std::string(hint) + ")");
+    set_error(error, "unknown unit `" + std::string(ascii::trim(s, kBlank)) + "` (" +
+                         std::string(hint) + ")");
     return std::nullopt;
 }
 
 }  // namespace
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text, std::string* error) {
-    std::string_view s = trim(text);
+    std::string_view s = ascii::trim(text, kBlank);
     if (!s.empty() && (s[0] == 'P' || s[0] == 'p')) {
         std::string upper(s);
         std::transform(upper.begin(), upper.end(), upper.begin(),

@@ -11,12 +11,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <cctype>
 #include <deque>
 #include <map>
 #include <optional>
 
 #include "net/url.h"
+#include "text/ascii.h"
 
 namespace cdcd::net {
 
@@ -26,18 +26,9 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
-
 const std::string* Headers::find(std::string_view name) const {
     for (const auto& [k, v] : items_)
-        if (iequals(k, name)) return &v;
+        if (ascii::iequals(k, name)) return &v;
     return nullptr;
 }
 
@@ -47,7 +38,7 @@ std::string Headers::get(std::string_view name, const std::string& fallback) con
 }
 
 void Headers::set(std::string name, std::string value) {
-    std::erase_if(items_, [&](const auto& kv) { return iequals(kv.first, name); });
+    std::erase_if(items_, [&](const auto& kv) { return ascii::iequals(kv.first, name); });
     items_.emplace_back(std::move(name), std::move(value));
 }
 

@@ -45,8 +45,6 @@ class Headers {
     std::vector<std::pair<std::string, std::string>> items_;
 };
 
-bool iequals(std::string_view a, std::string_view b);
-
 struct HttpRequest {
     std::string method = "GET";
     std::string url;  // http(s)://host[:port]/path?query
