@@ -1,11 +1,11 @@
 #include "pipeline/schema/row_coercion.h"
 
-#include <cctype>
 #include <optional>
 
 #include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/data/field_format.h"
 #include "pipeline/data/temporal.h"
+#include "text/ascii.h"
 
 namespace cdcd {
 
@@ -24,16 +24,6 @@ std::optional<Decimal> to_decimal(__int128 unscaled, int from_scale, int precisi
 
 double decimal_to_double(Decimal d, int scale) {
     return std::stod(d.to_string(scale));
-}
-
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    }
-    return true;
 }
 
 }  // namespace
@@ -93,7 +83,7 @@ void RowCoercion::convert(RowBuilder& out, std::size_t i, RowView row, const Fie
     };
     switch (f.to.root()) {
         case TypeRoot::Boolean:
-            out.set_bool(i, equals_ignore_case(format_field(row, s, f.from), "true"));
+            out.set_bool(i, ascii::iequals(format_field(row, s, f.from), "true"));
             return;
         case TypeRoot::TinyInt:
         case TypeRoot::SmallInt:

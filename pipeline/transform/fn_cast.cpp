@@ -6,6 +6,7 @@
 
 #include "pipeline/data/temporal.h"
 #include "pipeline/transform/functions.h"
+#include "text/ascii.h"
 
 namespace cdcd::transform {
 
@@ -14,12 +15,6 @@ namespace {
 struct CastFailure {
     std::string message;
 };
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-}
 
 std::int64_t range_check(std::int64_t v, TypeRoot r, const std::string& what) {
     std::int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -64,7 +59,7 @@ std::int64_t to_integer(const Datum& d, const DataType& from, TypeRoot to) {
         }
         case TypeRoot::Char:
         case TypeRoot::Varchar: {
-            auto s = trim(d.s);
+            auto s = ascii::trim(d.s);
             std::int64_t v = 0;
             auto r =
                 std::from_chars(s.data() + (s.starts_with("+") ? 1 : 0), s.data() + s.size(), v);
@@ -81,7 +76,7 @@ double to_floating(const Datum& d, const DataType& from) {
     if (from.is_numeric()) return to_double(d, from);
     if (from.root() == TypeRoot::Boolean) return static_cast<double>(d.i);
     if (is_text(from)) {
-        std::string s(trim(d.s));
+        std::string s(ascii::trim(d.s));
         char* end = nullptr;
         errno = 0;
         double v = std::strtod(s.c_str(), &end);
@@ -126,7 +121,7 @@ __int128 to_decimal(const Datum& d, const DataType& from, const DataType& to, bo
         case TypeRoot::Char:
         case TypeRoot::Varchar: {
             Decimal x;
-            auto s = trim(d.s);
+            auto s = ascii::trim(d.s);
             if (s.empty() || !Decimal::parse(s, to.scale(), x))
                 throw CastFailure{"Character " + std::string(d.s) +
                                   " is neither a decimal digit number"};
@@ -173,10 +168,7 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
             if (from.is_numeric())
                 return Datum::of_bool(from.is_integer() ? d.i != 0 : to_double(d, from) != 0);
             if (is_text(from)) {
-                auto s = trim(d.s);
-                std::string l(s);
-                for (char& ch : l)
-                    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                std::string l = ascii::to_lower(ascii::trim(d.s));
                 if (l == "true") return Datum::of_bool(true);
                 if (l == "false") return Datum::of_bool(false);
                 Datum num;
@@ -205,7 +197,7 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
         case TypeRoot::Date:
             if (from.root() == TypeRoot::Date) return d;
             if (is_text(from)) {
-                auto v = temporal::parse_date(trim(d.s));
+                auto v = temporal::parse_date(ascii::trim(d.s));
                 if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as DATE"};
                 return Datum::of_long(*v);
             }
@@ -220,7 +212,7 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
         case TypeRoot::Time:
             if (from.root() == TypeRoot::Time) return d;
             if (is_text(from)) {
-                auto v = temporal::parse_time(trim(d.s));
+                auto v = temporal::parse_time(ascii::trim(d.s));
                 if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as TIME"};
                 return Datum::of_long(*v);
             }
@@ -233,7 +225,7 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
             if (from.root() == TypeRoot::Timestamp)
                 t = d.ts();
             else if (is_text(from)) {
-                auto v = temporal::parse_timestamp(trim(d.s));
+                auto v = temporal::parse_timestamp(ascii::trim(d.s));
                 if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as TIMESTAMP"};
                 t = *v;
             } else if (from.root() == TypeRoot::Date) {
@@ -261,7 +253,7 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
                 else if (from.root() == TypeRoot::Timestamp)
                     local = d.ts();
                 else {
-                    auto v = temporal::parse_timestamp(trim(d.s));
+                    auto v = temporal::parse_timestamp(ascii::trim(d.s));
                     if (!v)
                         throw CastFailure{"Cannot parse '" + std::string(d.s) +
                                           "' as TIMESTAMP_LTZ"};

@@ -1,6 +1,7 @@
 #include "pipeline/transform/selectors.h"
 
 #include "pipeline/transform/java_regex.h"
+#include "text/ascii.h"
 
 namespace cdcd::transform {
 
@@ -22,19 +23,12 @@ std::vector<std::string> split_unescaped(std::string_view s, char sep, bool keep
     return out;
 }
 
-std::string trim(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    std::size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    return s.substr(i);
-}
-
 }  // namespace
 
 std::unique_ptr<Selectors> Selectors::parse(std::string_view text, std::string* error) {
     auto sel = std::make_unique<Selectors>();
     for (const auto& alt_text : split_unescaped(text, ',', false)) {
-        std::string a = trim(alt_text);
+        std::string a(ascii::trim(alt_text));
         if (a.empty()) continue;
         // `\.` stays as the two characters so that the regex sees an escaped... any char, as
         // Flink: it replaces "\." by "." after splitting.

@@ -6,25 +6,20 @@
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "pipeline/transform/parser.h"
+#include "text/ascii.h"
 
 namespace cdcd::transform {
 
 namespace {
 
-std::string trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return std::string(s);
-}
-
 std::vector<std::string> split_trim(std::string_view s, std::string_view delim) {
     std::vector<std::string> out;
-    if (trim(s).empty()) return out;
+    if (ascii::trim(s).empty()) return out;
     std::size_t pos = 0;
     while (true) {
         auto f = s.find(delim, pos);
-        out.push_back(
-            trim(s.substr(pos, f == std::string_view::npos ? std::string_view::npos : f - pos)));
+        out.emplace_back(ascii::trim(
+            s.substr(pos, f == std::string_view::npos ? std::string_view::npos : f - pos)));
         if (f == std::string_view::npos) break;
         pos = f + delim.size();
     }
@@ -96,7 +91,7 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
         std::string err;
         r.selectors = Selectors::parse(def.source_table, &err);
         if (!r.selectors) diags.error(def.where, "transform source-table: " + err);
-        std::string projection = trim(def.projection).empty() ? "*" : def.projection;
+        std::string projection = ascii::trim(def.projection).empty() ? "*" : def.projection;
         r.parsed.projection_text = projection;
         try {
             r.parsed.items = parse_projection(projection);
@@ -113,7 +108,7 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
                             "column name `" + item.name +
                                 "` is a reserved metadata column; shading it is not allowed");
         }
-        if (!trim(def.filter).empty()) {
+        if (!ascii::trim(def.filter).empty()) {
             r.parsed.filter_text = def.filter;
             try {
                 r.parsed.filter = parse_expression(def.filter);
@@ -125,7 +120,7 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
         }
         r.parsed.primary_keys = split_trim(def.primary_keys, ",");
         r.parsed.partition_keys = split_trim(def.partition_keys, ",");
-        if (!trim(def.table_options).empty()) {
+        if (!ascii::trim(def.table_options).empty()) {
             for (const auto& kv : split_trim(
                      def.table_options,
                      def.table_options_delimiter.empty() ? "," : def.table_options_delimiter)) {
@@ -134,7 +129,8 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
                     diags.error(def.where, "table-options entry '" + kv + "' is not key=value");
                     continue;
                 }
-                r.parsed.options.emplace_back(trim(kv.substr(0, eq)), trim(kv.substr(eq + 1)));
+                r.parsed.options.emplace_back(ascii::trim(kv.substr(0, eq)),
+                                              ascii::trim(kv.substr(eq + 1)));
             }
         }
         if (!def.converter_after_transform.empty()) {
