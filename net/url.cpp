@@ -1,8 +1,9 @@
 #include "net/url.h"
 
-#include <algorithm>
 #include <cctype>
 #include <charconv>
+
+#include "text/ascii.h"
 
 namespace cdcd::net {
 
@@ -43,9 +44,7 @@ std::optional<Url> parse_url(std::string_view text, std::string* error) {
     Url url;
     auto sep = text.find("://");
     if (sep == std::string_view::npos) return fail(error, "URL has no scheme");
-    url.scheme.assign(text.substr(0, sep));
-    std::transform(url.scheme.begin(), url.scheme.end(), url.scheme.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    url.scheme = ascii::to_lower(text.substr(0, sep));
     if (url.scheme != "http" && url.scheme != "https")
         return fail(error, "unsupported URL scheme `" + url.scheme + "` (http or https)");
     std::string_view rest = text.substr(sep + 3);

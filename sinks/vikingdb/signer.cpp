@@ -5,37 +5,24 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
-#include <cctype>
 #include <ctime>
 #include <map>
 
 #include "net/url.h"
+#include "text/ascii.h"
 
 namespace cdcd::vikingdb {
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 bool signed_header(const std::string& lname) {
     return lname == "content-type" || lname == "content-md5" || lname == "host" ||
            lname.rfind("x-", 0) == 0;
 }
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
-}
-
 /// The host without a default port (":80" / ":443"), as the SDK signs it.
 std::string host_value(std::string_view v) {
-    std::string h = trim(v);
+    std::string h(ascii::trim(v));
     for (std::string_view port : {":80", ":443"}) {
         if (h.size() > port.size() && h.compare(h.size() - port.size(), port.size(), port) == 0) {
             h.resize(h.size() - port.size());
@@ -121,9 +108,9 @@ SignedParts V4Signer::sign(const SignRequest& request, const std::string& date) 
     parts.content_sha256 = sha256_hex(request.body);
     std::map<std::string, std::string> headers;
     for (const auto& [name, value] : request.headers) {
-        std::string l = lower(name);
+        std::string l = ascii::to_lower(name);
         if (!signed_header(l)) continue;
-        headers[l] = l == "host" ? host_value(value) : trim(value);
+        headers[l] = l == "host" ? host_value(value) : std::string(ascii::trim(value));
     }
     headers["x-date"] = date;
     headers["x-content-sha256"] = parts.content_sha256;

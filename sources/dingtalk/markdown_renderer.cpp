@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "text/ascii.h"
+
 namespace cdcd::dingtalk {
 
 namespace {
@@ -95,12 +97,6 @@ std::string styled(const std::string& text, bool bold, bool italic, bool strike,
     if (bold) close += "**";
     return text.substr(0, first) + open + text.substr(first, last - first + 1) + close +
            text.substr(last + 1);
-}
-
-std::string trim(const std::string& text) {
-    auto first = text.find_first_not_of(' ');
-    if (first == std::string::npos) return {};
-    return text.substr(first, text.find_last_not_of(' ') - first + 1);
 }
 
 class Renderer {
@@ -305,13 +301,13 @@ class Renderer {
         element p = props(b);
         if (type == "heading") {
             auto level = std::clamp<std::int64_t>(get_int(p, "level", 1), 1, 6);
-            std::string text = trim(inline_text(b));
+            std::string text(ascii::trim(inline_text(b), " "));
             return std::string(static_cast<std::size_t>(level), '#') +
                    (text.empty() ? "" : " " + text);
         }
-        if (type == "paragraph") return trim(inline_text(b));
+        if (type == "paragraph") return std::string(ascii::trim(inline_text(b), " "));
         if (type == "blockquote") {
-            std::string text = trim(inline_text(b));
+            std::string text(ascii::trim(inline_text(b), " "));
             return text.empty() ? std::string() : prefix_lines(text, "> ");
         }
         if (type == "callout") {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "pipeline/transform/java_regex.h"
+#include "text/ascii.h"
 
 namespace cdcd::kafka {
 
@@ -11,20 +12,16 @@ namespace {
 
 using config::OptionSpec;
 
-std::string trim(std::string_view s) {
-    auto b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos) return {};
-    auto e = s.find_last_not_of(" \t");
-    return std::string(s.substr(b, e - b + 1));
-}
+// What the entries of scan.startup.specific-offsets are trimmed of.
+constexpr std::string_view kBlank = " \t";
 
 template <typename T>
-T parse_number(const std::string& s, const std::string& what) {
+T parse_number(std::string_view s, const std::string& what) {
     T v{};
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-        throw std::invalid_argument("scan.startup.specific-offsets: " + what + " '" + s +
-                                    "' is not a number");
+        throw std::invalid_argument("scan.startup.specific-offsets: " + what + " '" +
+                                    std::string(s) + "' is not a number");
     return v;
 }
 
@@ -39,21 +36,22 @@ std::map<std::int32_t, std::int64_t> parse_specific_offsets(const std::string& t
     std::size_t start = 0;
     while (start < text.size()) {
         std::size_t end = text.find(';', start);
-        std::string entry = trim(std::string_view(text).substr(
-            start, end == std::string::npos ? std::string::npos : end - start));
+        const std::string_view item = std::string_view(text).substr(
+            start, end == std::string::npos ? std::string::npos : end - start);
+        std::string entry(ascii::trim(item, kBlank));
         start = end == std::string::npos ? text.size() : end + 1;
         if (entry.empty()) continue;
         auto comma = entry.find(',');
         if (comma == std::string::npos)
             throw std::invalid_argument("scan.startup.specific-offsets: '" + entry +
                                         "' is not of the form partition:<n>,offset:<n>");
-        std::string p = trim(std::string_view(entry).substr(0, comma)),
-                    o = trim(std::string_view(entry).substr(comma + 1));
+        std::string p(ascii::trim(std::string_view(entry).substr(0, comma), kBlank)),
+            o(ascii::trim(std::string_view(entry).substr(comma + 1), kBlank));
         if (p.rfind("partition:", 0) != 0 || o.rfind("offset:", 0) != 0)
             throw std::invalid_argument("scan.startup.specific-offsets: '" + entry +
                                         "' is not of the form partition:<n>,offset:<n>");
-        auto partition = parse_number<std::int32_t>(trim(p.substr(10)), "partition");
-        auto offset = parse_number<std::int64_t>(trim(o.substr(7)), "offset");
+        auto partition = parse_number<std::int32_t>(ascii::trim(p.substr(10), kBlank), "partition");
+        auto offset = parse_number<std::int64_t>(ascii::trim(o.substr(7), kBlank), "offset");
         if (partition < 0 || offset < 0)
             throw std::invalid_argument("scan.startup.specific-offsets: negative value");
         out[partition] = offset;

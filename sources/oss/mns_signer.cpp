@@ -1,18 +1,17 @@
 #include "sources/oss/mns_signer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <ctime>
 
 #include "sources/oss/crypto.h"
+#include "text/ascii.h"
 
 namespace cdcd::oss {
 
 std::string mns_string_to_sign(const MnsSignInput& in) {
     std::vector<std::pair<std::string, std::string>> mns;
     for (const auto& [k, v] : in.headers) {
-        std::string n = k;
-        for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        std::string n = ascii::to_lower(k);
         if (n.rfind("x-mns-", 0) == 0) mns.emplace_back(n, v);
     }
     std::sort(mns.begin(), mns.end());

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "net/url.h"
+#include "text/ascii.h"
 
 namespace cdcd::oss {
 
@@ -200,10 +201,7 @@ StartupMode startup_of(const config::ValidatedOptions& o, IncrementalMode mode) 
 
 std::string trimmed(const config::ValidatedOptions& o, const char* key) {
     if (!o.has(key)) return {};
-    std::string v = o.get_string(key);
-    auto b = v.find_first_not_of(" \t");
-    if (b == std::string::npos) return {};
-    return v.substr(b, v.find_last_not_of(" \t") - b + 1);
+    return std::string(ascii::trim(o.get_string(key), " \t"));
 }
 
 }  // namespace
@@ -300,13 +298,8 @@ void validate(const config::ValidatedOptions& o, const config::ConnectorDef& def
         std::set<std::string> seen;
         for (const auto& key : config::parse_list(o.get_string("metadata.list"))) {
             const auto& keys = metadata_keys();
-            auto it = std::find_if(keys.begin(), keys.end(), [&](const std::string& k) {
-                return k.size() == key.size() &&
-                       std::equal(k.begin(), k.end(), key.begin(), [](char a, char b) {
-                           return std::tolower(static_cast<unsigned char>(a)) ==
-                                  std::tolower(static_cast<unsigned char>(b));
-                       });
-            });
+            auto it = std::find_if(keys.begin(), keys.end(),
+                                   [&](const std::string& k) { return ascii::iequals(k, key); });
             if (it == keys.end()) {
                 std::string all;
                 for (const auto& k : keys) all += (all.empty() ? "" : ", ") + k;
@@ -380,12 +373,7 @@ OssSettings settings_from(const config::ValidatedOptions& o) {
     if (o.is_set("metadata.list")) {
         for (const auto& key : config::parse_list(o.get_string("metadata.list"))) {
             for (const auto& k : metadata_keys())
-                if (k.size() == key.size() &&
-                    std::equal(k.begin(), k.end(), key.begin(), [](char a, char b) {
-                        return std::tolower(static_cast<unsigned char>(a)) ==
-                               std::tolower(static_cast<unsigned char>(b));
-                    }))
-                    s.metadata.push_back(k);
+                if (ascii::iequals(k, key)) s.metadata.push_back(k);
         }
     }
     s.polling_interval = o.get_duration("polling.interval");

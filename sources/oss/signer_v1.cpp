@@ -1,20 +1,13 @@
 #include "sources/oss/signer_v1.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "sources/oss/crypto.h"
+#include "text/ascii.h"
 
 namespace cdcd::oss {
-namespace {
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool v1_is_subresource(const std::string& key) {
     static const std::set<std::string> keys = {"response-content-type",
@@ -125,7 +118,7 @@ std::string v1_canonical_resource(const V1Request& r) {
 std::string v1_string_to_sign(const V1Request& r) {
     std::vector<std::pair<std::string, std::string>> oss_headers;
     for (const auto& [k, v] : r.headers) {
-        std::string name = lower(k);
+        std::string name = ascii::to_lower(k);
         if (name.rfind("x-oss-", 0) == 0) oss_headers.emplace_back(name, v);
     }
     std::sort(oss_headers.begin(), oss_headers.end());

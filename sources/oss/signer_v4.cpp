@@ -5,29 +5,18 @@
 #include <ctime>
 
 #include "sources/oss/crypto.h"
+#include "text/ascii.h"
 
 namespace cdcd::oss {
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-std::string trim(const std::string& s) {
-    auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return {};
-    auto e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
-
 std::vector<std::string> sorted_additional(const V4Request& r) {
     std::vector<std::string> names;
     for (const auto& h : r.additional_headers) {
-        std::string n = lower(h);
+        std::string n = ascii::to_lower(h);
         if (n.rfind("x-oss-", 0) == 0 || n == "content-type" || n == "content-md5") continue;
         bool present = std::any_of(r.headers.begin(), r.headers.end(),
-                                   [&](const auto& kv) { return lower(kv.first) == n; });
+                                   [&](const auto& kv) { return ascii::to_lower(kv.first) == n; });
         if (present && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     }
     std::sort(names.begin(), names.end());
@@ -75,11 +64,11 @@ std::string v4_canonical_request(const V4Request& r) {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string payload = "UNSIGNED-PAYLOAD";
     for (const auto& [k, v] : r.headers) {
-        std::string n = lower(k);
-        if (n == "x-oss-content-sha256") payload = trim(v);
+        std::string n = ascii::to_lower(k);
+        if (n == "x-oss-content-sha256") payload = ascii::trim(v, " \t");
         if (n.rfind("x-oss-", 0) == 0 || n == "content-type" || n == "content-md5" ||
             std::find(additional.begin(), additional.end(), n) != additional.end())
-            headers.emplace_back(n, trim(v));
+            headers.emplace_back(n, ascii::trim(v, " \t"));
     }
     std::sort(headers.begin(), headers.end());
     for (const auto& [k, v] : headers) s += k + ":" + v + "\n";
