@@ -11,12 +11,6 @@
 namespace cdcd::oss {
 namespace {
 
-long long now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 std::int64_t to_ll(const std::string& s) {
     return std::strtoll(s.c_str(), nullptr, 10);
 }
@@ -83,12 +77,8 @@ MnsClient::MnsClient(net::HttpClient& http, std::string endpoint, std::string qu
     : http_(http),
       endpoint_(std::move(endpoint)),
       queue_(std::move(queue)),
-      credentials_(std::move(credentials)) {
-    policy_.max_retries = 8;
-    policy_.initial_backoff = std::chrono::milliseconds(200);
-    policy_.max_backoff = std::chrono::milliseconds(10'000);
-    policy_.cancelled = std::move(cancelled);
-}
+      credentials_(std::move(credentials)),
+      policy_(service_retry_policy(std::move(cancelled))) {}
 
 net::HttpRequest MnsClient::sign(const std::string& method, const std::string& target,
                                  const std::string& body, long long now) const {

@@ -4,7 +4,6 @@
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "net/retry.h"
 #include "pipeline/metrics/registry.h"
 #include "sources/oss/credentials.h"
+#include "sources/oss/service_call.h"
 
 namespace cdcd::oss {
 
@@ -24,21 +24,10 @@ struct MnsMessage {
     int dequeue_count = 0;
 };
 
-class MnsError : public std::runtime_error {
+/// An MNS error response (or transport failure after the retries).
+class MnsError : public ServiceError {
   public:
-    MnsError(int status, std::string code, const std::string& what, bool transient)
-        : std::runtime_error(what),
-          status_(status),
-          code_(std::move(code)),
-          transient_(transient) {}
-    int status() const { return status_; }
-    const std::string& code() const { return code_; }
-    bool transient() const { return transient_; }
-
-  private:
-    int status_;
-    std::string code_;
-    bool transient_;
+    using ServiceError::ServiceError;
 };
 
 /// <Messages> or <Message> body → messages. Throws XmlError.

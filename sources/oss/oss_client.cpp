@@ -13,12 +13,6 @@
 namespace cdcd::oss {
 namespace {
 
-long long now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 std::string strip_quotes(std::string s) {
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
     return s;
@@ -95,12 +89,9 @@ ListPage parse_list_page(const std::string& body) {
 }
 
 OssClient::OssClient(net::HttpClient& http, OssClientConfig config, std::function<bool()> cancelled)
-    : http_(http), config_(std::move(config)) {
-    policy_.max_retries = 8;
-    policy_.initial_backoff = std::chrono::milliseconds(200);
-    policy_.max_backoff = std::chrono::milliseconds(10'000);
-    policy_.cancelled = std::move(cancelled);
-}
+    : http_(http),
+      config_(std::move(config)),
+      policy_(service_retry_policy(std::move(cancelled))) {}
 
 net::HttpRequest OssClient::sign(
     const std::string& method, const std::string& bucket, const std::string& key,

@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "net/retry.h"
 #include "pipeline/metrics/registry.h"
 #include "sources/oss/credentials.h"
+#include "sources/oss/service_call.h"
 
 namespace cdcd::oss {
 
@@ -31,22 +31,9 @@ struct ListPage {
 };
 
 /// An OSS error response (or transport failure after the retries).
-class OssError : public std::runtime_error {
+class OssError : public ServiceError {
   public:
-    OssError(int status, std::string code, const std::string& what, bool transient)
-        : std::runtime_error(what),
-          status_(status),
-          code_(std::move(code)),
-          transient_(transient) {}
-    int status() const { return status_; }
-    const std::string& code() const { return code_; }
-    /// Throttling, 5xx or transport: worth trying again later.
-    bool transient() const { return transient_; }
-
-  private:
-    int status_;
-    std::string code_;
-    bool transient_;
+    using ServiceError::ServiceError;
 };
 
 /// Parses a ListObjectsV2 body (URL-decoding keys when EncodingType is url). Throws XmlError or

@@ -1,6 +1,6 @@
 #include "sources/oss/records.h"
 
-#include <chrono>
+#include "sources/oss/service_call.h"
 
 namespace cdcd::oss {
 
@@ -36,10 +36,7 @@ Row RecordBuilder::row(const std::string& bucket, const ObjectInfo& o,
                        const std::string& region) const {
     std::string url;
     if (presigner_) {
-        long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-        url = presigner_->url(bucket, o.key, now);
+        url = presigner_->url(bucket, o.key, now_seconds());
     } else {
         url = "oss://" + bucket + "/" + o.key;
     }
