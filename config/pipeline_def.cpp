@@ -366,11 +366,12 @@ PipelineDef parse_pipeline(const YamlDocument& doc, Diagnostics& diags) {
     return def;
 }
 
-PipelineDef load_pipeline_string(std::string_view text, const std::string& display_name,
-                                 const Secrets& secrets, const EnvLookup& env,
-                                 const TemplateOptions& templates) {
-    Diagnostics diags;
-    auto doc = load_yaml_string(text, display_name, diags);
+namespace {
+
+// The loaded YAML (nullopt when it did not load) interpolated and parsed; throws ConfigError with
+// every diagnostic when any step failed.
+PipelineDef pipeline_of(std::optional<YamlDocument> doc, Diagnostics& diags, const Secrets& secrets,
+                        const EnvLookup& env, const TemplateOptions& templates) {
     if (!doc) {
         throw ConfigError(std::move(diags));
     }
@@ -382,19 +383,21 @@ PipelineDef load_pipeline_string(std::string_view text, const std::string& displ
     return def;
 }
 
+}  // namespace
+
+PipelineDef load_pipeline_string(std::string_view text, const std::string& display_name,
+                                 const Secrets& secrets, const EnvLookup& env,
+                                 const TemplateOptions& templates) {
+    Diagnostics diags;
+    auto doc = load_yaml_string(text, display_name, diags);
+    return pipeline_of(std::move(doc), diags, secrets, env, templates);
+}
+
 PipelineDef load_pipeline(const std::string& path, const Secrets& secrets, const EnvLookup& env,
                           const TemplateOptions& templates) {
     Diagnostics diags;
     auto doc = load_yaml_file(path, diags);
-    if (!doc) {
-        throw ConfigError(std::move(diags));
-    }
-    interpolate(*doc, secrets, diags, env, templates);
-    PipelineDef def = parse_pipeline(*doc, diags);
-    if (!diags.ok()) {
-        throw ConfigError(std::move(diags));
-    }
-    return def;
+    return pipeline_of(std::move(doc), diags, secrets, env, templates);
 }
 
 }  // namespace cdcd::config
