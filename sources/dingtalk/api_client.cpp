@@ -108,6 +108,32 @@ simdjson::dom::element parse_ok(simdjson::dom::parser& parser, const std::string
     return doc;
 }
 
+// A list answer: the items under `key`, converted, and the next page's token.
+template <typename T>
+Page<T> page_of(const std::string& body, const char* what, const char* key,
+                T (*convert)(simdjson::dom::element)) {
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, what);
+    Page<T> page;
+    simdjson::dom::array items;
+    if (!doc[key].get(items))
+        for (auto item : items) page.items.push_back(convert(item));
+    page.next_token = str(doc, "nextToken");
+    return page;
+}
+
+// A get answer: the object under `key`, converted.
+template <typename T>
+T object_of(const std::string& body, const char* what, const char* key,
+            T (*convert)(simdjson::dom::element)) {
+    simdjson::dom::parser parser;
+    auto doc = parse_ok(parser, body, what);
+    simdjson::dom::element object;
+    if (doc[key].get(object))
+        throw ApiError(ErrorClass::Transient, 200, "", std::string(what) + " answer has no " + key);
+    return convert(object);
+}
+
 }  // namespace
 
 namespace {
@@ -215,26 +241,14 @@ boost::asio::awaitable<Page<Workspace>> DingTalkApi::list_workspaces(std::string
     if (!next_token.empty()) q.emplace_back("nextToken", next_token);
     std::string path = "/v2.0/wiki/workspaces?" + net::build_query(q);
     std::string body = co_await call("ListWorkspaces", std::move(path), *discovery_, "discovery");
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, "ListWorkspaces");
-    Page<Workspace> page;
-    simdjson::dom::array items;
-    if (!doc["workspaces"].get(items))
-        for (auto w : items) page.items.push_back(to_workspace(w));
-    page.next_token = str(doc, "nextToken");
-    co_return page;
+    co_return page_of(body, "ListWorkspaces", "workspaces", to_workspace);
 }
 
 boost::asio::awaitable<Workspace> DingTalkApi::get_workspace(std::string workspace_id) {
     std::string path = "/v2.0/wiki/workspaces/" + net::percent_encode(workspace_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
     std::string body = co_await call("GetWorkspace", std::move(path), *discovery_, "discovery");
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, "GetWorkspace");
-    simdjson::dom::element w;
-    if (doc["workspace"].get(w))
-        throw ApiError(ErrorClass::Transient, 200, "", "GetWorkspace answer has no workspace");
-    co_return to_workspace(w);
+    co_return object_of(body, "GetWorkspace", "workspace", to_workspace);
 }
 
 boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_node_id,
@@ -245,26 +259,14 @@ boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_no
     if (!next_token.empty()) q.emplace_back("nextToken", next_token);
     std::string path = "/v2.0/wiki/nodes?" + net::build_query(q);
     std::string body = co_await call("ListNodes", std::move(path), *discovery_, "discovery");
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, "ListNodes");
-    Page<Node> page;
-    simdjson::dom::array items;
-    if (!doc["nodes"].get(items))
-        for (auto n : items) page.items.push_back(to_node(n));
-    page.next_token = str(doc, "nextToken");
-    co_return page;
+    co_return page_of(body, "ListNodes", "nodes", to_node);
 }
 
 boost::asio::awaitable<Node> DingTalkApi::get_node(std::string node_id) {
     std::string path = "/v2.0/wiki/nodes/" + net::percent_encode(node_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
     std::string body = co_await call("GetNode", std::move(path), *metadata_, "metadata");
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, "GetNode");
-    simdjson::dom::element n;
-    if (doc["node"].get(n))
-        throw ApiError(ErrorClass::Transient, 200, "", "GetNode answer has no node");
-    co_return to_node(n);
+    co_return object_of(body, "GetNode", "node", to_node);
 }
 
 boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string doc_key, int start,
