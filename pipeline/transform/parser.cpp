@@ -136,6 +136,21 @@ class Parser {
         if (!is_kw(k)) fail(std::string("expected ") + k + found());
         next();
     }
+    // The optional `FROM x` / `FOR x` parts of SUBSTRING, POSITION and OVERLAY: false when the
+    // keyword is not next.
+    bool optional_keyword_arg(const char* kw, std::vector<ExprPtr>& args) {
+        if (!is_kw(kw)) return false;
+        next();
+        args.push_back(expr());
+        return true;
+    }
+    // The `, x` arguments up to the closing parenthesis.
+    void comma_args(std::vector<ExprPtr>& args) {
+        while (is_sym(",")) {
+            next();
+            args.push_back(expr());
+        }
+    }
     std::string found() const {
         return cur().kind == TokenKind::End ? " but the expression ended"
                                             : " but found '" + cur().text + "'";
@@ -472,17 +487,12 @@ class Parser {
         if ((u == "CAST" || u == "TRY_CAST") && peek().kind == TokenKind::Symbol &&
             peek().text == "(")
             return cast(u);
-        if (u == "ARRAY" && peek().kind == TokenKind::Symbol && peek().text == "[") {
+        if ((u == "ARRAY" || u == "MAP") && peek().kind == TokenKind::Symbol &&
+            peek().text == "[") {
             next();
             next();
             auto args = list_until("]");
-            return call("ARRAY", pos, std::move(args));
-        }
-        if (u == "MAP" && peek().kind == TokenKind::Symbol && peek().text == "[") {
-            next();
-            next();
-            auto args = list_until("]");
-            return call("MAP", pos, std::move(args));
+            return call(u, pos, std::move(args));
         }
         bool is_call = peek().kind == TokenKind::Symbol && peek().text == "(";
         if (!is_call) {
@@ -518,29 +528,17 @@ class Parser {
         if (u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF" || u == "TIMESTAMP_DIFF") {
             std::vector<ExprPtr> args;
             args.push_back(symbol());
-            while (is_sym(",")) {
-                next();
-                args.push_back(expr());
-            }
+            comma_args(args);
             expect_sym(")");
             return call(u == "TIMESTAMP_DIFF" ? "TIMESTAMPDIFF" : u, pos, std::move(args));
         }
         if (u == "SUBSTRING" || u == "SUBSTR") {
             std::vector<ExprPtr> args;
             args.push_back(expr());
-            if (is_kw("FROM")) {
-                next();
-                args.push_back(expr());
-                if (is_kw("FOR")) {
-                    next();
-                    args.push_back(expr());
-                }
-                expect_sym(")");
-                return call(u, pos, std::move(args));
-            }
-            while (is_sym(",")) {
-                next();
-                args.push_back(expr());
+            if (optional_keyword_arg("FROM", args)) {
+                optional_keyword_arg("FOR", args);
+            } else {
+                comma_args(args);
             }
             expect_sym(")");
             return call(u, pos, std::move(args));
@@ -550,10 +548,7 @@ class Parser {
             args.push_back(additive());
             expect_kw("IN");
             args.push_back(expr());
-            if (is_kw("FROM")) {
-                next();
-                args.push_back(expr());
-            }
+            optional_keyword_arg("FROM", args);
             expect_sym(")");
             return call(u, pos, std::move(args));
         }
@@ -564,10 +559,7 @@ class Parser {
             args.push_back(expr());
             expect_kw("FROM");
             args.push_back(expr());
-            if (is_kw("FOR")) {
-                next();
-                args.push_back(expr());
-            }
+            optional_keyword_arg("FOR", args);
             expect_sym(")");
             return call(u, pos, std::move(args));
         }
