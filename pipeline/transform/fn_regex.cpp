@@ -1,6 +1,7 @@
 // Regular-expression functions (java.util.regex semantics on RE2): REGEXP_REPLACE,
 // REGEXP_EXTRACT, REGEXP_EXTRACT_ALL, REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR, LIKE, SIMILAR TO.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pipeline/transform/functions.h"
@@ -19,6 +20,13 @@ struct PatternCache {
     mutable char escape = 0;
     mutable std::unique_ptr<RE2> re;
     mutable bool valid = false;
+
+    void keep(std::unique_ptr<RE2> compiled, std::string_view pattern_text, char esc) const {
+        re = std::move(compiled);
+        text = std::string(pattern_text);
+        escape = esc;
+        valid = true;
+    }
 };
 
 std::unique_ptr<RE2> compile_flavor(Flavor f, std::string_view p, char escape, std::string* err) {
@@ -39,10 +47,7 @@ const RE2& pattern(const Node& n, std::string_view p, char escape) {
         std::string err;
         auto re = compile_flavor(cache.flavor, p, escape, &err);
         if (!re) throw EvalError("invalid regular expression '" + std::string(p) + "': " + err);
-        cache.re = std::move(re);
-        cache.text = std::string(p);
-        cache.escape = escape;
-        cache.valid = true;
+        cache.keep(std::move(re), p, escape);
     }
     return *cache.re;
 }
@@ -58,20 +63,45 @@ void prepare(CallSite& c, Node& n, std::size_t pattern_arg, Flavor f, char escap
         if (!re)
             c.fail_arg(pattern_arg,
                        "invalid regular expression '" + std::string(p.constant.s) + "': " + err);
-        cache->re = std::move(re);
-        cache->text = std::string(p.constant.s);
-        cache->escape = escape;
-        cache->valid = true;
+        cache->keep(std::move(re), p.constant.s, escape);
     }
     n.state = cache;
 }
 
-NodePtr finish(CallSite& c, EvalFn fn, DataType t, std::size_t pattern_arg, Flavor f = kJava) {
-    for (std::size_t i = 0; i < c.args.size(); ++i)
-        if (i != 2 || c.name != "REGEXP_EXTRACT") c.require_text(i);
+// A REGEXP_ function whose first `text_args` arguments are text (the rest, a group index);
+// its pattern is argument 1.
+NodePtr finish(CallSite& c, EvalFn fn, DataType t, std::size_t text_args) {
+    for (std::size_t i = 0; i < text_args; ++i) c.require_text(i);
     auto n = make_node(fn, std::move(t), std::move(c.args));
-    prepare(c, *n, pattern_arg, f);
+    prepare(c, *n, 1, kJava);
     return n;
+}
+
+// The first match of `re` in `s` at or after `from`, with `n` - 1 capturing groups.
+bool find_match(const RE2& re, std::string_view s, std::size_t from, re2::StringPiece* groups,
+                int n) {
+    return re.Match(re2::StringPiece(s.data(), s.size()), from, s.size(), RE2::UNANCHORED, groups,
+                    n);
+}
+
+// REGEXP_EXTRACT's and REGEXP_EXTRACT_ALL's inputs: the string, its pattern and the group asked
+// for (`default_group` when the call names none); nullopt when any of them is NULL.
+struct ExtractArgs {
+    std::string_view s;
+    const RE2* re;
+    std::int64_t group;
+};
+std::optional<ExtractArgs> extract_args(const Node& n, EvalContext& c, std::int64_t default_group) {
+    Datum s = n.args[0]->eval(c);
+    Datum p = n.args[1]->eval(c);
+    if (s.null || p.null) return std::nullopt;
+    std::int64_t group = default_group;
+    if (n.args.size() > 2) {
+        Datum i = n.args[2]->eval(c);
+        if (i.null) return std::nullopt;
+        group = i.i;
+    }
+    return ExtractArgs{s.s, &pattern(n, p.s, 0), group};
 }
 
 Datum eval_replace(const Node& n, EvalContext& c) {
@@ -85,33 +115,24 @@ Datum eval_replace(const Node& n, EvalContext& c) {
 }
 NodePtr b_replace(CallSite& c) {
     c.arity(3, 3);
-    return finish(c, eval_replace, DataType::string(), 1);
+    return finish(c, eval_replace, DataType::string(), 3);
 }
 
 Datum eval_extract(const Node& n, EvalContext& c) {
-    Datum s = n.args[0]->eval(c);
-    Datum p = n.args[1]->eval(c);
-    if (s.null || p.null) return Datum{};
-    std::int64_t idx = 0;
-    if (n.args.size() > 2) {
-        Datum i = n.args[2]->eval(c);
-        if (i.null) return i;
-        idx = i.i;
-    }
-    const RE2& re = pattern(n, p.s, 0);
-    int groups = re.NumberOfCapturingGroups();
+    auto a = extract_args(n, c, 0);
+    if (!a) return Datum{};
+    const std::int64_t idx = a->group;
+    int groups = a->re->NumberOfCapturingGroups();
     if (idx < 0 || idx > groups) return Datum{};
     std::vector<re2::StringPiece> m(groups + 1);
-    if (!re.Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(), RE2::UNANCHORED,
-                  m.data(), groups + 1))
-        return Datum{};
+    if (!find_match(*a->re, a->s, 0, m.data(), groups + 1)) return Datum{};
     if (m[idx].data() == nullptr) return Datum{};
     return Datum::of_string(std::string_view(m[idx].data(), m[idx].size()));
 }
 NodePtr b_extract(CallSite& c) {
     c.arity(2, 3);
     if (c.args.size() > 2) c.require_integer(2);
-    return finish(c, eval_extract, DataType::string(), 1);
+    return finish(c, eval_extract, DataType::string(), 2);
 }
 
 // Every match from the start; after an empty match the search moves one character on.
@@ -120,9 +141,7 @@ void for_each_match(const RE2& re, std::string_view s, int ngroups, F f) {
     std::vector<re2::StringPiece> m(ngroups + 1);
     std::size_t pos = 0;
     while (pos <= s.size()) {
-        if (!re.Match(re2::StringPiece(s.data(), s.size()), pos, s.size(), RE2::UNANCHORED,
-                      m.data(), ngroups + 1))
-            break;
+        if (!find_match(re, s, pos, m.data(), ngroups + 1)) break;
         f(m);
         std::size_t start = m[0].data() - s.data(), end = start + m[0].size();
         if (end == start) {
@@ -139,22 +158,15 @@ void for_each_match(const RE2& re, std::string_view s, int ngroups, F f) {
 }
 
 Datum eval_extract_all(const Node& n, EvalContext& c) {
-    Datum s = n.args[0]->eval(c);
-    Datum p = n.args[1]->eval(c);
-    if (s.null || p.null) return Datum{};
-    std::int64_t idx = 1;
-    if (n.args.size() > 2) {
-        Datum i = n.args[2]->eval(c);
-        if (i.null) return i;
-        idx = i.i;
-    }
-    const RE2& re = pattern(n, p.s, 0);
-    int groups = re.NumberOfCapturingGroups();
+    auto a = extract_args(n, c, 1);
+    if (!a) return Datum{};
+    const std::int64_t idx = a->group;
+    int groups = a->re->NumberOfCapturingGroups();
     if (idx < 0 || idx > groups)
         throw EvalError("Extract group index " + std::to_string(idx) + " is out of range");
     std::vector<std::string_view> found;
     std::vector<bool> present;
-    for_each_match(re, s.s, groups, [&](const std::vector<re2::StringPiece>& m) {
+    for_each_match(*a->re, a->s, groups, [&](const std::vector<re2::StringPiece>& m) {
         found.push_back(std::string_view(m[idx].data(), m[idx].size()));
         present.push_back(m[idx].data() != nullptr);
     });
@@ -167,10 +179,7 @@ Datum eval_extract_all(const Node& n, EvalContext& c) {
 NodePtr b_extract_all(CallSite& c) {
     c.arity(2, 3);
     if (c.args.size() > 2) c.require_integer(2);
-    for (std::size_t i = 0; i < 2; ++i) c.require_text(i);
-    auto n = make_node(eval_extract_all, DataType::array(DataType::string()), std::move(c.args));
-    prepare(c, *n, 1, kJava);
-    return n;
+    return finish(c, eval_extract_all, DataType::array(DataType::string()), 2);
 }
 
 Datum eval_count(const Node& n, EvalContext& c) {
@@ -184,7 +193,7 @@ Datum eval_count(const Node& n, EvalContext& c) {
 }
 NodePtr b_count(CallSite& c) {
     c.arity(2, 2);
-    return finish(c, eval_count, DataType::int_(), 1);
+    return finish(c, eval_count, DataType::int_(), 2);
 }
 
 Datum eval_instr(const Node& n, EvalContext& c) {
@@ -192,9 +201,7 @@ Datum eval_instr(const Node& n, EvalContext& c) {
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
     re2::StringPiece m;
-    if (!pattern(n, p.s, 0).Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(),
-                                  RE2::UNANCHORED, &m, 1))
-        return Datum::of_long(0);
+    if (!find_match(pattern(n, p.s, 0), s.s, 0, &m, 1)) return Datum::of_long(0);
     std::int64_t chars = 0;
     for (const char* q = s.s.data(); q < m.data(); ++q)
         chars += (static_cast<unsigned char>(*q) & 0xC0) != 0x80;
@@ -202,7 +209,7 @@ Datum eval_instr(const Node& n, EvalContext& c) {
 }
 NodePtr b_instr(CallSite& c) {
     c.arity(2, 2);
-    return finish(c, eval_instr, DataType::int_(), 1);
+    return finish(c, eval_instr, DataType::int_(), 2);
 }
 
 Datum eval_substr(const Node& n, EvalContext& c) {
@@ -210,14 +217,12 @@ Datum eval_substr(const Node& n, EvalContext& c) {
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
     re2::StringPiece m;
-    if (!pattern(n, p.s, 0).Match(re2::StringPiece(s.s.data(), s.s.size()), 0, s.s.size(),
-                                  RE2::UNANCHORED, &m, 1))
-        return Datum{};
+    if (!find_match(pattern(n, p.s, 0), s.s, 0, &m, 1)) return Datum{};
     return Datum::of_string(std::string_view(m.data(), m.size()));
 }
 NodePtr b_substr(CallSite& c) {
     c.arity(2, 2);
-    return finish(c, eval_substr, DataType::string(), 1);
+    return finish(c, eval_substr, DataType::string(), 2);
 }
 
 // LIKE: without ESCAPE a Java regex find(); with ESCAPE the SQL wildcard match. SIMILAR TO: SQL
