@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -42,17 +43,28 @@ bool is_secret_name(std::string_view name) {
     return true;
 }
 
+// A line of a KEY=VALUE secrets file, trimmed and without a leading `export `; nullopt for a blank
+// or comment line.
+std::optional<std::string_view> assignment_of(std::string_view line) {
+    std::string_view l = ascii::trim(line, kBlank);
+    if (l.empty() || l[0] == '#') {
+        return std::nullopt;
+    }
+    if (l.starts_with("export ")) {
+        l = ascii::trim(l.substr(7), kBlank);
+    }
+    return l;
+}
+
 bool looks_like_key_value(std::string_view text) {
     std::istringstream in{std::string(text)};
     std::string line;
     while (std::getline(in, line)) {
-        std::string_view l = ascii::trim(line, kBlank);
-        if (l.empty() || l[0] == '#') {
+        auto assignment = assignment_of(line);
+        if (!assignment) {
             continue;
         }
-        if (l.starts_with("export ")) {
-            l = ascii::trim(l.substr(7), kBlank);
-        }
+        std::string_view l = *assignment;
         std::size_t eq = l.find('=');
         return eq != std::string_view::npos && eq > 0 &&
                is_secret_name(ascii::trim(l.substr(0, eq), kBlank));
@@ -103,13 +115,11 @@ Secrets Secrets::from_string(std::string_view text, const std::string& display_n
         int lineno = 0;
         while (std::getline(in, line)) {
             ++lineno;
-            std::string_view l = ascii::trim(line, kBlank);
-            if (l.empty() || l[0] == '#') {
+            auto assignment = assignment_of(line);
+            if (!assignment) {
                 continue;
             }
-            if (l.starts_with("export ")) {
-                l = ascii::trim(l.substr(7), kBlank);
-            }
+            std::string_view l = *assignment;
             std::size_t eq = l.find('=');
             int column = static_cast<int>(line.find_first_not_of(" \t")) + 1;
             if (eq == std::string_view::npos) {
