@@ -1,24 +1,15 @@
 #include "sources/oss/mns_signer.h"
 
-#include <algorithm>
 #include <ctime>
 
 #include "sources/oss/crypto.h"
-#include "text/ascii.h"
+#include "sources/oss/signer_v1.h"
 
 namespace cdcd::oss {
 
 std::string mns_string_to_sign(const MnsSignInput& in) {
-    std::vector<std::pair<std::string, std::string>> mns;
-    for (const auto& [k, v] : in.headers) {
-        std::string n = ascii::to_lower(k);
-        if (n.rfind("x-mns-", 0) == 0) mns.emplace_back(n, v);
-    }
-    std::sort(mns.begin(), mns.end());
-    std::string s =
-        in.method + "\n" + in.content_md5 + "\n" + in.content_type + "\n" + in.date + "\n";
-    for (const auto& [k, v] : mns) s += k + ":" + v + "\n";
-    return s + in.resource;
+    return v1_style_string_to_sign(in.method, in.content_md5, in.content_type, in.date, in.headers,
+                                   "x-mns-", in.resource);
 }
 
 std::string mns_signature(const std::string& secret, const MnsSignInput& in) {

@@ -115,16 +115,24 @@ std::string v1_canonical_resource(const V1Request& r) {
     return res;
 }
 
-std::string v1_string_to_sign(const V1Request& r) {
-    std::vector<std::pair<std::string, std::string>> oss_headers;
-    for (const auto& [k, v] : r.headers) {
+std::string v1_style_string_to_sign(const std::string& method, const std::string& content_md5,
+                                    const std::string& content_type, const std::string& date,
+                                    const std::vector<std::pair<std::string, std::string>>& headers,
+                                    std::string_view prefix, const std::string& resource) {
+    std::vector<std::pair<std::string, std::string>> signed_headers;
+    for (const auto& [k, v] : headers) {
         std::string name = ascii::to_lower(k);
-        if (name.rfind("x-oss-", 0) == 0) oss_headers.emplace_back(name, v);
+        if (name.starts_with(prefix)) signed_headers.emplace_back(name, v);
     }
-    std::sort(oss_headers.begin(), oss_headers.end());
-    std::string s = r.method + "\n" + r.content_md5 + "\n" + r.content_type + "\n" + r.date + "\n";
-    for (const auto& [k, v] : oss_headers) s += k + ":" + v + "\n";
-    return s + v1_canonical_resource(r);
+    std::sort(signed_headers.begin(), signed_headers.end());
+    std::string s = method + "\n" + content_md5 + "\n" + content_type + "\n" + date + "\n";
+    for (const auto& [k, v] : signed_headers) s += k + ":" + v + "\n";
+    return s + resource;
+}
+
+std::string v1_string_to_sign(const V1Request& r) {
+    return v1_style_string_to_sign(r.method, r.content_md5, r.content_type, r.date, r.headers,
+                                   "x-oss-", v1_canonical_resource(r));
 }
 
 std::string v1_signature(const std::string& secret, const V1Request& r) {

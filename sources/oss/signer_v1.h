@@ -2,6 +2,7 @@
 // OSS signature V1 (HMAC-SHA1), header form and the pre-signed URL form (vendor-apis.md §4.6-4.7).
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,13 @@ struct V1Request {
     /// subresources are signed.
     std::vector<std::pair<std::string, std::optional<std::string>>> query;
 };
+
+/// What OSS V1 and MNS sign alike: the verb, Content-MD5, Content-Type and date lines, the headers
+/// whose names start with `prefix` (lowercased and sorted, as "name:value" lines), the resource.
+std::string v1_style_string_to_sign(const std::string& method, const std::string& content_md5,
+                                    const std::string& content_type, const std::string& date,
+                                    const std::vector<std::pair<std::string, std::string>>& headers,
+                                    std::string_view prefix, const std::string& resource);
 
 /// True for the query keys oss2 signs (ProviderAuth._subresource_key_set).
 bool v1_is_subresource(const std::string& key);
