@@ -15,68 +15,11 @@
 #include <optional>
 #include <vector>
 
+#include "text/utf8.h"
+
 namespace cdcd::transform {
 
 namespace {
-
-// The code point at p[i], with its length in bytes; -1 (and one byte) where the bytes are not UTF-8
-// (overlong forms, surrogates and values past U+10FFFF included).
-std::int32_t decode(const unsigned char* p, std::size_t n, std::size_t i, std::size_t& len) {
-    unsigned char b = p[i];
-    len = 1;
-    std::int32_t c;
-    std::size_t need;
-    std::int32_t min;
-    if (b < 0x80) return b;
-    if (b >= 0xC2 && b <= 0xDF) {
-        c = b & 0x1F;
-        need = 1;
-        min = 0x80;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        c = b & 0x0F;
-        need = 2;
-        min = 0x800;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        c = b & 0x07;
-        need = 3;
-        min = 0x10000;
-    } else {
-        return -1;
-    }
-    if (n - i - 1 < need) return -1;
-    for (std::size_t k = 1; k <= need; ++k) {
-        unsigned char t = p[i + k];
-        if ((t & 0xC0) != 0x80) return -1;
-        c = (c << 6) | (t & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return -1;
-    len = need + 1;
-    return c;
-}
-
-std::size_t encode(std::int32_t c, char* out) {
-    auto u = static_cast<std::uint32_t>(c);
-    if (u < 0x80) {
-        out[0] = static_cast<char>(u);
-        return 1;
-    }
-    if (u < 0x800) {
-        out[0] = static_cast<char>(0xC0 | (u >> 6));
-        out[1] = static_cast<char>(0x80 | (u & 0x3F));
-        return 2;
-    }
-    if (u < 0x10000) {
-        out[0] = static_cast<char>(0xE0 | (u >> 12));
-        out[1] = static_cast<char>(0x80 | ((u >> 6) & 0x3F));
-        out[2] = static_cast<char>(0x80 | (u & 0x3F));
-        return 3;
-    }
-    out[0] = static_cast<char>(0xF0 | (u >> 18));
-    out[1] = static_cast<char>(0x80 | ((u >> 12) & 0x3F));
-    out[2] = static_cast<char>(0x80 | ((u >> 6) & 0x3F));
-    out[3] = static_cast<char>(0x80 | (u & 0x3F));
-    return 4;
-}
 
 // java.lang.ConditionalSpecialCasing.isCased: upper, lower and title case letters, and a list of
 // Other_Lowercase/Other_Uppercase ranges.
@@ -189,10 +132,9 @@ bool classify(std::int32_t c, Item& it) {
 class Words {
   public:
     explicit Words(std::string_view s) {
-        const auto* p = reinterpret_cast<const unsigned char*>(s.data());
         for (std::size_t i = 0, len = 1; i < s.size(); i += len) {
             Item it{i, kOther, 0, false};
-            if (classify(decode(p, s.size(), i, len), it)) items_.push_back(it);
+            if (classify(utf8::decode(s, i, len), it)) items_.push_back(it);
         }
         segment_.resize(items_.size());
         int id = 0;
@@ -292,17 +234,17 @@ std::size_t java_to_lower(std::string_view s, char* out) {
             len = 1;
             continue;
         }
-        std::int32_t c = decode(p, n, i, len);
+        std::int32_t c = utf8::decode(s, i, len);
         if (c < 0) {
             out[o++] = static_cast<char>(b);
         } else if (c == 0x0130) {  // 'İ': "i̇", the only unconditional full lowercase mapping
             out[o++] = 'i';
-            o += encode(0x0307, out + o);
+            o += utf8::encode(0x0307, out + o);
         } else if (c == 0x03A3) {
             if (!words) words.emplace(s);
-            o += encode(words->final_sigma(i) ? 0x03C2 : 0x03C3, out + o);
+            o += utf8::encode(words->final_sigma(i) ? 0x03C2 : 0x03C3, out + o);
         } else {
-            o += encode(u_tolower(c), out + o);
+            o += utf8::encode(u_tolower(c), out + o);
         }
     }
     return o;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "text/utf8.h"
+
 namespace cdcd::oss {
 namespace {
 
@@ -101,29 +103,11 @@ class Parser {
                     cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(v);
                     if (cp > 0x10FFFF) fail("bad character reference");
                 }
-                append_utf8(cp, out);
+                utf8::append(out, cp);
             } else {
                 fail("unknown entity &" + std::string(ent) + ";");
             }
             i = semi;
-        }
-    }
-
-    static void append_utf8(std::uint32_t cp, std::string& out) {
-        if (cp < 0x80) {
-            out.push_back(static_cast<char>(cp));
-        } else if (cp < 0x800) {
-            out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-            out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        } else if (cp < 0x10000) {
-            out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-            out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        } else {
-            out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-            out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-            out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
         }
     }
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "text/utf8.h"
+
 using namespace cdcd::transform;
 namespace fs = std::filesystem;
 
@@ -26,29 +28,12 @@ fs::path data_dir() {
     return fs::path(__FILE__).parent_path() / "java_case";
 }
 
-void append_utf8(std::string& out, std::uint32_t c) {
-    if (c < 0x80) {
-        out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
-}
-
 // "3a3 3b1" to UTF-8.
 std::string from_hex(const std::string& field) {
     std::istringstream in(field);
     std::string out, word;
-    while (in >> word) append_utf8(out, static_cast<std::uint32_t>(std::stoul(word, nullptr, 16)));
+    while (in >> word)
+        cdcd::utf8::append(out, static_cast<std::uint32_t>(std::stoul(word, nullptr, 16)));
     return out;
 }
 
@@ -93,7 +78,7 @@ TEST_CASE("every code point maps as in Java 17, but those Unicode added after Ja
     for (std::uint32_t cp = 0; cp <= 0x10FFFF; ++cp) {
         if (cp >= 0xD800 && cp <= 0xDFFF) continue;
         std::string s;
-        append_utf8(s, cp);
+        cdcd::utf8::append(s, cp);
         std::string up = upper(s), low = lower(s);
         // The capacity holds every mapping (java_case_capacity).
         CHECK(up.size() <= java_case_capacity(s.size()));
