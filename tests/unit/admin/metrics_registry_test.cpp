@@ -23,7 +23,7 @@ TEST_CASE("counters, gauges and constant labels are exposed in the text format")
           "cdcd_records_out_total{pipeline=\"orders\",role=\"source\"} 6\n");
 }
 
-TEST_CASE("the same name and labels give the same series; other labels another") {
+TEST_CASE("the same name and labels give the same series, other labels another") {
     Registry r;
     auto& a = r.counter("x_total", "x", {{"k", "1"}});
     auto& b = r.counter("x_total", "x", {{"k", "1"}});

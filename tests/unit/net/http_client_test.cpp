@@ -82,7 +82,7 @@ TEST_CASE("a request that exceeds its timeout throws HttpError(Timeout) without 
     CHECK(Clock::now() - start < 2s);
 }
 
-TEST_CASE("a connection closed without an answer is a Reset error; refused is Connect") {
+TEST_CASE("a connection closed without an answer is a Reset error, refused is Connect") {
     boost::asio::io_context io;
     LoopbackServer server(io, [](const SeenRequest&) { return Reply{.reset = true}; });
     HttpClient client(io);
@@ -157,7 +157,7 @@ TEST_CASE("a Retry-After above the cap fails at once") {
     CHECK(Clock::now() - start < 1s);
 }
 
-TEST_CASE("permanent errors are never retried; retryable ones stop after max-retries") {
+TEST_CASE("permanent errors are never retried, retryable ones stop after max-retries") {
     boost::asio::io_context io;
     int status = 403;
     LoopbackServer server(io, [&](const SeenRequest&) { return Reply{.status = status}; });

@@ -311,7 +311,7 @@ TEST_CASE("data before its CreateTableEvent or to an uncreated sink table fails"
                       Catch::Contains("Unable to coerce data record from mydb.members"));
 }
 
-TEST_CASE("one-to-one routing rewrites table ids; identical schemas pass rows untouched",
+TEST_CASE("one-to-one routing rewrites table ids, identical schemas pass rows untouched",
           "[schema_operator]") {
     config::RouteDef d = route("mydb.\\.*", "ods.<>");
     d.replace_symbol = "<>";
@@ -437,7 +437,7 @@ TEST_CASE("include / exclude filtering drops events but still coerces data", "[s
     CHECK(only_add.printed().size() == 1);  // create.table was added automatically
 }
 
-TEST_CASE("redundant CreateTableEvents are dropped; state restores", "[schema_operator]") {
+TEST_CASE("redundant CreateTableEvents are dropped, state restores", "[schema_operator]") {
     Harness h(B::Evolve, {route("mydb.\\.*", "ods.all")});
     h.feed({CreateTableEvent{kMembers, kS0}, CreateTableEvent{kMembers, kS0}});
     CHECK(h.printed().size() == 1);

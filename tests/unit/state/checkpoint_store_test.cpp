@@ -116,7 +116,7 @@ TEST_CASE("a read-only open of a directory without state fails and creates nothi
     CHECK_FALSE(std::filesystem::exists(dir));
 }
 
-TEST_CASE("discarding newer checkpoints keeps their ids used; reset forgets them") {
+TEST_CASE("discarding newer checkpoints keeps their ids used, reset forgets them") {
     auto dir = fresh_dir("discard");
     auto store = CheckpointStore::open(dir);
     CHECK(store->highest_id("p") == 0);

@@ -142,7 +142,7 @@ TEST_CASE("metadata columns and their NOT NULL types") {
 }
 
 TEST_CASE(
-    "computed columns are typed as Flink CDC types them (nullable; character types as STRING)") {
+    "computed columns are typed as Flink CDC types them: nullable, character types as STRING") {
     // Flink CDC testMultipleDispatchTransform: its CASE of 'YOUNG' and 'OLD' is CHAR(5) to
     // Calcite, and the column `category` STRING.
     const TableId people = TableId::of("default_namespace", "default_schema", "mytable2");
@@ -213,7 +213,7 @@ TEST_CASE("filter sees computed columns before upstream ones and NULL drops the 
           "op=INSERT, meta=()}");
 }
 
-TEST_CASE("later projection items replace earlier ones in place; unmatched tables pass untouched") {
+TEST_CASE("later projection items replace earlier ones in place, unmatched tables pass untouched") {
     auto h = make({rule(kTable.str(), "*, UPPER(col2) AS col2")});
     TableId other = TableId::of("my_company", "my_branch", "other");
     auto out = h.run({Event(CreateTableEvent{kTable, customers()}),

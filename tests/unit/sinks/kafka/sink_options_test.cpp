@@ -7,7 +7,7 @@
 using namespace cdcd;
 using namespace cdcd::kafka;
 
-TEST_CASE("sink.custom-header splits pairs on ';' and key/value on ':'") {
+TEST_CASE("sink.custom-header splits pairs on semicolons and key/value on colons") {
     auto h = parse_custom_headers("k1:v1;k2:v2");
     REQUIRE(h.size() == 2);
     CHECK(h[0] == std::pair<std::string, std::string>{"k1", "v1"});

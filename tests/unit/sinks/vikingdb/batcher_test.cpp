@@ -77,7 +77,7 @@ TEST_CASE("a later operation on the same key in the open batch replaces the earl
 }
 
 TEST_CASE(
-    "nothing is appended to a batch in flight; order per collection, collections independent") {
+    "nothing is appended to a batch in flight, order per collection, collections independent") {
     Batcher b;
     b.add("a", 2, OpKind::Upsert, "1", "{}");
     b.add("a", 2, OpKind::Upsert, "2", "{}");

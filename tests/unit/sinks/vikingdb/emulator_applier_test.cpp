@@ -88,7 +88,7 @@ asio::awaitable<std::string> control_get(net::HttpClient& http, std::string url)
 
 }  // namespace
 
-TEST_CASE("CREATE, TRUNCATE and DROP TABLE against the emulator; unsupported changes fail") {
+TEST_CASE("CREATE, TRUNCATE and DROP TABLE against the emulator, unsupported changes fail") {
     Emulator emu;
     if (emu.port() == 0) {
         WARN("python3 or the VikingDB emulator is unavailable; skipped");

@@ -129,7 +129,7 @@ TEST_CASE("date_time values keep milliseconds whatever the column's precision") 
 }
 
 TEST_CASE(
-    "rows encode per the mapping; temporal values use the pipeline zone or their own offset") {
+    "rows encode per the mapping, temporal values use the pipeline zone or their own offset") {
     Schema schema = SchemaBuilder()
                         .column("id", DataType::varchar(10).not_null())
                         .column("n", DataType::int_())
@@ -190,7 +190,7 @@ TEST_CASE(
         R"("emb":[0.5,-1,2.25,0],"tags":["a","b"],"sp":{"tok":0.5},"meta":"{\"k\":7}"})");
 }
 
-TEST_CASE("vectors are checked for dimension and finite values; errors name the key") {
+TEST_CASE("vectors are checked for dimension and finite values, errors name the key") {
     Schema schema = SchemaBuilder()
                         .column("id", DataType::bigint().not_null())
                         .column("emb", DataType::array(DataType::double_()))

@@ -69,7 +69,7 @@ TEST_CASE("the spec's type table") {
                       Catch::Contains("vikingdb.field.emb.dim"));
 }
 
-TEST_CASE("overrides: sink options, schema options win; incompatible overrides are refused") {
+TEST_CASE("overrides: sink options, schema options win, incompatible overrides are refused") {
     Schema schema = SchemaBuilder()
                         .column("id", DataType::string().not_null())
                         .column("emb", DataType::array(DataType::double_()))

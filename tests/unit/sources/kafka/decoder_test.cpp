@@ -66,7 +66,7 @@ TEST_CASE("string and number values are classified for inference") {
     CHECK(v.kind == ValueKind::Decimal);
 }
 
-TEST_CASE("debezium-json with table id from source.db,source.table; key gives the primary key") {
+TEST_CASE("debezium-json with table id from source.db,source.table, key gives the primary key") {
     MessageDecoder d(dynamic(ValueFormat::DebeziumJson, {"source.db", "source.table"}));
     auto out = decode(
         d,
@@ -125,7 +125,7 @@ TEST_CASE("schema merge: new fields added, wider precision, common supertype, mi
     CHECK(format_row(data(out[0]).after->view(), merged) == "[null, 2.00, null, null]");
 }
 
-TEST_CASE("canal-json: every row of data; UPDATE before = data with old's columns put back") {
+TEST_CASE("canal-json: every row of data, UPDATE before = data with old's columns put back") {
     MessageDecoder d(dynamic(ValueFormat::CanalJson, {"database", "table"}));
     auto out = decode(
         d,

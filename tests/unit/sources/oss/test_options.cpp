@@ -7,7 +7,7 @@
 
 using namespace cdcd::oss;
 
-TEST_CASE("oss-cdc option declarations are well formed; secrets are secret") {
+TEST_CASE("oss-cdc option declarations are well formed, secrets are secret") {
     auto spec = option_specs();
     CHECK(cdcd::config::check_spec(spec).empty());
     for (const char* key : {"access-key-secret", "security-token"}) {

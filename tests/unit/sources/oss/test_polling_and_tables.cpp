@@ -69,7 +69,7 @@ TEST_CASE("fingerprints change with eTag, size or mtime") {
     CHECK(base != object_fingerprint("E", 1, 1001));
 }
 
-TEST_CASE("prefix merge: new, changed, unchanged, deleted; budget defers the rest") {
+TEST_CASE("prefix merge: new, changed, unchanged, deleted, budget defers the rest") {
     KeyIndex old = index_of({obj("a"), obj("b"), obj("c"), obj("d")});
     SECTION("changes within budget") {
         PrefixMerge m(old, 10, true, true);
