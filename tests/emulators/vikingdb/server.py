@@ -18,6 +18,7 @@ import os
 import socket
 import struct
 import sys
+from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -102,6 +103,7 @@ def _parse_body(raw: bytes) -> dict:
 class App:
     def __init__(self):
         self.state = State()
+        self.in_flight: dict[str, int] = defaultdict(int)  # data-plane requests being served now
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         path = request.path
@@ -140,6 +142,17 @@ class App:
         rid = request.headers.get("X-Tt-Logid") or new_request_id()
         handler = data_plane.ROUTES.get(op)
         name = op if handler else "unknown"
+        self.in_flight[name] += 1
+        peak = st.counters.max_in_flight
+        peak[name] = max(peak[name], self.in_flight[name])
+        try:
+            return await self._data_request(request, op, name, handler, rid)
+        finally:
+            self.in_flight[name] -= 1
+
+    async def _data_request(self, request: web.Request, op: str, name: str, handler, rid: str
+                            ) -> web.StreamResponse:
+        st = self.state
         status = 200
         try:
             if handler is None:

@@ -70,6 +70,32 @@ def test_connection_reset_and_delay(emu):
     assert emu.rows("t")["count"] == 1
 
 
+def test_max_in_flight_counts_overlapping_requests(emu):
+    emu.create_collection("t", BASIC_FIELDS)
+    upsert(emu, "t", [ROW])
+    upsert(emu, "t", [ROW])
+    assert emu.counters()["max_in_flight"] == {"upsert": 1}   # one after the other
+    emu.reset_counters()
+    emu.inject_faults({"kind": "delay", "delay_ms": 500, "count": 3, "match": "upsert"})
+
+    async def three_at_once():
+        headers = {"Authorization": "Bearer test-api-key", "Content-Type": "application/json"}
+        body = json.dumps({"collection_name": "t", "data": [ROW]}).encode()
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=3)) as session:
+            async def one():
+                async with session.post(emu.url + "/api/vikingdb/data/upsert", data=body,
+                                        headers=headers) as resp:
+                    assert resp.status == 200
+            await asyncio.gather(one(), one(), one())
+
+    asyncio.run(three_at_once())
+    assert emu.counters()["max_in_flight"] == {"upsert": 3}
+    data_call(emu, "delete", {"collection_name": "t", "ids": ["a"]})
+    assert emu.counters()["max_in_flight"] == {"upsert": 3, "delete": 1}
+    emu.reset_counters()
+    assert emu.counters()["max_in_flight"] == {}
+
+
 def test_counters_histogram_and_reset(emu):
     emu.create_collection("t", BASIC_FIELDS)
     batch = lambda n, off=0: [{"id": f"r{off + i}", "vec": [0, 0, 1, 0]} for i in range(n)]  # noqa: E731

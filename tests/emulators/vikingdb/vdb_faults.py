@@ -142,6 +142,9 @@ class Counters:
         self.async_upserts = 0
         self.faults_injected = 0
         self.throttled = 0
+        # Most data-plane requests of one name being served at once (delays included) since the
+        # reset: shows whether a client overlaps its requests.
+        self.max_in_flight: dict[str, int] = defaultdict(int)
 
     def to_json(self) -> dict:
         return {
@@ -155,4 +158,5 @@ class Counters:
             "async_upserts": self.async_upserts,
             "faults_injected": self.faults_injected,
             "throttled": self.throttled,
+            "max_in_flight": dict(self.max_in_flight),
         }
