@@ -34,14 +34,14 @@ class Signal {
     int waiters_ = 0;
 };
 
-/// Full batches queued beyond the one in flight before write() waits (back-pressure).
+/// Closed batches queued beyond the one in flight before write() waits (back-pressure).
 constexpr std::size_t kMaxReadyBatches = 4;
 
 }  // namespace
 
 struct VikingdbWriter::State {
     State(const asio::any_io_executor& ex, std::shared_ptr<DataPlaneClient> d)
-        : executor(ex), data(std::move(d)), work(ex), progress(ex), tick(ex) {}
+        : executor(ex), data(std::move(d)), batcher(1), work(ex), progress(ex), tick(ex) {}
     asio::any_io_executor executor;
     std::shared_ptr<DataPlaneClient> data;
     Batcher batcher;
@@ -69,7 +69,7 @@ asio::awaitable<void> sender(std::shared_ptr<VikingdbWriter::State> s) {
         try {
             WriteTarget target = s->targets.at(b->collection);
             co_await s->data->send(std::move(target), *b);
-            s->batcher.complete(b->collection);
+            s->batcher.complete(*b);
         } catch (...) {
             s->error = std::current_exception();
         }
