@@ -73,20 +73,29 @@ bool Batcher::closed(const Queue& q, const Batch& b) {
     return b.sealed || b.full() || &b != &q.batches.back();
 }
 
-Batch* Batcher::take_ready() {
+Batch* Batcher::find_ready(std::size_t* queue_index) const {
     if (queues_.empty() || in_flight_ >= max_in_flight_) return nullptr;
     std::size_t n = queues_.size();
     for (std::size_t k = 0; k < n; ++k) {
         auto it = std::next(queues_.begin(), static_cast<std::ptrdiff_t>((rotate_ + k) % n));
-        for (Batch& b : it->second.batches) {
+        for (const Batch& b : it->second.batches) {
             if (b.in_flight || b.waits_for > 0 || !closed(it->second, b)) continue;
-            rotate_ = (rotate_ + k + 1) % n;
-            b.in_flight = true;
-            ++in_flight_;
-            return &b;
+            if (queue_index) *queue_index = (rotate_ + k) % n;
+            // The batcher owns its batches; take_ready() hands this one out for writing.
+            return const_cast<Batch*>(&b);
         }
     }
     return nullptr;
+}
+
+Batch* Batcher::take_ready() {
+    std::size_t index = 0;
+    Batch* b = find_ready(&index);
+    if (b == nullptr) return nullptr;
+    rotate_ = (index + 1) % queues_.size();
+    b->in_flight = true;
+    ++in_flight_;
+    return b;
 }
 
 void Batcher::complete(const Batch& batch) {

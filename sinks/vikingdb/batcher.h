@@ -61,6 +61,8 @@ class Batcher {
     /// The next batch to send, marked in flight; nullptr when none is ready or `max_in_flight`
     /// batches are in flight. The pointer stays valid until complete() is called with it.
     Batch* take_ready();
+    /// Whether take_ready() would hand out a batch now.
+    bool has_ready() const { return find_ready() != nullptr; }
     /// Drops `batch`, a batch in flight, after it was acknowledged (in any order) and releases
     /// the batches that waited for it.
     void complete(const Batch& batch);
@@ -85,6 +87,8 @@ class Batcher {
         std::unordered_map<std::string, Slot> last;
     };
     static bool closed(const Queue& q, const Batch& b);
+    /// The batch take_ready() hands out next and the index of its queue, from `rotate_` on.
+    Batch* find_ready(std::size_t* queue_index = nullptr) const;
 
     std::map<std::string, Queue> queues_;
     std::size_t max_in_flight_;

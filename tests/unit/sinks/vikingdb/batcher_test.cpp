@@ -195,13 +195,16 @@ TEST_CASE(
     REQUIRE(show(c) == "U[9,10]");
     upserts(b, 2, {1, 2});  // ready, queued only because of the bound
     upserts(b, 2, {3, 1});  // shares key 1 with it
+    CHECK_FALSE(b.has_ready());
     CHECK(b.take_ready() == nullptr);
     b.complete(*a);
     Batch* q = b.take_ready();
     CHECK(show(q) == "U[1,2]");
     b.complete(*c);
+    CHECK_FALSE(b.has_ready());
     CHECK(b.take_ready() == nullptr);  // a slot is free, but [3,1] waits for [1,2]
     b.complete(*q);
+    CHECK(b.has_ready());
     CHECK(show(b.take_ready()) == "U[3,1]");
 }
 
@@ -338,7 +341,11 @@ TEST_CASE("random operations on few keys, completed in random order, end in the 
             flying.erase(flying.begin() + static_cast<std::ptrdiff_t>(i));
         };
         auto take_all = [&] {
-            while (Batch* x = b.take_ready()) {
+            for (;;) {
+                bool expected_ready = b.has_ready();
+                Batch* x = b.take_ready();
+                REQUIRE(expected_ready == (x != nullptr));
+                if (x == nullptr) break;
                 for (const Batch* other : flying)
                     if (other->collection == x->collection)
                         for (const auto& k : x->keys)
