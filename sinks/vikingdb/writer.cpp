@@ -1,3 +1,8 @@
+// The writer's coroutines share one State on the sink's single-threaded event loop: write()
+// adds to the Batcher and waits when too many closed batches queue up; kMaxInFlight senders each
+// take a ready batch, send it and complete it, so up to kMaxInFlight requests overlap and may be
+// acknowledged out of order; the ticker seals batches older than the flush interval; flush()
+// seals everything and waits until the Batcher is empty.
 #include "sinks/vikingdb/writer.h"
 
 #include <spdlog/spdlog.h>
@@ -34,14 +39,28 @@ class Signal {
     int waiters_ = 0;
 };
 
-/// Closed batches queued beyond the one in flight before write() waits (back-pressure).
+/// Requests in flight per writer. With one, the next batch waits for the whole round trip (both
+/// processes waking up, HTTP, the server's work); with a few, the server finds the next request
+/// waiting when it finishes one. Four: pipeline.parallelism 4 (16 in flight) was no faster in
+/// bench/vikingdb/run.py. Batches sharing a key still go one after another (Batcher), so only
+/// batches with disjoint keys overlap.
+constexpr std::size_t kMaxInFlight = 4;
+
+/// Closed batches queued beyond those in flight before write() waits (back-pressure): a writer
+/// holds at most kMaxInFlight + kMaxReadyBatches + 1 closed batches and one open batch per
+/// collection.
 constexpr std::size_t kMaxReadyBatches = 4;
 
 }  // namespace
 
 struct VikingdbWriter::State {
     State(const asio::any_io_executor& ex, std::shared_ptr<DataPlaneClient> d)
-        : executor(ex), data(std::move(d)), batcher(1), work(ex), progress(ex), tick(ex) {}
+        : executor(ex),
+          data(std::move(d)),
+          batcher(kMaxInFlight),
+          work(ex),
+          progress(ex),
+          tick(ex) {}
     asio::any_io_executor executor;
     std::shared_ptr<DataPlaneClient> data;
     Batcher batcher;
@@ -50,7 +69,7 @@ struct VikingdbWriter::State {
     asio::steady_timer tick;
     std::exception_ptr error;
     bool stopping = false;
-    int running = 0;  // sender + timer coroutines alive
+    int running = 0;  // sender and timer coroutines alive
 
     void rethrow() const {
         if (error) std::rethrow_exception(error);
@@ -59,6 +78,7 @@ struct VikingdbWriter::State {
 
 namespace {
 
+/// One of kMaxInFlight senders: sends whatever batch the batcher hands out, one at a time.
 asio::awaitable<void> sender(std::shared_ptr<VikingdbWriter::State> s) {
     while (!s->stopping && !s->error) {
         Batch* b = s->batcher.take_ready();
@@ -71,8 +91,10 @@ asio::awaitable<void> sender(std::shared_ptr<VikingdbWriter::State> s) {
             co_await s->data->send(std::move(target), *b);
             s->batcher.complete(*b);
         } catch (...) {
-            s->error = std::current_exception();
+            if (!s->error) s->error = std::current_exception();  // the first error fails the writer
         }
+        // The acknowledgement may have released batches that waited for it: wake idle senders.
+        s->work.notify();
         s->progress.notify();
     }
     --s->running;
@@ -87,7 +109,7 @@ asio::awaitable<void> ticker(std::shared_ptr<VikingdbWriter::State> s,
         if (s->stopping) break;
         // Every open batch is at most one interval old here: send it.
         s->batcher.seal_opened_before(std::chrono::steady_clock::now());
-        if (s->batcher.ready_batches() > 0) s->work.notify();
+        if (s->batcher.has_ready()) s->work.notify();
     }
     --s->running;
 }
@@ -113,8 +135,10 @@ VikingdbWriter::~VikingdbWriter() {
 void VikingdbWriter::start() {
     if (started_) return;
     started_ = true;
-    state_->running = 1;
-    asio::co_spawn(state_->executor, sender(state_), asio::detached);
+    for (std::size_t i = 0; i < kMaxInFlight; ++i) {
+        ++state_->running;
+        asio::co_spawn(state_->executor, sender(state_), asio::detached);
+    }
     if (settings_.flush_interval.count() > 0) {
         ++state_->running;
         asio::co_spawn(state_->executor, ticker(state_, settings_.flush_interval), asio::detached);
@@ -195,7 +219,7 @@ asio::awaitable<void> VikingdbWriter::write(EventBatch& events) {
     for (const Event& e : events) {
         if (const auto* data = std::get_if<DataChangeEvent>(&e)) {
             co_await handle(*data);
-            if (state_->batcher.ready_batches() > 0) state_->work.notify();
+            if (state_->batcher.has_ready()) state_->work.notify();
             while (state_->batcher.ready_batches() > kMaxReadyBatches && !state_->error)
                 co_await state_->progress.wait();
             state_->rethrow();

@@ -1,8 +1,10 @@
 #pragma once
 // One sink writer: maps data changes to upserts and deletes (spec 002 运行机制), batches them per
-// collection in key order, sends them from a sender coroutine, seals partial batches every
-// `sink.bulk-flush.interval` from a timer coroutine, and returns from flush() only when every
-// record written before it is acknowledged (at-least-once).
+// collection in key order, and sends them from a few sender coroutines, so several requests are
+// in flight at once (writer.cpp: kMaxInFlight); the Batcher lets a batch go only when no earlier
+// unacknowledged batch holds one of its keys. A timer coroutine seals partial batches every
+// `sink.bulk-flush.interval`; flush() returns only when every record written before it is
+// acknowledged (at-least-once). The first failed request fails the writer.
 #include <boost/asio/any_io_executor.hpp>
 #include <exception>
 #include <memory>
