@@ -85,13 +85,15 @@ def restore_time(workdir: pathlib.Path) -> float:
     proc = subprocess.Popen([CDCD, "run", str(yaml), "--state-dir", str(state)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     # The restore truncates the file to the checkpointed length; the first new write follows it.
+    # When the kill came right after a checkpoint, there is nothing to truncate: then the first
+    # new write is the file growing past its length at the kill.
     truncated = None
     deadline = start + 30
     while time.monotonic() < deadline:
         size = out.stat().st_size
         if truncated is None and size < size_before:
             truncated = size
-        if truncated is not None and size > truncated:
+        if size > (size_before if truncated is None else truncated):
             break
         time.sleep(0.001)
     elapsed = time.monotonic() - start
