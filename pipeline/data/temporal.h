@@ -26,8 +26,11 @@ inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
     std::int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
+/// floor modulo; from the remainder, so that it cannot overflow (a - floor_div(a, b) * b does for
+/// a = INT64_MIN)
 inline std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
-    return a - floor_div(a, b) * b;
+    std::int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
 /// java.time.LocalDate.toString(): 2023-01-01

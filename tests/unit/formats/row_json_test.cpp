@@ -54,6 +54,9 @@ TEST_CASE("JSON dates and timestamps at the edges of four-digit years") {
     CHECK(json_of_date(106751991167) == R"("+292278994-08-17")");
 
     const TimestampCase cases[] = {
+        // Long.MIN_VALUE milliseconds, the first representable instant (Java:
+        // Instant.ofEpochMilli(Long.MIN_VALUE) is -292275055-05-16T16:47:04.192Z).
+        {{-9223372036854775807LL - 1, 0}, 3, "-292275055-05-16 16:47:04.192"},
         {{-62167219201000LL, 0}, 0, "-0001-12-31 23:59:59"},
         {{-62198755199500LL, 0}, 1, "-0001-01-01 00:00:00.5"},
         {{-62198755199500LL, 0}, 9, "-0001-01-01 00:00:00.5"},
