@@ -14,7 +14,7 @@ Usage:
   cdcd validate PIPELINE.yaml [--secrets FILE]
   cdcd checkpoints list|show|export --state-dir DIR [--pipeline NAME]
            [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
-  cdcd describe [CONNECTOR]
+  cdcd describe [CONNECTOR|pipeline]
   cdcd version
   cdcd --help
 

@@ -14,6 +14,7 @@
 #include "config/diagnostics.h"
 #include "config/option_spec.h"
 #include "config/pipeline_def.h"
+#include "config/pipeline_options.h"
 #include "config/secrets.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/metrics/process_metrics.h"
@@ -62,7 +63,13 @@ int describe(const cli::CliOptions& o) {
         std::printf("Sinks:\n");
         for (const auto& n : registry.sink_names())
             std::printf("  %-14s %s\n", n.c_str(), registry.sink(n)->description.c_str());
-        std::printf("\ncdcd describe CONNECTOR prints a connector's options.\n");
+        std::printf(
+            "\ncdcd describe CONNECTOR prints a connector's options; cdcd describe pipeline, the "
+            "`pipeline` block's (checkpoints, bad-record policy, ...).\n");
+        return 0;
+    }
+    if (*o.argument == "pipeline") {
+        std::printf("%s\n", config::describe(config::pipeline_options_spec(), "pipeline").c_str());
         return 0;
     }
     const auto* source = registry.source(*o.argument);

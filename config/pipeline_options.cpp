@@ -49,6 +49,17 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
             OptionSpec::enum_of("sink.partitioning.strategy",
                                 {"SINK_DEFINED", "PRIMARY_KEY", "TABLE_ID"})
                 .desc("How records are distributed over the parallel sink writers"),
+            OptionSpec::enum_of("bad-record.policy", {"fail", "skip", "dead-letter"})
+                .default_("fail")
+                .desc("What a record that a source cannot decode, a transform cannot evaluate or "
+                      "a sink rejects does: fail stops the pipeline there (its checkpoint does "
+                      "not advance past the record); skip logs it (at a bounded rate) and counts "
+                      "it in cdcd_bad_records_total; dead-letter also writes it, with its "
+                      "position and error, to bad-record.dead-letter.path, exactly once with the "
+                      "checkpoints. A connector's own switch (ignore-parse-errors) still skips"),
+            OptionSpec::string("bad-record.dead-letter.path")
+                .desc("The dead-letter file (JSON lines) of bad-record.policy dead-letter; "
+                      "default <state.dir>/dead-letter/<pipeline name>.jsonl"),
             OptionSpec::enum_of("transform.decimal.precision.mode", {"UP_TO_19", "UP_TO_38"})
                 .default_("UP_TO_19")
                 .desc("Maximum precision of DECIMAL results of transform arithmetic"),

@@ -13,6 +13,7 @@
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 #include "config/pipeline_def.h"
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/metrics/registry.h"
@@ -35,6 +36,10 @@ struct ConnectorContext {
     /// Where the connector reports its metrics (see pipeline/metrics/connector_metrics.h and
     /// docs/operations.md). Never null: outside a pipeline run it is a registry nobody scrapes.
     metrics::Registry* metrics = &metrics::Registry::detached();
+    /// The pipeline's bad-record policy (see pipeline/connector/bad_records.h): a source hands
+    /// undecodable records to bad_records->source(), sink writer i rejected ones to
+    /// bad_records->writer(i). Never null: outside a pipeline run, policy `fail`.
+    BadRecordHandlers* bad_records = &BadRecordHandlers::detached();
 };
 
 /// A metadata column a source puts in each event's meta (Flink's SupportedMetadataColumn), usable

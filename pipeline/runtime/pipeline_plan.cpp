@@ -121,6 +121,10 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";
     if (p.has("shutdown.timeout"))
         plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
+    if (p.has("bad-record.policy"))
+        plan.bad_record_policy = parse_bad_record_policy(p.get_enum("bad-record.policy"));
+    if (p.has("bad-record.dead-letter.path"))
+        plan.dead_letter_path = p.get_string("bad-record.dead-letter.path");
     if (p.has("route-mode"))
         plan.route_mode =
             p.get_enum("route-mode") == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;

@@ -7,6 +7,7 @@
 
 #include "config/option_validator.h"
 #include "config/pipeline_def.h"
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/route/router.h"
 #include "pipeline/schema/schema_change_filter.h"
@@ -32,6 +33,8 @@ struct PipelinePlan {
     int checkpoints_retained = 3;
     std::string state_dir;
     std::int64_t shutdown_timeout_ms = 30'000;
+    BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;
+    std::string dead_letter_path;  // empty: <state dir>/dead-letter/<pipeline name>.jsonl
 
     /// A fresh router (routers cache per table, so each run gets its own).
     Router make_router() const;

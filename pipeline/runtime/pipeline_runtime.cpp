@@ -11,6 +11,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -18,7 +19,9 @@
 #include <set>
 #include <thread>
 
+#include "pipeline/runtime/bad_record_stage.h"
 #include "pipeline/runtime/countdown.h"
+#include "pipeline/runtime/dead_letter_file.h"
 #include "pipeline/runtime/partitioner.h"
 #include "pipeline/runtime/runtime_metrics.h"
 #include "pipeline/runtime/transform_stage.h"
@@ -45,6 +48,10 @@ using WriterChannel = asio::experimental::channel<void(boost::system::error_code
 // every stage busy.
 constexpr std::size_t kChannelCapacity = 4;
 
+// Dead-letter bytes one stage may hold between two checkpoints: a flood of bad records stops the
+// pipeline instead of exhausting memory.
+constexpr std::size_t kMaxPendingDeadLetterBytes = 64 << 20;
+
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -55,6 +62,7 @@ struct PendingCheckpoint {
     std::string source_state;
     std::string schema_state;
     std::string transform_state;
+    std::string dead_letters;  // every stage's dead-letter lines cut at this checkpoint
     std::vector<std::string> writer_states;
     std::size_t acks_remaining = 0;
     bool final = false;
@@ -89,14 +97,44 @@ struct PipelineRuntime::Impl {
           signals(io) {}
 
     // ---- construction and restore ---------------------------------------------------------
+    /// The bad-record policy's stages: the source, the transform thread, each writer.
+    class BadRecordStages final : public BadRecordHandlers {
+      public:
+        BadRecordStages(const PipelinePlan& plan, metrics::Registry& registry) {
+            auto make = [&](const char* stage, const std::string& connector) {
+                return std::make_unique<BadRecordStage>(stage, connector, plan.settings.name,
+                                                        plan.bad_record_policy, registry,
+                                                        kMaxPendingDeadLetterBytes);
+            };
+            source_stage = make("source", plan.definition.source.type);
+            transform_stage = make("transform", "transform");
+            for (int i = 0; i < plan.settings.parallelism; ++i)
+                writer_stages.push_back(make("sink", plan.definition.sink.type));
+        }
+        BadRecordSink& source() override { return *source_stage; }
+        BadRecordSink& writer(int index) override {
+            return *writer_stages.at(static_cast<std::size_t>(index));
+        }
+
+        std::unique_ptr<BadRecordStage> source_stage;
+        std::unique_ptr<BadRecordStage> transform_stage;
+        std::vector<std::unique_ptr<BadRecordStage>> writer_stages;
+    };
+
     void build() {
         const auto& def = plan.definition;
-        ConnectorContext source_ctx{plan.source_options, def.source, plan.settings, io, &registry};
+        ConnectorContext source_ctx{plan.source_options, def.source,  plan.settings, io,
+                                    &registry,           &bad_records};
         source = plan.source_factory->create(source_ctx);
-        ConnectorContext sink_ctx{plan.sink_options, def.sink, plan.settings, io, &registry};
+        ConnectorContext sink_ctx{plan.sink_options, def.sink,    plan.settings, io,
+                                  &registry,         &bad_records};
         sink = plan.sink_factory->create(sink_ctx);
         transform = plan.make_transform();
-        if (transform) transform_stage = std::make_unique<TransformStage>(io, *transform);
+        if (transform) {
+            transform->set_bad_records(bad_records.transform_stage.get());
+            transform_stage =
+                std::make_unique<TransformStage>(io, *transform, bad_records.transform_stage.get());
+        }
         schema_operator = std::make_unique<SchemaOperator>(
             plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
             [this](EventBatch& pending) { return flush_writers(pending); },
@@ -137,6 +175,19 @@ struct PipelineRuntime::Impl {
         ++queued[i + 1];
     }
 
+    /// The dead-letter file of policy dead-letter: bad-record.dead-letter.path, else one per
+    /// pipeline in the state directory.
+    std::string dead_letter_path(const std::string& state_dir) const {
+        if (!plan.dead_letter_path.empty()) return plan.dead_letter_path;
+        std::string name;
+        for (char c : plan.settings.name)
+            name +=
+                (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')
+                    ? c
+                    : '_';
+        return state_dir + "/dead-letter/" + name + ".jsonl";
+    }
+
     void restore() {
         std::string dir = options.state_dir.empty() ? plan.state_dir : options.state_dir;
         store = state::CheckpointStore::open(dir);
@@ -155,16 +206,22 @@ struct PipelineRuntime::Impl {
         // Ids are never reused, not even those of checkpoints a rollback discarded.
         next_checkpoint_id = store->highest_id(name) + 1;
         std::vector<state::Checkpoint> stored = store->list(name);
+        if (plan.bad_record_policy == BadRecordPolicy::DeadLetter)
+            dead_letters = std::make_unique<DeadLetterFile>(dead_letter_path(dir));
         if (stored.empty()) {
             spdlog::info(
                 "pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name,
                 dir);
+            if (dead_letters) dead_letters->start_fresh();
             return;
         }
         const state::Checkpoint* chosen = &stored.back();
         check_fingerprint(*chosen, dir);
         chosen = choose_recoverable(stored, dir);
-        if (!chosen) return;
+        if (!chosen) {
+            if (dead_letters) dead_letters->start_fresh();
+            return;
+        }
         if (chosen != &stored.back()) check_fingerprint(*chosen, dir);
         auto part = [&](const std::string& k) -> const std::string* {
             auto it = chosen->parts.find(k);
@@ -173,6 +230,12 @@ struct PipelineRuntime::Impl {
         if (auto* s = part("source")) source->restore(*s);
         if (auto* s = part("schema")) schema_operator->restore(*s);
         if (auto* s = part("transform"); s && transform) transform->restore(*s);
+        if (dead_letters) {
+            if (auto* s = part("dead-letter"))
+                dead_letters->restore(*s);
+            else
+                dead_letters->start_fresh();
+        }
         auto sink_schemas = schema_operator->sink_schemas();
         for (std::size_t i = 0; i < writers.size(); ++i) {
             if (auto* s = part("sink/" + std::to_string(i))) writers[i]->restore(*s);
@@ -281,6 +344,7 @@ struct PipelineRuntime::Impl {
         std::uint64_t id = next_checkpoint_id++;
         auto& pending = checkpoints[id];
         pending.source_state = source->snapshot_state();
+        pending.dead_letters += bad_records.source_stage->take_pending();
         pending.final = true;
         co_await send_to_source_channel(StreamElement(Barrier{id}));
         co_await send_to_source_channel(StreamElement(EndOfInput{}));
@@ -297,6 +361,7 @@ struct PipelineRuntime::Impl {
             checkpoint_in_flight = true;
             std::uint64_t id = next_checkpoint_id++;
             checkpoints[id].source_state = source->snapshot_state();
+            checkpoints[id].dead_letters += bad_records.source_stage->take_pending();
             // Queued after any batch the source is still handing over, so it follows those events.
             co_await send_to_source_channel(StreamElement(Barrier{id}));
         }
@@ -315,7 +380,8 @@ struct PipelineRuntime::Impl {
                 co_await route(*batch, out);
             } else if (auto* barrier = std::get_if<Barrier>(&element)) {
                 std::string no_transform_state;
-                co_await pass_barrier(*barrier, no_transform_state);
+                std::string no_dead_letters;
+                co_await pass_barrier(*barrier, no_transform_state, no_dead_letters);
             } else {
                 co_await end_writers();
                 co_return;
@@ -345,7 +411,7 @@ struct PipelineRuntime::Impl {
             if (auto* batch = std::get_if<EventBatch>(&result.element)) {
                 co_await route(*batch, out);
             } else if (auto* barrier = std::get_if<Barrier>(&result.element)) {
-                co_await pass_barrier(*barrier, result.transform_state);
+                co_await pass_barrier(*barrier, result.transform_state, result.dead_letters);
             } else {
                 co_await end_writers();
                 co_return;
@@ -355,10 +421,12 @@ struct PipelineRuntime::Impl {
 
     /// Barrier N has passed every operator: their state joins checkpoint N, and the writers flush.
     // (Arguments by reference: GCC 12 mis-compiles temporaries made inside a co_await expression.)
-    awaitable<void> pass_barrier(const Barrier& barrier, std::string& transform_state) {
+    awaitable<void> pass_barrier(const Barrier& barrier, std::string& transform_state,
+                                 std::string& transform_dead_letters) {
         auto& pending = checkpoints[barrier.checkpoint_id];
         pending.schema_state = schema_operator->snapshot_state();
         pending.transform_state = std::move(transform_state);
+        pending.dead_letters += transform_dead_letters;
         pending.writer_states.assign(writers.size(), {});
         pending.acks_remaining = writers.size();
         for (std::size_t i = 0; i < writer_channels.size(); ++i)
@@ -432,7 +500,9 @@ struct PipelineRuntime::Impl {
                 if (transform_stage) transform_stage->recycle_written(*batch);
             } else if (auto* barrier = std::get_if<Barrier>(&element)) {
                 std::string state = co_await writer.flush(barrier->checkpoint_id);
-                co_await acknowledge(barrier->checkpoint_id, index, std::move(state));
+                std::string dead = bad_records.writer_stages[index]->take_pending();
+                co_await acknowledge(barrier->checkpoint_id, index, std::move(state),
+                                     std::move(dead));
             } else if (auto* flush = std::get_if<FlushRequest>(&element)) {
                 co_await writer.flush(0);
                 flush->done->arrive();
@@ -444,10 +514,12 @@ struct PipelineRuntime::Impl {
         }
     }
 
-    awaitable<void> acknowledge(std::uint64_t id, std::size_t writer, std::string state) {
+    awaitable<void> acknowledge(std::uint64_t id, std::size_t writer, std::string state,
+                                std::string dead_letter_lines) {
         auto it = checkpoints.find(id);
         if (it == checkpoints.end()) co_return;
         it->second.writer_states[writer] = std::move(state);
+        it->second.dead_letters += dead_letter_lines;
         if (--it->second.acks_remaining > 0) co_return;
         co_await complete_checkpoint(id);
     }
@@ -467,6 +539,10 @@ struct PipelineRuntime::Impl {
             checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
         // The checkpoint before this one in this pipeline's history (0: a fresh start).
         checkpoint.parts["previous"] = std::to_string(previous_checkpoint_id);
+        // Durable before the checkpoint that names its length: a crash between the two leaves
+        // bytes past that length, which the restore cuts off (the stages replay those records).
+        if (dead_letters)
+            checkpoint.parts["dead-letter"] = dead_letters->commit(pending.dead_letters);
         store->write(plan.settings.name, checkpoint, retained);
         previous_checkpoint_id = id;
         ++checkpoints_completed;
@@ -638,6 +714,8 @@ struct PipelineRuntime::Impl {
     std::vector<std::int64_t> queued;
     asio::io_context io{1};
     std::unique_ptr<state::CheckpointStore> store;
+    BadRecordStages bad_records{plan, registry};
+    std::unique_ptr<DeadLetterFile> dead_letters;  // policy dead-letter only
     std::unique_ptr<Source> source;
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;

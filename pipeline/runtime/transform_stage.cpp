@@ -21,8 +21,12 @@ constexpr std::size_t kMaxSpareRows = 16384;
 
 }  // namespace
 
-TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op)
-    : op_(op), work_(loop, kChannelCapacity), results_(loop, kChannelCapacity) {
+TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op,
+                               BadRecordStage* bad_records)
+    : op_(op),
+      bad_records_(bad_records),
+      work_(loop, kChannelCapacity),
+      results_(loop, kChannelCapacity) {
     asio::co_spawn(thread_, run(), asio::detached);
 }
 
@@ -64,6 +68,7 @@ asio::awaitable<void> TransformStage::run() {
                 work.element = std::move(transformed);
             } else if (std::holds_alternative<Barrier>(work.element)) {
                 out.transform_state = op_.snapshot_state();
+                if (bad_records_) out.dead_letters = bad_records_->take_pending();
             }
         } catch (...) {
             out.error = std::current_exception();
@@ -90,7 +95,8 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
     out.retired_rows.clear();
     out.input.clear();
     if (out.error) std::rethrow_exception(out.error);
-    co_return Result{std::move(out.element), std::move(out.transform_state)};
+    co_return Result{std::move(out.element), std::move(out.transform_state),
+                     std::move(out.dead_letters)};
 }
 
 void TransformStage::recycle_written(EventBatch& written) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "pipeline/connector/stream.h"
+#include "pipeline/runtime/bad_record_stage.h"
 #include "pipeline/transform/transform_operator.h"
 
 namespace cdcd {
@@ -29,9 +30,13 @@ class TransformStage {
     struct Result {
         StreamElement element;
         std::string transform_state;
+        std::string dead_letters;  // at a barrier: the transform's dead-letter lines since the last
     };
 
-    TransformStage(boost::asio::io_context& loop, transform::TransformOperator& op);
+    /// `bad_records` (optional) is the transform's stage of the bad-record policy, used on the
+    /// transform thread only: its dead-letter lines are cut at each barrier.
+    TransformStage(boost::asio::io_context& loop, transform::TransformOperator& op,
+                   BadRecordStage* bad_records = nullptr);
     ~TransformStage();  // closes both channels and joins the thread
     TransformStage(const TransformStage&) = delete;
     TransformStage& operator=(const TransformStage&) = delete;
@@ -60,6 +65,7 @@ class TransformStage {
         std::vector<Row> retired_rows;  // input rows replaced by projected ones
         std::size_t row_size_hint = 0;  // the batch's largest projected row (0: none projected)
         std::string transform_state;
+        std::string dead_letters;
         std::exception_ptr error;
     };
     using WorkChannel =
@@ -70,6 +76,7 @@ class TransformStage {
     boost::asio::awaitable<void> run();  // the transform thread's loop
 
     transform::TransformOperator& op_;
+    BadRecordStage* bad_records_;
     WorkChannel work_;
     ResultChannel results_;
     // On the loop: written rows of at least written_row_size_ bytes (the last nonzero

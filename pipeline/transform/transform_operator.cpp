@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "formats/json/row_json.h"
 #include "pipeline/data/field_format.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "pipeline/transform/parser.h"
+#include "pipeline/util/json_escape.h"
 #include "text/ascii.h"
 
 namespace cdcd::transform {
@@ -183,9 +185,21 @@ void TransformOperator::runtime_error(const TableState& st, const DataChangeEven
                format_field(row, idx, st.upstream.columns()[idx].type);
     }
     key += "}";
-    throw TransformError(st.rule->def.where.to_string() + ": failed to evaluate `" +
-                         st.bound->current_text() + "` for table " + e.table.str() +
-                         ", row with primary key " + key + ": " + what);
+    std::string where = st.rule->def.where.to_string();
+    std::string failed = "failed to evaluate `" + st.bound->current_text() + "`";
+    std::string row_json = "{\"table\":";
+    json::append_quoted(row_json, e.table.str());
+    row_json += ",\"op\":";
+    json::append_quoted(row_json, ctx_.op_string);
+    row_json += ",\"row\":";
+    json::Writer w(row_json);
+    json::write_row_object(w, row, st.upstream, json::JsonFormatOptions{});
+    row_json += '}';
+    throw RowEvaluationError(
+        where + ": " + failed + " for table " + e.table.str() + ", row with primary key " + key +
+            ": " + what,
+        "transform at " + where + ", table " + e.table.str() + ", row with primary key " + key,
+        failed + ": " + what, std::move(row_json));
 }
 
 void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& out) {
@@ -252,6 +266,20 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
     }
     // In place: push_back(Event) would move the event twice (into a temporary, then the vector).
     out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
+}
+
+void TransformOperator::on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out) {
+    if (!bad_records_ || bad_records_->policy() == BadRecordPolicy::Fail) {
+        on_data(e, st, out);
+        return;
+    }
+    try {
+        on_data(e, st, out);
+    } catch (const RowEvaluationError& err) {
+        // The event is dropped (its rows may be half projected): the policy keeps the failing
+        // row as it came in.
+        bad_records_->handle(BadRecord{"eval-error", err.position, err.error, err.row_json});
+    }
 }
 
 void TransformOperator::replace(std::optional<Row>& row, Row projected) {
@@ -344,7 +372,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
         if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
             // Runs of events of one table: its state is looked up once per run.
             if (data->table == last_table_ && last_state_) {
-                on_data(*data, *last_state_, out);
+                on_data_or_bad_record(*data, *last_state_, out);
                 continue;
             }
         }
@@ -373,7 +401,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
         if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
             last_table_ = table;  // unordered_map elements keep their address until erased
             last_state_ = &st;
-            on_data(*data, st, out);
+            on_data_or_bad_record(*data, st, out);
         } else if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
             st.upstream = create->schema;
             st.bound = bind(*st.rule, table, st.upstream);

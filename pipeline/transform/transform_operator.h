@@ -10,6 +10,7 @@
 
 #include "config/diagnostics.h"
 #include "config/pipeline_def.h"
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/transform/compiler.h"
 #include "pipeline/transform/projection.h"
@@ -21,6 +22,19 @@ namespace cdcd::transform {
 /// or a failing expression on a row (message names the rule, table, key and expression).
 struct TransformError : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+/// A failing expression on one row: the bad-record policy decides (see set_bad_records).
+struct RowEvaluationError : TransformError {
+    RowEvaluationError(const std::string& message, std::string position, std::string error,
+                       std::string row_json)
+        : TransformError(message),
+          position(std::move(position)),
+          error(std::move(error)),
+          row_json(std::move(row_json)) {}
+    std::string position;  // "transform at pipeline.yaml:12:5, table db.t, row with primary key …"
+    std::string error;     // the expression and what went wrong
+    std::string row_json;  // {"table":…,"op":…,"row":{…}}: the row that failed, as JSON
 };
 
 class TransformOperator {
@@ -49,6 +63,11 @@ class TransformOperator {
     /// Binds every rule to a schema now (validate-time check); throws TransformError.
     void check_schema(TableId table, const Schema& schema) const;
 
+    /// Where rows whose expression fails go (the pipeline's bad-record policy); without one (or
+    /// under `fail`) process() throws the RowEvaluationError. Otherwise the event is handed
+    /// over and dropped, and the batch goes on.
+    void set_bad_records(BadRecordSink* sink) { bad_records_ = sink; }
+
   private:
     struct Rule {
         config::TransformDef def;
@@ -66,6 +85,8 @@ class TransformOperator {
                                           const Schema& schema) const;
     void on_schema_change(Event& e, TableState& st, EventBatch& out);
     void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
+    // on_data, with a failing row handed to the bad-record policy (when it is not `fail`).
+    void on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out);
     // Replaces `row` by its projection, retiring the input row (see process()).
     void replace(std::optional<Row>& row, Row projected);
     [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
@@ -80,6 +101,7 @@ class TransformOperator {
     EvalContext ctx_;
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
+    BadRecordSink* bad_records_ = nullptr;
 };
 
 }  // namespace cdcd::transform

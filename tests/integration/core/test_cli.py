@@ -45,6 +45,10 @@ def test_describe_prints_option_tables():
     assert values.returncode == 0
     assert "event-set.id" in values.stdout and "print.enabled" in values.stdout
     assert cdcd.run(["describe", "nosuch"]).returncode == 1
+    pipeline = cdcd.run(["describe", "pipeline"])
+    assert pipeline.returncode == 0
+    assert "bad-record.policy" in pipeline.stdout and "fail|skip|dead-letter" in pipeline.stdout
+    assert "execution.checkpointing.interval" in pipeline.stdout
 
 
 def test_version_and_help():

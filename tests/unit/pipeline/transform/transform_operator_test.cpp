@@ -529,3 +529,53 @@ TEST_CASE("rows written into used spare buffers have exactly the bytes RowBuilde
         }
     }
 }
+
+namespace {
+
+// A bad-record policy that keeps what it is handed.
+struct KeepingSink final : BadRecordSink {
+    BadRecordPolicy chosen;
+    std::vector<BadRecord> kept;
+    explicit KeepingSink(BadRecordPolicy p) : chosen(p) {}
+    void handle(BadRecord r) override {
+        if (chosen == BadRecordPolicy::Fail) throw BadRecordError(r.error);
+        kept.push_back(std::move(r));
+    }
+    void skip(BadRecord r) override { kept.push_back(std::move(r)); }
+    BadRecordPolicy policy() const override { return chosen; }
+};
+
+}  // namespace
+
+TEST_CASE("a row whose expression fails goes to the bad-record policy; the batch goes on") {
+    auto h = make({rule(kTable.str(), "col1, 10 / CAST(col2 AS INT) AS q")});
+    KeepingSink sink(BadRecordPolicy::Skip);
+    h.op->set_bad_records(&sink);
+    auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
+                      Event(DataChangeEvent::insert(kTable, srow({"1", "5", nullptr}))),
+                      Event(DataChangeEvent::insert(kTable, srow({"2", "0", "z"}))),
+                      Event(DataChangeEvent::insert(kTable, srow({"3", "2", nullptr})))});
+    REQUIRE(out.size() == 3);
+    CHECK_THAT(out[1], Catch::Contains("after=[1, 2]"));
+    CHECK_THAT(out[2], Catch::Contains("after=[3, 5]"));
+    REQUIRE(sink.kept.size() == 1);
+    const BadRecord& bad = sink.kept[0];
+    CHECK(bad.reason == "eval-error");
+    CHECK_THAT(bad.position, Catch::Contains("p.yaml:10:5") && Catch::Contains("{col1=2}") &&
+                                 Catch::Contains("my_company.my_branch.customers"));
+    CHECK_THAT(bad.error, Catch::Contains("/ by zero"));
+    CHECK(bad.raw == R"({"table":"my_company.my_branch.customers","op":"+I",)"
+                     R"("row":{"col1":"2","col2":"0","col12":"z"}})");
+}
+
+TEST_CASE("under policy fail, or with no policy, a failing row stops the transform") {
+    auto h = make({rule(kTable.str(), "col1, 10 / CAST(col2 AS INT) AS q")});
+    h.run({Event(CreateTableEvent{kTable, customers()})});
+    auto bad_row = [] { return Event(DataChangeEvent::insert(kTable, srow({"2", "0", nullptr}))); };
+    CHECK_THROWS_AS(h.run({bad_row()}), RowEvaluationError);
+    KeepingSink sink(BadRecordPolicy::Fail);
+    h.op->set_bad_records(&sink);
+    CHECK_THROWS_WITH(h.run({bad_row()}),
+                      Catch::Contains("{col1=2}") && Catch::Contains("/ by zero"));
+    CHECK(sink.kept.empty());
+}

@@ -1,0 +1,94 @@
+"""The bad-record policy (pipeline `bad-record.policy`) through the binary: a transform row that
+cannot be evaluated stops the pipeline (fail), is logged and counted (skip), or lands in the
+dead-letter file exactly once across kill -9 (dead-letter)."""
+import json
+import random
+import signal
+import subprocess
+import time
+
+import cdcd_process as cdcd
+
+ROWS = 2000
+IDS = set(range(1, ROWS + 1))  # GENERATED inserts ids 1..rows
+# id % 100 == 7 divides by zero: 20 bad rows out of ROWS.
+BAD_IDS = {i for i in IDS if i % 100 == 7}
+
+
+def pipeline(out, policy, dead_letter=None, rate=0, rows=ROWS):
+    extra = f"\n  bad-record.dead-letter.path: {dead_letter}" if dead_letter else ""
+    return f"""
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: {rows}
+  generator.updates-per-row: 0
+  generator.rate: {rate}
+transform:
+  - source-table: \\.*.\\.*.\\.*
+    projection: \\*, 1000 / (id % 100 - 7) AS q
+sink:
+  type: file
+  path: {out}
+pipeline:
+  name: bad-records
+  execution.checkpointing.interval: 100ms
+  bad-record.policy: {policy}{extra}
+"""
+
+
+def ids_in(path):
+    return [json.loads(line)["after"]["id"] for line in path.read_text().splitlines()]
+
+
+def test_fail_stops_at_the_row_and_names_it(tmp_path):
+    out = tmp_path / "out.jsonl"
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "fail"))
+    done = cdcd.run(["run", yaml, "--state-dir", tmp_path / "state"])
+    assert done.returncode == 1
+    assert "failed to evaluate" in done.stderr and "/ by zero" in done.stderr
+    assert "{id=7}" in done.stderr
+    # Nothing at or past the bad row was committed; a restart fails on the same row again.
+    assert all(i < 7 for i in (ids_in(out) if out.exists() else []))
+    again = cdcd.run(["run", yaml, "--state-dir", tmp_path / "state"])
+    assert again.returncode == 1 and "{id=7}" in again.stderr
+
+
+def test_skip_drops_only_the_bad_rows_and_logs_at_a_bounded_rate(tmp_path):
+    out = tmp_path / "out.jsonl"
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "skip"))
+    done = cdcd.run(["run", yaml, "--state-dir", tmp_path / "state"])
+    assert done.returncode == 0, done.stderr
+    got = ids_in(out)
+    assert sorted(got) == sorted(IDS - BAD_IDS)
+    logged = [line for line in done.stderr.splitlines() if "bad record" in line and "skipped" in line]
+    assert 1 <= len(logged) <= 10, done.stderr
+
+
+def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path):
+    dead = tmp_path / "dead.jsonl"
+    out = tmp_path / "out.jsonl"
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "dead-letter", dead, rate=4000), "dl.yaml")
+    state = tmp_path / "state"
+    rng = random.Random(13)
+    kills = 0
+    for _ in range(6):
+        proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.1, 0.4))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    assert kills >= 4
+    final = cdcd.run(["run", yaml, "--state-dir", state], timeout=120)
+    assert final.returncode == 0, final.stderr
+
+    assert sorted(ids_in(out)) == sorted(IDS - BAD_IDS)
+    records = [json.loads(line) for line in dead.read_text().splitlines()]
+    dead_ids = [json.loads(r["record"])["row"]["id"] for r in records]
+    assert sorted(dead_ids) == sorted(BAD_IDS)
+    first = records[0]
+    assert first["stage"] == "transform" and first["reason"] == "eval-error"
+    assert first["pipeline"] == "bad-records" and "/ by zero" in first["error"]
+    assert f"{{id={dead_ids[0]}}}" in first["position"]
