@@ -258,6 +258,7 @@ struct PipelineRuntime::Impl {
         const std::string& dir) const {
         const std::string& name = plan.settings.name;
         std::vector<std::uint64_t> ids;
+        ids.reserve(stored.size());
         for (const auto& c : stored) ids.push_back(c.id);
         auto it = std::find_if(stored.begin(), stored.end(),
                                [id](const state::StoredCheckpoint& c) { return c.id == id; });
