@@ -136,7 +136,15 @@ int checkpoints_command(const CliOptions& o) {
                       "CREATED (UTC)", "BYTES", "PARTS");
         out += line;
         for (const auto& p : pipelines) {
-            for (const auto& c : store->list(p)) {
+            for (const auto& stored : store->scan(p)) {
+                // An undecodable one is listed too: its id is what --from-checkpoint skips.
+                if (!stored.checkpoint) {
+                    std::snprintf(line, sizeof line, "%-24s %8llu  %-24s %10s  ", p.c_str(),
+                                  static_cast<unsigned long long>(stored.id), "-", "-");
+                    out += line + std::string("UNDECODABLE: ") + stored.error + "\n";
+                    continue;
+                }
+                const state::Checkpoint& c = *stored.checkpoint;
                 std::string parts;
                 for (const auto& [part, blob] : c.parts)
                     parts += (parts.empty() ? "" : " ") + part + ":" + std::to_string(blob.size());

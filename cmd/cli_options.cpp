@@ -9,8 +9,8 @@ const char* usage() {
     return R"(cdcd — a standalone change-data-capture daemon for Flink-CDC-style YAML pipelines.
 
 Usage:
-  cdcd run PIPELINE.yaml [--state-dir DIR] [--secrets FILE] [--reset-state]
-           [--admin-address HOST:PORT]
+  cdcd run PIPELINE.yaml [--state-dir DIR] [--secrets FILE]
+           [--reset-state | --from-checkpoint ID] [--admin-address HOST:PORT]
   cdcd validate PIPELINE.yaml [--secrets FILE]
   cdcd checkpoints list|show|export --state-dir DIR [--pipeline NAME]
            [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
@@ -22,7 +22,11 @@ Options (before or after the file):
   --state-dir DIR      checkpoint directory (overrides pipeline.state.dir, default ./cdcd-state)
   --secrets FILE       values for ${secret_values.NAME}: a YAML map or KEY=VALUE lines
                        (CDCD_SECRET_<NAME> environment variables are used too)
-  --reset-state        discard this pipeline's checkpoints and start from the startup mode
+  --reset-state        discard this pipeline's checkpoints and start from the startup mode;
+                       a state directory too damaged to open is moved aside to
+                       DIR.corrupt-<time> (nothing is deleted) and a fresh one started
+  --from-checkpoint ID restore exactly stored checkpoint ID (see cdcd checkpoints list) instead
+                       of the latest; the newer ones are discarded once it is restored
   --log-format FORMAT  text (default) or json; logs go to stderr, stdout is for sink output
   --log-level LEVEL    trace, debug, info (default), warn, error
   --log-file FILE      write logs to FILE instead of stderr (reopened on SIGHUP)
@@ -40,6 +44,18 @@ Signals: SIGTERM/SIGINT drain (final checkpoint, exit 0); a second one exits at 
 SIGHUP reopens --log-file.
 )";
 }
+
+namespace {
+
+std::uint64_t checkpoint_id_of(const std::string& flag, const std::string& v) {
+    std::uint64_t id = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
+    if (v.empty() || ec != std::errc() || ptr != v.data() + v.size())
+        throw std::invalid_argument(flag + " must be a checkpoint id (a number), not '" + v + "'");
+    return id;
+}
+
+}  // namespace
 
 CliOptions parse_cli(const std::vector<std::string>& args) {
     CliOptions o;
@@ -76,13 +92,9 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
         } else if (flag == "--pipeline-file") {
             o.pipeline_file = value_of(i, flag);
         } else if (flag == "--id") {
-            std::string v = value_of(i, flag);
-            std::uint64_t id = 0;
-            auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
-            if (v.empty() || ec != std::errc() || ptr != v.data() + v.size())
-                throw std::invalid_argument("--id must be a checkpoint id (a number), not '" + v +
-                                            "'");
-            o.checkpoint_id = id;
+            o.checkpoint_id = checkpoint_id_of(flag, value_of(i, flag));
+        } else if (flag == "--from-checkpoint") {
+            o.from_checkpoint = checkpoint_id_of(flag, value_of(i, flag));
         } else if (a.starts_with("-")) {
             throw std::invalid_argument("unknown option " + a + " (see cdcd --help)");
         } else if (o.command.empty()) {
@@ -93,6 +105,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             throw std::invalid_argument("unexpected argument '" + a + "' (see cdcd --help)");
         }
     }
+    if (o.reset_state && o.from_checkpoint)
+        throw std::invalid_argument(
+            "--reset-state and --from-checkpoint exclude each other: one discards every "
+            "checkpoint, the other restores one");
     if (o.command.empty()) o.command = "help";
     if (o.command == "--version") o.command = "version";
     return o;

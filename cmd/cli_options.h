@@ -14,7 +14,8 @@ struct CliOptions {
     std::string state_dir;
     std::string secrets_file;
     bool reset_state = false;
-    std::string log_format = "text";  // text | json
+    std::optional<std::uint64_t> from_checkpoint;  // cdcd run --from-checkpoint ID
+    std::string log_format = "text";               // text | json
     std::string log_level = "info";
     std::string log_file;
     std::string admin_address;  // overrides pipeline.admin.address

@@ -136,6 +136,7 @@ int run_command(const cli::CliOptions& o) {
         RunOptions run_options;
         run_options.state_dir = o.state_dir;
         run_options.reset_state = o.reset_state;
+        run_options.from_checkpoint = o.from_checkpoint;
         run_options.on_phase = [&active](RuntimePhase phase) {
             if (active) active->on_phase(phase);
         };

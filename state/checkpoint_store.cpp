@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 
 namespace cdcd::state {
@@ -34,7 +35,7 @@ void put_u64(std::string& out, std::uint64_t v) {
 }
 
 std::uint64_t get_u64(std::string_view& in) {
-    if (in.size() < 8) throw StateError("corrupt checkpoint: truncated");
+    if (in.size() < 8) throw StateCorruption("corrupt checkpoint: truncated");
     std::uint64_t v;
     std::memcpy(&v, in.data(), 8);
     in.remove_prefix(8);
@@ -48,7 +49,7 @@ void put_str(std::string& out, std::string_view s) {
 
 std::string get_str(std::string_view& in) {
     std::uint64_t n = get_u64(in);
-    if (in.size() < n) throw StateError("corrupt checkpoint: truncated");
+    if (in.size() < n) throw StateCorruption("corrupt checkpoint: truncated");
     std::string s(in.substr(0, n));
     in.remove_prefix(n);
     return s;
@@ -75,7 +76,21 @@ std::map<std::string, std::string> get_map(std::string_view& in) {
 constexpr std::uint64_t kFormatVersion = 1;
 
 void check(const rocksdb::Status& s, const std::string& what) {
-    if (!s.ok()) throw StateError(what + ": " + s.ToString());
+    if (s.ok()) return;
+    if (s.IsCorruption()) throw StateCorruption(what + ": " + s.ToString());
+    throw StateError(what + ": " + s.ToString());
+}
+
+/// The id in a checkpoint key (its last 20 characters, after the pipeline's prefix).
+std::optional<std::uint64_t> id_of_key(std::string_view key, std::size_t prefix_size) {
+    std::string_view digits = key.substr(prefix_size);
+    if (digits.size() != 20) return std::nullopt;
+    std::uint64_t id = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9') return std::nullopt;
+        id = id * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return id;
 }
 
 }  // namespace
@@ -98,12 +113,15 @@ Checkpoint CheckpointStore::decode(std::string_view in) {
     Checkpoint c;
     std::uint64_t version = get_u64(in);
     if (version != kFormatVersion)
-        throw StateError("checkpoint format version " + std::to_string(version) +
-                         " is not supported");
+        throw StateCorruption("checkpoint format version " + std::to_string(version) +
+                              " is not supported");
     c.id = get_u64(in);
     c.created_ms = static_cast<std::int64_t>(get_u64(in));
     c.fingerprint = get_map(in);
     c.parts = get_map(in);
+    if (!in.empty())
+        throw StateCorruption("corrupt checkpoint: " + std::to_string(in.size()) +
+                              " bytes after its end");
     return c;
 }
 
@@ -117,7 +135,17 @@ std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
     options.keep_log_file_num = 2;
     options.write_buffer_size = 8 << 20;  // checkpoints are few; keep memory small
     rocksdb::DB* db = nullptr;
-    check(rocksdb::DB::Open(options, dir, &db), "cannot open state directory " + dir);
+    rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
+    if (s.IsCorruption())
+        throw StateCorruption("cannot open state directory " + dir + ": " + s.ToString() +
+                              ". Its files are damaged: `cdcd run --reset-state` moves it aside "
+                              "(to " +
+                              dir + ".corrupt-<time>) and starts the pipeline over");
+    if (!s.ok())
+        throw StateError("cannot open state directory " + dir + ": " + s.ToString() +
+                         ". It must be a cdcd state directory (or empty), readable and writable "
+                         "by the user running cdcd; fix its permissions, or give another "
+                         "--state-dir");
     return std::unique_ptr<CheckpointStore>(new CheckpointStore(db, dir));
 }
 
@@ -171,8 +199,7 @@ void CheckpointStore::write(const std::string& pipeline, const Checkpoint& check
     rocksdb::WriteBatch batch;
     batch.Put(key_of(pipeline, checkpoint.id), encode(checkpoint));
     // Older checkpoints beyond `retain` go in the same batch.
-    std::vector<std::uint64_t> ids;
-    for (const auto& c : list(pipeline)) ids.push_back(c.id);
+    std::vector<std::uint64_t> ids = this->ids(pipeline);
     ids.push_back(checkpoint.id);
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -192,10 +219,46 @@ void CheckpointStore::write(const std::string& pipeline, const Checkpoint& check
 
 std::vector<Checkpoint> CheckpointStore::list(const std::string& pipeline) const {
     std::vector<Checkpoint> out;
+    for (auto& stored : scan(pipeline)) {
+        if (!stored.checkpoint)
+            throw StateCorruption("checkpoint " + std::to_string(stored.id) + " of pipeline '" +
+                                  pipeline + "' in " + dir_ + ": " + stored.error);
+        out.push_back(std::move(*stored.checkpoint));
+    }
+    return out;
+}
+
+std::vector<StoredCheckpoint> CheckpointStore::scan(const std::string& pipeline) const {
+    std::vector<StoredCheckpoint> out;
+    std::string prefix = prefix_of(pipeline);
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+        StoredCheckpoint stored;
+        auto id = id_of_key(it->key().ToStringView(), prefix.size());
+        if (!id) continue;  // not a key this store writes
+        stored.id = *id;
+        try {
+            stored.checkpoint = decode(it->value().ToStringView());
+            if (stored.checkpoint->id != stored.id) {
+                stored.error = "corrupt checkpoint: it says it is checkpoint " +
+                               std::to_string(stored.checkpoint->id);
+                stored.checkpoint.reset();
+            }
+        } catch (const StateError& e) {
+            stored.error = e.what();
+        }
+        out.push_back(std::move(stored));
+    }
+    check(it->status(), "cannot read checkpoints from " + dir_);
+    return out;
+}
+
+std::vector<std::uint64_t> CheckpointStore::ids(const std::string& pipeline) const {
+    std::vector<std::uint64_t> out;
     std::string prefix = prefix_of(pipeline);
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next())
-        out.push_back(decode(it->value().ToStringView()));
+        if (auto id = id_of_key(it->key().ToStringView(), prefix.size())) out.push_back(*id);
     check(it->status(), "cannot read checkpoints from " + dir_);
     return out;
 }
@@ -234,7 +297,7 @@ std::vector<std::string> CheckpointStore::pipelines() const {
 void CheckpointStore::reset(const std::string& pipeline) {
     if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
     rocksdb::WriteBatch batch;
-    for (const auto& c : list(pipeline)) batch.Delete(key_of(pipeline, c.id));
+    for (std::uint64_t id : ids(pipeline)) batch.Delete(key_of(pipeline, id));
     batch.Delete(highest_key_of(pipeline));
     rocksdb::WriteOptions wo;
     wo.sync = true;
@@ -245,8 +308,8 @@ void CheckpointStore::discard_newer(const std::string& pipeline, std::uint64_t k
     if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
     std::uint64_t highest = highest_id(pipeline);
     rocksdb::WriteBatch batch;
-    for (const auto& c : list(pipeline))
-        if (c.id > keep_id) batch.Delete(key_of(pipeline, c.id));
+    for (std::uint64_t id : ids(pipeline))
+        if (id > keep_id) batch.Delete(key_of(pipeline, id));
     std::string value;
     put_u64(value, highest);
     batch.Put(highest_key_of(pipeline), value);
@@ -264,9 +327,29 @@ std::uint64_t CheckpointStore::highest_id(const std::string& pipeline) const {
         std::string_view in(value);
         highest = get_u64(in);
     }
-    if (auto latest_checkpoint = latest(pipeline))
-        highest = std::max(highest, latest_checkpoint->id);
+    auto stored = ids(pipeline);
+    if (!stored.empty()) highest = std::max(highest, stored.back());
     return highest;
+}
+
+std::string move_state_dir_aside(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    ::gmtime_r(&now, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+    std::string base = fs::path(dir).lexically_normal().string();
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    std::string aside = base + ".corrupt-" + stamp;
+    std::error_code ec;
+    for (int n = 2; fs::exists(aside, ec); ++n)
+        aside = base + ".corrupt-" + stamp + "-" + std::to_string(n);
+    fs::rename(dir, aside, ec);
+    if (ec)
+        throw StateError("cannot move the damaged state directory " + dir + " aside to " + aside +
+                         ": " + ec.message() + "; move or delete it by hand");
+    return aside;
 }
 
 }  // namespace cdcd::state

@@ -19,6 +19,12 @@ struct StateError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// The store's files or a stored checkpoint are damaged (as opposed to, say, a permission
+/// problem): `--reset-state` may move such a directory aside and start over.
+struct StateCorruption : StateError {
+    using StateError::StateError;
+};
+
 struct Checkpoint {
     std::uint64_t id = 0;
     std::int64_t created_ms = 0;  // wall clock, for operators
@@ -29,6 +35,13 @@ struct Checkpoint {
     std::map<std::string, std::string> parts;
 
     std::size_t size_bytes() const;
+};
+
+/// One stored checkpoint as scan() finds it: decoded, or the reason it does not decode.
+struct StoredCheckpoint {
+    std::uint64_t id = 0;  // from its key, so known even when the value is garbage
+    std::optional<Checkpoint> checkpoint;
+    std::string error;  // why it does not decode (when `checkpoint` is empty)
 };
 
 class CheckpointStore {
@@ -48,10 +61,16 @@ class CheckpointStore {
     void write(const std::string& pipeline, const Checkpoint& checkpoint, int retain);
     std::optional<Checkpoint> latest(const std::string& pipeline) const;
     std::optional<Checkpoint> get(const std::string& pipeline, std::uint64_t id) const;
-    /// Every stored checkpoint of the pipeline, oldest first.
+    /// Every stored checkpoint of the pipeline, oldest first. Throws StateCorruption when one
+    /// does not decode (scan() does not).
     std::vector<Checkpoint> list(const std::string& pipeline) const;
+    /// Every stored checkpoint of the pipeline, oldest first, each decoded or with the reason it
+    /// does not decode. Throws only when the store cannot be read.
+    std::vector<StoredCheckpoint> scan(const std::string& pipeline) const;
+    /// The ids of the stored checkpoints, oldest first, without decoding them.
+    std::vector<std::uint64_t> ids(const std::string& pipeline) const;
     std::vector<std::string> pipelines() const;
-    /// Deletes every checkpoint of the pipeline (`--reset-state`).
+    /// Deletes every checkpoint of the pipeline (`--reset-state`), decodable or not.
     void reset(const std::string& pipeline);
     /// Deletes, durably, every checkpoint of the pipeline newer than `keep_id` (all of them for 0):
     /// a restore that must resume from an older checkpoint discards the ones it skips.
@@ -61,6 +80,7 @@ class CheckpointStore {
     std::uint64_t highest_id(const std::string& pipeline) const;
 
     static std::string encode(const Checkpoint& checkpoint);
+    /// Throws StateCorruption saying what is wrong with the bytes.
     static Checkpoint decode(std::string_view bytes);
 
   private:
@@ -69,5 +89,9 @@ class CheckpointStore {
     std::string dir_;
     std::string secondary_dir_;  // the secondary instance's own (temporary) directory
 };
+
+/// Renames a damaged state directory to `<dir>.corrupt-<UTC time>` (never deleting it) and
+/// returns the new name. Throws StateError naming both when the rename fails.
+std::string move_state_dir_aside(const std::string& dir);
 
 }  // namespace cdcd::state

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -28,6 +29,7 @@
 #include "pipeline/schema/schema_operator.h"
 #include "pipeline/transform/transform_operator.h"
 #include "state/checkpoint_store.h"
+#include "state/state_dir_lock.h"
 
 namespace cdcd {
 
@@ -188,14 +190,41 @@ struct PipelineRuntime::Impl {
         return state_dir + "/dead-letter/" + name + ".jsonl";
     }
 
-    void restore() {
-        std::string dir = options.state_dir.empty() ? plan.state_dir : options.state_dir;
-        store = state::CheckpointStore::open(dir);
+    std::string state_dir() const {
+        return options.state_dir.empty() ? plan.state_dir : options.state_dir;
+    }
+
+    /// Opens the (locked) state directory's store. With --reset-state, discards the pipeline's
+    /// checkpoints, whether they decode or not; a directory too damaged even for that is moved
+    /// aside, never deleted, and the pipeline starts over in a fresh one.
+    void open_store(const std::string& dir) {
         const std::string& name = plan.settings.name;
-        if (options.reset_state) {
+        if (!options.reset_state) {
+            store = state::CheckpointStore::open(dir);
+            return;
+        }
+        try {
+            store = state::CheckpointStore::open(dir);
             store->reset(name);
             spdlog::info("--reset-state: discarded every checkpoint of pipeline '{}'", name);
+            return;
+        } catch (const state::StateCorruption& e) {
+            store.reset();
+            std::string aside = state::move_state_dir_aside(dir);
+            spdlog::warn(
+                "--reset-state: the state directory {} is damaged ({}); moved it aside to {} "
+                "(with any other pipeline's checkpoints in it) and starting over in a fresh {}",
+                dir, e.what(), aside, dir);
         }
+        // The lock file moved along with the directory: lock the fresh one before using it.
+        state_lock = state::StateDirLock::acquire(dir);
+        store = state::CheckpointStore::open(dir);
+    }
+
+    void restore() {
+        std::string dir = state_dir();
+        open_store(dir);
+        const std::string& name = plan.settings.name;
         retained = plan.checkpoints_retained;
         for (const auto& w : writers) retained = std::max(retained, w->checkpoints_to_retain());
         if (retained > plan.checkpoints_retained)
@@ -205,41 +234,36 @@ struct PipelineRuntime::Impl {
                 name, retained, plan.checkpoints_retained);
         // Ids are never reused, not even those of checkpoints a rollback discarded.
         next_checkpoint_id = store->highest_id(name) + 1;
-        std::vector<state::Checkpoint> stored = store->list(name);
+        std::vector<state::StoredCheckpoint> stored = store->scan(name);
         if (plan.bad_record_policy == BadRecordPolicy::DeadLetter)
             dead_letters = std::make_unique<DeadLetterFile>(dead_letter_path(dir));
-        if (stored.empty()) {
+        if (stored.empty() && !options.from_checkpoint) {
             spdlog::info(
                 "pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name,
                 dir);
             if (dead_letters) dead_letters->start_fresh();
             return;
         }
-        const state::Checkpoint* chosen = &stored.back();
-        check_fingerprint(*chosen, dir);
-        chosen = choose_recoverable(stored, dir);
+        std::vector<state::Checkpoint> candidates =
+            options.from_checkpoint ? requested_candidates(stored, *options.from_checkpoint, dir)
+                                    : decodable_candidates(stored, dir);
+        check_fingerprint(candidates.back(), dir);
+        const state::Checkpoint* chosen = choose_recoverable(candidates, dir);
+        if (chosen && chosen != &candidates.back()) check_fingerprint(*chosen, dir);
+        if (chosen) restore_parts(*chosen, stored, dir);
+        // Only now that the restore succeeded: a failed one leaves the store as it was.
+        std::uint64_t keep = chosen ? chosen->id : 0;
+        if (stored.back().id > keep) {
+            store->discard_newer(name, keep);
+            spdlog::info(
+                "pipeline '{}': discarded the checkpoints newer than {} in {}", name,
+                chosen ? "checkpoint " + std::to_string(keep) : std::string("a fresh start"), dir);
+        }
         if (!chosen) {
+            spdlog::info("pipeline '{}': starting from the source's startup mode (in {})", name,
+                         dir);
             if (dead_letters) dead_letters->start_fresh();
             return;
-        }
-        if (chosen != &stored.back()) check_fingerprint(*chosen, dir);
-        auto part = [&](const std::string& k) -> const std::string* {
-            auto it = chosen->parts.find(k);
-            return it == chosen->parts.end() ? nullptr : &it->second;
-        };
-        if (auto* s = part("source")) source->restore(*s);
-        if (auto* s = part("schema")) schema_operator->restore(*s);
-        if (auto* s = part("transform"); s && transform) transform->restore(*s);
-        if (dead_letters) {
-            if (auto* s = part("dead-letter"))
-                dead_letters->restore(*s);
-            else
-                dead_letters->start_fresh();
-        }
-        auto sink_schemas = schema_operator->sink_schemas();
-        for (std::size_t i = 0; i < writers.size(); ++i) {
-            if (auto* s = part("sink/" + std::to_string(i))) writers[i]->restore(*s);
-            writers[i]->restore_schemas(sink_schemas);
         }
         previous_checkpoint_id = chosen->id;
         rm.restores.inc();
@@ -247,6 +271,124 @@ struct PipelineRuntime::Impl {
                                 chosen->size_bytes(), chosen->created_ms);
         spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, chosen->id,
                      chosen->size_bytes(), dir);
+    }
+
+    static std::string id_list(const std::vector<std::uint64_t>& ids) {
+        std::string out;
+        for (auto id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
+        return out.empty() ? "none" : out;
+    }
+
+    /// The checkpoints a plain restart may resume from, oldest first: every one that decodes up
+    /// to the newest that does. A newer one that does not decode (damaged bytes, a format this
+    /// build does not know) is skipped with a warning: no connector has seen it, so the older one
+    /// is a consistent, if older, point to resume from.
+    std::vector<state::Checkpoint> decodable_candidates(
+        std::vector<state::StoredCheckpoint>& stored, const std::string& dir) const {
+        const std::string& name = plan.settings.name;
+        std::vector<state::Checkpoint> out;
+        for (auto& c : stored)
+            if (c.checkpoint) out.push_back(*c.checkpoint);
+        if (out.empty()) {
+            std::string why;
+            for (const auto& c : stored)
+                why += (why.empty() ? "" : "; ") + std::to_string(c.id) + ": " + c.error;
+            throw std::runtime_error(
+                "pipeline '" + name + "': none of the checkpoints stored in " + dir +
+                " can be decoded (" + why +
+                "). `cdcd run --reset-state` starts over from the source's startup mode.");
+        }
+        for (auto it = stored.rbegin(); it != stored.rend() && !it->checkpoint; ++it)
+            spdlog::warn(
+                "pipeline '{}': checkpoint {} in {} cannot be decoded ({}); skipping it and "
+                "resuming from checkpoint {}, the newest that decodes (what followed it is "
+                "replayed)",
+                name, it->id, dir, it->error, out.back().id);
+        return out;
+    }
+
+    /// --from-checkpoint ID: that checkpoint and the decodable ones before it.
+    std::vector<state::Checkpoint> requested_candidates(
+        const std::vector<state::StoredCheckpoint>& stored, std::uint64_t id,
+        const std::string& dir) const {
+        const std::string& name = plan.settings.name;
+        std::vector<std::uint64_t> ids;
+        ids.reserve(stored.size());
+        for (const auto& c : stored) ids.push_back(c.id);
+        auto it = std::find_if(stored.begin(), stored.end(),
+                               [id](const state::StoredCheckpoint& c) { return c.id == id; });
+        if (it == stored.end())
+            throw std::runtime_error("--from-checkpoint " + std::to_string(id) +
+                                     ": no checkpoint " + std::to_string(id) + " of pipeline '" +
+                                     name + "' is stored in " + dir + "; the stored ones are " +
+                                     id_list(ids) + " (cdcd checkpoints list --state-dir " + dir +
+                                     ")");
+        if (!it->checkpoint)
+            throw std::runtime_error("--from-checkpoint " + std::to_string(id) + ": checkpoint " +
+                                     std::to_string(id) + " of pipeline '" + name + "' in " + dir +
+                                     " cannot be decoded (" + it->error +
+                                     "); the stored ones are " + id_list(ids));
+        std::vector<state::Checkpoint> out;
+        for (const auto& c : stored)
+            if (c.checkpoint && c.id <= id) out.push_back(*c.checkpoint);
+        return out;
+    }
+
+    /// Hands each part of `chosen` to its operator or connector. A part the connector refuses
+    /// stops the start: falling back past it on our own could make a sink that is not idempotent
+    /// write twice what followed the older checkpoint, so the operator decides
+    /// (docs/operations.md).
+    void restore_parts(const state::Checkpoint& chosen,
+                       const std::vector<state::StoredCheckpoint>& stored, const std::string& dir) {
+        auto restore_part = [&](const std::string& key, const std::string& who, auto&& apply) {
+            auto it = chosen.parts.find(key);
+            if (it == chosen.parts.end()) return;
+            try {
+                apply(it->second);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(part_error(chosen, key, who, e.what(), stored, dir));
+            }
+        };
+        restore_part("source", "source " + plan.definition.source.type,
+                     [&](const std::string& s) { source->restore(s); });
+        restore_part("schema", "the schema operator",
+                     [&](const std::string& s) { schema_operator->restore(s); });
+        if (transform)
+            restore_part("transform", "the transform",
+                         [&](const std::string& s) { transform->restore(s); });
+        if (dead_letters) {
+            if (chosen.parts.count("dead-letter"))
+                restore_part("dead-letter", "the dead-letter file",
+                             [&](const std::string& s) { dead_letters->restore(s); });
+            else
+                dead_letters->start_fresh();
+        }
+        auto sink_schemas = schema_operator->sink_schemas();
+        for (std::size_t i = 0; i < writers.size(); ++i) {
+            restore_part("sink/" + std::to_string(i),
+                         "sink " + plan.definition.sink.type + " writer " + std::to_string(i),
+                         [&](const std::string& s) { writers[i]->restore(s); });
+            writers[i]->restore_schemas(sink_schemas);
+        }
+    }
+
+    std::string part_error(const state::Checkpoint& chosen, const std::string& part,
+                           const std::string& who, const std::string& what,
+                           const std::vector<state::StoredCheckpoint>& stored,
+                           const std::string& dir) const {
+        std::vector<std::uint64_t> older;
+        for (const auto& c : stored)
+            if (c.checkpoint && c.id < chosen.id) older.push_back(c.id);
+        std::string message = "pipeline '" + plan.settings.name + "': cannot restore checkpoint " +
+                              std::to_string(chosen.id) + " from " + dir + ": its part '" + part +
+                              "' was refused by " + who + ": " + what + ". Nothing was discarded. ";
+        if (older.empty())
+            return message +
+                   "No older checkpoint is stored; `cdcd run --reset-state` starts over from the "
+                   "source's startup mode.";
+        return message + "Older checkpoints stored: " + id_list(older) +
+               "; `cdcd run --from-checkpoint ID` resumes from one of them (the sink may then "
+               "receive again what followed it), or --reset-state starts over.";
     }
 
     void check_fingerprint(const state::Checkpoint& checkpoint, const std::string& dir) const {
@@ -266,9 +408,10 @@ struct PipelineRuntime::Impl {
 
     /// Asks every writer how far its committed output goes (see
     /// SinkWriter::recoverable_checkpoint) and returns the checkpoint to restore: the latest
-    /// one, or an older one whose successors are then discarded, or nullptr for a fresh start
-    /// when the first checkpoint the pipeline ever took is not covered. Throws when the needed
-    /// checkpoint is no longer stored: resuming from a newer one would lose records.
+    /// candidate, or an older one (restore() discards its successors once restored), or nullptr
+    /// for a fresh start when the first checkpoint the pipeline ever took is not covered. Throws
+    /// when the needed checkpoint is no longer stored: resuming from a newer one would lose
+    /// records.
     const state::Checkpoint* choose_recoverable(const std::vector<state::Checkpoint>& stored,
                                                 const std::string& dir) {
         const std::string& name = plan.settings.name;
@@ -305,10 +448,6 @@ struct PipelineRuntime::Impl {
             "the newer checkpoints",
             name, target, latest.id,
             older ? "checkpoint " + std::to_string(keep) : std::string("a fresh start"));
-        store->discard_newer(name, keep);
-        if (!older)
-            spdlog::info("pipeline '{}': starting from the source's startup mode (in {})", name,
-                         dir);
         return older;
     }
 
@@ -631,6 +770,10 @@ struct PipelineRuntime::Impl {
 
     int run() {
         try {
+            // Before any connector exists: a second start on a running pipeline's directory must
+            // fail before it touches an external system (a Kafka sink's new transactional
+            // producer fences the running one's).
+            state_lock = state::StateDirLock::acquire(state_dir());
             build();
         } catch (const std::exception& e) {
             spdlog::error("{}", e.what());
@@ -713,6 +856,7 @@ struct PipelineRuntime::Impl {
     RuntimePhase phase = RuntimePhase::Starting;
     std::vector<std::int64_t> queued;
     asio::io_context io{1};
+    state::StateDirLock state_lock;  // released after the store has closed
     std::unique_ptr<state::CheckpointStore> store;
     BadRecordStages bad_records{plan, registry};
     std::unique_ptr<DeadLetterFile> dead_letters;  // policy dead-letter only

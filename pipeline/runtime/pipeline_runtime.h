@@ -10,8 +10,10 @@
 // source and writers are told it is durable. SIGTERM/SIGINT drain: the source stops, a final
 // checkpoint is taken, writers close, exit 0. A second signal exits at once.
 #include <boost/asio/io_context.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pipeline/metrics/registry.h"
@@ -26,7 +28,12 @@ const char* to_string(RuntimePhase phase);
 
 struct RunOptions {
     std::string state_dir;  // overrides pipeline.state.dir when non-empty
+    /// Discards the pipeline's checkpoints first; a directory too damaged to open is moved aside
+    /// to `<dir>.corrupt-<time>` and a fresh one started.
     bool reset_state = false;
+    /// Restores exactly this stored checkpoint (`--from-checkpoint`); the newer ones are discarded
+    /// once it has been restored.
+    std::optional<std::uint64_t> from_checkpoint;
     bool handle_signals = true;
     /// Called on the event loop at every phase change (admin endpoint, systemd notifications).
     std::function<void(RuntimePhase)> on_phase;

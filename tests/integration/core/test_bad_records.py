@@ -68,7 +68,12 @@ def test_skip_drops_only_the_bad_rows_and_logs_at_a_bounded_rate(tmp_path):
 def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path):
     dead = tmp_path / "dead.jsonl"
     out = tmp_path / "out.jsonl"
-    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "dead-letter", dead, rate=4000), "dl.yaml")
+    # 4 s of input at 1000 rows/s: six kills at most 0.4 s into each run all land mid-stream.
+    rows = 4000
+    ids = set(range(1, rows + 1))
+    bad_ids = {i for i in ids if i % 100 == 7}
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "dead-letter", dead, rate=1000, rows=rows),
+                               "dl.yaml")
     state = tmp_path / "state"
     rng = random.Random(13)
     kills = 0
@@ -80,14 +85,14 @@ def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path):
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.wait()
-    assert kills >= 4
+    assert kills == 6
     final = cdcd.run(["run", yaml, "--state-dir", state], timeout=120)
     assert final.returncode == 0, final.stderr
 
-    assert sorted(ids_in(out)) == sorted(IDS - BAD_IDS)
+    assert sorted(ids_in(out)) == sorted(ids - bad_ids)
     records = [json.loads(line) for line in dead.read_text().splitlines()]
     dead_ids = [json.loads(r["record"])["row"]["id"] for r in records]
-    assert sorted(dead_ids) == sorted(BAD_IDS)
+    assert sorted(dead_ids) == sorted(bad_ids)
     first = records[0]
     assert first["stage"] == "transform" and first["reason"] == "eval-error"
     assert first["pipeline"] == "bad-records" and "/ by zero" in first["error"]

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+
+#include "tests/unit/state/raw_checkpoint.h"
 
 using cdcd::state::Checkpoint;
 using cdcd::state::CheckpointStore;
@@ -144,4 +147,62 @@ TEST_CASE("discarding newer checkpoints keeps their ids used, reset forgets them
     CHECK(store->highest_id("p") == 0);
     CHECK(store->highest_id("q") == 9);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an undecodable checkpoint is reported by scan, and blocks neither writes nor reset") {
+    auto dir = fresh_dir("undecodable");
+    {
+        auto store = CheckpointStore::open(dir);
+        store->write("p", checkpoint(1, "pos=1"), 3);
+        store->write("p", checkpoint(2, "pos=2"), 3);
+    }
+    // Checkpoint 3 is damaged; 2 claims to be another checkpoint than its key says.
+    cdcd::test::put_raw_checkpoint(dir, "p", 3, "garbage");
+    cdcd::test::put_raw_checkpoint(dir, "p", 4, CheckpointStore::encode(checkpoint(9, "x")));
+    auto store = CheckpointStore::open(dir);
+    auto stored = store->scan("p");
+    REQUIRE(stored.size() == 4);
+    CHECK(stored[1].checkpoint->parts.at("source") == "pos=2");
+    CHECK(stored[2].id == 3);
+    CHECK_FALSE(stored[2].checkpoint);
+    CHECK_THAT(stored[2].error, Catch::Contains("truncated"));
+    CHECK(stored[3].id == 4);
+    CHECK_FALSE(stored[3].checkpoint);
+    CHECK_THAT(stored[3].error, Catch::Contains("checkpoint 9"));
+    CHECK_THROWS_WITH(store->list("p"), Catch::Contains("checkpoint 3 of pipeline 'p' in " + dir));
+    CHECK(store->highest_id("p") == 4);
+    // Retention drops the damaged ones like any other, without decoding them.
+    store->write("p", checkpoint(5, "pos=5"), 2);
+    CHECK(store->ids("p") == std::vector<std::uint64_t>{4, 5});
+    store->discard_newer("p", 0);
+    CHECK(store->ids("p").empty());
+    store.reset();
+    cdcd::test::put_raw_checkpoint(dir, "p", 6, "");
+    store = CheckpointStore::open(dir);
+    store->reset("p");
+    CHECK(store->scan("p").empty());
+    CHECK(store->highest_id("p") == 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("bytes after a checkpoint's end or an unknown format version do not decode") {
+    std::string bytes = CheckpointStore::encode(checkpoint(1, "pos=1"));
+    CHECK_THROWS_WITH(CheckpointStore::decode(bytes + "x"), Catch::Contains("1 bytes after"));
+    bytes[0] = 2;
+    CHECK_THROWS_AS(CheckpointStore::decode(bytes), cdcd::state::StateCorruption);
+}
+
+TEST_CASE("a directory whose RocksDB files are damaged fails to open as corrupt, naming it") {
+    auto dir = fresh_dir("damaged");
+    CheckpointStore::open(dir)->write("p", checkpoint(1, "pos=1"), 3);
+    std::ofstream(std::filesystem::path(dir) / "CURRENT", std::ios::trunc) << "garbage";
+    CHECK_THROWS_AS(CheckpointStore::open(dir), cdcd::state::StateCorruption);
+    CHECK_THROWS_WITH(
+        CheckpointStore::open(dir),
+        Catch::Contains("cannot open state directory " + dir) && Catch::Contains("--reset-state"));
+    auto aside = cdcd::state::move_state_dir_aside(dir);
+    CHECK(aside.starts_with(dir + ".corrupt-"));
+    CHECK(std::filesystem::exists(std::filesystem::path(aside) / "CURRENT"));
+    CHECK_FALSE(std::filesystem::exists(dir));
+    std::filesystem::remove_all(aside);
 }

@@ -1,6 +1,11 @@
 // The runtime's start: the checkpoint restore runs while the event loop already serves the
-// admin endpoint, which answers /readyz 503 `starting` until the source runs.
+// admin endpoint, which answers /readyz 503 `starting` until the source runs. The state directory
+// is locked before any connector exists, and a damaged checkpoint or store neither blocks the
+// restart nor --reset-state.
 #include "pipeline/runtime/pipeline_runtime.h"
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -11,6 +16,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
@@ -24,6 +30,7 @@
 #include "config/secrets.h"
 #include "pipeline/runtime/pipeline_plan.h"
 #include "state/checkpoint_store.h"
+#include "tests/unit/state/raw_checkpoint.h"
 
 namespace asio = boost::asio;
 using namespace cdcd;
@@ -39,12 +46,15 @@ struct Gate {
     bool restore_released = false;
     std::string restored_state;
     std::atomic<bool> finish{false};
+    std::atomic<int> connectors_created{0};
 
     void enter_restore(std::string_view state) {
         std::unique_lock lock(mutex);
         restore_entered = true;
         restored_state = std::string(state);
         changed.notify_all();
+        // A state the source cannot read (as a connector refuses a part of another version).
+        if (state == "unreadable") throw std::runtime_error("unreadable position");
         // Bounded: a runtime that blocks its loop during the restore fails the test, not hangs.
         changed.wait_for(lock, 5s, [&] { return restore_released; });
     }
@@ -100,12 +110,14 @@ ConnectorRegistry test_registry(Gate& gate) {
     SourceFactory source;
     source.name = "gated";
     source.create = [&gate](const ConnectorContext&) -> std::unique_ptr<Source> {
+        ++gate.connectors_created;
         return std::make_unique<GatedSource>(gate);
     };
     registry.add(std::move(source));
     SinkFactory sink;
     sink.name = "discard";
-    sink.create = [](const ConnectorContext&) -> std::unique_ptr<Sink> {
+    sink.create = [&gate](const ConnectorContext&) -> std::unique_ptr<Sink> {
+        ++gate.connectors_created;
         return std::make_unique<NullSink>();
     };
     registry.add(std::move(sink));
@@ -127,12 +139,13 @@ std::string fresh_dir(const std::string& name) {
     return dir.string();
 }
 
-void store_checkpoint(const std::string& dir, std::map<std::string, std::string> fingerprint) {
+void store_checkpoint(const std::string& dir, std::map<std::string, std::string> fingerprint,
+                      std::uint64_t id = 41, const std::string& source = "restored-position") {
     state::Checkpoint c;
-    c.id = 41;
+    c.id = id;
     c.created_ms = 1000;
     c.fingerprint = std::move(fingerprint);
-    c.parts["source"] = "restored-position";
+    c.parts["source"] = source;
     state::CheckpointStore::open(dir)->write("gated", c, 3);
 }
 
@@ -154,15 +167,17 @@ std::string get(std::uint16_t port, const std::string& path) {
 struct GatedRun {
     explicit GatedRun(
         const std::string& name, bool handle_signals = false,
-        const std::function<void(std::map<std::string, std::string>&)>& edit_fingerprint = {})
+        const std::function<void(std::map<std::string, std::string>&)>& edit_fingerprint = {},
+        const std::function<void(RunOptions&)>& edit_options = {})
         : registry(test_registry(gate)), dir(fresh_dir(name)) {
         auto plan = test_plan(registry);
-        auto fingerprint = plan.fingerprint();
+        fingerprint = plan.fingerprint();
         if (edit_fingerprint) edit_fingerprint(fingerprint);
         store_checkpoint(dir, fingerprint);
         RunOptions options;
         options.state_dir = dir;
         options.handle_signals = handle_signals;
+        if (edit_options) edit_options(options);
         options.on_phase = [this](RuntimePhase p) {
             phases.push_back(p);
             if (p == RuntimePhase::Stopped) server->stop();
@@ -184,13 +199,46 @@ struct GatedRun {
     std::uint64_t latest_checkpoint() const {
         return state::CheckpointStore::open_read_only(dir)->latest("gated")->id;
     }
+    std::vector<std::uint64_t> stored_ids() const {
+        return state::CheckpointStore::open_read_only(dir)->ids("gated");
+    }
+    /// Another checkpoint of this pipeline, whose source state is `source`.
+    void add_checkpoint(std::uint64_t id, const std::string& source) const {
+        store_checkpoint(dir, fingerprint, id, source);
+    }
+    bool wait_running() const {
+        for (int i = 0; i < 500; ++i) {
+            if (get("/readyz").starts_with("HTTP/1.1 200")) return true;
+            std::this_thread::sleep_for(10ms);
+        }
+        return false;
+    }
 
     Gate gate;
+    std::map<std::string, std::string> fingerprint;
     ConnectorRegistry registry;
     std::string dir;
     std::vector<RuntimePhase> phases;
     std::unique_ptr<PipelineRuntime> runtime;
     std::unique_ptr<admin::AdminServer> server;
+};
+
+/// Keeps what the runtime logs while it lives, for tests of the messages an operator reads.
+struct CapturedLog {
+    CapturedLog()
+        : sink(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64)),
+          previous(spdlog::default_logger()) {
+        sink->set_pattern("%l %v");
+        spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink));
+    }
+    ~CapturedLog() { spdlog::set_default_logger(previous); }
+    std::string text() const {
+        std::string out;
+        for (const auto& line : sink->last_formatted()) out += line + "\n";
+        return out;
+    }
+    std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink;
+    std::shared_ptr<spdlog::logger> previous;
 };
 
 }  // namespace
@@ -254,4 +302,148 @@ TEST_CASE("SIGTERM during the restore lets it finish, then stops without startin
     CHECK(run.phases == std::vector<RuntimePhase>{RuntimePhase::Draining, RuntimePhase::Stopped});
     // Nothing ran: the restored checkpoint is still the latest.
     CHECK(run.latest_checkpoint() == 41);
+}
+
+TEST_CASE("a second runtime on a running pipeline's state directory fails before any connector") {
+    GatedRun run("second-start");
+    auto first = run.start();
+    REQUIRE(run.gate.wait_entered());
+    run.gate.release();
+    REQUIRE(run.wait_running());
+
+    Gate other;
+    auto other_registry = test_registry(other);
+    RunOptions options;
+    options.state_dir = run.dir;
+    options.handle_signals = false;
+    CapturedLog log;
+    PipelineRuntime second(test_plan(other_registry), options);
+    CHECK(second.run() == 1);
+    // No connector was created: a Kafka sink's producer would have fenced the running one's.
+    CHECK(other.connectors_created == 0);
+    CHECK_THAT(log.text(), Catch::Contains("state directory " + run.dir +
+                                           " is in use by another cdcd process (pid " +
+                                           std::to_string(::getpid()) + ")"));
+    // The first one is unaffected and finishes, writing its final checkpoint.
+    CHECK(run.get("/readyz").starts_with("HTTP/1.1 200"));
+    run.gate.finish = true;
+    REQUIRE(first.wait_for(20s) == std::future_status::ready);
+    CHECK(first.get() == 0);
+    CHECK(run.latest_checkpoint() > 41);
+}
+
+TEST_CASE("an undecodable latest checkpoint is skipped with a warning, the older one restored") {
+    GatedRun run("undecodable-latest");
+    cdcd::test::put_raw_checkpoint(run.dir, "gated", 42, "garbage");
+    CapturedLog log;
+    auto exit_code = run.start();
+    REQUIRE(run.gate.wait_entered());
+    CHECK(run.gate.restored_state == "restored-position");  // checkpoint 41's
+    run.gate.release();
+    REQUIRE(run.wait_running());
+    CHECK_THAT(log.text(), Catch::Contains("warning pipeline 'gated': checkpoint 42 in " + run.dir +
+                                           " cannot be decoded (corrupt checkpoint: truncated)"));
+    run.gate.finish = true;
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 0);
+    // 42 was discarded and its id is not used again.
+    auto ids = run.stored_ids();
+    CHECK(std::find(ids.begin(), ids.end(), 42) == ids.end());
+    CHECK(ids.back() > 42);
+}
+
+TEST_CASE("--from-checkpoint restores that checkpoint and discards the newer ones after it") {
+    GatedRun run("from-checkpoint", false, {},
+                 [](RunOptions& options) { options.from_checkpoint = 42; });
+    run.add_checkpoint(42, "position-42");
+    run.add_checkpoint(43, "position-43");
+    auto exit_code = run.start();
+    REQUIRE(run.gate.wait_entered());
+    CHECK(run.gate.restored_state == "position-42");
+    // Nothing is discarded before the restore has succeeded.
+    CHECK(run.stored_ids() == std::vector<std::uint64_t>{41, 42, 43});
+    run.gate.release();
+    REQUIRE(run.wait_running());
+    run.gate.finish = true;
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 0);
+    auto ids = run.stored_ids();
+    CHECK(std::find(ids.begin(), ids.end(), 43) == ids.end());
+    CHECK(ids.back() > 43);
+}
+
+TEST_CASE("--from-checkpoint of a checkpoint that is not stored fails, listing the stored ones") {
+    GatedRun run("from-missing", false, {},
+                 [](RunOptions& options) { options.from_checkpoint = 7; });
+    run.add_checkpoint(42, "position-42");
+    CapturedLog log;
+    auto exit_code = run.start();
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 1);
+    CHECK_FALSE(run.gate.restore_entered);
+    CHECK_THAT(log.text(), Catch::Contains("no checkpoint 7 of pipeline 'gated' is stored in " +
+                                           run.dir + "; the stored ones are 41, 42"));
+    CHECK(run.stored_ids() == std::vector<std::uint64_t>{41, 42});
+}
+
+TEST_CASE("a part a connector refuses fails the start, naming the checkpoint and older ones") {
+    GatedRun run("connector-refuses");
+    run.add_checkpoint(42, "unreadable");
+    CapturedLog log;
+    auto exit_code = run.start();
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 1);
+    // No silent fall back to 41: a sink that is not idempotent would write some output twice.
+    CHECK(run.gate.restored_state == "unreadable");
+    CHECK_THAT(log.text(),
+               Catch::Contains("cannot restore checkpoint 42 from " + run.dir +
+                               ": its part 'source' was refused by source gated: unreadable "
+                               "position") &&
+                   Catch::Contains("Older checkpoints stored: 41; `cdcd run --from-checkpoint"));
+    CHECK(run.stored_ids() == std::vector<std::uint64_t>{41, 42});
+}
+
+TEST_CASE("--reset-state starts over on a pipeline whose checkpoints do not decode") {
+    GatedRun run("reset-undecodable", false, {},
+                 [](RunOptions& options) { options.reset_state = true; });
+    cdcd::test::put_raw_checkpoint(run.dir, "gated", 42, "garbage");
+    run.gate.finish = true;
+    auto exit_code = run.start();
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 0);
+    CHECK_FALSE(run.gate.restore_entered);  // a fresh start
+    CHECK(run.stored_ids() == std::vector<std::uint64_t>{1});
+}
+
+TEST_CASE("a damaged state store is refused by run and moved aside by --reset-state") {
+    namespace fs = std::filesystem;
+    GatedRun damaged("damaged-store");
+    std::ofstream(fs::path(damaged.dir) / "CURRENT", std::ios::trunc) << "garbage";
+    {
+        CapturedLog log;
+        auto exit_code = damaged.start();
+        REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+        CHECK(exit_code.get() == 1);
+        CHECK_THAT(log.text(), Catch::Contains("cannot open state directory " + damaged.dir) &&
+                                   Catch::Contains("--reset-state"));
+    }
+
+    GatedRun run("damaged-reset", false, {},
+                 [](RunOptions& options) { options.reset_state = true; });
+    std::ofstream(fs::path(run.dir) / "CURRENT", std::ios::trunc) << "garbage";
+    run.gate.finish = true;
+    auto exit_code = run.start();
+    REQUIRE(exit_code.wait_for(20s) == std::future_status::ready);
+    CHECK(exit_code.get() == 0);
+    CHECK_FALSE(run.gate.restore_entered);
+    CHECK(run.stored_ids() == std::vector<std::uint64_t>{1});
+    // The damaged directory is kept, whole, next to the fresh one.
+    std::vector<fs::path> aside;
+    for (const auto& entry : fs::directory_iterator(fs::path(run.dir).parent_path()))
+        if (entry.path().string().starts_with(run.dir + ".corrupt-")) aside.push_back(entry.path());
+    REQUIRE(aside.size() == 1);
+    std::string current;
+    std::ifstream(aside[0] / "CURRENT") >> current;
+    CHECK(current == "garbage");
+    fs::remove_all(aside[0]);
 }
