@@ -14,9 +14,29 @@ std::chrono::milliseconds RetryPolicy::backoff(int retry) const {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     double base = static_cast<double>(initial_backoff.count());
     double d = std::min(static_cast<double>(max_backoff.count()),
-                        base * static_cast<double>(1ULL << std::min(retry, 30)));
-    std::uniform_real_distribution<double> jitter(d / 2, d);
-    return std::chrono::milliseconds(static_cast<std::int64_t>(jitter(rng)));
+                        base * static_cast<double>(1ULL << std::clamp(retry, 0, 30)));
+    double u = random ? std::clamp(random(), 0.0, 1.0)
+                      : std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    return std::chrono::milliseconds(static_cast<std::int64_t>(d / 2 + u * d / 2));
+}
+
+std::optional<std::chrono::milliseconds> retry_delay(const RetryPolicy& policy, int retry,
+                                                     std::chrono::milliseconds min_delay,
+                                                     const HttpResponse& response) {
+    auto delay = std::max(policy.backoff(retry), min_delay);
+    if (const std::string* ra = response.headers.find("Retry-After")) {
+        if (auto wait = parse_retry_after(*ra)) {
+            if (*wait > policy.retry_after_cap) return std::nullopt;
+            delay = std::max(delay, *wait);
+        }
+    }
+    return delay;
+}
+
+std::chrono::milliseconds throttle_delay(const RetryPolicy& policy, const HttpResponse& response) {
+    if (const std::string* ra = response.headers.find("Retry-After"))
+        if (auto wait = parse_retry_after(*ra)) return std::min(*wait, policy.retry_after_cap);
+    return std::chrono::milliseconds(0);
 }
 
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
@@ -79,16 +99,30 @@ boost::asio::awaitable<void> sleep_for(std::chrono::milliseconds delay) {
 boost::asio::awaitable<RetryResult> send_with_retry(
     HttpClient& client, const std::function<HttpRequest()>& make_request,
     const Classifier& classify, const RetryPolicy& policy, RateLimiter* limiter) {
+    using std::chrono::steady_clock;
     RetryResult result;
-    for (int attempt = 0;; ++attempt) {
-        if (attempt > 0 && policy.on_retry) policy.on_retry();
+    const auto started = steady_clock::now();
+    auto stamp = [&] {
+        result.elapsed =
+            std::chrono::duration_cast<std::chrono::milliseconds>(steady_clock::now() - started);
+    };
+    auto cancelled = [&] { return policy.cancelled && policy.cancelled(); };
+    AdaptiveRate* rate = policy.adaptive_rate.get();
+    int failures = 0;  // failed attempts so far: what max_retries bounds (throttles are not)
+    bool after_failure = false;
+    for (;;) {
+        if (after_failure && policy.on_retry) policy.on_retry();
         if (limiter) {
             std::chrono::nanoseconds waited = co_await limiter->acquire();
             if (policy.on_limiter_wait) policy.on_limiter_wait(waited);
         }
-        result.attempts = attempt + 1;
-        bool last = attempt >= policy.max_retries || (policy.cancelled && policy.cancelled());
-        std::chrono::milliseconds delay{0};
+        if (rate) {
+            auto pace = std::chrono::ceil<std::chrono::milliseconds>(rate->reserve());
+            if (pace.count() > 0) co_await sleep_for(pace, policy.cancelled);
+        }
+        const auto sent_at = rate ? rate->now() : AdaptiveRate::Clock::time_point{};
+        ++result.attempts;
+        bool last = failures >= policy.max_retries || cancelled();
         bool transport_failed = false;
         HttpRequest request = make_request();  // named: no temporaries inside co_await (GCC 12)
         try {
@@ -98,25 +132,37 @@ boost::asio::awaitable<RetryResult> send_with_retry(
             transport_failed = true;
         }
         if (transport_failed) {
-            co_await sleep_for(policy.backoff(attempt), policy.cancelled);
+            co_await sleep_for(policy.backoff(failures), policy.cancelled);
+            ++failures;
+            after_failure = true;
             continue;
         }
         auto verdict = classify(result.response);
+        if (verdict.outcome == Outcome::Throttled && !rate) verdict.outcome = Outcome::Retryable;
         result.outcome = verdict.outcome;
+        stamp();
+        if (verdict.outcome == Outcome::Throttled) {
+            // An answer asking to slow down: slow down and ask again, for as long as it takes.
+            ++result.throttled;
+            rate->on_throttle(sent_at);
+            if (policy.on_throttle) policy.on_throttle(result.response);
+            if (cancelled()) co_return result;
+            co_await sleep_for(throttle_delay(policy, result.response), policy.cancelled);
+            after_failure = false;
+            continue;
+        }
+        if (verdict.outcome == Outcome::Success && rate) rate->on_success();
         if (verdict.outcome != Outcome::Success && policy.on_failure)
             policy.on_failure(result.response);
         if (verdict.outcome != Outcome::Retryable || last) co_return result;
-        delay = std::max(policy.backoff(attempt), verdict.min_delay);
-        if (const std::string* ra = result.response.headers.find("Retry-After")) {
-            if (auto wait = parse_retry_after(*ra)) {
-                if (*wait > policy.retry_after_cap) {
-                    result.retry_after_too_long = true;
-                    co_return result;
-                }
-                delay = std::max(delay, *wait);
-            }
+        auto delay = retry_delay(policy, failures, verdict.min_delay, result.response);
+        if (!delay) {
+            result.retry_after_too_long = true;
+            co_return result;
         }
-        co_await sleep_for(delay, policy.cancelled);
+        co_await sleep_for(*delay, policy.cancelled);
+        ++failures;
+        after_failure = true;
     }
 }
 

@@ -65,6 +65,18 @@ void ConnectorMetrics::observe_rate_limiter_wait(std::string_view limiter,
     rate_limiter_wait(limiter).observe(std::chrono::duration<double>(waited).count());
 }
 
+Counter& ConnectorMetrics::throttled(std::string_view limiter) {
+    return registry_.counter("cdcd_throttled_requests_total",
+                             "Answers asking to slow down (HTTP 429, throttling codes)",
+                             with(labels_, {{"limiter", std::string(limiter)}}));
+}
+
+Gauge& ConnectorMetrics::request_rate_limit(std::string_view limiter) {
+    return registry_.gauge("cdcd_request_rate_limit",
+                           "Requests per second an adaptive limiter allows now (0: unlimited)",
+                           with(labels_, {{"limiter", std::string(limiter)}}));
+}
+
 Gauge& ConnectorMetrics::consumer_lag(std::string_view topic, int partition) {
     return registry_.gauge(
         "cdcd_kafka_consumer_lag", "Messages between the consumed offset and the high watermark",

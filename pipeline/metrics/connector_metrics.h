@@ -42,6 +42,11 @@ class ConnectorMetrics {
     /// Time spent waiting for the rate limiter `limiter` (count = number of waits).
     Histogram& rate_limiter_wait(std::string_view limiter);
     void observe_rate_limiter_wait(std::string_view limiter, std::chrono::nanoseconds waited);
+    /// Answers asking to slow down (HTTP 429, throttling codes) to requests paced by the
+    /// adaptive limiter `limiter`; they are neither errors nor retries.
+    Counter& throttled(std::string_view limiter);
+    /// The request rate that adaptive limiter allows now (requests/s; 0 while unlimited).
+    Gauge& request_rate_limit(std::string_view limiter);
     /// Messages between a partition's committed position and its high watermark.
     Gauge& consumer_lag(std::string_view topic, int partition);
 

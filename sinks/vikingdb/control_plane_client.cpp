@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cstdio>
+
 #include "formats/json/json_writer.h"
 
 namespace cdcd::vikingdb {
@@ -50,12 +52,39 @@ std::pair<std::string, std::string> parse_error_body(const std::string& body) {
     return {str_of(doc, "code"), str_of(doc, "message")};
 }
 
+std::string attempts_note(const net::RetryResult& r, int max_retries) {
+    std::string throttled =
+        r.throttled > 0 ? ", " + std::to_string(r.throttled) + " of them throttled" : "";
+    if (r.retry_after_too_long)
+        return " (Retry-After above the cap, retry.max-backoff; after " +
+               std::to_string(r.attempts) + " attempts" + throttled + ")";
+    if (r.outcome == net::Outcome::Retryable) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1f",
+                      std::chrono::duration<double>(r.elapsed).count());
+        return " (max-retries: " + std::to_string(max_retries) +
+               " exhausted: " + std::to_string(r.attempts) +
+               (r.attempts == 1 ? " attempt" : " attempts") + " over " + seconds + " s" +
+               throttled + ")";
+    }
+    if (r.attempts > 1)
+        return " (after " + std::to_string(r.attempts) + " attempts" + throttled + ")";
+    return "";
+}
+
+bool is_throttling_code(std::string_view code) {
+    return code == "RequestLimitExceeded" || code == "FlowLimitExceeded" || code == "Throttling" ||
+           code.starts_with("Throttling.");
+}
+
 net::Classification classify_response(const net::HttpResponse& r) {
     if (r.status >= 200 && r.status < 300) return {net::Outcome::Success, {}};
-    if (r.status >= 500 || r.status == 429 || r.status == 408) return {net::Outcome::Retryable, {}};
+    if (r.status == 429) return {net::Outcome::Throttled, {}};
     auto [code, message] = parse_error_body(r.body);
-    if (code.find("LimitExceeded") != std::string::npos || code == "Throttling" ||
-        code == "ServiceUnavailable" || code == "Timeout" || code == "InternalError")
+    if (is_throttling_code(code)) return {net::Outcome::Throttled, {}};
+    if (r.status >= 500 || r.status == 408) return {net::Outcome::Retryable, {}};
+    if (code.find("LimitExceeded") != std::string::npos || code == "ServiceUnavailable" ||
+        code == "Timeout" || code == "InternalError")
         return {net::Outcome::Retryable, {}};
     return {net::Outcome::Permanent, {}};
 }
@@ -114,14 +143,13 @@ boost::asio::awaitable<net::RetryResult> ControlPlaneClient::call(const std::str
     co_return r;
 }
 
-static ApiError failure(const std::string& action, const std::string& name,
-                        const net::RetryResult& r) {
+ApiError ControlPlaneClient::failure(const std::string& action, const std::string& name,
+                                     const net::RetryResult& r) const {
     auto [code, message] = parse_error_body(r.response.body);
-    std::string what =
-        "VikingDB " + action + " of collection '" + name + "' failed: HTTP " +
-        std::to_string(r.response.status) + (code.empty() ? "" : " " + code) +
-        (message.empty() ? "" : ": " + message) +
-        (r.attempts > 1 ? " (after " + std::to_string(r.attempts) + " attempts)" : "");
+    std::string what = "VikingDB " + action + " of collection '" + name + "' failed: HTTP " +
+                       std::to_string(r.response.status) + (code.empty() ? "" : " " + code) +
+                       (message.empty() ? "" : ": " + message) +
+                       attempts_note(r, policy_.max_retries);
     return ApiError(what, r.response.status, code, message);
 }
 

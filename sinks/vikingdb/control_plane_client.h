@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "net/http_client.h"
@@ -31,7 +32,14 @@ class ApiError : public std::runtime_error {
 /// Error code and message of an error body, either plane's shape ({"code","message"} or
 /// {"ResponseMetadata":{"Error":{"Code","Message"}}}); empty strings when unparsable.
 std::pair<std::string, std::string> parse_error_body(const std::string& body);
-/// Retryable: 5xx, 429, and the throttling codes (RequestLimitExceeded, FlowLimitExceeded, ...).
+/// How a failed call went, for its error message: " (max-retries: 3 exhausted: 4 attempts over
+/// 21.3 s)" when retries ran out, " (after 2 attempts)" when there were several, "" for one.
+std::string attempts_note(const net::RetryResult& result, int max_retries);
+/// The codes by which VikingDB says "slow down": RequestLimitExceeded (data plane),
+/// FlowLimitExceeded (the control plane's OpenAPI gateway), Throttling[.*] (Volcengine OpenAPI).
+bool is_throttling_code(std::string_view code);
+/// Throttled: 429 or a throttling code (with any status). Retryable: 5xx, 408, and the codes
+/// ServiceUnavailable, Timeout, InternalError and other *LimitExceeded. Permanent: other 4xx.
 net::Classification classify_response(const net::HttpResponse& response);
 
 struct ExistingField {
@@ -67,6 +75,8 @@ class ControlPlaneClient {
 
   private:
     boost::asio::awaitable<net::RetryResult> call(const std::string& action, std::string body);
+    ApiError failure(const std::string& action, const std::string& name,
+                     const net::RetryResult& r) const;
 
     net::HttpClient& http_;
     const Authenticator& auth_;

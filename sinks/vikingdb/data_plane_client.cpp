@@ -15,18 +15,12 @@ void address(json::Writer& w, const WriteTarget& t) {
     w.key("project_name").string(t.project);
 }
 
-std::string describe(const net::RetryResult& r) {
+std::string describe(const net::RetryResult& r, int max_retries) {
     auto [code, message] = parse_error_body(r.response.body);
     std::string out = "HTTP " + std::to_string(r.response.status);
     if (!code.empty()) out += " " + code;
     if (!message.empty()) out += ": " + message;
-    if (r.attempts > 1) out += " (after " + std::to_string(r.attempts) + " attempts)";
-    return out;
-}
-
-ApiError api_error(const std::string& what, const net::RetryResult& r) {
-    auto [code, message] = parse_error_body(r.response.body);
-    return ApiError(what + ": " + describe(r), r.response.status, code, message);
+    return out + attempts_note(r, max_retries);
 }
 
 /// A 4xx about the data itself (not about credentials or the collection): worth bisecting.
@@ -79,6 +73,12 @@ std::string DataPlaneClient::delete_body(const WriteTarget& target,
     return out;
 }
 
+ApiError DataPlaneClient::api_error(const std::string& what, const net::RetryResult& r) const {
+    auto [code, message] = parse_error_body(r.response.body);
+    return ApiError(what + ": " + describe(r, policy_.max_retries), r.response.status, code,
+                    message);
+}
+
 boost::asio::awaitable<net::RetryResult> DataPlaneClient::post(const std::string& path,
                                                                std::string body) {
     auto make = [&]() {
@@ -89,7 +89,8 @@ boost::asio::awaitable<net::RetryResult> DataPlaneClient::post(const std::string
     };
     net::Classifier classify = classify_response;
     net::RetryResult r = co_await net::send_with_retry(http_, make, classify, policy_);
-    if (r.attempts > 1) stats_.retries += static_cast<std::uint64_t>(r.attempts - 1);
+    if (r.attempts > 1 + r.throttled)
+        stats_.retries += static_cast<std::uint64_t>(r.attempts - 1 - r.throttled);
     if (metrics_ && r.outcome == net::Outcome::Success) metrics_->bytes_out.inc(body.size());
     co_return r;
 }

@@ -1,9 +1,10 @@
 #pragma once
 // The data-plane calls (upsert, delete by ids, delete all) with the common envelope, API-key or
-// AK/SK authentication, retries with backoff on 5xx, throttling and transport failures, and no
-// retry on 4xx. A rejected upsert batch is split in halves until the offending record is found,
-// so the error names that record's primary key and the server's message (upserts are
-// idempotent and a batch is all-or-nothing, so resending the accepted halves is harmless).
+// AK/SK authentication, retries with backoff on 5xx and transport failures, throttling waited
+// out at an adaptive rate (not counted as retries), and no retry on 4xx. A rejected upsert batch is
+// split in halves until the offending record is found, so the error names that record's primary key
+// and the server's message (upserts are idempotent and a batch is all-or-nothing, so resending the
+// accepted halves is harmless).
 #include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "pipeline/metrics/connector_metrics.h"
 #include "sinks/vikingdb/auth.h"
 #include "sinks/vikingdb/batcher.h"
+#include "sinks/vikingdb/control_plane_client.h"
 
 namespace cdcd::vikingdb {
 
@@ -59,6 +61,7 @@ class DataPlaneClient {
 
   private:
     boost::asio::awaitable<net::RetryResult> post(const std::string& path, std::string body);
+    ApiError api_error(const std::string& what, const net::RetryResult& r) const;
     boost::asio::awaitable<void> upsert_range(const WriteTarget& target, const Batch& batch,
                                               std::size_t begin, std::size_t end);
 

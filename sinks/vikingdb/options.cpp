@@ -154,8 +154,18 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
     o.push_back(OptionSpec::integer("max-retries")
                     .default_("3")
                     .at_least(0)
-                    .desc("Retries after a 5xx, throttling (429) or transport failure; 4xx is "
-                          "never retried."));
+                    .desc("Retries of a request after a 5xx or transport failure; 4xx is "
+                          "never retried, and throttling (429) is waited out, not counted."));
+    o.push_back(OptionSpec::duration("retry.initial-backoff")
+                    .default_("5s")
+                    .at_least(1)
+                    .desc("cdcd extension: backoff before the first retry, doubled for each "
+                          "further one; each wait is drawn from [d/2, d]."));
+    o.push_back(OptionSpec::duration("retry.max-backoff")
+                    .default_("60s")
+                    .at_least(1)
+                    .desc("cdcd extension: cap of the doubled retry backoff, and of the "
+                          "Retry-After a throttled request waits for."));
     o.push_back(OptionSpec::integer("connection.max-total")
                     .default_("200")
                     .at_least(1)
@@ -303,6 +313,8 @@ VikingdbSettings vikingdb_settings(const config::ValidatedOptions& o, const EnvR
     s.socket_timeout = o.get_duration("socket.timeout");
     s.read_timeout = o.get_duration("read.timeout");
     s.max_retries = o.get_int("max-retries");
+    s.retry_initial_backoff = o.get_duration("retry.initial-backoff");
+    s.retry_max_backoff = o.get_duration("retry.max-backoff");
     s.max_total_connections = o.get_int("connection.max-total");
     s.max_per_route = o.get_int("connection.max-per-route");
     s.connection_ttl = o.get_duration("connection.time-to-live");

@@ -52,6 +52,9 @@ struct VikingdbSettings {
     std::chrono::milliseconds socket_timeout{120'000};
     std::chrono::milliseconds read_timeout{120'000};
     int max_retries = 3;
+    // Retries wait [d/2, d], d = 5 s doubling up to 60 s: 3 retries span 17.5..35 s.
+    std::chrono::milliseconds retry_initial_backoff{5'000};
+    std::chrono::milliseconds retry_max_backoff{60'000};
     int max_total_connections = 200;
     int max_per_route = 200;
     std::chrono::milliseconds connection_ttl{60'000};

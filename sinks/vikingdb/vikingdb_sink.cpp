@@ -1,10 +1,14 @@
 #include "sinks/vikingdb/vikingdb_sink.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
 
+#include "net/adaptive_rate.h"
 #include "pipeline/metrics/http_observer.h"
+#include "sinks/vikingdb/throttle_log.h"
 #include "sinks/vikingdb/writer.h"
 
 namespace cdcd::vikingdb {
@@ -21,14 +25,31 @@ net::HttpClientOptions client_options(const VikingdbSettings& s,
     return o;
 }
 
-/// `expected`: answers the caller handles, not counted as errors.
+/// One plane's retry policy. Its throttled answers slow an AIMD rate shared by every request to
+/// that plane (`limiter` names it in metrics and logs), are counted and logged at a bounded
+/// rate, and are not failures. `expected`: answers the caller handles, not counted as errors.
 net::RetryPolicy retry_policy(const VikingdbSettings& s, metrics::ConnectorMetrics& metrics,
+                              const std::string& limiter,
                               std::function<bool(const net::HttpResponse&)> expected = nullptr) {
     net::RetryPolicy p;
     p.max_retries = s.max_retries;
-    p.initial_backoff = std::chrono::milliseconds(200);
-    p.max_backoff = std::chrono::milliseconds(10'000);
+    p.initial_backoff = s.retry_initial_backoff;
+    p.max_backoff = s.retry_max_backoff;
+    p.retry_after_cap = s.retry_max_backoff;
     metrics::observe_retries(p, metrics, {}, std::move(expected));
+    auto rate = std::make_shared<net::AdaptiveRate>();
+    metrics::Gauge& gauge = metrics.request_rate_limit(limiter);
+    rate->on_change([&gauge](double r) { gauge.set(r); });
+    p.adaptive_rate = rate;
+    auto log = std::make_shared<ThrottleLog>("VikingDB " + limiter);
+    metrics::Counter& throttled = metrics.throttled(limiter);
+    p.on_throttle = [rate, log, &throttled](const net::HttpResponse& r) {
+        throttled.inc();
+        std::string code = parse_error_body(r.body).first;
+        std::string answer = "HTTP " + std::to_string(r.status);
+        if (!code.empty()) answer += " " + code;
+        if (auto line = log->note(answer, rate->rate())) spdlog::warn("{}", *line);
+    };
     return p;
 }
 
@@ -54,14 +75,14 @@ VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& i
         http_, auth_, control, settings_.connect_timeout + settings_.read_timeout,
         // A 404 from the control plane is how the catalog learns that a collection does not
         // exist (yet): an answer, not an error.
-        retry_policy(settings_, metrics_,
+        retry_policy(settings_, metrics_, "control-plane",
                      [](const net::HttpResponse& r) { return r.status == 404; }));
     WriteOptions wo;
     wo.ttl_seconds = settings_.ttl_seconds;
     wo.async_upsert = settings_.async_upsert;
     data_ = std::make_shared<DataPlaneClient>(http_, auth_, data,
                                               settings_.connect_timeout + settings_.socket_timeout,
-                                              retry_policy(settings_, metrics_), wo);
+                                              retry_policy(settings_, metrics_, "data-plane"), wo);
     data_->count_on(metrics_);
     catalog_ = std::make_shared<CollectionCatalog>(settings_, *control_, zone_of(local_time_zone));
     applier_ = std::make_unique<VikingdbMetadataApplier>(settings_, *catalog_, *control_, *data_);

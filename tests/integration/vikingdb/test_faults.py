@@ -1,6 +1,9 @@
 """Retries through injected 5xx, connection resets and throttling; no retry on a 4xx, whose error
-names the record's primary key and the server's message."""
+names the record's primary key and the server's message. A short retry.initial-backoff keeps
+these quick (test_outages.py runs at the default)."""
 from vdb_pipelines import GENERATED, dump, expected_generated, generated_source, pipeline_block, run_pipeline, sink_block
+
+FAST = {"retry.initial-backoff": "100ms"}
 
 
 def as_state(rows):
@@ -14,7 +17,7 @@ def test_5xx_resets_and_throttling_are_retried(emu, tmp_path):
                       {"kind": "error", "status": 500, "code": "InternalError", "count": 1,
                        "match": "CreateVikingdbCollection"})
     y = (generated_source(rows=600, updates=1, delete_every=4, payload=8) +
-         sink_block(emu, **{"max-retries": 6}) + pipeline_block())
+         sink_block(emu, **{"max-retries": 6}, **FAST) + pipeline_block())
     r = run_pipeline(tmp_path, y)
     assert r.returncode == 0, r.stderr
     assert as_state(dump(emu, GENERATED)) == expected_generated(600, 1, 4, 8)
@@ -36,10 +39,10 @@ def test_rate_limited_server_is_waited_for(emu, tmp_path):
 
 def test_retries_run_out(emu, tmp_path):
     emu.inject_faults({"kind": "error", "status": 503, "code": "ServiceUnavailable", "count": 5, "match": "upsert"})
-    y = generated_source(rows=5) + sink_block(emu, **{"max-retries": 2}) + pipeline_block()
+    y = generated_source(rows=5) + sink_block(emu, **{"max-retries": 2}, **FAST) + pipeline_block()
     r = run_pipeline(tmp_path, y)
     assert r.returncode != 0
-    assert "HTTP 503 ServiceUnavailable" in r.stderr and "after 3 attempts" in r.stderr
+    assert "HTTP 503 ServiceUnavailable" in r.stderr and "(max-retries: 2 exhausted: 3 attempts over" in r.stderr
     assert emu.counters()["requests"]["upsert"] == 3
 
 

@@ -38,7 +38,7 @@ def test_requests_retries_errors_bytes_and_records_are_exposed(emu, tmp_path):
     port = free_port()
     # Unbounded: the daemon stays up, idle, once the 600 rows are written.
     y = (generated_source(rows=600, updates=1, delete_every=4, payload=8, bounded=False) +
-         sink_block(emu, **{"max-retries": 6}) +
+         sink_block(emu, **{"max-retries": 6, "retry.initial-backoff": "100ms"}) +
          pipeline_block(checkpoint="200ms", extra=f"  admin.address: 127.0.0.1:{port}\n"))
     path = cdcd.write_pipeline(tmp_path, y)
     proc = cdcd.start(["run", path, "--state-dir", tmp_path / "state"], stdout=cdcd.subprocess.DEVNULL,
@@ -65,11 +65,15 @@ def test_requests_retries_errors_bytes_and_records_are_exposed(emu, tmp_path):
         assert seen["GetVikingdbCollection"] == answered["GetVikingdbCollection"]
         assert label_values(samples, "cdcd_http_request_duration_seconds_count", "endpoint", **SNK) == set(seen)
 
-        # Two 503s, one 429 and one 500, each retried; the 404 of GetVikingdbCollection (the
-        # collection does not exist yet) is an answer the sink expects, not an error.
+        # Two 503s and one 500, each retried; the 404 of GetVikingdbCollection (the collection
+        # does not exist yet) is an answer the sink expects, not an error; the 429 is no error
+        # either: a throttled request, resent at a lowered rate.
         assert seen["GetVikingdbCollection"].get("404") == 1
-        assert total(samples, "cdcd_errors_total", **SNK) == 4
-        assert total(samples, "cdcd_retries_total", **SNK) == 4
+        assert total(samples, "cdcd_errors_total", **SNK) == 3
+        assert total(samples, "cdcd_retries_total", **SNK) == 3
+        assert total(samples, "cdcd_throttled_requests_total", limiter="data-plane", **SNK) == 1
+        assert total(samples, "cdcd_throttled_requests_total", limiter="control-plane", **SNK) == 0
+        assert total(samples, "cdcd_request_rate_limit", limiter="data-plane", **SNK) > 0
         # Rows upserted and ids deleted, acknowledged by VikingDB: every row once at least (the
         # batcher may merge an insert and its update), and the 150 deletes.
         acknowledged = total(samples, "cdcd_records_out_total", **SNK)
