@@ -159,12 +159,16 @@ struct PipelineRuntime::Impl {
             spdlog::info(
                 "pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name,
                 dir);
+            claim_fresh_outputs();
             return;
         }
         const state::Checkpoint* chosen = &stored.back();
         check_fingerprint(*chosen, dir);
         chosen = choose_recoverable(stored, dir);
-        if (!chosen) return;
+        if (!chosen) {
+            claim_fresh_outputs();
+            return;
+        }
         if (chosen != &stored.back()) check_fingerprint(*chosen, dir);
         auto part = [&](const std::string& k) -> const std::string* {
             auto it = chosen->parts.find(k);
@@ -184,6 +188,25 @@ struct PipelineRuntime::Impl {
                                 chosen->size_bytes(), chosen->created_ms);
         spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, chosen->id,
                      chosen->size_bytes(), dir);
+    }
+
+    /// A fresh start: the writers that claim their output (SinkWriter::fresh_start_state) have
+    /// their states stored as a checkpoint before anything is written, with no source, schema or
+    /// transform state, so that restoring it is a fresh start that continues the claimed output.
+    void claim_fresh_outputs() {
+        state::Checkpoint claim;
+        for (std::size_t i = 0; i < writers.size(); ++i)
+            if (auto s = writers[i]->fresh_start_state())
+                claim.parts["sink/" + std::to_string(i)] = std::move(*s);
+        if (claim.parts.empty()) return;
+        claim.id = next_checkpoint_id++;
+        claim.created_ms = now_ms();
+        claim.fingerprint = plan.fingerprint();
+        claim.parts["previous"] = "0";
+        store->write(plan.settings.name, claim, retained);
+        previous_checkpoint_id = claim.id;
+        spdlog::info("pipeline '{}': checkpoint {} records the sink's fresh output",
+                     plan.settings.name, claim.id);
     }
 
     void check_fingerprint(const state::Checkpoint& checkpoint, const std::string& dir) const {
