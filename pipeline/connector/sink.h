@@ -4,6 +4,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -31,6 +32,14 @@ class MetadataApplier {
 class SinkWriter {
   public:
     virtual ~SinkWriter() = default;
+    /// Called once, before the first write, on a fresh start (no checkpoint restored). A writer
+    /// that must record durably which output it owns before writing to it (a file it creates or
+    /// appends to, see pipeline/output/append_only_file.h) opens it and returns its state; the
+    /// runtime stores the states as a checkpoint without source state, so that a crash before
+    /// the first regular checkpoint resumes into that output (from the source's startup mode)
+    /// instead of starting fresh onto what the crashed run half wrote. Throws when the output
+    /// cannot be claimed (the start fails). nullopt: nothing to claim.
+    virtual std::optional<std::string> fresh_start_state() { return std::nullopt; }
     /// Called once, before the first write, when the pipeline resumes from a checkpoint (with
     /// this writer's state in the checkpoint chosen, see recoverable_checkpoint()).
     virtual void restore(std::string_view state) { (void)state; }

@@ -241,7 +241,7 @@ struct PipelineRuntime::Impl {
             spdlog::info(
                 "pipeline '{}': no checkpoint in {}, starting from the source's startup mode", name,
                 dir);
-            if (dead_letters) dead_letters->start_fresh();
+            claim_fresh_outputs();
             return;
         }
         std::vector<state::Checkpoint> candidates =
@@ -262,7 +262,7 @@ struct PipelineRuntime::Impl {
         if (!chosen) {
             spdlog::info("pipeline '{}': starting from the source's startup mode (in {})", name,
                          dir);
-            if (dead_letters) dead_letters->start_fresh();
+            claim_fresh_outputs();
             return;
         }
         previous_checkpoint_id = chosen->id;
@@ -389,6 +389,29 @@ struct PipelineRuntime::Impl {
         return message + "Older checkpoints stored: " + id_list(older) +
                "; `cdcd run --from-checkpoint ID` resumes from one of them (the sink may then "
                "receive again what followed it), or --reset-state starts over.";
+    }
+
+    /// A fresh start: the writers that claim their output (SinkWriter::fresh_start_state) have
+    /// their states stored as a checkpoint before anything is written, with no source, schema or
+    /// transform state, so that restoring it is a fresh start that continues the claimed output.
+    void claim_fresh_outputs() {
+        state::Checkpoint claim;
+        if (dead_letters) {
+            dead_letters->start_fresh();
+            claim.parts["dead-letter"] = dead_letters->commit({});
+        }
+        for (std::size_t i = 0; i < writers.size(); ++i)
+            if (auto s = writers[i]->fresh_start_state())
+                claim.parts["sink/" + std::to_string(i)] = std::move(*s);
+        if (claim.parts.empty()) return;
+        claim.id = next_checkpoint_id++;
+        claim.created_ms = now_ms();
+        claim.fingerprint = plan.fingerprint();
+        claim.parts["previous"] = "0";
+        store->write(plan.settings.name, claim, retained);
+        previous_checkpoint_id = claim.id;
+        spdlog::info("pipeline '{}': checkpoint {} records the sink's fresh output",
+                     plan.settings.name, claim.id);
     }
 
     void check_fingerprint(const state::Checkpoint& checkpoint, const std::string& dir) const {

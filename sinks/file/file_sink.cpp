@@ -1,12 +1,6 @@
 #include "sinks/file/file_sink.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <charconv>
-#include <cstring>
-#include <stdexcept>
+#include <optional>
 #include <unordered_map>
 
 #include "pipeline/schema/schema_change_apply.h"
@@ -20,29 +14,21 @@ class AcceptAll final : public MetadataApplier {
     boost::asio::awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
 };
 
-[[noreturn]] void fail(const std::string& what, const std::string& path) {
-    throw std::runtime_error("file sink: " + what + " " + path + ": " + std::strerror(errno));
-}
-
 class FileWriter final : public SinkWriter {
   public:
     FileWriter(const FileSinkSettings& settings, std::string path,
                metrics::ConnectorMetrics& metrics)
-        : settings_(settings), path_(std::move(path)), metrics_(metrics) {
-        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd_ < 0) fail("cannot open", path_);
-    }
-    ~FileWriter() override {
-        if (fd_ >= 0) ::close(fd_);
+        : settings_(settings), path_(std::move(path)), metrics_(metrics) {}
+
+    /// Claims the file before anything is written to it: the runtime stores this state, so a
+    /// crash before the first checkpoint resumes into this file rather than refusing it.
+    std::optional<std::string> fresh_start_state() override {
+        open();
+        return file_->state();
     }
 
     void restore(std::string_view state) override {
-        std::uint64_t length = 0;
-        auto [ptr, ec] = std::from_chars(state.data(), state.data() + state.size(), length);
-        if (ec != std::errc() || ptr != state.data() + state.size())
-            throw std::runtime_error("file sink: unreadable checkpoint state for " + path_);
-        truncate_to(length);
-        positioned_ = true;
+        file_ = output::AppendOnlyFile::resume(path_, state);
     }
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
@@ -50,7 +36,7 @@ class FileWriter final : public SinkWriter {
     }
 
     boost::asio::awaitable<void> write(EventBatch& events) override {
-        position();
+        open();
         for (const Event& e : events) {
             if (const auto* data = std::get_if<DataChangeEvent>(&e)) {
                 const Schema& schema = schemas_.at(data->table);
@@ -73,47 +59,28 @@ class FileWriter final : public SinkWriter {
     }
 
     boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
-        position();
+        open();
         write_out();
-        if (checkpoint_id != 0 && ::fdatasync(fd_) != 0) fail("cannot sync", path_);
-        co_return std::to_string(length_);
+        co_return checkpoint_id != 0 ? file_->commit() : file_->state();
     }
 
     boost::asio::awaitable<void> close() override {
-        position();
+        open();
         write_out();
-        if (::fdatasync(fd_) != 0) fail("cannot sync", path_);
+        file_->commit();
         co_return;
     }
 
   private:
-    /// A fresh pipeline owns its file and starts it empty; a restored one continues at the
-    /// committed length (set by restore()).
-    void position() {
-        if (positioned_) return;
-        truncate_to(0);
-        positioned_ = true;
-    }
-
-    void truncate_to(std::uint64_t length) {
-        if (::ftruncate(fd_, static_cast<off_t>(length)) != 0) fail("cannot truncate", path_);
-        if (::lseek(fd_, static_cast<off_t>(length), SEEK_SET) < 0) fail("cannot seek", path_);
-        length_ = length;
+    /// A fresh start that was not claimed (fresh_start_state()) opens the file at first use.
+    void open() {
+        if (!file_)
+            file_ = output::AppendOnlyFile::open_fresh(path_, settings_.if_exists,
+                                                       "the file sink's option if-exists");
     }
 
     void write_out() {
-        const char* p = buf_.data();
-        std::size_t left = buf_.size();
-        while (left > 0) {
-            ssize_t n = ::write(fd_, p, left);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                fail("cannot write", path_);
-            }
-            p += n;
-            left -= static_cast<std::size_t>(n);
-        }
-        length_ += buf_.size();
+        file_->append(buf_);
         metrics_.bytes_out.inc(buf_.size());
         metrics_.records_out.inc(buffered_records_);
         buffered_records_ = 0;
@@ -122,9 +89,7 @@ class FileWriter final : public SinkWriter {
 
     const FileSinkSettings& settings_;
     std::string path_;
-    int fd_ = -1;
-    std::uint64_t length_ = 0;
-    bool positioned_ = false;
+    std::optional<output::AppendOnlyFile> file_;
     metrics::ConnectorMetrics& metrics_;
     std::string buf_;
     std::uint64_t buffered_records_ = 0;  // lines in buf_

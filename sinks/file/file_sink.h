@@ -1,14 +1,15 @@
 #pragma once
 // The `file` sink (cdcd's own): one JSON document per data change per line, in the shapes the
-// Kafka sink writes (debezium-json or canal-json). Flushed and fsynced at each checkpoint, whose
-// state is the committed length; a restore truncates the file back to it, so the file holds every
-// change exactly once.
+// Kafka sink writes (debezium-json or canal-json), into an AppendOnlyFile: flushed and fsynced at
+// each checkpoint, whose state names the file and its committed length; a restore truncates that
+// very file back to it, so the file holds every change exactly once, and refuses any other file.
 #include <memory>
 #include <string>
 
 #include "formats/json/change_serializers.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/metrics/connector_metrics.h"
+#include "pipeline/output/append_only_file.h"
 
 namespace cdcd::file {
 
@@ -17,6 +18,8 @@ enum class FileFormat { DebeziumJson, CanalJson };
 struct FileSinkSettings {
     std::string path;
     FileFormat format = FileFormat::DebeziumJson;
+    /// What a fresh start (no checkpoint) does with a non-empty file at `path` (option if-exists).
+    output::IfExists if_exists = output::IfExists::Fail;
     json::DebeziumJsonOptions debezium;
 };
 

@@ -115,6 +115,8 @@ def test_a_damaged_state_dir_is_refused_by_run_and_moved_aside_by_reset_state(tm
     assert "--reset-state" in refused.stderr
     assert (state / "CURRENT").read_text() == "garbage"  # nothing was changed
 
+    # Starting over writes the output anew: the file sink will not write onto the old output.
+    out.rename(tmp_path / "old-out.jsonl")
     reset = cdcd.run(["run", yaml, "--state-dir", state, "--reset-state"])
     assert reset.returncode == 0, reset.stderr
     moved = re.search(r"moved it aside to (\S+)", reset.stderr)

@@ -1,0 +1,319 @@
+#include "pipeline/output/append_only_file.h"
+
+#include <fcntl.h>
+#include <simdjson.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <utility>
+
+#include "pipeline/util/crc32c.h"
+#include "pipeline/util/json_escape.h"
+#include "text/utf8.h"
+
+namespace cdcd::output {
+
+namespace {
+
+constexpr std::string_view kStateFormat = "append-only-file/1";
+
+[[noreturn]] void fail_errno(const std::string& what, const std::string& path) {
+    throw OutputFileError("output file " + path + ": " + what + ": " + std::strerror(errno));
+}
+
+/// What a checkpoint says about the file: identity and committed prefix. `legacy`: an older
+/// cdcd stored the length alone.
+struct SavedState {
+    bool legacy = false;
+    std::string path;  // absolute, as it was when the checkpoint was taken
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    std::uint64_t length = 0;
+    std::uint32_t tail_crc32c = 0;
+
+    std::string describe() const {
+        if (legacy)
+            return std::to_string(length) +
+                   " bytes committed; a state from an older cdcd, without the file's identity";
+        return std::to_string(length) + " bytes committed to inode " + std::to_string(inode) +
+               " on device " + std::to_string(device) + ", written as " + path;
+    }
+};
+
+std::optional<std::uint64_t> parse_decimal(std::string_view text) {
+    std::uint64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+SavedState parse_state(const std::string& path, std::string_view text) {
+    SavedState saved;
+    if (auto length = parse_decimal(text)) {
+        saved.legacy = true;
+        saved.length = *length;
+        return saved;
+    }
+    auto unreadable = [&](std::string_view why) {
+        return OutputFileError("output file " + path + ": unreadable checkpoint state (" +
+                               std::string(why) + "): " + std::string(text.substr(0, 200)));
+    };
+    simdjson::dom::parser parser;
+    simdjson::dom::object object;
+    if (parser.parse(text.data(), text.size()).get(object) != simdjson::SUCCESS)
+        throw unreadable("not a JSON object");
+    std::string_view format;
+    if (object["format"].get(format) != simdjson::SUCCESS || format != kStateFormat)
+        throw unreadable("format is not " + std::string(kStateFormat));
+    std::string_view saved_path;
+    std::uint64_t crc = 0;
+    if (object["path"].get(saved_path) != simdjson::SUCCESS ||
+        object["device"].get(saved.device) != simdjson::SUCCESS ||
+        object["inode"].get(saved.inode) != simdjson::SUCCESS ||
+        object["length"].get(saved.length) != simdjson::SUCCESS ||
+        object["tail_crc32c"].get(crc) != simdjson::SUCCESS || crc > 0xFFFFFFFFu)
+        throw unreadable("path, device, inode, length or tail_crc32c missing or malformed");
+    saved.path = saved_path;
+    saved.tail_crc32c = static_cast<std::uint32_t>(crc);
+    return saved;
+}
+
+/// The path as UTF-8 for the state (a JSON string): it is only shown in messages, so bytes that are
+/// not UTF-8 become U+FFFD rather than making the state unreadable.
+std::string utf8_path(std::string_view path) {
+    std::string out;
+    for (std::size_t i = 0; i < path.size();) {
+        std::size_t len = 1;
+        std::int32_t c = utf8::decode(path, i, len);
+        if (c < 0) {
+            utf8::append(out, U'\uFFFD');
+        } else {
+            out.append(path.substr(i, len));
+        }
+        i += len;
+    }
+    return out;
+}
+
+std::string absolute(const std::string& path) {
+    std::error_code ec;
+    auto p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+/// Makes the file's directory entry durable: a crash right after creating the file must not
+/// lose the file that the next checkpoint names.
+void sync_directory_of(const std::string& path) {
+    auto dir = std::filesystem::path(path).parent_path();
+    std::string dir_name = dir.empty() ? "." : dir.string();
+    int fd = ::open(dir_name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) fail_errno("cannot open its directory " + dir_name + " to sync it", path);
+    int rc = ::fsync(fd);
+    int saved_errno = errno;
+    ::close(fd);
+    errno = saved_errno;
+    if (rc != 0) fail_errno("cannot sync its directory " + dir_name, path);
+}
+
+struct stat stat_of(int fd, const std::string& path) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail_errno("cannot stat", path);
+    if (!S_ISREG(st.st_mode))
+        throw OutputFileError("output file " + path + " is not a regular file");
+    return st;
+}
+
+std::string read_at(int fd, const std::string& path, std::uint64_t offset, std::uint64_t size) {
+    std::string out(size, '\0');
+    std::uint64_t done = 0;
+    while (done < size) {
+        ssize_t n = ::pread(fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail_errno("cannot read", path);
+        }
+        if (n == 0) break;
+        done += static_cast<std::uint64_t>(n);
+    }
+    out.resize(done);
+    return out;
+}
+
+constexpr std::string_view kLeftUntouched = " The file was left untouched.";
+
+std::string how_to_proceed(const std::string& path) {
+    return " To proceed: put the file the checkpoint describes back at " + path +
+           ", or start over with --reset-state, or write to another path.";
+}
+
+}  // namespace
+
+AppendOnlyFile::AppendOnlyFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+
+AppendOnlyFile::AppendOnlyFile(AppendOnlyFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      device_(other.device_),
+      inode_(other.inode_),
+      length_(other.length_),
+      tail_(std::move(other.tail_)) {}
+
+AppendOnlyFile& AppendOnlyFile::operator=(AppendOnlyFile&& other) noexcept {
+    if (this == &other) return *this;
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    device_ = other.device_;
+    inode_ = other.inode_;
+    length_ = other.length_;
+    tail_ = std::move(other.tail_);
+    return *this;
+}
+
+AppendOnlyFile::~AppendOnlyFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+AppendOnlyFile AppendOnlyFile::open_fresh(const std::string& path, IfExists if_exists,
+                                          std::string_view if_exists_option) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    bool created = fd >= 0;
+    if (!created) {
+        if (errno != EEXIST) fail_errno("cannot create", path);
+        fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) fail_errno("cannot open", path);
+    }
+    AppendOnlyFile file(path, fd);
+    struct stat st = stat_of(fd, path);
+    file.device_ = static_cast<std::uint64_t>(st.st_dev);
+    file.inode_ = static_cast<std::uint64_t>(st.st_ino);
+    auto size = static_cast<std::uint64_t>(st.st_size);
+    if (created) {
+        sync_directory_of(path);
+    } else if (size > 0) {
+        switch (if_exists) {
+            case IfExists::Fail:
+                throw OutputFileError(
+                    "output file " + path + " already exists and is not empty (" +
+                    std::to_string(size) +
+                    " bytes), and no checkpoint of this pipeline says cdcd wrote it." +
+                    std::string(kLeftUntouched) + " To proceed: set " +
+                    std::string(if_exists_option) +
+                    " to append (write after its content) or overwrite (replace its content), "
+                    "or move the file away, or write to another path.");
+            case IfExists::Append:
+                file.length_ = size;
+                file.load_tail();
+                spdlog::info("output file {}: appending after its {} existing bytes", path, size);
+                break;
+            case IfExists::Overwrite:
+                if (::ftruncate(fd, 0) != 0) fail_errno("cannot truncate", path);
+                spdlog::info("output file {}: overwriting its {} existing bytes", path, size);
+                break;
+        }
+    }
+    return file;
+}
+
+AppendOnlyFile AppendOnlyFile::resume(const std::string& path, std::string_view state) {
+    SavedState saved = parse_state(path, state);
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            throw OutputFileError(
+                "output file " + path + " does not exist, but the checkpoint being restored has " +
+                saved.describe() + "; cdcd did not create it." + how_to_proceed(path));
+        fail_errno("cannot open", path);
+    }
+    AppendOnlyFile file(path, fd);
+    struct stat st = stat_of(fd, path);
+    file.device_ = static_cast<std::uint64_t>(st.st_dev);
+    file.inode_ = static_cast<std::uint64_t>(st.st_ino);
+    auto size = static_cast<std::uint64_t>(st.st_size);
+    std::string found = "inode " + std::to_string(file.inode_) + " on device " +
+                        std::to_string(file.device_) + ", " + std::to_string(size) + " bytes";
+    if (!saved.legacy && (file.device_ != saved.device || file.inode_ != saved.inode))
+        throw OutputFileError("output file " + path +
+                              " is not the file the checkpoint being restored was written to: "
+                              "expected " +
+                              saved.describe() + "; found " + found + "." +
+                              std::string(kLeftUntouched) + how_to_proceed(path));
+    if (size < saved.length)
+        throw OutputFileError("output file " + path +
+                              " is shorter than the checkpoint being "
+                              "restored says: expected " +
+                              saved.describe() + "; found " + found +
+                              ". It was truncated or replaced, and cdcd does not fill the gap." +
+                              std::string(kLeftUntouched) + how_to_proceed(path));
+    file.length_ = saved.length;
+    file.load_tail();
+    if (saved.legacy) {
+        spdlog::warn(
+            "output file {}: the checkpoint holds only the committed length ({} bytes, written by "
+            "an older cdcd), so the file's identity cannot be checked; resuming after byte {} of "
+            "its {}",
+            path, saved.length, saved.length, size);
+    } else if (std::uint32_t crc = crc32c(file.tail_); crc != saved.tail_crc32c) {
+        throw OutputFileError(
+            "output file " + path + ": the last " + std::to_string(file.tail_.size()) +
+            " committed bytes (before byte " + std::to_string(saved.length) +
+            ") differ from what cdcd wrote (CRC-32C " + std::to_string(saved.tail_crc32c) +
+            " expected, " + std::to_string(crc) + " found; " + found +
+            "): the file was rewritten or replaced." + std::string(kLeftUntouched) +
+            how_to_proceed(path));
+    }
+    // What follows the committed prefix was written after the checkpoint; the source replays it.
+    if (size > saved.length) {
+        if (::ftruncate(fd, static_cast<off_t>(saved.length)) != 0)
+            fail_errno("cannot truncate", path);
+        spdlog::info("output file {}: cut {} bytes written after the checkpoint (now {} bytes)",
+                     path, size - saved.length, saved.length);
+    }
+    return file;
+}
+
+void AppendOnlyFile::load_tail() {
+    std::uint64_t n = std::min(length_, kTailBytes);
+    tail_ = read_at(fd_, path_, length_ - n, n);
+}
+
+void AppendOnlyFile::append(std::string_view bytes) {
+    while (!bytes.empty()) {
+        ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(length_));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail_errno("cannot write", path_);
+        }
+        auto written = bytes.substr(0, static_cast<std::size_t>(n));
+        length_ += written.size();
+        if (written.size() >= kTailBytes) {
+            tail_.assign(written.substr(written.size() - kTailBytes));
+        } else {
+            tail_.append(written);
+            if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
+        }
+        bytes.remove_prefix(written.size());
+    }
+}
+
+std::string AppendOnlyFile::commit() {
+    if (::fdatasync(fd_) != 0) fail_errno("cannot sync", path_);
+    return state();
+}
+
+std::string AppendOnlyFile::state() const {
+    return "{\"format\":\"" + std::string(kStateFormat) +
+           "\",\"path\":" + json::quoted(utf8_path(absolute(path_))) +
+           ",\"device\":" + std::to_string(device_) + ",\"inode\":" + std::to_string(inode_) +
+           ",\"length\":" + std::to_string(length_) +
+           ",\"tail_crc32c\":" + std::to_string(crc32c(tail_)) + "}";
+}
+
+}  // namespace cdcd::output
