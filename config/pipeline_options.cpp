@@ -6,7 +6,7 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
     static const ConnectorOptionsSpec spec{
         {
             OptionSpec::string("name")
-                .default_("Flink CDC Pipeline Job")
+                .default_(kDefaultPipelineName)
                 .desc("Name of the pipeline, shown in logs and metrics"),
             OptionSpec::integer("parallelism")
                 .default_("1")

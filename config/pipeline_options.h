@@ -7,6 +7,9 @@
 
 namespace cdcd::config {
 
+/// pipeline.name when the YAML leaves it out (Flink CDC's default).
+inline constexpr const char* kDefaultPipelineName = "Flink CDC Pipeline Job";
+
 // name, parallelism, schema.change.behavior, route-mode, local-time-zone, execution.runtime-mode,
 // schema-operator.rpc-timeout, execution.checkpointing.interval, state.checkpoints.num-retained,
 // state.dir, operator.uid.prefix, shutdown.timeout, admin.address, sink.partitioning.strategy,

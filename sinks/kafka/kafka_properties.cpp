@@ -99,8 +99,8 @@ ClientConfig translate_properties(const std::map<std::string, std::string>& prop
             reject(key, "cdcd tracks offsets itself");
         } else if (!consumer && key == "transactional.id") {
             reject(key,
-                   "cdcd derives transactional ids from the pipeline name and writer index "
-                   "(sink.delivery-guarantee: exactly-once)");
+                   "cdcd derives transactional ids from sink.transactional-id-prefix (or the "
+                   "pipeline name) and writer index (sink.delivery-guarantee: exactly-once)");
         } else {
             out.librdkafka.emplace_back(key, value);
         }

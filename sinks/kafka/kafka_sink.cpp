@@ -18,6 +18,7 @@
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/blocking_calls.h"
+#include "sinks/kafka/producer_config.h"
 #include "sinks/kafka/topic_selector.h"
 #include "sinks/kafka/transactions.h"
 
@@ -39,22 +40,6 @@ constexpr int kFlushSliceMs = 1'000;
 awaitable<void> sleep_ms(int ms) {
     asio::steady_timer timer(co_await asio::this_coro::executor, std::chrono::milliseconds(ms));
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-}
-
-// Producer defaults tuned for throughput; the user's properties.* override them.
-std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& s) {
-    std::vector<std::pair<std::string, std::string>> config = {
-        {"linger.ms", "20"},
-        {"batch.num.messages", "20000"},
-        {"batch.size", "2000000"},
-        {"queue.buffering.max.messages", "200000"},
-        {"queue.buffering.max.kbytes", "24576"},
-        {"allow.auto.create.topics", "false"},  // the sink never creates topics
-    };
-    if (s.delivery == DeliveryGuarantee::ExactlyOnce)
-        config.emplace_back("transaction.timeout.ms", "900000");
-    for (const auto& kv : s.client.librdkafka) config.push_back(kv);
-    return config;
 }
 
 ProducerSettings producer_settings(const KafkaSinkSettings& settings) {
@@ -307,6 +292,12 @@ KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics)
     : settings_(std::move(settings)), metrics_(metrics), applier_(std::make_unique<AcceptAll>()) {
     for (const auto& key : settings_.client.ignored)
         spdlog::warn("kafka sink: properties.{} has no effect (cdcd writes bytes itself)", key);
+    if (auto why = idempotence_off_because(settings_.client);
+        why && settings_.delivery != DeliveryGuarantee::ExactlyOnce)
+        spdlog::warn(
+            "kafka sink: the producer is not idempotent ({}): a batch librdkafka retries may land "
+            "after a later one, reordering or duplicating a key's changes",
+            *why);
 }
 
 KafkaSink::~KafkaSink() = default;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sinks/kafka/producer_config.h"
 #include "sinks/kafka/topic_selector.h"
 
 namespace cdcd::kafka {
@@ -81,8 +82,18 @@ config::ConnectorOptionsSpec kafka_sink_options() {
             .desc("none: fire and forget; at-least-once: every record acknowledged at each "
                   "checkpoint; exactly-once: one Kafka transaction per checkpoint for the whole "
                   "sink, committed when the checkpoint is durable; a commit a crash prevented is "
-                  "detected at the next start (commit marker: group cdcd-eos-<pipeline>) and the "
-                  "records are written again (read with isolation.level=read_committed)."));
+                  "detected at the next start (commit marker: group <prefix>-eos, or "
+                  "cdcd-eos-<pipeline.name>) and the records are written again (read with "
+                  "isolation.level=read_committed). Producers are idempotent unless "
+                  "properties.enable.idempotence is false, so a key's records keep their order "
+                  "across retries."));
+    o.push_back(
+        OptionSpec::string("sink.transactional-id-prefix")
+            .desc("exactly-once: the prefix of the Kafka transactional ids (<prefix>-0-<n>) and "
+                  "of the commit-marker group (<prefix>-eos); unique per pipeline, as two "
+                  "pipelines with one prefix fence each other. Without it they derive from "
+                  "pipeline.name (cdcd-<pipeline.name>-0-<n>), which must then not be the "
+                  "default."));
     o.push_back(OptionSpec::boolean("debezium-json.include-schema.enabled")
                     .default_("false")
                     .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}."));
@@ -163,6 +174,9 @@ KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& o,
     s.canal = json_format(o, kFormatPrefixes[1]);
     s.key_json = json_format(o, kFormatPrefixes[2]);
     s.pipeline_name = pipeline_name;
+    if (o.has("sink.transactional-id-prefix"))
+        s.transactional_id_prefix = o.get_string("sink.transactional-id-prefix");
+    if (s.delivery == DeliveryGuarantee::ExactlyOnce) transactional_names(s);  // throws if unset
     return s;
 }
 

@@ -27,16 +27,19 @@ struct KafkaSinkSettings {
     bool table_id_headers = false;  // sink.add-tableId-to-header-enabled
     Headers custom_headers;         // sink.custom-header
     DeliveryGuarantee delivery = DeliveryGuarantee::AtLeastOnce;
-    json::DebeziumJsonOptions debezium;  // debezium-json.*
-    json::JsonFormatOptions canal;       // canal-json.*
-    json::JsonFormatOptions key_json;    // json.*
-    std::string pipeline_name;           // for transactional ids
+    json::DebeziumJsonOptions debezium;                  // debezium-json.*
+    json::JsonFormatOptions canal;                       // canal-json.*
+    json::JsonFormatOptions key_json;                    // json.*
+    std::string pipeline_name;                           // for transactional ids
+    std::optional<std::string> transactional_id_prefix;  // sink.transactional-id-prefix
 };
 
 config::ConnectorOptionsSpec kafka_sink_options();
 /// Cross-option checks (malformed headers / mapping, properties librdkafka rejects).
 void validate_kafka_sink(const config::ValidatedOptions& options, config::Diagnostics& diagnostics);
-/// Throws std::invalid_argument on what validate_kafka_sink reports.
+/// Throws std::invalid_argument on what validate_kafka_sink reports, and for exactly-once
+/// without sink.transactional-id-prefix while pipeline.name is the default (see
+/// transactional_names in producer_config.h).
 KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& options,
                                       const std::string& pipeline_name);
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sinks/kafka/client_log.h"
 #include "sinks/kafka/kafka_properties.h"
 #include "sinks/kafka/murmur2.h"
 
@@ -17,6 +18,7 @@ Producer::Producer(const ProducerSettings& settings) : hash_by_key_(settings.has
     if (settings.transactional_id) set("transactional.id", *settings.transactional_id);
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery);
+    log_through_spdlog(conf);
     rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     if (!rk_) {
         rd_kafka_conf_destroy(conf);

@@ -14,7 +14,9 @@
 #include <stdexcept>
 
 #include "pipeline/util/json_escape.h"
+#include "sinks/kafka/client_log.h"
 #include "sinks/kafka/kafka_properties.h"
+#include "sinks/kafka/producer_config.h"
 
 namespace cdcd::kafka {
 
@@ -90,6 +92,7 @@ std::map<std::string, Committed> read_markers(const KafkaSinkSettings& settings,
     set("enable.auto.commit", "false");
     set("enable.auto.offset.store", "false");
     set("isolation.level", "read_committed");
+    log_through_spdlog(conf);
     rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk) {
         rd_kafka_conf_destroy(conf);
@@ -187,13 +190,13 @@ Transactions::Transactions(const KafkaSinkSettings& settings,
                            const ProducerSettings& producer_settings, std::size_t writers)
     : settings_(settings),
       writers_(writers),
-      group_("cdcd-eos-" + settings.pipeline_name),
+      group_(transactional_names(settings).group),
       token_(random_token()),
       slots_(kSlots, Slot::Free),
       marker_topic_(kSlots) {
     ProducerSettings ps = producer_settings;
     for (std::size_t slot = 0; slot < kSlots; ++slot) {
-        ps.transactional_id = "cdcd-" + settings.pipeline_name + "-0-" + std::to_string(slot);
+        ps.transactional_id = transactional_names(settings).id_base + "-0-" + std::to_string(slot);
         producers_.push_back(std::make_unique<Producer>(ps));
         // Fences a previous incarnation with this id and completes or aborts its transaction.
         // Runs before the event loop starts (the sink's writers are built first).

@@ -10,8 +10,11 @@ using simdjson::ondemand::json_type;
 class CanalParser final : public FormatParser {
   public:
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
-        if (doc.type() == json_type::null) return;  // tombstone
-        if (doc.type() != json_type::object) throw ParseError("the value is not a JSON object");
+        const json_type top = doc.type();
+        if (top == json_type::null) return;  // tombstone
+        if (top != json_type::object)
+            throw ParseError(std::string("the value is ") + json_type_name(top) +
+                             ", not a JSON object");
         std::vector<int>& data = data_;
         std::vector<int>& old = old_;
         data.clear();
@@ -22,28 +25,37 @@ class CanalParser final : public FormatParser {
             std::string_view key = field.unescaped_key();
             simdjson::ondemand::value value = field.value();
             if (key == "data" || key == "old") {
-                if (value.type() == json_type::null) continue;
-                if (value.type() != json_type::array)
-                    throw ParseError(std::string(key) + " is not an array");
+                const json_type kind = value.type();
+                if (kind == json_type::null) continue;
+                if (kind != json_type::array)
+                    throw ParseError("\"" + std::string(key) + "\" is " + json_type_name(kind) +
+                                     ", not an array");
                 if (key == "data") saw_data = true;
                 for (auto element : value.get_array()) {
                     simdjson::ondemand::value row = element.value();
                     if (row.type() != json_type::object)
-                        throw ParseError(std::string(key) + " holds a non-object");
+                        throw ParseError("\"" + std::string(key) + "\" holds " +
+                                         json_type_name(row.type()) + ", not an object");
                     Image& img = out.new_image();
                     read_image(row.get_object(), img);
                     (key == "data" ? data : old).push_back(static_cast<int>(out.image_count - 1));
                 }
             } else if (key == "type") {
-                type = value.get_string();
+                if (value.get_string().get(type))
+                    throw ParseError("\"type\" is " + std::string(json_type_name(value.type())) +
+                                     ", not a string");
             } else if (key == "isDdl") {
                 if (value.type() == json_type::boolean) ddl = value.get_bool();
             } else if (key == "pkNames") {
                 if (value.type() != json_type::array) continue;
                 out.pk_names.clear();
                 out.has_pk_names = true;
-                for (auto element : value.get_array())
-                    out.pk_names.emplace_back(std::string_view(element.get_string()));
+                for (auto element : value.get_array()) {
+                    std::string_view name;
+                    if (element.get_string().get(name))
+                        throw ParseError("\"pkNames\" holds a value that is not a string");
+                    out.pk_names.emplace_back(name);
+                }
             }
         }
         if (ddl) return;

@@ -10,8 +10,11 @@ using simdjson::ondemand::json_type;
 class DebeziumParser final : public FormatParser {
   public:
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
-        if (doc.type() == json_type::null) return;  // tombstone
-        if (doc.type() != json_type::object) throw ParseError("the value is not a JSON object");
+        const json_type type = doc.type();
+        if (type == json_type::null) return;  // tombstone
+        if (type != json_type::object)
+            throw ParseError(std::string("the value is ") + json_type_name(type) +
+                             ", not a JSON object");
         parse_envelope(doc.get_object(), out, true);
     }
 
@@ -49,21 +52,28 @@ class DebeziumParser final : public FormatParser {
             std::string_view key = field.unescaped_key();
             simdjson::ondemand::value value = field.value();
             if (key == "before" || key == "after") {
-                if (value.type() == json_type::null) continue;
-                if (value.type() != json_type::object)
-                    throw ParseError(std::string(key) + " is not an object");
+                const json_type type = value.type();
+                if (type == json_type::null) continue;
+                if (type != json_type::object)
+                    throw ParseError("\"" + std::string(key) + "\" is " + json_type_name(type) +
+                                     ", not an object");
                 Image& img = out.new_image();
                 read_image(value.get_object(), img);
                 (key == "before" ? before : after) = static_cast<int>(out.image_count - 1);
             } else if (key == "op") {
-                op = value.get_string();
+                if (value.get_string().get(op))
+                    throw ParseError("\"op\" is " + std::string(json_type_name(value.type())) +
+                                     ", not a string");
             } else if (!out.capture_key.empty() && key == out.capture_key &&
                        (top || !out.captured_top)) {
                 capture(value, out, top);
             } else if (key == "payload" && top) {
                 saw_payload = true;
-                if (value.type() == json_type::null) return;  // tombstone with schema envelope
-                if (value.type() != json_type::object) throw ParseError("payload is not an object");
+                const json_type type = value.type();
+                if (type == json_type::null) return;  // tombstone with schema envelope
+                if (type != json_type::object)
+                    throw ParseError(std::string("\"payload\" is ") + json_type_name(type) +
+                                     ", not an object");
                 parse_envelope(value.get_object(), out, false);
             }
         }

@@ -8,8 +8,10 @@ namespace {
 class JsonParser final : public FormatParser {
   public:
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
-        if (doc.type() != simdjson::ondemand::json_type::object)
-            throw ParseError("the value is not a JSON object");
+        const simdjson::ondemand::json_type type = doc.type();
+        if (type != simdjson::ondemand::json_type::object)
+            throw ParseError(std::string("the value is ") + json_type_name(type) +
+                             ", not a JSON object");
         Image& img = out.new_image();
         read_image(doc.get_object(), img);
         out.changes.push_back({OpType::Insert, -1, 0});

@@ -1,4 +1,4 @@
-// Reading one JSON object into a row image (shared by the three value formats).
+// Reading one JSON object into a row image, and small helpers (shared by the three value formats).
 #include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
@@ -13,6 +13,30 @@ std::string_view trim_token(std::string_view s) {
 }
 
 }  // namespace
+
+void rewind(simdjson::ondemand::document& doc) {
+    if (!doc.is_alive()) throw ParseError("the JSON document could not be read to its end");
+    doc.rewind();
+}
+
+const char* json_type_name(simdjson::ondemand::json_type type) {
+    using simdjson::ondemand::json_type;
+    switch (type) {
+        case json_type::object:
+            return "an object";
+        case json_type::array:
+            return "an array";
+        case json_type::string:
+            return "a string";
+        case json_type::number:
+            return "a number";
+        case json_type::boolean:
+            return "a boolean";
+        case json_type::null:
+            return "null";
+    }
+    return "an unknown JSON type";
+}
 
 void read_image(simdjson::ondemand::object object, Image& image) {
     using simdjson::ondemand::json_type;

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "pipeline/transform/java_regex.h"
+#include "sinks/kafka/client_log.h"
 
 namespace cdcd::kafka {
 
@@ -70,10 +71,16 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     // librdkafka's assign() needs a group even when nothing is committed; offsets are committed
     // only to a group the user named.
     if (!has_group_) set("group.id", "cdcd-kafka-source-uncommitted");
+    // An offset out of range comes back as an error event, which out_of_range() handles: left to
+    // itself librdkafka would jump to the end of the log, silently skipping what lies between.
+    if (const std::string* reset = find_setting(settings_.client, "auto.offset.reset"))
+        reset_policy_ = *reset;
+    set("auto.offset.reset", "error");
     set("enable.auto.commit", "false");
     set("enable.auto.offset.store", "false");
     set("enable.partition.eof", settings_.bounded ? "true" : "false");
     rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::on_commit);
+    log_through_spdlog(conf);
     auto get = [&](const char* k) -> std::int64_t {
         char value[64];
         size_t size = sizeof value;
@@ -230,6 +237,78 @@ std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t 
         }
     }
     return RD_KAFKA_OFFSET_STORED;
+}
+
+std::int64_t KafkaConsumer::out_of_range(const PartitionKey& key, std::int64_t offset) {
+    std::int64_t earliest = 0, latest = 0;
+    rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+        rk_, key.first.c_str(), key.second, &earliest, &latest, kMetadataTimeoutMs);
+    const std::string where = "topic " + key.first + ", partition " + std::to_string(key.second);
+    if (err)
+        throw std::runtime_error(
+            "kafka source: offset " + std::to_string(offset) + " of " + where +
+            " is out of range, and its earliest offset cannot be read: " + rd_kafka_err2str(err));
+    auto restored = restored_.offsets.find(key);
+    const std::string which = restored != restored_.offsets.end() && restored->second == offset
+                                  ? "checkpointed offset"
+                                  : "offset";
+    const std::string range = "the partition holds offsets " + std::to_string(earliest) + " to " +
+                              std::to_string(latest) +
+                              (offset < earliest ? " (the records before were deleted by "
+                                                   "retention or kafka-delete-records)"
+                                                 : "");
+    const std::string& r = reset_policy_;
+    const bool to_earliest = r == "earliest" || r == "smallest" || r == "beginning";
+    const bool to_latest = r == "latest" || r == "largest" || r == "end";
+    if (!to_earliest && !to_latest)
+        throw std::runtime_error(
+            "kafka source: cannot read " + where + " at its " + which + " " +
+            std::to_string(offset) + ": " + range + "; the earliest available offset is " +
+            std::to_string(earliest) +
+            ". Nothing was skipped. To go on from the earliest (or latest) available offset, "
+            "accepting the gap, set properties.auto.offset.reset: earliest (or latest)");
+    const std::int64_t target = to_earliest ? earliest : latest;
+    const std::int64_t skipped = std::max<std::int64_t>(0, target - offset);
+    spdlog::warn(
+        "kafka source: {} {} {} is out of range: {}; properties.auto.offset.reset: {} moves it "
+        "to {}, skipping {} record(s)",
+        where, which, offset, range, r, target, skipped);
+    const metrics::Labels labels = {{"role", "source"},
+                                    {"connector", "kafka"},
+                                    {"topic", key.first},
+                                    {"partition", std::to_string(key.second)}};
+    metrics_.registry()
+        .counter("cdcd_kafka_offset_resets_total",
+                 "Offsets found out of range and moved by properties.auto.offset.reset", labels)
+        .inc();
+    metrics_.registry()
+        .counter("cdcd_kafka_offset_reset_skipped_records_total",
+                 "Records skipped by offset resets (between the offset out of range and the one "
+                 "the reset moved to)",
+                 labels)
+        .inc(static_cast<std::uint64_t>(skipped));
+    return target;
+}
+
+void KafkaConsumer::skip_unparsable(const PartitionKey& key, std::int64_t offset, const char* why) {
+    metrics_.registry()
+        .counter("cdcd_kafka_unparsable_messages_total",
+                 "Messages skipped because they could not be parsed (ignore-parse-errors: true)",
+                 {{"role", "source"},
+                  {"connector", "kafka"},
+                  {"topic", key.first},
+                  {"partition", std::to_string(key.second)}})
+        .inc();
+    const std::uint64_t count = ++skipped_;
+    // The first ones each, then at most one line a second: a topic full of bad messages must
+    // not flood the log.
+    const std::int64_t now = now_ms();
+    if (count > 10 && now - last_skip_log_ms_ < 1'000) return;
+    last_skip_log_ms_ = now;
+    spdlog::warn(
+        "kafka source: skipped unparsable message at topic {}, partition {}, offset {} ({} "
+        "skipped so far): {}",
+        key.first, key.second, offset, count, why);
 }
 
 void KafkaConsumer::discover(bool initial) {
@@ -469,6 +548,21 @@ void KafkaConsumer::run() {
                         it->second.done = true;
                         reached_end = true;
                     }
+                } else if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
+                    // librdkafka stopped fetching the partition; resume it where the policy
+                    // says (or fail), and record that position in the state.
+                    PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
+                    std::int64_t target = 0;
+                    try {
+                        target = out_of_range(key, m->offset);
+                    } catch (...) {
+                        for (ssize_t j = i; j < n; ++j)
+                            rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                        throw;
+                    }
+                    position_[key] = target;
+                    moved[key] = target;
+                    reassign();
                 } else if (m->err) {
                     if (rd_kafka_fatal_error(rk_, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
                         std::string why = rd_kafka_message_errstr(m);
@@ -521,12 +615,7 @@ void KafkaConsumer::run() {
                                 e.what() +
                                 " (set ignore-parse-errors: true to skip such messages)");
                         }
-                        std::uint64_t count = ++skipped_;
-                        if (count <= 10 || count % 1000 == 0)
-                            spdlog::warn(
-                                "kafka source: skipped unparsable message at {} ({} skipped so "
-                                "far): {}",
-                                where, count, e.what());
+                        skip_unparsable(key, m->offset, e.what());
                     }
                     if (!moved_offset) moved_offset = &moved[key];
                     *moved_offset = m->offset + 1;

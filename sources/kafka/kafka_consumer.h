@@ -91,6 +91,13 @@ class KafkaConsumer {
 
     void run();
     void discover(bool initial);
+    /// librdkafka could not fetch `key` at `offset` (retention or delete-records removed it, or
+    /// it is past the end): without properties.auto.offset.reset, throws an error naming the
+    /// partition, the offset and the earliest one available; with it, returns the offset the
+    /// policy picks, logs the gap and counts it (cdcd_kafka_offset_resets_total, …).
+    std::int64_t out_of_range(const PartitionKey& key, std::int64_t offset);
+    /// ignore-parse-errors: true — counts the skipped message, logs at a bounded rate.
+    void skip_unparsable(const PartitionKey& key, std::int64_t offset, const char* why);
     std::int64_t committed_or_reset(const std::string& topic, std::int32_t partition);
     std::int64_t start_offset(const std::string& topic, std::int32_t partition, bool initial);
     void reassign();
@@ -116,6 +123,10 @@ class KafkaConsumer {
     boost::asio::io_context& io_;
     std::function<void()> wake_;
     std::unique_ptr<RE2> pattern_;
+    // properties.auto.offset.reset as the user gave it (librdkafka's own is always "error",
+    // so that it never skips records by itself); empty when not set.
+    std::string reset_policy_;
+    std::int64_t last_skip_log_ms_ = 0;
     rd_kafka_t* rk_ = nullptr;
     rd_kafka_queue_t* queue_ = nullptr;
     bool has_group_ = false;

@@ -110,6 +110,30 @@ EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
 
 void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
     if (!m.payload) return;  // tombstone
+    try {
+        decode_json(m, out);
+    } catch (const std::exception&) {
+        // The On-Demand parser checks only what it reads, so a value that is not JSON at all
+        // (truncated, say) fails wherever reading stopped, with whatever error that met there. A
+        // full parse, on this path only, says what is wrong with it; the key is read first.
+        if (!settings_.fixed_table && settings_.table_from_key && m.key)
+            if (auto why = not_json(m.key, m.key_len))
+                throw ParseError("the message key is not valid JSON: " + *why);
+        if (auto why = not_json(m.payload, m.len))
+            throw ParseError("the message value is not valid JSON: " + *why);
+        throw;
+    }
+}
+
+std::optional<std::string> MessageDecoder::not_json(const void* data, std::size_t size) {
+    simdjson::dom::element ignored;
+    // realloc_if_needed: copies the bytes into a padded buffer first.
+    auto error = dom_parser_.parse(static_cast<const char*>(data), size, true).get(ignored);
+    if (!error) return std::nullopt;
+    return std::string(simdjson::error_message(error));
+}
+
+void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
     // (No default-constructed TableId: that would take the interner's lock per message.)
     std::optional<TableId> key_table;
     if (!settings_.fixed_table && settings_.table_from_key) {
@@ -119,7 +143,8 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
     }
     auto& doc = iterate(value_parser_, m.payload, m.len, value_buffer_, value_doc_);
     simdjson::ondemand::json_type top;
-    if (doc.type().get(top)) throw ParseError("invalid JSON");
+    if (auto error = doc.type().get(top))
+        throw ParseError(std::string("invalid JSON: ") + simdjson::error_message(error));
     if (top == simdjson::ondemand::json_type::null) {
         bool null = false;
         if (doc.is_null().get(null) || !null) throw ParseError("invalid JSON");
@@ -133,16 +158,18 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
     std::optional<TableId> value_table;
     if (!settings_.fixed_table && !key_table && !capture) value_table = extractor_->extract(doc);
     if (settings_.debezium_schema_include) {
-        if (doc.type() != simdjson::ondemand::json_type::object ||
-            doc.find_field_unordered("payload").error()) {
+        if (top != simdjson::ondemand::json_type::object)
+            throw ParseError(std::string("the value is ") + json_type_name(top) +
+                             ", not a JSON object");
+        if (doc.find_field_unordered("payload").error()) {
             if (capture) {
-                doc.rewind();
+                rewind(doc);
                 extractor_->extract(doc);  // a table id error comes first, as without capture
             }
             throw ParseError(
                 "debezium-json.schema-include is true but the message has no schema envelope");
         }
-        doc.rewind();
+        rewind(doc);
     }
     parsed_.clear();
     if (capture) {
@@ -151,7 +178,7 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
         try {
             parser_->parse(doc, parsed_);
         } catch (...) {
-            doc.rewind();
+            rewind(doc);
             extractor_->extract(doc);  // a table id error comes first, as without capture
             throw;
         }
@@ -160,9 +187,9 @@ void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
         } else {
             // Rewinding reuses simdjson's string buffer, which the images point into: read the
             // table id the general way, then parse again.
-            doc.rewind();
+            rewind(doc);
             value_table = extractor_->extract(doc);
-            doc.rewind();
+            rewind(doc);
             parsed_.clear();
             parsed_.capture_key = {};
             parser_->parse(doc, parsed_);

@@ -35,11 +35,15 @@ class MessageDecoder {
     void restore(const TableSchemas& schemas) { inference_.restore(schemas); }
 
     /// Appends the message's events (schema changes first) to `out`. Throws ParseError (or a
-    /// simdjson error) with the reason; events of a failed message are not appended, except
-    /// schema changes already applied to the inferred schema.
+    /// simdjson error) with the reason, "the message value is not valid JSON: …" for bytes that
+    /// are not JSON; events of a failed message are not appended, except schema changes already
+    /// applied to the inferred schema.
     void decode(const rd_kafka_message_t& message, EventBatch& out);
 
   private:
+    void decode_json(const rd_kafka_message_t& message, EventBatch& out);
+    /// Why these bytes are not one valid JSON document; nullopt when they are.
+    std::optional<std::string> not_json(const void* data, std::size_t size);
     simdjson::ondemand::document& iterate(simdjson::ondemand::parser& parser, const void* data,
                                           std::size_t size, std::string& buffer,
                                           simdjson::ondemand::document& doc);
@@ -51,6 +55,7 @@ class MessageDecoder {
     std::optional<TableIdExtractor> extractor_;
     SchemaInference inference_;
     simdjson::ondemand::parser value_parser_, key_parser_;
+    simdjson::dom::parser dom_parser_;  // error path only: is the message JSON at all
     simdjson::ondemand::document value_doc_, key_doc_;
     std::string value_buffer_, key_buffer_;
     ParsedMessage parsed_;

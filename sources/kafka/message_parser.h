@@ -67,6 +67,14 @@ struct ParsedMessage {
 /// Reads a JSON object's fields into `image` (nested objects and arrays kept as raw JSON).
 void read_image(simdjson::ondemand::object object, Image& image);
 
+/// doc.rewind() for a document that may have met an error. simdjson 3.0 abandons a document on
+/// an error such as a truncated object, and rewinding it then dereferences a null pointer
+/// (SIGSEGV): this throws ParseError instead (the caller reports why the value is not JSON).
+void rewind(simdjson::ondemand::document& doc);
+
+/// "an object", "a number", … for error messages.
+const char* json_type_name(simdjson::ondemand::json_type type);
+
 class FormatParser {
   public:
     virtual ~FormatParser() = default;

@@ -4,6 +4,17 @@
 
 namespace cdcd::kafka {
 
+namespace {
+
+// doc.at_pointer() rewinds first, which crashes on a document an earlier error abandoned.
+simdjson::simdjson_result<simdjson::ondemand::value> at(simdjson::ondemand::document& doc,
+                                                        std::string_view pointer) {
+    if (!doc.is_alive()) throw ParseError("the JSON document could not be read to its end");
+    return doc.at_pointer(pointer);
+}
+
+}  // namespace
+
 std::string TableIdExtractor::to_pointer(const std::string& path) {
     std::string p = path;
     if (p.rfind("$.", 0) == 0) p = p.substr(2);
@@ -49,9 +60,9 @@ void TableIdExtractor::extract_grouped(simdjson::ondemand::document& doc) {
     if (parent_pointer_.empty()) {
         if (doc.get_object().get(obj)) throw ParseError("the document is not a JSON object");
     } else {
-        auto parent = doc.at_pointer(parent_pointer_);
+        auto parent = at(doc, parent_pointer_);
         if (parent.error() == simdjson::NO_SUCH_FIELD && payload_fallback_)
-            parent = doc.at_pointer(payload_parent_pointer_);
+            parent = at(doc, payload_parent_pointer_);
         if (parent.error())
             throw ParseError("table id field '" + paths_[0] +
                              "': " + simdjson::error_message(parent.error()));
@@ -81,10 +92,17 @@ void TableIdExtractor::extract_grouped(simdjson::ondemand::document& doc) {
 
 TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
     const std::size_t n = pointers_.size();
+    // A JSON pointer into anything else fails as "Invalid JSON pointer syntax", which misleads.
+    simdjson::ondemand::json_type type;
+    if (auto error = doc.type().get(type))
+        throw ParseError(std::string("not valid JSON: ") + simdjson::error_message(error));
+    if (type != simdjson::ondemand::json_type::object)
+        throw ParseError("table id field '" + paths_[0] + "': the document is " +
+                         json_type_name(type) + ", not a JSON object");
     for (std::size_t i = 0; i < n && !grouped_; ++i) {
-        auto result = doc.at_pointer(pointers_[i]);
+        auto result = at(doc, pointers_[i]);
         if (result.error() == simdjson::NO_SUCH_FIELD && payload_fallback_)
-            result = doc.at_pointer(payload_pointers_[i]);
+            result = at(doc, payload_pointers_[i]);
         if (result.error())
             throw ParseError("table id field '" + paths_[i] +
                              "': " + simdjson::error_message(result.error()));
@@ -94,7 +112,7 @@ TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
         parts_[i].assign(s.data(), s.size());  // copied: the document is rewound afterwards
     }
     if (grouped_) extract_grouped(doc);
-    doc.rewind();
+    rewind(doc);
     std::string_view parts[3] = {parts_[0], parts_[1], parts_[2]};
     return from_parts(parts);
 }

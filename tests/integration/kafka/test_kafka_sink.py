@@ -133,3 +133,21 @@ def test_bad_options_are_rejected_with_the_key(kafka_broker, cdcd):
     p = c.run(check=False)
     assert p.returncode != 0
     assert "sink.custom-header" in p.stderr and "properties.ssl.truststore.location" in p.stderr
+
+
+def test_exactly_once_refuses_the_default_pipeline_name_without_a_prefix(kafka_broker, cdcd):
+    # Transactional ids derive from the name: two such pipelines would fence each other forever.
+    topic = unique("eos_default")
+    kafka_broker.create_topic(topic)
+    default_name = VALUES.replace("  name: {name}\n", "")
+    c = cdcd(default_name.format(bootstrap=kafka_broker.bootstrap,
+                                 sink=f"  topic: {topic}\n  sink.delivery-guarantee: exactly-once"))
+    p = c.run(check=False)
+    assert p.returncode != 0
+    assert "Set sink.transactional-id-prefix (or pipeline.name)" in p.stderr, p.stderr[-2000:]
+    prefix = unique("txn")
+    cdcd(default_name.format(bootstrap=kafka_broker.bootstrap,
+                             sink=f"  topic: {topic}\n  sink.delivery-guarantee: exactly-once\n"
+                                  f"  sink.transactional-id-prefix: {prefix}")).run()
+    assert values(kafka_broker.consume_all(topic, isolation="read_committed")) == DEBEZIUM
+    assert f"{prefix}-eos" in {g.group_id for g in kafka_broker.admin().list_consumer_groups().result(30).valid}

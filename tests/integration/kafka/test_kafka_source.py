@@ -228,3 +228,95 @@ def test_option_rules_are_checked_at_validate_time(kafka_broker, cdcd, tmp_path)
         path.write_text(pipeline(kafka_broker, src, tmp_path / "o"))
         p = subprocess.run([CDCD, "validate", str(path)], capture_output=True, text=True)
         assert p.returncode != 0 and needle in (p.stdout + p.stderr), (needle, p.stdout + p.stderr)
+
+
+def _admin_port_cmd(c, port):
+    c.cmd = lambda: [*type(c).cmd(c), "--admin-address", f"127.0.0.1:{port}"]
+
+
+def test_truncated_debezium_message_fails_cleanly_or_is_skipped(kafka_broker, cdcd, tmp_path):
+    # The table id is read from the value, so the truncated message is read twice (parse, then the
+    # table id for the error): that second read crashed on main (SIGSEGV).
+    from test_kafka_metrics import free_port, sample, scrape
+    topic = unique("trunc")
+    kafka_broker.create_topic(topic)
+    good = '{"before":null,"after":{"id":%d},"op":"c","source":{"db":"app","table":"t"}}'
+    kafka_broker.produce(topic, [good % 1, '{"before":null', good % 3])
+    src = (f"  topic: {topic}\n  value.format: debezium-json\n  table-id.dynamic.from: value\n"
+           "  table-id.dynamic.fields: source.db,source.table\n  scan.startup.mode: earliest-offset\n")
+    out = tmp_path / "out.jsonl"
+    c = cdcd(pipeline(kafka_broker, src + "  scan.bounded.mode: latest-offset\n", out))
+    for attempt in range(2):  # the fail policy: a restart stops again at the same message
+        p = c.run(check=False)
+        assert p.returncode == 1, (attempt, p.returncode, p.stderr[-2000:])
+        assert re.search(rf"topic {topic}, partition 0, offset 1: the message value is not valid JSON: "
+                         r"\S", p.stderr), p.stderr[-2000:]
+        assert 3 not in after_ids(out)
+
+    port = free_port()
+    out2 = tmp_path / "out2.jsonl"
+    c2 = cdcd(pipeline(kafka_broker, src + "  ignore-parse-errors: true\n", out2))
+    _admin_port_cmd(c2, port)
+    c2.start()
+    wait_for(lambda: after_ids(out2) == [1, 3], 60, "the messages around the bad one")
+    m = wait_for(lambda: scrape(port), 30, "metrics")
+    assert sample(m, "cdcd_kafka_unparsable_messages_total", topic=topic, partition="0") == 1
+    assert c2.stop() == 0
+    assert "skipped unparsable message at topic %s, partition 0, offset 1" % topic in c2.log_text()
+
+
+def test_offset_out_of_range_fails_unless_a_reset_policy_is_set(kafka_broker, cdcd, tmp_path):
+    # The checkpoint holds offset 10; delete-records then removes offsets below 15. librdkafka on
+    # its own would jump to the end of the log and carry on, silently losing 10..19.
+    from confluent_kafka import TopicPartition
+    from test_kafka_metrics import free_port, sample, scrape
+    topic = _ids_topic(kafka_broker, 10)
+    out = tmp_path / "out.jsonl"
+    yaml = pipeline(kafka_broker, _json_src(topic, "  scan.startup.mode: earliest-offset\n"), out)
+    c = cdcd(yaml)
+    c.start()
+    wait_for(lambda: len(after_ids(out)) == 10, 60, "the first 10 messages")
+    assert c.stop() == 0  # the final checkpoint holds offset 10
+    kafka_broker.produce(topic, [json.dumps({"id": i}) for i in range(10, 20)])
+    futures = kafka_broker.admin().delete_records([TopicPartition(topic, 0, 15)])
+    for f in futures.values():
+        f.result(30)
+
+    for attempt in range(2):  # fails again on a restart: the checkpoint does not move
+        p = c.run(check=False, timeout=60)
+        assert p.returncode == 1, (attempt, p.returncode, p.stderr[-3000:])
+        assert re.search(rf"topic {topic}, partition 0 at its checkpointed offset 10: .*the earliest "
+                         r"available offset is 15\b.*properties\.auto\.offset\.reset", p.stderr), p.stderr[-3000:]
+    assert after_ids(out) == list(range(10))
+
+    # With a policy: it applies, the gap is logged and counted.
+    port = free_port()
+    c.yaml.write_text(yaml.replace("  scan.startup.mode", "  properties.auto.offset.reset: earliest\n"
+                                                          "  scan.startup.mode"))
+    _admin_port_cmd(c, port)
+    c.start()
+    wait_for(lambda: len(after_ids(out)) == 15, 60, "the records from offset 15 on")
+    m = wait_for(lambda: scrape(port), 30, "metrics")
+    labels = dict(topic=topic, partition="0")
+    assert sample(m, "cdcd_kafka_offset_resets_total", **labels) == 1
+    assert sample(m, "cdcd_kafka_offset_reset_skipped_records_total", **labels) == 5
+    assert c.stop() == 0
+    assert after_ids(out) == list(range(10)) + list(range(15, 20))
+    assert re.search(r"checkpointed offset 10 is out of range.*moves it to 15, skipping 5 record",
+                     c.log_text()), c.log_text()[-3000:]
+
+
+def test_librdkafka_logs_go_through_the_cdcd_logger(kafka_broker, cdcd, tmp_path):
+    # acks is a producer setting: the consumer's librdkafka warns about it (CONFWARN). That line
+    # must follow --log-format json and --log-file, not go to stderr in librdkafka's own format.
+    topic = _ids_topic(kafka_broker, 1)
+    out, log = tmp_path / "out.jsonl", tmp_path / "cdcd.json.log"
+    src = _json_src(topic, "  properties.acks: \"1\"\n  scan.startup.mode: earliest-offset\n"
+                           "  scan.bounded.mode: latest-offset\n")
+    c = cdcd(pipeline(kafka_broker, src, out))
+    c.cmd = lambda: [*type(c).cmd(c), "--log-format", "json", "--log-file", str(log)]
+    p = c.run()
+    assert "CONFWARN" not in p.stderr, p.stderr[-2000:]
+    lines = [json.loads(x) for x in log.read_text().splitlines() if "CONFWARN" in x]
+    assert lines and lines[0]["level"] == "warning", log.read_text()[-2000:]
+    assert lines[0]["message"].startswith("librdkafka rdkafka#consumer-")

@@ -1,0 +1,79 @@
+#include "sinks/kafka/producer_config.h"
+
+#include <stdexcept>
+
+#include "config/pipeline_options.h"
+
+namespace cdcd::kafka {
+
+namespace {
+
+// The user's value of a librdkafka key or one of its aliases.
+const std::string* user_setting(const ClientConfig& client,
+                                std::initializer_list<const char*> names) {
+    const std::string* found = nullptr;
+    for (const char* name : names)
+        if (const std::string* v = find_setting(client, name)) found = v;
+    return found;
+}
+
+long long number_or(const std::string* text, long long fallback) {
+    if (!text) return fallback;
+    try {
+        return std::stoll(*text);
+    } catch (const std::exception&) {
+        return fallback;
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> idempotence_off_because(const ClientConfig& client) {
+    if (const std::string* v = find_setting(client, "enable.idempotence"))
+        return *v == "true" || *v == "1"
+                   ? std::nullopt
+                   : std::optional<std::string>("properties.enable.idempotence: " + *v);
+    if (const std::string* acks = user_setting(client, {"acks", "request.required.acks"});
+        acks && *acks != "all" && *acks != "-1")
+        return "properties.acks: " + *acks;
+    if (const std::string* retries = user_setting(client, {"retries", "message.send.max.retries"});
+        retries && number_or(retries, 1) == 0)
+        return "properties.retries: 0";
+    if (const std::string* in_flight =
+            user_setting(client, {"max.in.flight.requests.per.connection", "max.in.flight"});
+        in_flight && number_or(in_flight, 1) > 5)
+        return "properties.max.in.flight.requests.per.connection: " + *in_flight;
+    return std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& s) {
+    std::vector<std::pair<std::string, std::string>> config = {
+        {"linger.ms", "20"},
+        {"batch.num.messages", "20000"},
+        {"batch.size", "2000000"},
+        {"queue.buffering.max.messages", "200000"},
+        {"queue.buffering.max.kbytes", "24576"},
+        {"allow.auto.create.topics", "false"},  // the sink never creates topics
+    };
+    if (!idempotence_off_because(s.client)) config.emplace_back("enable.idempotence", "true");
+    if (s.delivery == DeliveryGuarantee::ExactlyOnce)
+        config.emplace_back("transaction.timeout.ms", "900000");
+    for (const auto& kv : s.client.librdkafka) config.push_back(kv);
+    return config;
+}
+
+TransactionalNames transactional_names(const KafkaSinkSettings& s) {
+    if (s.transactional_id_prefix)
+        return {*s.transactional_id_prefix, *s.transactional_id_prefix + "-eos"};
+    if (s.pipeline_name == config::kDefaultPipelineName)
+        throw std::invalid_argument(
+            "kafka sink: sink.delivery-guarantee: exactly-once needs Kafka transactional ids of "
+            "this pipeline's own, and pipeline.name is left at its default ('" +
+            std::string(config::kDefaultPipelineName) +
+            "'), which every such pipeline shares: they would fence each other's transactions. "
+            "Set sink.transactional-id-prefix (or pipeline.name) to a name unique to this "
+            "pipeline");
+    return {"cdcd-" + s.pipeline_name, "cdcd-eos-" + s.pipeline_name};
+}
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,36 @@
+#pragma once
+// The librdkafka configuration of the Kafka sink's producers, and the names its exactly-once
+// transactions go by.
+//
+// Idempotence is on unless the user turns it off (the Java producer's default since Kafka 3.0):
+// without it librdkafka may retry a failed batch after a later one was written, so a key's
+// changes could land out of order, or twice. As in the Java producer, settings that rule it out
+// (acks other than all, retries 0, more than 5 requests in flight) turn it off when the user did
+// not ask for it explicitly.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sinks/kafka/kafka_sink_options.h"
+
+namespace cdcd::kafka {
+
+/// Producer defaults tuned for throughput, then the user's properties.*.
+std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& settings);
+
+/// The user's setting that rules idempotence out ("properties.acks: 1"), or "properties.enable.
+/// idempotence: false"; nullopt when the producers are idempotent.
+std::optional<std::string> idempotence_off_because(const ClientConfig& client);
+
+/// Exactly-once: transactional ids are `<base>-0-<slot>`, the commit markers go to `group`.
+struct TransactionalNames {
+    std::string id_base;
+    std::string group;
+};
+/// From sink.transactional-id-prefix (`<prefix>`, `<prefix>-eos`), else from pipeline.name
+/// (`cdcd-<name>`, `cdcd-eos-<name>`). Throws std::invalid_argument when neither is set (the
+/// default pipeline.name would make every such pipeline fence the others).
+TransactionalNames transactional_names(const KafkaSinkSettings& settings);
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,102 @@
+// The sink's producers are idempotent unless the user says otherwise, and exactly-once
+// transactional ids never come from the default pipeline name.
+#include "sinks/kafka/producer_config.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <memory>
+
+using namespace cdcd;
+using namespace cdcd::kafka;
+
+namespace {
+
+using Config = std::vector<std::pair<std::string, std::string>>;
+
+// The value librdkafka ends up with for `key` (the last setting wins), or "".
+std::string effective(const Config& config, const std::string& key) {
+    std::string value;
+    for (const auto& [k, v] : config)
+        if (k == key) value = v;
+    return value;
+}
+
+// Whether librdkafka accepts the configuration for a producer (it checks idempotence against
+// acks and the other settings in rd_kafka_new; no broker is contacted).
+std::string producer_error(const Config& config) {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512] = "";
+    for (const auto& [k, v] : config)
+        if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+            rd_kafka_conf_destroy(conf);
+            return err;
+        }
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        return err;
+    }
+    rd_kafka_destroy(rk);
+    return "";
+}
+
+KafkaSinkSettings with_properties(std::map<std::string, std::string> properties) {
+    KafkaSinkSettings s;
+    s.client = translate_properties(properties, ClientRole::Producer);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("producers are idempotent by default, as Java's since Kafka 3.0") {
+    Config config = producer_config(with_properties({}));
+    CHECK(effective(config, "enable.idempotence") == "true");
+    CHECK(producer_error(config).empty());
+    CHECK_FALSE(idempotence_off_because(with_properties({}).client));
+}
+
+TEST_CASE("the user's enable.idempotence: false wins") {
+    auto s = with_properties({{"enable.idempotence", "false"}});
+    CHECK(effective(producer_config(s), "enable.idempotence") == "false");
+    CHECK(*idempotence_off_because(s.client) == "properties.enable.idempotence: false");
+}
+
+TEST_CASE("settings idempotence cannot work with turn it off, unless it was asked for") {
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"acks", "1"},
+             {"acks", "0"},
+             {"retries", "0"},
+             {"max.in.flight.requests.per.connection", "10"}}) {
+        INFO(key << ": " << value);
+        auto s = with_properties({{key, value}});
+        Config config = producer_config(s);
+        CHECK(effective(config, "enable.idempotence").empty());
+        CHECK(producer_error(config).empty());  // librdkafka would refuse acks 1 + idempotence
+        CHECK(*idempotence_off_because(s.client) == "properties." + key + ": " + value);
+    }
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"acks", "all"},
+             {"acks", "-1"},
+             {"retries", "5"},
+             {"max.in.flight.requests.per.connection", "5"}}) {
+        INFO(key << ": " << value);
+        Config config = producer_config(with_properties({{key, value}}));
+        CHECK(effective(config, "enable.idempotence") == "true");
+        CHECK(producer_error(config).empty());
+    }
+}
+
+TEST_CASE("exactly-once: transactional ids from sink.transactional-id-prefix or pipeline.name") {
+    KafkaSinkSettings s;
+    s.pipeline_name = "orders-relay";
+    CHECK(transactional_names(s).id_base == "cdcd-orders-relay");
+    CHECK(transactional_names(s).group == "cdcd-eos-orders-relay");
+    s.transactional_id_prefix = "orders";
+    CHECK(transactional_names(s).id_base == "orders");
+    CHECK(transactional_names(s).group == "orders-eos");
+    s.pipeline_name = "Flink CDC Pipeline Job";
+    CHECK(transactional_names(s).id_base == "orders");  // the prefix makes the default name fine
+    s.transactional_id_prefix.reset();
+    CHECK_THROWS_WITH(transactional_names(s), Catch::Contains("Set sink.transactional-id-prefix") &&
+                                                  Catch::Contains("pipeline.name"));
+}
