@@ -338,8 +338,10 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
     const bool more = changed.size() > n;
     if (snapshot && !more) {
         split.phase = Phase::Incremental;
-        spdlog::info("dingtalk-cdc: workspace {}: snapshot complete ({} documents)",
-                     split.workspace_id, split.docs.size());
+        spdlog::info(
+            "dingtalk-cdc: workspace {}: snapshot complete ({} documents, {} of them waiting to "
+            "be read again)",
+            split.workspace_id, split.docs.size(), split.retries.size());
         snapshot_finished();
     }
     co_return more;
