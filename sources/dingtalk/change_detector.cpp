@@ -28,10 +28,18 @@ Fingerprint fingerprint_of(const DocRef& doc) {
 
 std::vector<const DocRef*> changed_documents(const std::vector<DocRef>& documents,
                                              const Fingerprints& seen) {
+    return documents_to_read(documents, seen, {});
+}
+
+std::vector<const DocRef*> documents_to_read(
+    const std::vector<DocRef>& documents, const Fingerprints& seen,
+    const std::function<bool(const std::string& doc_id)>& read_again) {
     std::vector<const DocRef*> out;
     for (const auto& doc : documents) {
         auto it = seen.find(doc.node.id);
-        if (it == seen.end() || !(it->second == fingerprint_of(doc))) out.push_back(&doc);
+        if (it == seen.end() || !(it->second == fingerprint_of(doc)) ||
+            (read_again && read_again(doc.node.id)))
+            out.push_back(&doc);
     }
     std::stable_sort(out.begin(), out.end(), [](const DocRef* a, const DocRef* b) {
         if (a->node.modified_ms != b->node.modified_ms)

@@ -3,6 +3,7 @@
 // time and a 64-bit hash of title, parent and url); changed documents ordered by modification
 // time, then id.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,11 @@ Fingerprint fingerprint_of(const DocRef& doc);
 /// Pointers into `documents` (a snapshot of a large workspace is not copied).
 std::vector<const DocRef*> changed_documents(const std::vector<DocRef>& documents,
                                              const Fingerprints& seen);
+/// changed_documents, plus the unchanged documents `read_again` names (those whose last read
+/// failed and whose retry is due), in the same order.
+std::vector<const DocRef*> documents_to_read(
+    const std::vector<DocRef>& documents, const Fingerprints& seen,
+    const std::function<bool(const std::string& doc_id)>& read_again);
 /// Ids in `seen` that neither `documents` nor `also_present` holds, sorted.
 std::vector<std::string> vanished_documents(const std::vector<DocRef>& documents,
                                             const Fingerprints& seen,

@@ -5,6 +5,9 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <chrono>
+#include <string_view>
+#include <unordered_set>
 
 #include "net/retry.h"
 #include "pipeline/metrics/http_observer.h"
@@ -38,6 +41,19 @@ net::HttpClientOptions client_options(metrics::ConnectorMetrics& metrics) {
     o.observer = metrics::http_observer(metrics);
     return o;
 }
+
+metrics::Labels labels_with(const metrics::ConnectorMetrics& m, const char* key,
+                            const char* value) {
+    metrics::Labels labels = m.labels();
+    labels.emplace_back(key, value);
+    return labels;
+}
+
+std::int64_t wall_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 }  // namespace
 
 DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context& io,
@@ -47,7 +63,28 @@ DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context&
       metrics_(registry, metrics::Role::Source, "dingtalk-cdc"),
       http_(io, client_options(metrics_)),
       api_(
-          http_, options_, [this] { return output_ != nullptr && output_->stopping(); }, metrics_) {
+          http_, options_, [this] { return output_ != nullptr && output_->stopping(); }, metrics_),
+      unreadable_not_readable_(registry.counter(
+          "cdcd_dingtalk_documents_unreadable_total",
+          "Failed reads of existing documents, by reason (each is read again later)",
+          labels_with(metrics_, "reason", "not_readable"))),
+      unreadable_too_large_(registry.counter(
+          "cdcd_dingtalk_documents_unreadable_total",
+          "Failed reads of existing documents, by reason (each is read again later)",
+          labels_with(metrics_, "reason", "too_large"))),
+      retried_(registry.counter("cdcd_dingtalk_documents_retried_total",
+                                "Reads of documents whose previous read failed",
+                                metrics_.labels())),
+      recovered_(registry.counter("cdcd_dingtalk_documents_recovered_total",
+                                  "Documents emitted after one or more failed reads",
+                                  metrics_.labels())),
+      retry_pending_(registry.gauge("cdcd_dingtalk_documents_retry_pending",
+                                    "Documents waiting to be read again after a failed read",
+                                    metrics_.labels())),
+      truncated_(registry.counter("cdcd_dingtalk_documents_truncated_total",
+                                  "Documents emitted with content truncated at "
+                                  "scan.block.max-pages",
+                                  metrics_.labels())) {
     walk_limits_.max_depth = options_.max_depth;
     walk_limits_.max_nodes = options_.max_nodes;
     walk_limits_.excluded.insert(options_.exclude_node_ids.begin(),
@@ -74,6 +111,7 @@ void DingTalkSource::restore(std::string_view text) {
             "); restart the pipeline without state to change it");
     state_ = std::move(restored);
     restored_ = true;
+    update_retry_pending();
 }
 
 std::string DingTalkSource::snapshot_state() {
@@ -92,7 +130,8 @@ std::string DingTalkSource::describe_state(std::string_view text) const {
         out += "{\"id\":" + json::quoted(id) + ",\"phase\":\"" + to_string(split.phase) +
                "\",\"cursor\":{\"modifiedTime\":" + std::to_string(split.cursor_ms) +
                ",\"docId\":" + json::quoted(split.cursor_id) +
-               "},\"documents\":" + std::to_string(split.docs.size()) + "}";
+               "},\"documents\":" + std::to_string(split.docs.size()) +
+               ",\"retrying\":" + std::to_string(split.retries.size()) + "}";
     }
     return out + "]}";
 }
@@ -240,9 +279,12 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
     // ids of the others): a poll of an unchanged workspace holds no node metadata.
     WalkFilter filter;
     if (split.phase != Phase::Baseline) {
+        // Documents waiting for a retry are kept too: to read them when due, and to see
+        // whether they are still in the tree.
         filter.keep = [&split](const DocRef& doc) {
             auto it = split.docs.find(doc.node.id);
-            return it == split.docs.end() || !(it->second == fingerprint_of(doc));
+            return it == split.docs.end() || !(it->second == fingerprint_of(doc)) ||
+                   split.retries.contains(doc.node.id);
         };
         filter.record_unkept = options_.emit_deletes;
     }
@@ -260,19 +302,31 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
                      split.workspace_id, walk.documents.size());
         co_return false;
     }
+    if (walk.complete && !split.retries.empty()) {
+        // A document gone from the tree (or excluded since) is not read again.
+        std::unordered_set<std::string_view> present;
+        for (const auto& doc : walk.documents) present.insert(doc.node.id);
+        std::erase_if(split.retries,
+                      [&](const auto& entry) { return !present.contains(entry.first); });
+        update_retry_pending();
+    }
     if (options_.emit_deletes && walk.complete) {
         std::vector<std::string> present = std::move(walk.unkept_ids);
         present.insert(present.end(), walk.excluded_present.begin(), walk.excluded_present.end());
         for (const auto& id : vanished_documents(walk.documents, split.docs, present)) {
             if (output.stopping()) co_return false;
             split.docs.erase(id);
+            split.retries.erase(id);
             EventBatch batch;
             batch.push_back(DataChangeEvent::remove(table_for(split.workspace_id),
                                                     key_row(split.workspace_id, id)));
             co_await emit(output, std::move(batch));
         }
     }
-    std::vector<const DocRef*> changed = changed_documents(walk.documents, split.docs);
+    const std::int64_t now = wall_ms();
+    std::vector<const DocRef*> changed = documents_to_read(
+        walk.documents, split.docs,
+        [&split, now](const std::string& id) { return retry_due(split.retries, id, now); });
     const bool snapshot = split.phase == Phase::Snapshot;
     if (snapshot) track_snapshot(split, changed.size());
     const std::size_t n = std::min(changed.size(), static_cast<std::size_t>(options_.prefix_size));
@@ -284,8 +338,10 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
     const bool more = changed.size() > n;
     if (snapshot && !more) {
         split.phase = Phase::Incremental;
-        spdlog::info("dingtalk-cdc: workspace {}: snapshot complete ({} documents)",
-                     split.workspace_id, split.docs.size());
+        spdlog::info(
+            "dingtalk-cdc: workspace {}: snapshot complete ({} documents, {} of them waiting to "
+            "be read again)",
+            split.workspace_id, split.docs.size(), split.retries.size());
         snapshot_finished();
     }
     co_return more;
@@ -319,6 +375,9 @@ void DingTalkSource::snapshot_finished() {
 
 boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, SplitState& split,
                                                      const DocRef& doc, bool snapshot) {
+    const auto waiting = split.retries.find(doc.node.id);
+    const int failures = waiting == split.retries.end() ? 0 : waiting->second.failures;
+    if (failures > 0) retried_.inc();
     FetchedDocument f = co_await fetch_document(api_, doc.node.id, fetch_limits_);
     const std::string& ws = split.workspace_id;
     switch (f.status) {
@@ -328,32 +387,39 @@ boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, Split
             split.docs[current.node.id] = fingerprint_of(current);
             split.cursor_ms = current.node.modified_ms;
             split.cursor_id = current.node.id;
-            if (f.truncated)
+            if (failures > 0) {
+                split.retries.erase(doc.node.id);
+                update_retry_pending();
+                recovered_.inc();
+                spdlog::info("dingtalk-cdc: workspace {}: document {} read after {} failed reads",
+                             ws, current.node.id, failures);
+            }
+            if (f.truncated) {
+                truncated_.inc();
                 spdlog::warn(
                     "dingtalk-cdc: workspace {}: document {} has more than scan.block.max-pages "
-                    "({}) "
-                    "pages of blocks; its content is truncated",
-                    ws, current.node.id, options_.block_max_pages);
+                    "({}) pages of blocks; its content is truncated ({} = true)",
+                    ws, current.node.id, options_.block_max_pages, kContentTruncated);
+            }
             Row row = document_row(ws, current, f);
             metrics_.records_in.inc();  // a document read
+            EventMeta meta{{kContentTruncated, f.truncated ? "true" : "false"}};
             EventBatch batch;
-            batch.push_back(snapshot ? DataChangeEvent::insert(table_for(ws), std::move(row))
-                                     : DataChangeEvent::replace(table_for(ws), std::move(row)));
+            batch.push_back(
+                snapshot
+                    ? DataChangeEvent::insert(table_for(ws), std::move(row), std::move(meta))
+                    : DataChangeEvent::replace(table_for(ws), std::move(row), std::move(meta)));
             co_await emit(output, std::move(batch));
             co_return;
         }
         case FetchStatus::Gone:
             spdlog::info("dingtalk-cdc: workspace {}: document {} no longer exists, skipped", ws,
                          doc.node.id);
+            if (split.retries.erase(doc.node.id) > 0) update_retry_pending();
             co_return;
         case FetchStatus::Skipped:
         case FetchStatus::TooLarge:
-            // Not retried until the document changes again.
-            split.docs[doc.node.id] = fingerprint_of(doc);
-            spdlog::warn("dingtalk-cdc: workspace {}: document {} skipped ({}{}): {}", ws,
-                         doc.node.id, to_string(f.status),
-                         f.status == FetchStatus::TooLarge ? ", over scan.document.max-bytes" : "",
-                         f.detail);
+            retry_later(split, doc, f);
             co_return;
         case FetchStatus::Unstable:
         case FetchStatus::TimedOut:
@@ -364,6 +430,32 @@ boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, Split
                 ws, doc.node.id, f.attempts, f.detail);
             co_return;
     }
+}
+
+void DingTalkSource::retry_later(SplitState& split, const DocRef& doc,
+                                 const FetchedDocument& fetched) {
+    // The fingerprint keeps the document out of the changed ones (an edit brings it back at
+    // once); the retry schedule reads it again on its own, slower cadence.
+    split.docs[doc.node.id] = fingerprint_of(doc);
+    const RetryEntry& entry =
+        schedule_retry(split.retries, doc.node.id, wall_ms(), options_.poll_interval.count());
+    update_retry_pending();
+    const bool too_large = fetched.status == FetchStatus::TooLarge;
+    (too_large ? unreadable_too_large_ : unreadable_not_readable_).inc();
+    const std::int64_t delay_ms = retry_delay_ms(entry.failures, options_.poll_interval.count());
+    spdlog::warn(
+        "dingtalk-cdc: workspace {}: document {} not read ({}{}; failed reads: {}): {}; reading "
+        "it again {}",
+        split.workspace_id, doc.node.id, to_string(fetched.status),
+        too_large ? ", over scan.document.max-bytes" : "", entry.failures, fetched.detail,
+        delay_ms == 0 ? std::string("at the next poll")
+                      : "in " + std::to_string((delay_ms + 999) / 1000) + " s");
+}
+
+void DingTalkSource::update_retry_pending() {
+    std::size_t pending = 0;
+    for (const auto& [id, split] : state_.splits) pending += split.retries.size();
+    retry_pending_.set(static_cast<double>(pending));
 }
 
 }  // namespace cdcd::dingtalk

@@ -25,6 +25,9 @@ TableId table_for(const std::string& workspace_id);
 /// doc_id (PK), workspace_id NOT NULL, parent_node_id, title, url, content, [blocks_json],
 /// modified_time TIMESTAMP_LTZ(3).
 Schema document_schema(bool include_raw_json);
+/// The metadata column every document event carries: "true" when scan.block.max-pages ended
+/// the read before the last block, so `content` (and `blocks_json`) hold only the first pages.
+inline constexpr const char* kContentTruncated = "content_truncated";
 
 class DingTalkSource final : public Source {
   public:
@@ -50,6 +53,10 @@ class DingTalkSource final : public Source {
     Row document_row(const std::string& workspace_id, const DocRef& doc,
                      const FetchedDocument& fetched) const;
     Row key_row(const std::string& workspace_id, const std::string& doc_id) const;
+    /// A failed read of an existing document: counted, logged, and scheduled to be read again.
+    void retry_later(SplitState& split, const DocRef& doc, const FetchedDocument& fetched);
+    /// cdcd_dingtalk_documents_retry_pending: documents waiting to be read again.
+    void update_retry_pending();
     /// Snapshot progress across the workspaces still in their snapshot: documents fetched, of
     /// the documents their latest tree walk found.
     void track_snapshot(const SplitState& split, std::size_t remaining);
@@ -69,6 +76,14 @@ class DingTalkSource final : public Source {
     std::exception_ptr failure_;
     std::unique_ptr<metrics::ProgressReporter> snapshot_progress_;
     std::map<std::string, std::int64_t> snapshot_expected_;  // workspace → documents
+    // Documents that could not be read (by reason), reads of them retried, retries that
+    // succeeded, documents waiting for a retry, documents emitted truncated.
+    metrics::Counter& unreadable_not_readable_;
+    metrics::Counter& unreadable_too_large_;
+    metrics::Counter& retried_;
+    metrics::Counter& recovered_;
+    metrics::Gauge& retry_pending_;
+    metrics::Counter& truncated_;
 };
 
 }  // namespace cdcd::dingtalk

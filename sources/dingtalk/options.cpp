@@ -66,7 +66,8 @@ config::ConnectorOptionsSpec option_spec() {
         OptionSpec::long_("scan.document.max-bytes")
             .default_("52428800")
             .at_least(1)
-            .desc("Largest document (raw blocks plus rendered Markdown); larger ones are skipped."),
+            .desc("Largest document (raw blocks plus rendered Markdown); larger ones are not "
+                  "emitted and read again later (next poll, then doubling, at most hourly)."),
         OptionSpec::integer("scan.block.fetch-size")
             .default_("10")
             .at_least(1)
@@ -74,7 +75,8 @@ config::ConnectorOptionsSpec option_spec() {
         OptionSpec::integer("scan.block.max-pages")
             .default_("1000")
             .at_least(1)
-            .desc("Most Block API pages read per document."),
+            .desc("Most Block API pages read per document; a longer document is emitted with "
+                  "the pages read and the metadata column content_truncated = true."),
         OptionSpec::boolean("scan.block.include-raw-json")
             .default_("false")
             .desc("Add the `blocks_json` column (raw block JSON); cannot change on restore."),

@@ -13,6 +13,9 @@ void register_dingtalk_source(ConnectorRegistry& registry) {
         "and "
         "emits them, rendered to Markdown, as rows of `<workspaceId>.documents`.";
     f.options = dingtalk::option_spec();
+    f.metadata_columns = [](const config::ValidatedOptions&) {
+        return std::vector<MetadataColumn>{{dingtalk::kContentTruncated, DataType::boolean()}};
+    };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
                     config::Diagnostics& d) { dingtalk::validate(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {

@@ -71,6 +71,21 @@ std::string encode_state(const SourceState& state) {
                           static_cast<unsigned long long>(entry->second.meta_hash));
             out += "," + std::to_string(entry->second.modified_ms) + ",\"" + hex + "\"]";
         }
+        out += "],\"retry\":[";
+        std::vector<const std::pair<const std::string, RetryEntry>*> retries;
+        retries.reserve(split.retries.size());
+        for (const auto& entry : split.retries) retries.push_back(&entry);
+        std::sort(retries.begin(), retries.end(),
+                  [](auto* a, auto* b) { return a->first < b->first; });
+        bool first_retry = true;
+        for (const auto* entry : retries) {
+            if (!first_retry) out.push_back(',');
+            first_retry = false;
+            out.push_back('[');
+            json::append_quoted(out, entry->first);
+            out += "," + std::to_string(entry->second.failures) + "," +
+                   std::to_string(entry->second.next_ms) + "]";
+        }
         out += "]}";
     }
     out += "]}";
@@ -120,6 +135,24 @@ SourceState decode_state(std::string_view text) {
             if (ec != std::errc{} || ptr != hex.data() + hex.size())
                 throw std::invalid_argument("dingtalk-cdc state: bad doc hash");
             split.docs.emplace(std::string(id), fp);
+        }
+        if (auto retry_field = s["retry"]; !retry_field.error()) {  // absent in older states
+            simdjson::dom::array retries;
+            check(retry_field.get(retries), "retry");
+            for (auto d : retries) {
+                simdjson::dom::array entry;
+                check(d.get(entry), "retry entry");
+                std::string_view id;
+                std::int64_t failures = 0;
+                RetryEntry r;
+                check(entry.at(0).get(id), "retry doc id");
+                check(entry.at(1).get(failures), "retry failures");
+                check(entry.at(2).get(r.next_ms), "retry time");
+                if (failures < 1 || failures > 1'000'000)
+                    throw std::invalid_argument("dingtalk-cdc state: bad retry failures");
+                r.failures = static_cast<int>(failures);
+                split.retries.emplace(std::string(id), r);
+            }
         }
         state.splits.emplace(split.workspace_id, std::move(split));
     }

@@ -1,16 +1,19 @@
 #pragma once
 // The source's checkpoint state and its JSON encoding:
 //   {"v":1,"rawJson":false,"workspaces":[{"id":..,"root":..,"phase":"snapshot",
-//     "cursor":[ms,"docId"],"docs":[["docId",ms,"hash16hex"],...]},...]}
+//     "cursor":[ms,"docId"],"docs":[["docId",ms,"hash16hex"],...],
+//     "retry":[["docId",failures,nextMs],...]},...]}
 // Per workspace (split): the read phase, the cursor (the last emitted document by modification
-// time) and a fingerprint per emitted document, so that a restart neither loses an update nor
-// re-emits an unchanged document.
+// time), a fingerprint per emitted document, so that a restart neither loses an update nor
+// re-emits an unchanged document, and the documents waiting to be read again (absent in states
+// written before it existed: none).
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 
 #include "sources/dingtalk/change_detector.h"
+#include "sources/dingtalk/retry_schedule.h"
 
 namespace cdcd::dingtalk {
 
@@ -29,6 +32,8 @@ struct SplitState {
     std::int64_t cursor_ms = 0;
     std::string cursor_id;
     Fingerprints docs;
+    /// Documents in `docs` whose last read failed (not readable, too large): read again when due.
+    RetrySchedule retries;
 
     friend bool operator==(const SplitState&, const SplitState&) = default;
 };

@@ -1,7 +1,9 @@
 #pragma once
 // Decodes an MNS message body carrying OSS event notifications, in every delivery form of
 // vendor-apis.md §3.1: SIMPLIFIED (base64 JSON), the XML and JSON topic envelopes (base64 JSON
-// in Message), and plain JSON; returns one record per entry of `events`.
+// in Message), and plain JSON. Each entry of `events` decodes on its own, so one malformed entry
+// never hides its valid siblings.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -31,7 +33,19 @@ class EventDecodeError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Throws EventDecodeError when the body is none of the known forms.
+/// One entry of a body's `events` array: the event, or what is wrong with it and its JSON text.
+struct DecodedEntry {
+    std::size_t index = 0;  // position in `events`
+    std::optional<OssEvent> event;
+    std::string error;  // when !event: which field is missing or of the wrong type
+    std::string raw;    // when !event: the entry as minified JSON
+};
+
+/// Every entry of the body, valid or not, in order. Throws EventDecodeError when the body as a
+/// whole is none of the known forms (not JSON, XML nor base64; no `events` array...).
+std::vector<DecodedEntry> decode_message_entries(const std::string& body);
+/// The events of a body whose every entry is valid; throws EventDecodeError naming the first
+/// invalid entry otherwise.
 std::vector<OssEvent> decode_message_body(const std::string& body);
 /// ObjectCreated:* / ObjectModified:* / ObjectReplication:ObjectCreated|ObjectModified → Upsert;
 /// ObjectRemoved:* / ObjectReplication:ObjectRemoved → Delete; anything else (downloads,

@@ -26,6 +26,7 @@ void HeldMessages::add(const std::string& id, const std::string& handle,
 void HeldMessages::seal() {
     sealed_.push_back(std::move(current_));
     current_.clear();
+    ++sealed_total_;
 }
 
 std::vector<std::string> HeldMessages::take_oldest_sealed() {
@@ -38,6 +39,7 @@ std::vector<std::string> HeldMessages::take_oldest_sealed() {
         held_.erase(it);
     }
     sealed_.pop_front();
+    ++released_total_;
     return handles;
 }
 
@@ -71,18 +73,18 @@ bool MnsReader::events_of(const MnsMessage& m, EventBatch& out) {
     if (state_.skip_before_ms > 0 && m.enqueue_time_ms > 0 &&
         m.enqueue_time_ms < state_.skip_before_ms)
         return false;
-    std::vector<OssEvent> events;
+    BadEventPosition position{ctx_.settings.mns_queue, m.message_id, std::nullopt};
+    std::vector<DecodedEntry> entries;
     try {
-        events = decode_message_body(m.body);
+        entries = decode_message_entries(m.body);
     } catch (const EventDecodeError& e) {
-        spdlog::error(
-            "oss-cdc: MNS message {} is not an OSS event notification ({}); it is acknowledged and "
-            "skipped",
-            m.message_id, e.what());
+        ctx_.on_bad_event(position, e.what(), m.body);
         return false;
     }
     bool any = false;
-    for (const auto& e : events) {
+    for (const auto& entry : entries) {
+        if (!entry.event) continue;
+        const OssEvent& e = *entry.event;
         EventAction action = action_of(e.event_name);
         if (action == EventAction::Ignore) continue;
         ObjectInfo o;
@@ -94,6 +96,12 @@ bool MnsReader::events_of(const MnsMessage& m, EventBatch& out) {
                         ? OpType::Insert
                         : (action == EventAction::Delete ? OpType::Delete : OpType::Replace);
         if (ctx_.records.add(out, op, e.bucket_name, o, &e, e.region)) any = true;
+    }
+    // The valid events are in `out` before any decision: under `fail` they are still emitted.
+    for (const auto& entry : entries) {
+        if (entry.event) continue;
+        position.event_index = entry.index;
+        ctx_.on_bad_event(position, entry.error, entry.raw);
     }
     return any;
 }
@@ -117,18 +125,46 @@ asio::awaitable<void> MnsReader::receiver(int index) {
         if (messages.empty()) continue;
         EventBatch batch;
         std::size_t records = 0;
+        std::size_t decided = 0;  // leading messages whose every event is emitted or dropped
+        std::exception_ptr bad_event;
         for (const auto& m : messages) {
             std::size_t before = batch.size();
-            events_of(m, batch);
+            try {
+                events_of(m, batch);
+            } catch (...) {  // on_bad_event decided to stop (BadEventError, or a policy's own)
+                bad_event = std::current_exception();
+            }
             for (std::size_t i = before; i < batch.size(); ++i)
                 if (std::holds_alternative<DataChangeEvent>(batch[i])) ++records;
+            if (bad_event) break;
+            ++decided;
         }
         co_await ctx_.throttle(records);
-        // State first: these messages now belong to the next checkpoint.
-        for (const auto& m : messages)
-            held_.add(m.message_id, m.receipt_handle, m.next_visible_time_ms);
+        // State first: these messages now belong to the next checkpoint. The message of a bad
+        // event under `fail` (and those after it) is not held: it is never deleted.
+        for (std::size_t i = 0; i < decided; ++i)
+            held_.add(messages[i].message_id, messages[i].receipt_handle,
+                      messages[i].next_visible_time_ms);
+        const std::uint64_t covering_seal = held_.sealed() + 1;
         if (!batch.empty()) co_await ctx_.emit(std::move(batch));
+        if (bad_event) {
+            co_await deliver_before_failing(covering_seal);
+            std::rethrow_exception(bad_event);
+        }
     }
+}
+
+asio::awaitable<void> MnsReader::deliver_before_failing(std::uint64_t seal) {
+    // Failing at once would drop the valid events still on their way to the sink (the runtime
+    // stops the event loop); they would be read again after a restart, but an operator looking
+    // at the output should see everything up to the bad event.
+    spdlog::info(
+        "oss-cdc: stopping on an undecodable event; waiting for the checkpoint that covers the "
+        "events emitted before it");
+    const std::int64_t deadline =
+        now_ms() + std::max<std::int64_t>(3 * ctx_.settings.checkpoint_interval_ms, 10'000);
+    while (held_.released() < seal && !ctx_.stopping() && now_ms() < deadline)
+        co_await ctx_.sleep_ms(20);
 }
 
 asio::awaitable<void> MnsReader::keep_visible() {

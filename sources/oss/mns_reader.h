@@ -4,7 +4,9 @@
 // ObjectCreated/ObjectModified and DELETE for ObjectRemoved (INSERT for all when append-only).
 // Messages are deleted only once a checkpoint covering them is complete: the receipt handles
 // received since the last barrier form the group of the next checkpoint; held messages have
-// their visibility extended (ChangeMessageVisibility) before it lapses.
+// their visibility extended (ChangeMessageVisibility) before it lapses. A message with an event
+// that cannot be decoded is held only if SourceContext::on_bad_event lets it go (skip): under
+// `fail` it is never held, so never deleted.
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <deque>
@@ -50,11 +52,17 @@ class HeldMessages {
     void update(const std::string& id, const std::string& handle, std::int64_t next_visible_ms);
     std::size_t size() const { return held_.size(); }
     std::size_t sealed_groups() const { return sealed_.size(); }
+    /// Groups sealed / released (by take_oldest_sealed) since the start: the checkpoint sealed
+    /// as number n has completed once released() >= n.
+    std::uint64_t sealed() const { return sealed_total_; }
+    std::uint64_t released() const { return released_total_; }
 
   private:
     std::unordered_map<std::string, Held> held_;  // message id → latest handle
     std::vector<std::string> current_;
     std::deque<std::vector<std::string>> sealed_;
+    std::uint64_t sealed_total_ = 0;
+    std::uint64_t released_total_ = 0;
 };
 
 class MnsReader {
@@ -64,11 +72,16 @@ class MnsReader {
     /// Deletes the messages of the oldest sealed group (called on checkpoint completion).
     boost::asio::awaitable<void> acknowledge_oldest();
 
-    /// The events of one message (appended to out); false when it carried nothing to emit.
+    /// The events of one message (appended to out): its valid events first, then each
+    /// undecodable one goes to ctx.on_bad_event (which throws BadEventError under `fail`). False
+    /// when it carried nothing to emit.
     bool events_of(const MnsMessage& m, EventBatch& out);
 
   private:
     boost::asio::awaitable<void> receiver(int index);
+    /// Before failing on a bad event: waits (bounded) until the checkpoint sealed as number
+    /// `seal` completes, so the valid events emitted before the failure reach the sink.
+    boost::asio::awaitable<void> deliver_before_failing(std::uint64_t seal);
     boost::asio::awaitable<void> keep_visible();
 
     SourceContext& ctx_;

@@ -9,6 +9,7 @@
 #include "net/rate_limiter.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/metrics/connector_metrics.h"
+#include "sources/oss/bad_event.h"
 #include "sources/oss/mns_client.h"
 #include "sources/oss/options.h"
 #include "sources/oss/oss_client.h"
@@ -29,6 +30,8 @@ struct SourceContext {
     RecordBuilder records;
     std::shared_ptr<net::RateLimiter> limiter;  // scan.rate-limit.records-per-second
     SourceOutput* output = nullptr;
+    /// What happens to an MNS event that cannot be decoded (see bad_event.h): policy `fail`.
+    BadEventHandler on_bad_event = fail_on_bad_event;
 
     bool stopping() const { return output && output->stopping(); }
     /// Waits for `records` tokens of the rate limit (no-op when unlimited). Call it BEFORE

@@ -1,5 +1,7 @@
 """MNS incremental mode: startup modes, deletes, append-only, metadata, parallel receivers,
-faults, and kill -9 without losing an event or deleting a message before its checkpoint."""
+faults, kill -9 without losing an event or deleting a message before its checkpoint, and
+undecodable events."""
+import json
 import time
 
 import cdcd_process as cdcd
@@ -162,3 +164,25 @@ def test_kill_9_loses_no_event_and_deletes_nothing_before_the_checkpoint(emu, tm
     assert d2.stop() == 0
     assert set(keys_of(d2.events())) == {f"c/{i}" for i in range(40)}
     assert emu.mns.messages("q1") == []
+
+
+def test_an_undecodable_event_stops_the_pipeline_and_its_message_stays_in_the_queue(emu, tmp_path):
+    setup(emu, visibility=2)
+    good = {"eventName": "ObjectCreated:PutObject", "eventTime": "2024-01-02T03:04:05.000Z",
+            "region": "cn-hangzhou", "oss": {"bucket": {"name": "b1"}, "object": {"key": "good/1", "size": 3}}}
+    no_key = {"eventName": "ObjectCreated:PutObject", "oss": {"bucket": {"name": "b1"}, "object": {"size": 1}}}
+    message_id = emu.mns.send("q1", json.dumps({"events": [good, no_key]}))["message_id"]
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu))).start()
+    assert d.wait(30) != 0
+    err = d.stderr()
+    assert f"MNS queue q1, message {message_id}, event 1: oss.object.key is missing" in err, err
+    # The valid sibling reached the sink; the message was not deleted.
+    assert keys_of(d.events()) == ["good/1"]
+    assert [m["message_id"] for m in emu.mns.messages("q1")] == [message_id]
+
+    # After a restart the message is seen again (and, still undecodable, stops the pipeline again).
+    again = Daemon(tmp_path, pipeline(emu, **mns_opts(emu)), tag="again").start()
+    assert again.wait(30) != 0
+    assert f"message {message_id}, event 1" in again.stderr()
+    (m,) = emu.mns.messages("q1")
+    assert m["message_id"] == message_id and m["dequeue_count"] >= 2
