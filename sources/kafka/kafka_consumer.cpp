@@ -607,15 +607,21 @@ void KafkaConsumer::run() {
                         std::string where = "topic " + key.first + ", partition " +
                                             std::to_string(key.second) + ", offset " +
                                             std::to_string(m->offset);
-                        if (!settings_.ignore_parse_errors) {
+                        if (settings_.ignore_parse_errors) {
+                            skip_unparsable(key, m->offset, e.what());
+                        } else if (settings_.bad_records_go_on) {
+                            chunk.bad_records.push_back(BadRecord{
+                                "parse-error", where, e.what(),
+                                std::string(static_cast<const char*>(m->payload), m->len)});
+                        } else {
                             for (ssize_t j = i; j < n; ++j)
                                 rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
                             throw std::runtime_error(
                                 "kafka source: cannot parse the message at " + where + ": " +
                                 e.what() +
-                                " (set ignore-parse-errors: true to skip such messages)");
+                                " (set ignore-parse-errors: true to skip such messages, or the "
+                                "pipeline's bad-record.policy: dead-letter to keep them aside)");
                         }
-                        skip_unparsable(key, m->offset, e.what());
                     }
                     if (!moved_offset) moved_offset = &moved[key];
                     *moved_offset = m->offset + 1;

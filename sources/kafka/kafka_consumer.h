@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/metrics/connector_metrics.h"
 #include "sinks/kafka/kafka_properties.h"
@@ -53,6 +54,9 @@ struct ConsumerSettings {
     std::int64_t discovery_interval_ms = 300'000;
     std::size_t max_batch = 4096;
     bool ignore_parse_errors = false;
+    /// The pipeline's bad-record policy goes on past a bad message (skip, dead-letter): it is
+    /// handed over in Chunk::bad_records instead of failing the source.
+    bool bad_records_go_on = false;
     DecoderSettings decoder;
 };
 
@@ -61,6 +65,9 @@ struct Chunk {
     std::vector<std::pair<PartitionKey, std::int64_t>> offsets;  // next offsets after this chunk
     bool end = false;                                            // bounded input finished
     std::exception_ptr error;
+    /// Messages that could not be parsed (bad_records_go_on), for the source to hand to the
+    /// bad-record policy on the event loop, with the offsets of this chunk.
+    std::vector<BadRecord> bad_records;
 };
 
 class KafkaConsumer {

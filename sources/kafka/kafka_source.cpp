@@ -12,11 +12,14 @@ namespace cdcd::kafka {
 namespace asio = boost::asio;
 
 KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io,
-                         metrics::Registry& metrics)
+                         metrics::Registry& metrics, BadRecordSink& bad_records)
     : settings_(std::move(settings)),
       io_(io),
       metrics_(metrics, metrics::Role::Source, "kafka"),
-      wake_timer_(std::make_shared<asio::steady_timer>(io)) {}
+      bad_records_(bad_records),
+      wake_timer_(std::make_shared<asio::steady_timer>(io)) {
+    settings_.bad_records_go_on = bad_records.policy() != BadRecordPolicy::Fail;
+}
 
 KafkaSource::~KafkaSource() {
     consumer_.reset();  // joins the consumer thread
@@ -79,6 +82,8 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
         if (chunk.error) std::rethrow_exception(chunk.error);
         // Advance the state past these events before emitting them.
         for (const auto& [key, offset] : chunk.offsets) state_.offsets[key] = offset;
+        // With the offsets past them: their dead-letter lines join the next checkpoint.
+        for (auto& bad : chunk.bad_records) bad_records_.handle(std::move(bad));
         track_schemas(chunk.events);
         if (chunk.end) {
             if (consumer_->skipped() > 0)

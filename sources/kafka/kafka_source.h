@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/metrics/connector_metrics.h"
 #include "sources/kafka/kafka_consumer.h"
@@ -18,7 +19,8 @@ namespace cdcd::kafka {
 class KafkaSource final : public Source {
   public:
     KafkaSource(ConsumerSettings settings, boost::asio::io_context& io,
-                metrics::Registry& metrics = metrics::Registry::detached());
+                metrics::Registry& metrics = metrics::Registry::detached(),
+                BadRecordSink& bad_records = BadRecordHandlers::detached().source());
     ~KafkaSource() override;
 
     void restore(std::string_view state) override;
@@ -32,7 +34,8 @@ class KafkaSource final : public Source {
 
     ConsumerSettings settings_;
     boost::asio::io_context& io_;
-    metrics::ConnectorMetrics metrics_;    // records_in, bytes_in, consumer lag
+    metrics::ConnectorMetrics metrics_;  // records_in, bytes_in, consumer lag
+    BadRecordSink& bad_records_;
     SourceState state_;                    // as of the last emitted event (event loop)
     std::deque<Offsets> pending_commits_;  // snapshots awaiting their checkpoint, in order
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;

@@ -17,7 +17,8 @@ void register_kafka_source(ConnectorRegistry& registry) {
                     config::Diagnostics& d) { kafka::validate_kafka_source(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options),
-                                                    ctx.io, *ctx.metrics);
+                                                    ctx.io, *ctx.metrics,
+                                                    ctx.bad_records->source());
     };
     registry.add(std::move(f));
 }

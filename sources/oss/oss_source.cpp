@@ -37,8 +37,14 @@ std::string json_escape(const std::string& s) {
 }
 }  // namespace
 
-OssSource::OssSource(boost::asio::io_context& io, OssSettings settings, metrics::Registry& registry)
+OssSource::OssSource(boost::asio::io_context& io, OssSettings settings, metrics::Registry& registry,
+                     BadRecordSink& bad_records)
     : ctx_(std::make_unique<SourceContext>(io, std::move(settings), registry)) {
+    if (bad_records.policy() != BadRecordPolicy::Fail)
+        ctx_->on_bad_event = [&bad_records](const BadEventPosition& position,
+                                            const std::string& error, std::string_view raw) {
+            bad_records.handle(BadRecord{"parse-error", position.str(), error, std::string(raw)});
+        };
     mns_reader_ = std::make_unique<MnsReader>(*ctx_, mns_, held_);
 }
 

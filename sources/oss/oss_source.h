@@ -3,6 +3,7 @@
 // discovery, with everything a restart needs in one compact state blob.
 #include <memory>
 
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
 #include "sources/oss/mns_reader.h"
 #include "sources/oss/polling_state.h"
@@ -13,8 +14,11 @@ namespace cdcd::oss {
 
 class OssSource final : public Source {
   public:
+    /// An MNS event that cannot be decoded goes to `bad_records` (the pipeline's bad-record
+    /// policy); under `fail` the source stops with its own message (see bad_event.h).
     OssSource(boost::asio::io_context& io, OssSettings settings,
-              metrics::Registry& registry = metrics::Registry::detached());
+              metrics::Registry& registry = metrics::Registry::detached(),
+              BadRecordSink& bad_records = BadRecordHandlers::detached().source());
 
     void restore(std::string_view state) override;
     boost::asio::awaitable<void> run(SourceOutput& output) override;

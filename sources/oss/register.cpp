@@ -30,7 +30,8 @@ void register_oss_source(ConnectorRegistry& registry) {
         oss::OssSettings s = oss::settings_from(ctx.options);
         s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;
         auto fetcher = oss::install_fetch_content(s);
-        auto source = std::make_unique<oss::OssSource>(ctx.io, std::move(s), *ctx.metrics);
+        auto source = std::make_unique<oss::OssSource>(ctx.io, std::move(s), *ctx.metrics,
+                                                       ctx.bad_records->source());
         source->keep_alive(std::move(fetcher));
         return source;
     };

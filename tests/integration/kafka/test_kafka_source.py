@@ -320,3 +320,32 @@ def test_librdkafka_logs_go_through_the_cdcd_logger(kafka_broker, cdcd, tmp_path
     lines = [json.loads(x) for x in log.read_text().splitlines() if "CONFWARN" in x]
     assert lines and lines[0]["level"] == "warning", log.read_text()[-2000:]
     assert lines[0]["message"].startswith("librdkafka rdkafka#consumer-")
+
+
+def test_bad_record_policy_dead_letters_unparsable_messages_once(kafka_broker, cdcd, tmp_path):
+    # ignore-parse-errors false and bad-record.policy dead-letter: the bad message goes to the
+    # dead-letter file with its topic, partition and offset, the good ones to the sink; a restart
+    # from the final checkpoint writes neither again.
+    topic = unique("dlq")
+    kafka_broker.create_topic(topic)
+    good = '{"before":null,"after":{"id":%d},"op":"c","source":{"db":"app","table":"t"}}'
+    kafka_broker.produce(topic, [good % 1, '{"before":null', good % 3, 'not json', good % 5])
+    src = (f"  topic: {topic}\n  value.format: debezium-json\n  table-id.dynamic.from: value\n"
+           "  table-id.dynamic.fields: source.db,source.table\n  scan.startup.mode: earliest-offset\n"
+           "  scan.bounded.mode: latest-offset\n")
+    out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
+    yaml = pipeline(kafka_broker, src, out).replace(
+        "pipeline:\n", f"pipeline:\n  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n")
+    c = cdcd(yaml)
+    p = c.run(check=False)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert after_ids(out) == [1, 3, 5]
+    records = [json.loads(x) for x in dead.read_text().splitlines()]
+    assert [(r["stage"], r["connector"], r["reason"], r["record"]) for r in records] == [
+        ("source", "kafka", "parse-error", '{"before":null'),
+        ("source", "kafka", "parse-error", "not json")]
+    assert records[0]["position"] == f"topic {topic}, partition 0, offset 1"
+    assert "not valid JSON" in records[0]["error"]
+    again = c.run(check=False)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert len(dead.read_text().splitlines()) == 2 and after_ids(out) == [1, 3, 5]

@@ -186,3 +186,26 @@ def test_an_undecodable_event_stops_the_pipeline_and_its_message_stays_in_the_qu
     assert f"message {message_id}, event 1" in again.stderr()
     (m,) = emu.mns.messages("q1")
     assert m["message_id"] == message_id and m["dequeue_count"] >= 2
+
+
+def test_bad_record_policy_dead_letter_keeps_the_siblings_and_deletes_the_message_after_it(emu, tmp_path):
+    # bad-record.policy dead-letter: the undecodable event goes to the dead-letter file with its
+    # queue, message and index; its valid sibling to the sink; then the message is deleted.
+    setup(emu, visibility=2)
+    good = {"eventName": "ObjectCreated:PutObject", "eventTime": "2024-01-02T03:04:05.000Z",
+            "region": "cn-hangzhou", "oss": {"bucket": {"name": "b1"}, "object": {"key": "good/1", "size": 3}}}
+    no_key = {"eventName": "ObjectCreated:PutObject", "oss": {"bucket": {"name": "b1"}, "object": {"size": 1}}}
+    message_id = emu.mns.send("q1", json.dumps({"events": [good, no_key]}))["message_id"]
+    dead = tmp_path / "dead.jsonl"
+    yaml = pipeline(emu, **mns_opts(emu)).replace(
+        "pipeline:\n", f"pipeline:\n  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n")
+    d = Daemon(tmp_path, yaml).start()
+    assert d.wait_events(lambda ev: len(ev) >= 1, 30), d.stderr()
+    assert cdcd.wait_for(lambda: emu.mns.messages("q1") == [], 20), emu.mns.messages("q1")
+    assert d.stop() == 0
+    assert keys_of(d.events()) == ["good/1"]
+    (record,) = [json.loads(x) for x in dead.read_text().splitlines()]
+    assert record["position"] == f"MNS queue q1, message {message_id}, event 1"
+    assert record["stage"] == "source" and record["connector"] == "oss-cdc"
+    assert "oss.object.key is missing" in record["error"]
+    assert json.loads(record["record"]) == no_key
