@@ -172,7 +172,9 @@ TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     CHECK_FALSE(opts.has("admin.address"));
     CHECK_FALSE(opts.has("sink.partitioning.strategy"));
     CHECK(opts.get_enum("transform.decimal.precision.mode") == "UP_TO_19");
-    CHECK(pipeline_options_spec().options.size() == 15);
+    CHECK(opts.get_enum("bad-record.policy") == "fail");
+    CHECK_FALSE(opts.has("bad-record.dead-letter.path"));
+    CHECK(pipeline_options_spec().options.size() == 17);
 }
 
 TEST_CASE("describe renders an aligned table", "[config][options]") {

@@ -30,7 +30,7 @@ std::string read(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("a fresh start creates the file and its directory; commits append") {
+TEST_CASE("a fresh start creates the file and its directory, and commits append") {
     TempDir dir;
     fs::path path = dir.path / "dead-letter" / "p.jsonl";
     DeadLetterFile file(path.string());

@@ -352,7 +352,7 @@ TEST_CASE("an undecodable latest checkpoint is skipped with a warning, the older
     CHECK(ids.back() > 42);
 }
 
-TEST_CASE("--from-checkpoint restores that checkpoint and discards the newer ones after it") {
+TEST_CASE("run --from-checkpoint restores that checkpoint and discards the newer ones after it") {
     GatedRun run("from-checkpoint", false, {},
                  [](RunOptions& options) { options.from_checkpoint = 42; });
     run.add_checkpoint(42, "position-42");
@@ -372,7 +372,7 @@ TEST_CASE("--from-checkpoint restores that checkpoint and discards the newer one
     CHECK(ids.back() > 43);
 }
 
-TEST_CASE("--from-checkpoint of a checkpoint that is not stored fails, listing the stored ones") {
+TEST_CASE("run --from-checkpoint of a checkpoint that is not stored fails, listing the stored ones") {
     GatedRun run("from-missing", false, {},
                  [](RunOptions& options) { options.from_checkpoint = 7; });
     run.add_checkpoint(42, "position-42");
@@ -403,7 +403,7 @@ TEST_CASE("a part a connector refuses fails the start, naming the checkpoint and
     CHECK(run.stored_ids() == std::vector<std::uint64_t>{41, 42});
 }
 
-TEST_CASE("--reset-state starts over on a pipeline whose checkpoints do not decode") {
+TEST_CASE("run --reset-state starts over on a pipeline whose checkpoints do not decode") {
     GatedRun run("reset-undecodable", false, {},
                  [](RunOptions& options) { options.reset_state = true; });
     cdcd::test::put_raw_checkpoint(run.dir, "gated", 42, "garbage");

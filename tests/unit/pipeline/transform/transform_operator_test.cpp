@@ -547,7 +547,7 @@ struct KeepingSink final : BadRecordSink {
 
 }  // namespace
 
-TEST_CASE("a row whose expression fails goes to the bad-record policy; the batch goes on") {
+TEST_CASE("a row whose expression fails goes to the bad-record policy and the batch goes on") {
     auto h = make({rule(kTable.str(), "col1, 10 / CAST(col2 AS INT) AS q")});
     KeepingSink sink(BadRecordPolicy::Skip);
     h.op->set_bad_records(&sink);
