@@ -269,7 +269,7 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
 }
 
 void TransformOperator::on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out) {
-    if (!bad_records_ || bad_records_->policy() == BadRecordPolicy::Fail) {
+    if (!bad_records_) {
         on_data(e, st, out);
         return;
     }

@@ -66,7 +66,9 @@ class TransformOperator {
     /// Where rows whose expression fails go (the pipeline's bad-record policy); without one (or
     /// under `fail`) process() throws the RowEvaluationError. Otherwise the event is handed
     /// over and dropped, and the batch goes on.
-    void set_bad_records(BadRecordSink* sink) { bad_records_ = sink; }
+    void set_bad_records(BadRecordSink* sink) {
+        bad_records_ = sink && sink->policy() != BadRecordPolicy::Fail ? sink : nullptr;
+    }
 
   private:
     struct Rule {
@@ -101,7 +103,7 @@ class TransformOperator {
     EvalContext ctx_;
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
-    BadRecordSink* bad_records_ = nullptr;
+    BadRecordSink* bad_records_ = nullptr;  // set only when the policy goes on (skip, dead-letter)
 };
 
 }  // namespace cdcd::transform
