@@ -102,6 +102,17 @@ def start_server(server, *args: str, expect: tuple[str, ...] = ("LISTENING",),
     return proc, ports
 
 
+def restart_server(proc: subprocess.Popen, server, port: int, state_file: str, *args: str,
+                   expect: tuple[str, ...] = ("LISTENING",), timeout: float = 60.0
+                   ) -> tuple[subprocess.Popen, dict[str, int]]:
+    """Stops a server started with `--state-file state_file` (which writes its data there as it
+    stops) and starts it again on the same `port` with the same file: the restart of a real
+    service, whose clients see refused connections in between and its data afterwards."""
+    stop_server(proc, timeout=10)
+    return start_server(server, "--port", str(port), "--state-file", state_file, *args,
+                        expect=expect, timeout=timeout)
+
+
 def stop_server(proc: subprocess.Popen, timeout: float = 5.0) -> None:
     """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds; closes its stdout."""
     if proc.poll() is None:

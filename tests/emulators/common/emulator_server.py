@@ -13,6 +13,8 @@ from typing import Callable
 
 from aiohttp import web
 
+from emulator_state_file import Persistence
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 AIOHTTP_BACKLOG = 128  # aiohttp's own default for web.TCPSite
 
@@ -23,6 +25,8 @@ def parse_args(description: str, add_arguments: Callable[[argparse.ArgumentParse
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--state-file", default=None,
+                        help="load the data from this file at start, write it back at stop")
     if add_arguments is not None:
         add_arguments(parser)
     args = parser.parse_args()
@@ -80,17 +84,25 @@ def stop_signal() -> asyncio.Event:
 
 
 async def serve(build_app: Callable[[], web.Application], host: str, port: int,
-                backlog: int = AIOHTTP_BACKLOG) -> None:
-    """Serves the application `build_app` makes, announced as `LISTENING <port>`, until signalled."""
+                backlog: int = AIOHTTP_BACKLOG, persistence: Persistence | None = None,
+                state_file: str | None = None) -> None:
+    """Serves the application `build_app` makes, announced as `LISTENING <port>`, until signalled.
+    With `persistence` and a `state_file`, the application's data is loaded from the file before
+    serving and written back to it after the last connection is closed."""
     stop = stop_signal()
-    runner, bound = await start_site(build_app(), host, port, backlog)
+    app = build_app()
+    if persistence is not None:
+        persistence.load_into(state_file, app)
+    runner, bound = await start_site(app, host, port, backlog)
     print(f"LISTENING {bound}", flush=True)
     await stop.wait()
     await runner.cleanup()
+    if persistence is not None:
+        persistence.save_from(state_file, app)
 
 
 def main(build_app: Callable[[], web.Application], description: str,
-         backlog: int = AIOHTTP_BACKLOG) -> None:
+         backlog: int = AIOHTTP_BACKLOG, persistence: Persistence | None = None) -> None:
     """The whole of a one-port emulator's server.py: parse the command line, serve."""
     args = parse_args(description)
-    asyncio.run(serve(build_app, args.host, args.port, backlog))
+    asyncio.run(serve(build_app, args.host, args.port, backlog, persistence, args.state_file))

@@ -21,8 +21,10 @@ ControlError = emulator_client.ControlError
 
 
 class DingTalkEmulator:
-    def __init__(self, start_timeout_s: float = 60.0):
+    def __init__(self, start_timeout_s: float = 60.0, state_file: str | None = None):
+        """state_file: where the server keeps its data across `restart()`."""
         self.start_timeout_s = start_timeout_s
+        self.state_file = state_file
         self.proc: subprocess.Popen | None = None
         self.port: int | None = None
 
@@ -35,9 +37,17 @@ class DingTalkEmulator:
         self.stop()
 
     def start(self) -> None:
-        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0",
+        extra = ("--state-file", self.state_file) if self.state_file else ()
+        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0", *extra,
                                                         timeout=self.start_timeout_s)
         self.port = ports["LISTENING"]
+
+    def restart(self) -> None:
+        """Stops the server and starts it again on the same port with its data (needs state_file);
+        limits, faults, hooks and the request log start empty."""
+        assert self.state_file, "restart() needs the emulator created with a state_file"
+        self.proc, _ = emulator_client.restart_server(self.proc, SERVER, self.port, self.state_file,
+                                                      timeout=self.start_timeout_s)
 
     def stop(self) -> None:
         if self.proc is not None:

@@ -21,6 +21,7 @@ import api_wiki  # noqa: E402
 import control  # noqa: E402
 import emulator_server  # noqa: E402
 import pipeline  # noqa: E402
+from emulator_state_file import Persistence, restore_in_place  # noqa: E402
 
 
 def build_app() -> web.Application:
@@ -39,8 +40,17 @@ def build_app() -> web.Application:
     return app
 
 
+def _restore(app: web.Application, store) -> None:
+    restore_in_place(app["state"].store, store)
+
+
+# Apps, tokens, operators, workspaces and documents survive a restart; limits, faults, hooks and
+# the request log (control.State.traffic) do not.
+PERSISTENCE = Persistence(export=lambda app: app["state"].store, restore=_restore)
+
+
 def main() -> None:
-    emulator_server.main(build_app, __doc__, backlog=1024)
+    emulator_server.main(build_app, __doc__, backlog=1024, persistence=PERSISTENCE)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from alibabacloud_tea_openapi import models as open_api_models
 from alibabacloud_tea_util import models as util_models
 from Tea.exceptions import TeaException
 
-from dingtalk_testenv import APP_KEY, APP_SECRET, OPERATOR
+from dingtalk_testenv import APP_KEY, APP_SECRET, OPERATOR, DingTalkEmulator
 
 DOC_BLOCK_TYPES = {"paragraph", "heading", "blockquote", "callout", "columns", "orderedList",
                    "unorderedList", "table", "unknown"}
@@ -238,3 +238,22 @@ def test_sdk_sees_qps_throttle_code(emu):
             codes.append(err.code)
     assert codes[:2] == ["ok", "ok"]
     assert "Forbidden.AccessDenied.QpsLimitForAppkeyAndApi" in codes[2:]
+
+
+def test_a_restart_with_a_state_file_keeps_apps_tokens_and_documents(tmp_path):
+    # The server is stopped and started again on the same port: the app, its token (still valid,
+    # as DingTalk's tokens live 7200 s whatever happens to a server) and the documents remain.
+    with DingTalkEmulator(state_file=str(tmp_path / "dingtalk.state")) as emu:
+        emu.create_app(APP_KEY, APP_SECRET)
+        emu.create_operators(OPERATOR)
+        ws = emu.create_workspace("kb", owner_id=OPERATOR)
+        doc = emu.create_document(ws["rootNodeId"], "Kept", blocks=[
+            {"blockType": "paragraph", "paragraph": {"text": "kept"}, "children": [{"text": "kept"}]}])
+        token = sdk_token(emu)
+        emu.restart()
+        assert sdk_token(emu) == token
+        wiki = wiki_client.Client(config(emu))
+        node = wiki.get_node_with_options(
+            doc["nodeId"], wiki_models.GetNodeRequest(operator_id=OPERATOR),
+            wiki_models.GetNodeHeaders(x_acs_dingtalk_access_token=token), util_models.RuntimeOptions()).body.node
+        assert node.name == "Kept" and node.workspace_id == ws["workspaceId"]

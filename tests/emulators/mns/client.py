@@ -59,9 +59,13 @@ class MnsControl(emulator_client.KeyedControl):
 class MnsEmulator(MnsControl):
     """Context manager running `server.py` on a free loopback port."""
 
-    def __init__(self, extra_args: list[str] | None = None):
+    def __init__(self, extra_args: list[str] | None = None, state_file: str | None = None):
+        """state_file: where the server keeps its queues and messages across `restart()`."""
         super().__init__("")
         self.extra_args = extra_args or []
+        self.state_file = state_file
+        if state_file:
+            self.extra_args += ["--state-file", state_file]
         self.proc: subprocess.Popen | None = None
         self.port = 0
 
@@ -70,6 +74,13 @@ class MnsEmulator(MnsControl):
         self.port = ports["LISTENING"]
         self.url = f"http://127.0.0.1:{self.port}"
         return self
+
+    def restart(self) -> None:
+        """Stops the server and starts it again on the same port with its queues, messages and
+        access keys (needs state_file); fault rules and counters start empty."""
+        assert self.state_file, "restart() needs the emulator created with a state_file"
+        extra = [a for a in self.extra_args if a not in ("--state-file", self.state_file)]
+        self.proc, _ = emulator_client.restart_server(self.proc, SERVER, self.port, self.state_file, *extra)
 
     def __exit__(self, *exc) -> None:
         if self.proc is not None:

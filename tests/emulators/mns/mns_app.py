@@ -4,6 +4,7 @@ from aiohttp import web
 import emu_faults
 import mns_control
 import mns_handlers
+from emulator_state_file import restore_in_place
 from mns_store import MnsStore
 
 DEFAULT_ACCESS_KEY_ID = "AKTEST"
@@ -26,6 +27,20 @@ class MnsState:
         self.credentials.clear()
         self.credentials[DEFAULT_ACCESS_KEY_ID] = (DEFAULT_ACCESS_KEY_SECRET, "")
         self.verify_signatures = True
+
+
+def export_data(state: MnsState) -> dict:
+    """What survives a restart (common/emulator_state_file.py): queues, their messages and receipt
+    handles, and the access keys; not fault rules or counters."""
+    return {"store": state.store, "credentials": state.credentials,
+            "verify_signatures": state.verify_signatures}
+
+
+def restore_data(state: MnsState, data: dict) -> None:
+    restore_in_place(state.store, data["store"])
+    state.credentials.clear()
+    state.credentials.update(data["credentials"])
+    state.verify_signatures = data["verify_signatures"]
 
 
 def build_app(state: MnsState | None = None) -> web.Application:

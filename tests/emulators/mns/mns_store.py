@@ -88,6 +88,16 @@ class Queue:
     handles: dict = field(default_factory=dict)           # current receipt handle -> seq
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
+    def __getstate__(self) -> dict:
+        # Saved for a restart (common/emulator_state_file.py): long-pollers do not survive it.
+        state = dict(self.__dict__)
+        del state["changed"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.changed = asyncio.Event()
+
     def notify(self) -> None:
         # Wake every long-poller; each re-arms with a fresh Event.
         self.changed.set()

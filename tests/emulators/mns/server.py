@@ -8,6 +8,10 @@ sys.path.insert(1, str(HERE.parent / "common"))  # emulator_server, emu_faults
 
 import emulator_server  # noqa: E402
 import mns_app  # noqa: E402
+from emulator_state_file import Persistence  # noqa: E402
+
+PERSISTENCE = Persistence(export=lambda app: mns_app.export_data(app["mns_state"]),
+                          restore=lambda app, data: mns_app.restore_data(app["mns_state"], data))
 
 if __name__ == "__main__":
-    emulator_server.main(mns_app.build_app, __doc__)
+    emulator_server.main(mns_app.build_app, __doc__, persistence=PERSISTENCE)

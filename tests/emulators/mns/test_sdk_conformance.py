@@ -251,3 +251,21 @@ def test_faults_throttle_error_reset_delay(fresh):
     assert msg.message_body == "slow"
     counters = fresh.counters()
     assert counters["SendMessage"] == 3 and counters["ReceiveMessage"] == 3
+
+
+def test_a_restart_with_a_state_file_keeps_queues_messages_and_handles(tmp_path):
+    # The server is stopped and started again on the same port: queued messages, in-flight ones
+    # and their receipt handles, and the queue's attributes are there after it, as on a real MNS.
+    with client.MnsEmulator(state_file=str(tmp_path / "mns.state")) as emu:
+        q = make_queue(emu, visibility_timeout=30)
+        q.send_message(Message("waiting"))
+        q.send_message(Message("in flight"))
+        first = q.receive_message(wait_seconds=0)
+        emu.restart()
+        q = account(emu).get_queue("q1")
+        assert q.get_attributes().visibility_timeout == 30
+        q.delete_message(first.receipt_handle)  # the handle from before the restart still works
+        second = q.receive_message(wait_seconds=0)
+        assert {first.message_body, second.message_body} == {b"waiting", b"in flight"}
+        q.delete_message(second.receipt_handle)
+        assert emu.messages("q1") == []

@@ -90,25 +90,41 @@ class OssEmulator(OssControl):
     """Context manager running `server.py` on a free loopback port (and, with with_mns=True,
     the MNS emulator in the same process on another free port, as `.mns`)."""
 
-    def __init__(self, with_mns: bool = False, mns_url: str | None = None):
+    def __init__(self, with_mns: bool = False, mns_url: str | None = None, state_file: str | None = None):
+        """state_file: where the server keeps its data (and the MNS emulator's) across `restart()`."""
         super().__init__("")
-        self.with_mns, self.mns_url = with_mns, mns_url
+        self.with_mns, self.mns_url, self.state_file = with_mns, mns_url, state_file
         self.proc: subprocess.Popen | None = None
         self.mns: mns_client.MnsControl | None = None
 
     def __enter__(self) -> "OssEmulator":
-        args = [SERVER, "--port", "0"]
-        expect = ("LISTENING",)
-        if self.with_mns:
-            args += ["--mns-port", "0"]
-            expect = ("LISTENING", "MNS_LISTENING")
-        elif self.mns_url:
-            args += ["--mns-url", self.mns_url]
-        self.proc, ports = emulator_client.start_server(*args, expect=expect, timeout=60.0)
+        self.proc, ports = emulator_client.start_server(SERVER, "--port", "0", *self._args(mns_port=0),
+                                                        expect=self._expect(), timeout=60.0)
         self.url = f"http://127.0.0.1:{ports['LISTENING']}"
         if self.with_mns:
             self.mns = mns_client.MnsControl(f"http://127.0.0.1:{ports['MNS_LISTENING']}")
         return self
+
+    def _args(self, mns_port: int) -> list[str]:
+        args = ["--state-file", self.state_file] if self.state_file else []
+        if self.with_mns:
+            args += ["--mns-port", str(mns_port)]
+        elif self.mns_url:
+            args += ["--mns-url", self.mns_url]
+        return args
+
+    def _expect(self) -> tuple[str, ...]:
+        return ("LISTENING", "MNS_LISTENING") if self.with_mns else ("LISTENING",)
+
+    def restart(self) -> None:
+        """Stops the server and starts it again on the same ports with its buckets, objects,
+        notification rules, queues and messages (needs state_file); faults and counters start empty."""
+        assert self.state_file, "restart() needs the emulator created with a state_file"
+        port = int(self.url.rsplit(":", 1)[1])
+        mns_port = int(self.mns.url.rsplit(":", 1)[1]) if self.mns else 0
+        emulator_client.stop_server(self.proc, timeout=10)
+        self.proc, _ = emulator_client.start_server(SERVER, "--port", str(port), *self._args(mns_port),
+                                                    expect=self._expect(), timeout=60.0)
 
     def __exit__(self, *exc) -> None:
         if self.proc is not None:

@@ -7,6 +7,7 @@ import oss_auth
 import oss_control
 import oss_handlers
 import oss_notify
+from emulator_state_file import restore_in_place
 from oss_store import OssStore
 
 DEFAULT_ACCESS_KEY_ID = "AKTEST"
@@ -45,6 +46,21 @@ class OssState:
         self.credentials.keys.clear()
         self.credentials.keys[DEFAULT_ACCESS_KEY_ID] = (DEFAULT_ACCESS_KEY_SECRET, "")
         self.verify_signatures = True
+
+
+def export_data(state: OssState) -> dict:
+    """What survives a restart (common/emulator_state_file.py): buckets and objects, notification
+    rules and access keys; not fault rules or counters."""
+    return {"region": state.region, "store": state.store, "credentials": state.credentials,
+            "verify_signatures": state.verify_signatures, "rules": state.notifier.rules}
+
+
+def restore_data(state: OssState, data: dict) -> None:
+    state.region = state.notifier.region = data["region"]
+    restore_in_place(state.store, data["store"])
+    restore_in_place(state.credentials, data["credentials"])
+    state.verify_signatures = data["verify_signatures"]
+    state.notifier.rules = data["rules"]
 
 
 def build_app(state: OssState) -> web.Application:

@@ -18,6 +18,7 @@ sys.path.insert(2, str(HERE.parent / "common"))  # emulator_server, emu_faults
 import emulator_server  # noqa: E402
 import mns_app  # noqa: E402
 import oss_app  # noqa: E402
+import emulator_state_file  # noqa: E402
 from emulator_server import start_site  # noqa: E402
 
 
@@ -36,7 +37,13 @@ def add_mns_arguments(parser: argparse.ArgumentParser) -> None:
 async def main(args: argparse.Namespace) -> None:
     stop = emulator_server.stop_signal()
     mns_state = mns_app.MnsState() if args.mns_port is not None else None
+    # --state-file: both emulators' data, loaded before serving and saved after stopping.
+    saved = emulator_state_file.load(args.state_file)
+    if saved is not None and mns_state is not None and saved.get("mns"):
+        mns_app.restore_data(mns_state, saved["mns"])
     state = oss_app.OssState(mns_store=mns_state.store if mns_state else None, mns_url=args.mns_url)
+    if saved is not None:
+        oss_app.restore_data(state, saved["oss"])
     runners = []
     runner, port = await start_site(oss_app.build_app(state), args.host, args.port)
     runners.append(runner)
@@ -50,6 +57,8 @@ async def main(args: argparse.Namespace) -> None:
     await stop.wait()
     for r in reversed(runners):
         await r.cleanup()
+    emulator_state_file.save(args.state_file, {"oss": oss_app.export_data(state),
+                                               "mns": mns_app.export_data(mns_state) if mns_state else None})
 
 
 if __name__ == "__main__":

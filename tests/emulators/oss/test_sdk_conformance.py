@@ -263,3 +263,21 @@ def test_bulk_seed_one_million_and_list_pages_of_it(fresh):
     last = bkt.list_objects_v2(prefix="p3/", start_after="p3/0999990", max_keys=1000)
     assert [o.key for o in last.object_list] == ["p3/0999991.dat", "p3/0999995.dat", "p3/0999999.dat"]
     assert not last.is_truncated
+
+
+def test_a_restart_with_a_state_file_keeps_objects_rules_and_queued_events(tmp_path):
+    # The server (OSS and its MNS) is stopped and started again on the same ports: objects, the
+    # notification rule and the queued events are there after it; notifications still flow.
+    with client.OssEmulator(with_mns=True, state_file=str(tmp_path / "oss.state")) as emu:
+        emu.create_bucket(BUCKET)
+        emu.mns.create_queue("oss-events")
+        emu.add_notification(BUCKET, "oss-events")
+        v1_bucket(emu).put_object("kept/a.txt", b"before")
+        emu.restart()
+        bkt = v4_bucket(emu)
+        assert bkt.get_object("kept/a.txt").read() == b"before"
+        bkt.put_object("kept/b.txt", b"after")
+        queue = Account(emu.mns.endpoint, emu.mns.access_key_id, emu.mns.access_key_secret).get_queue("oss-events")
+        msgs = queue.batch_receive_message(16, wait_seconds=1)
+        keys = [json.loads(m.message_body)["events"][0]["oss"]["object"]["key"] for m in msgs]
+        assert keys == ["kept/a.txt", "kept/b.txt"]

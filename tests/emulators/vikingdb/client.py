@@ -24,7 +24,10 @@ EmulatorError = emulator_client.ControlError
 
 
 class VikingDBEmulator:
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, startup_timeout: float = 60.0):
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, startup_timeout: float = 60.0,
+                 state_file: str | None = None):
+        """state_file: where the server keeps its data across `restart()`."""
+        self.state_file = state_file
         self._host = host
         self._port = port
         self._timeout = startup_timeout
@@ -33,10 +36,18 @@ class VikingDBEmulator:
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> "VikingDBEmulator":
+        extra = ("--state-file", self.state_file) if self.state_file else ()
         self.proc, ports = emulator_client.start_server(SERVER, "--host", self._host, "--port", str(self._port),
-                                                        timeout=self._timeout)
+                                                        *extra, timeout=self._timeout)
         self.port = ports["LISTENING"]
         return self
+
+    def restart(self) -> None:
+        """Stops the server and starts it again on the same port with its collections, rows and
+        credentials (needs state_file); faults, throttles and counters start empty."""
+        assert self.state_file, "restart() needs the emulator created with a state_file"
+        self.proc, _ = emulator_client.restart_server(self.proc, SERVER, self.port, self.state_file,
+                                                      "--host", self._host, timeout=self._timeout)
 
     def stop(self) -> None:
         if self.proc is not None:

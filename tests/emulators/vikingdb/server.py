@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover
     _fastjson = None
 
 import emulator_server  # noqa: E402
+from emulator_state_file import Persistence, restore_in_place  # noqa: E402
 import vdb_auth as auth  # noqa: E402
 import vdb_control_plane as control_plane  # noqa: E402
 import vdb_data_plane as data_plane  # noqa: E402
@@ -222,8 +223,24 @@ def build_app() -> web.Application:
     return app
 
 
+def _export(app: web.Application):
+    st = app["emulator"].state
+    return {"store": st.store, "credentials": st.credentials}
+
+
+def _restore(app: web.Application, data) -> None:
+    st = app["emulator"].state
+    restore_in_place(st.store, data["store"])
+    restore_in_place(st.credentials, data["credentials"])
+
+
+# Collections, their rows and indexes, and the credentials survive a restart; faults, throttles
+# and counters do not.
+PERSISTENCE = Persistence(export=_export, restore=_restore)
+
+
 def main() -> None:
-    emulator_server.main(build_app, __doc__.splitlines()[0], backlog=1024)
+    emulator_server.main(build_app, __doc__.splitlines()[0], backlog=1024, persistence=PERSISTENCE)
 
 
 if __name__ == "__main__":

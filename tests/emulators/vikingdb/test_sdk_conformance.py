@@ -18,7 +18,7 @@ from vikingdb.vector import (DeleteDataRequest, FetchDataInCollectionRequest, Se
                              SearchByVectorRequest, UpsertDataRequest, VikingDB)
 from vikingdb.vector.exceptions import VikingVectorException
 
-from vdb_testenv import AK, API_KEY, BASIC_FIELDS, SK
+from vdb_testenv import AK, API_KEY, BASIC_FIELDS, SK, VikingDBEmulator
 
 ONE_TRY = RequestOptions(max_attempts=1)   # the SDK retries every failure 3x with sleeps
 
@@ -231,3 +231,19 @@ def test_vectorize_collection_end_to_end_with_both_sdks(emu):
         SearchByMultiModalRequest(text="which databases store embeddings", limit=3))
     assert hits.result.data[0].id == 2
     assert emu.rows("docs")["count"] == 3
+
+
+def test_a_restart_with_a_state_file_keeps_collections_rows_and_keys(tmp_path):
+    # The server is stopped and started again on the same port: the collection, its rows and the
+    # credentials are there after it, for both SDKs.
+    with VikingDBEmulator(state_file=str(tmp_path / "vikingdb.state")) as emu:
+        emu.create_collection("goods", BASIC_FIELDS)
+        coll = data_client(emu, "api_key").collection(collection_name="goods", project_name="default")
+        coll.upsert(UpsertDataRequest(data=[{"id": "g1", "vec": [1.0, 0.0, 0.0, 0.5], "price": 10}]))
+        emu.restart()
+        got = control_api(emu).get_vikingdb_collection(
+            vdb.GetVikingdbCollectionRequest(project_name="default", collection_name="goods"))
+        assert got.collection_name == "goods"
+        coll = data_client(emu, "ak_sk").collection(collection_name="goods", project_name="default")
+        fetched = coll.fetch(FetchDataInCollectionRequest(ids=["g1"]))
+        assert [(i.id, i.fields["price"]) for i in fetched.result.items] == [("g1", 10)]

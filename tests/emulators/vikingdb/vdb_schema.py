@@ -74,6 +74,18 @@ class Schema:
     checkers: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
     required: list[str] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)
+    limits: Limits | None = None       # what the checkers check against (the store's)
+
+    def __getstate__(self) -> dict:
+        # Saved for a restart (common/emulator_state_file.py): the checkers are closures, made
+        # again from the fields and the limits.
+        state = dict(self.__dict__)
+        state["checkers"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.checkers = {f.name: make_checker(f, self.limits) for f in self.fields}
 
     @property
     def dense_dim(self) -> int | None:
@@ -355,7 +367,8 @@ def parse_schema(fields_in: Any, vectorize_in: Any, limits: Limits) -> Schema:
     if vectorize and vectors:
         raise invalid("Vectorize and a vector field are mutually exclusive")
 
-    schema = Schema(fields, pk.name, pk.type, auto_id, vectors[0] if vectors else None, vectorize)
+    schema = Schema(fields, pk.name, pk.type, auto_id, vectors[0] if vectors else None, vectorize,
+                    limits=limits)
     for f in fields:
         schema.checkers[f.name] = make_checker(f, limits)
         if f.is_primary_key:
