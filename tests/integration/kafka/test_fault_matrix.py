@@ -137,6 +137,7 @@ def broker_sigstop(kafka_broker, c, not_checkpointed):
         assert c.proc.poll() is None, c.log_text()[-3000:]
     finally:
         os.kill(pid, signal.SIGCONT)
+    assert "Timed out" in c.log_text()  # librdkafka gave up waiting for the broker's responses
 
 
 def cdcd_sigkill(kafka_broker, c, not_checkpointed):
