@@ -40,6 +40,13 @@ struct ConnectorContext {
     /// undecodable records to bad_records->source(), sink writer i rejected ones to
     /// bad_records->writer(i). Never null: outside a pipeline run, policy `fail`.
     BadRecordHandlers* bad_records = &BadRecordHandlers::detached();
+    /// True once the pipeline stops (SIGTERM/SIGINT drain, or a failure); empty outside a
+    /// pipeline run. Sources have SourceOutput::stopping(); a sink polls this in its own waits
+    /// (retry backoff, throttling) and ends them, failing the write or flush that waited: a
+    /// drain then exits promptly without a final checkpoint, and what the sink had not delivered
+    /// is replayed from the last checkpoint on restart, instead of the drain running into
+    /// pipeline.shutdown.timeout. A request already answered is not undone.
+    std::function<bool()> stopping = nullptr;
 };
 
 /// A metadata column a source puts in each event's meta (Flink's SupportedMetadataColumn), usable

@@ -28,7 +28,8 @@ void register_vikingdb_sink(ConnectorRegistry& registry) {
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {
         return std::make_unique<vikingdb::VikingdbSink>(vikingdb::vikingdb_settings(ctx.options),
                                                         ctx.io, ctx.pipeline.local_time_zone,
-                                                        *ctx.metrics);
+                                                        *ctx.metrics, *ctx.bad_records,
+                                                        ctx.stopping);
     };
     registry.add(std::move(f));
 }
