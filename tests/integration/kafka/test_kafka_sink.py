@@ -151,3 +151,24 @@ def test_exactly_once_refuses_the_default_pipeline_name_without_a_prefix(kafka_b
                                   f"  sink.transactional-id-prefix: {prefix}")).run()
     assert values(kafka_broker.consume_all(topic, isolation="read_committed")) == DEBEZIUM
     assert f"{prefix}-eos" in {g.group_id for g in kafka_broker.admin().list_consumer_groups().result(30).valid}
+
+
+def test_validate_reports_exactly_once_without_transactional_names_at_its_line(tmp_path):
+    # `cdcd validate` sees the pipeline block too, so it reports what the start would refuse,
+    # at the line of sink.delivery-guarantee; a prefix or a pipeline name of its own passes.
+    import subprocess
+    from conftest import CDCD
+    default_name = VALUES.replace("  name: {name}\n", "")
+    eos = "  topic: t\n  sink.delivery-guarantee: exactly-once"
+    path = tmp_path / "eos.yaml"
+    path.write_text(default_name.format(bootstrap="127.0.0.1:9", sink=eos))
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "delivery-guarantee" in text)
+    p = subprocess.run([CDCD, "validate", str(path)], capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert f"{path}:{line}:" in out and "Set sink.transactional-id-prefix (or pipeline.name)" in out, out
+    for ok in (default_name.format(bootstrap="127.0.0.1:9", sink=eos + "\n  sink.transactional-id-prefix: p1"),
+               VALUES.format(bootstrap="127.0.0.1:9", sink=eos, name="orders-relay")):
+        path.write_text(ok)
+        p = subprocess.run([CDCD, "validate", str(path)], capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
