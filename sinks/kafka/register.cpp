@@ -17,7 +17,8 @@ void register_kafka_sink(ConnectorRegistry& registry) {
                     config::Diagnostics& d) { kafka::validate_kafka_sink(o, pipeline, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {
         return std::make_unique<kafka::KafkaSink>(
-            kafka::kafka_sink_settings(ctx.options, ctx.pipeline.name), *ctx.metrics);
+            kafka::kafka_sink_settings(ctx.options, ctx.pipeline.name), *ctx.metrics,
+            *ctx.bad_records);
     };
     registry.add(std::move(f));
 }
