@@ -65,7 +65,7 @@ TimeZone zone_of(const std::string& id) {
 
 VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& io,
                            const std::string& local_time_zone, metrics::Registry& registry,
-                           BadRecordHandlers& bad_records, std::function<bool()> stopping)
+                           BadRecordHandlers& bad_records, const std::function<bool()>& stopping)
     : settings_(std::move(settings)),
       io_(io),
       bad_records_(bad_records),

@@ -24,7 +24,7 @@ class VikingdbSink final : public Sink {
                  const std::string& local_time_zone,
                  metrics::Registry& registry = metrics::Registry::detached(),
                  BadRecordHandlers& bad_records = BadRecordHandlers::detached(),
-                 std::function<bool()> stopping = nullptr);
+                 const std::function<bool()>& stopping = nullptr);
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
