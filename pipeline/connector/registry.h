@@ -40,7 +40,22 @@ struct ConnectorContext {
     /// undecodable records to bad_records->source(), sink writer i rejected ones to
     /// bad_records->writer(i). Never null: outside a pipeline run, policy `fail`.
     BadRecordHandlers* bad_records = &BadRecordHandlers::detached();
+    /// True once the pipeline stops (SIGTERM/SIGINT drain, or a failure); empty outside a
+    /// pipeline run. Sources have SourceOutput::stopping(); a sink polls this in its own waits
+    /// (retry backoff, throttling) and ends them, failing the write or flush that waited: a
+    /// drain then exits promptly without a final checkpoint, and what the sink had not delivered
+    /// is replayed from the last checkpoint on restart, instead of the drain running into
+    /// pipeline.shutdown.timeout. A request already answered is not undone.
+    std::function<bool()> stopping = nullptr;
 };
+
+/// Cross-option rules (`a` requires `b`, ...) of a connector, checked by `cdcd validate` and at
+/// start: its validated options, its YAML block, and the `pipeline` block's validated options
+/// (for rules that depend on them, such as pipeline.name); errors go to the diagnostics with the
+/// YAML position of the option to blame.
+using ValidateHook = std::function<void(
+    const config::ValidatedOptions& options, const config::ConnectorDef& definition,
+    const config::ValidatedOptions& pipeline, config::Diagnostics& diagnostics)>;
 
 /// A metadata column a source puts in each event's meta (Flink's SupportedMetadataColumn), usable
 /// in transform projections and filters by name.
@@ -56,10 +71,7 @@ struct SourceFactory {
     /// The metadata columns events of this source carry (may depend on options such as
     /// `metadata.list`); none when unset.
     std::function<std::vector<MetadataColumn>(const config::ValidatedOptions&)> metadata_columns;
-    /// Cross-option rules (`a` requires `b`, ...) checked by `cdcd validate` and at start.
-    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&,
-                       config::Diagnostics&)>
-        validate;
+    ValidateHook validate;
     std::function<std::unique_ptr<Source>(const ConnectorContext&)> create;
 };
 
@@ -67,9 +79,7 @@ struct SinkFactory {
     std::string name;
     std::string description;
     config::ConnectorOptionsSpec options;
-    std::function<void(const config::ValidatedOptions&, const config::ConnectorDef&,
-                       config::Diagnostics&)>
-        validate;
+    ValidateHook validate;
     std::function<std::unique_ptr<Sink>(const ConnectorContext&)> create;
 };
 

@@ -88,7 +88,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
             plan.source_factory->options, definition.source.options, definition.source.where,
             "source `" + definition.source.type + "`", diags);
         if (plan.source_factory->validate)
-            plan.source_factory->validate(plan.source_options, definition.source, diags);
+            plan.source_factory->validate(plan.source_options, definition.source,
+                                          plan.pipeline_options, diags);
     }
     plan.sink_factory = registry.sink(definition.sink.type);
     if (!plan.sink_factory) {
@@ -101,7 +102,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
                                                      definition.sink.options, definition.sink.where,
                                                      "sink `" + definition.sink.type + "`", diags);
         if (plan.sink_factory->validate)
-            plan.sink_factory->validate(plan.sink_options, definition.sink, diags);
+            plan.sink_factory->validate(plan.sink_options, definition.sink, plan.pipeline_options,
+                                        diags);
     }
 
     const auto& p = plan.pipeline_options;

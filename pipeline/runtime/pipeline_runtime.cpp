@@ -128,8 +128,9 @@ struct PipelineRuntime::Impl {
         ConnectorContext source_ctx{plan.source_options, def.source,  plan.settings, io,
                                     &registry,           &bad_records};
         source = plan.source_factory->create(source_ctx);
-        ConnectorContext sink_ctx{plan.sink_options, def.sink,    plan.settings, io,
-                                  &registry,         &bad_records};
+        ConnectorContext sink_ctx{
+            plan.sink_options,          def.sink, plan.settings, io, &registry, &bad_records,
+            [this] { return stopping; }};
         sink = plan.sink_factory->create(sink_ctx);
         transform = plan.make_transform();
         if (transform) {

@@ -19,6 +19,7 @@
 #include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/blocking_calls.h"
 #include "sinks/kafka/producer_config.h"
+#include "sinks/kafka/record_rejection.h"
 #include "sinks/kafka/topic_selector.h"
 #include "sinks/kafka/transactions.h"
 
@@ -53,8 +54,9 @@ class KafkaWriter final : public SinkWriter {
   public:
     /// `transactions`: the sink's, shared by its writers (exactly-once), else null.
     KafkaWriter(const KafkaSinkSettings& settings, Transactions* transactions,
-                metrics::Registry& registry)
+                metrics::Registry& registry, BadRecordSink& bad_records)
         : settings_(settings),
+          bad_records_(bad_records),
           selector_(settings.topic, settings.topic_mapping),
           txn_(transactions),
           metrics_(registry, metrics::Role::Sink, "kafka") {
@@ -122,7 +124,7 @@ class KafkaWriter final : public SinkWriter {
             }
             bytes += key_.size() + value_.size();
             // The common case needs no suspension (and no coroutine frame per record).
-            if (!try_produce(t)) co_await produce_when_room(t);
+            if (!try_produce(t, data->table)) co_await produce_when_room(t, data->table);
         }
         metrics_.bytes_out.inc(bytes);
         producer().poll();
@@ -216,13 +218,25 @@ class KafkaWriter final : public SinkWriter {
         last_ = nullptr;  // rehashing may move entries
     }
 
-    /// False when librdkafka's queue is full; throws on other errors.
-    bool try_produce(TableState& t) {
+    /// False when librdkafka's queue is full; throws on other errors. A record librdkafka
+    /// refuses for itself (larger than message.max.bytes) goes to the bad-record policy here,
+    /// before it is queued: it never joins a transaction, so exactly-once is unaffected.
+    bool try_produce(TableState& t, const TableId& table) {
         const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
         rd_kafka_topic_t* topic = t.topics[active_];
         if (txn_) txn_->begin_if_needed(active_, topic);
         rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
+        if (rejects_record(err)) {
+            metrics_.errors.inc();
+            bad_records_.handle(BadRecord{
+                "rejected", record_position(rd_kafka_topic_name(topic), key_, table.str()),
+                "a record of " + std::to_string(key_.size() + value_.size()) +
+                    " bytes (key and value): " + rd_kafka_err2str(err) +
+                    " (the producer's message.max.bytes / max.request.size)",
+                value_});
+            return true;  // skipped or dead-lettered: go on
+        }
         if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
             metrics_.errors.inc();
             throw std::runtime_error(std::string("kafka sink: cannot produce to ") +
@@ -231,12 +245,12 @@ class KafkaWriter final : public SinkWriter {
         return false;
     }
 
-    awaitable<void> produce_when_room(TableState& t) {
+    awaitable<void> produce_when_room(TableState& t, const TableId& table) {
         do {
             producer().poll();
             check_delivery();
             co_await sleep_ms(1);
-        } while (!try_produce(t));
+        } while (!try_produce(t, table));
     }
 
     awaitable<void> flush_producer(Producer& p) {
@@ -268,6 +282,7 @@ class KafkaWriter final : public SinkWriter {
     }
 
     const KafkaSinkSettings& settings_;
+    BadRecordSink& bad_records_;
     TopicSelector selector_;
     Transactions* txn_;
     std::unique_ptr<Producer> own_producer_;  // at-least-once and none
@@ -288,8 +303,12 @@ class KafkaWriter final : public SinkWriter {
 
 }  // namespace
 
-KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics)
-    : settings_(std::move(settings)), metrics_(metrics), applier_(std::make_unique<AcceptAll>()) {
+KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics,
+                     BadRecordHandlers& bad_records)
+    : settings_(std::move(settings)),
+      metrics_(metrics),
+      bad_records_(bad_records),
+      applier_(std::make_unique<AcceptAll>()) {
     for (const auto& key : settings_.client.ignored)
         spdlog::warn("kafka sink: properties.{} has no effect (cdcd writes bytes itself)", key);
     if (auto why = idempotence_off_because(settings_.client);
@@ -302,11 +321,12 @@ KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics)
 
 KafkaSink::~KafkaSink() = default;
 
-std::unique_ptr<SinkWriter> KafkaSink::create_writer(int, int parallelism) {
+std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int parallelism) {
     if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && !transactions_)
         transactions_ = std::make_unique<Transactions>(settings_, producer_settings(settings_),
                                                        static_cast<std::size_t>(parallelism));
-    return std::make_unique<KafkaWriter>(settings_, transactions_.get(), metrics_);
+    return std::make_unique<KafkaWriter>(settings_, transactions_.get(), metrics_,
+                                         bad_records_.writer(index));
 }
 
 }  // namespace cdcd::kafka

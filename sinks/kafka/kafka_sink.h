@@ -17,8 +17,20 @@
 //                  then tell which of the transactions pending at the restored checkpoint
 //                  committed, and the pipeline resumes from the checkpoint before the first one
 //                  that did not, so its records are written again, once (see transactions.h).
+//
+// Records refused for themselves (record_rejection.h): one larger than the producer's
+// message.max.bytes is refused by produce(), before it is queued, and goes to the bad-record
+// policy under every guarantee (fail: the pipeline stops, naming topic, key and size; skip /
+// dead-letter: the pipeline goes on). A refusal in a delivery report (the broker's topic-level
+// max.message.bytes, INVALID_RECORD) fails the pipeline under every policy: the broker refuses
+// the whole batch the record travelled in, so the report cannot tell the bad record from the
+// good ones with it, and in a transaction the failure makes the transaction abortable (it is
+// aborted and the checkpoint's records are replayed after a restart). The error names the topic,
+// the first failed record's key and its size; set properties.max.request.size to at most the
+// topic's max.message.bytes so such records are caught at produce().
 #include <memory>
 
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/metrics/registry.h"
 #include "sinks/kafka/kafka_sink_options.h"
@@ -31,8 +43,10 @@ class KafkaSink final : public Sink {
   public:
     /// `metrics` receives records_out (acknowledged records), bytes_out and errors (failed
     /// deliveries and produce calls).
+    /// Writer i hands records the producer refuses at produce() to bad_records.writer(i).
     explicit KafkaSink(KafkaSinkSettings settings,
-                       metrics::Registry& metrics = metrics::Registry::detached());
+                       metrics::Registry& metrics = metrics::Registry::detached(),
+                       BadRecordHandlers& bad_records = BadRecordHandlers::detached());
     ~KafkaSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
@@ -40,6 +54,7 @@ class KafkaSink final : public Sink {
   private:
     KafkaSinkSettings settings_;
     metrics::Registry& metrics_;
+    BadRecordHandlers& bad_records_;
     std::unique_ptr<MetadataApplier> applier_;
     std::unique_ptr<Transactions> transactions_;  // exactly-once, shared by the writers
 };

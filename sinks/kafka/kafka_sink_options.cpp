@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "config/pipeline_options.h"
 #include "sinks/kafka/producer_config.h"
 #include "sinks/kafka/topic_selector.h"
 
@@ -127,7 +128,22 @@ Headers parse_custom_headers(const std::string& text) {
     return out;
 }
 
-void validate_kafka_sink(const config::ValidatedOptions& o, config::Diagnostics& d) {
+void validate_kafka_sink(const config::ValidatedOptions& o,
+                         const config::ValidatedOptions& pipeline, config::Diagnostics& d) {
+    if (o.get_enum("sink.delivery-guarantee") == "exactly-once") {
+        // The same rule as at start (transactional_names()), so `cdcd validate` reports it.
+        KafkaSinkSettings names;
+        names.delivery = DeliveryGuarantee::ExactlyOnce;
+        if (o.has("sink.transactional-id-prefix"))
+            names.transactional_id_prefix = o.get_string("sink.transactional-id-prefix");
+        names.pipeline_name = pipeline.has("name") ? pipeline.get_string("name")
+                                                   : std::string(config::kDefaultPipelineName);
+        try {
+            transactional_names(names);
+        } catch (const std::exception& e) {
+            d.error(o.location("sink.delivery-guarantee"), e.what());
+        }
+    }
     try {
         parse_custom_headers(o.get_string("sink.custom-header"));
     } catch (const std::exception& e) {

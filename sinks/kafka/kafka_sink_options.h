@@ -35,8 +35,11 @@ struct KafkaSinkSettings {
 };
 
 config::ConnectorOptionsSpec kafka_sink_options();
-/// Cross-option checks (malformed headers / mapping, properties librdkafka rejects).
-void validate_kafka_sink(const config::ValidatedOptions& options, config::Diagnostics& diagnostics);
+/// Cross-option checks (malformed headers / mapping, properties librdkafka rejects, exactly-once
+/// without transactional ids of the pipeline's own); `pipeline`: the pipeline block's options.
+void validate_kafka_sink(const config::ValidatedOptions& options,
+                         const config::ValidatedOptions& pipeline,
+                         config::Diagnostics& diagnostics);
 /// Throws std::invalid_argument on what validate_kafka_sink reports, and for exactly-once
 /// without sink.transactional-id-prefix while pipeline.name is the default (see
 /// transactional_names in producer_config.h).

@@ -81,7 +81,11 @@ void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opa
     if (self->failed_.exchange(true)) return;
     std::lock_guard lock(self->error_mutex_);
     self->first_error_ = std::string(rd_kafka_topic_name(msg->rkt)) + " [" +
-                         std::to_string(msg->partition) + "]: " + rd_kafka_err2str(msg->err);
+                         std::to_string(msg->partition) + "]: " + rd_kafka_err2str(msg->err) +
+                         " (record key " +
+                         (msg->key ? std::string(static_cast<const char*>(msg->key), msg->key_len)
+                                   : std::string("(none)")) +
+                         ", " + std::to_string(msg->key_len + msg->len) + " bytes)";
 }
 
 std::int32_t Producer::partition_by_murmur2(const rd_kafka_topic_t*, const void* key, size_t keylen,

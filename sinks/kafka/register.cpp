@@ -13,10 +13,12 @@ void register_kafka_sink(ConnectorRegistry& registry) {
         "partition 0 or murmur2(key); at-least-once by default, exactly-once with transactions.";
     f.options = kafka::kafka_sink_options();
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
-                    config::Diagnostics& d) { kafka::validate_kafka_sink(o, d); };
+                    const config::ValidatedOptions& pipeline,
+                    config::Diagnostics& d) { kafka::validate_kafka_sink(o, pipeline, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {
         return std::make_unique<kafka::KafkaSink>(
-            kafka::kafka_sink_settings(ctx.options, ctx.pipeline.name), *ctx.metrics);
+            kafka::kafka_sink_settings(ctx.options, ctx.pipeline.name), *ctx.metrics,
+            *ctx.bad_records);
     };
     registry.add(std::move(f));
 }

@@ -23,11 +23,15 @@ std::string describe(const net::RetryResult& r, int max_retries) {
     return out + attempts_note(r, max_retries);
 }
 
-/// A 4xx about the data itself (not about credentials or the collection): worth bisecting.
-bool record_specific(const net::RetryResult& r) {
+/// A 400 refusing the data itself (a wrong type or dimension, a string too long, a missing
+/// field: InvalidParameter, or a code about data): a single record may be to blame, so the batch
+/// is worth splitting. Not: credentials (401, InvalidTimestamp), a missing collection (404),
+/// throttling (429), a malformed request (MissingParameter), or a 400 without a VikingDB code
+/// (a proxy's answer says nothing about a record).
+bool rejects_data(const net::RetryResult& r) {
     if (r.outcome != net::Outcome::Permanent || r.response.status != 400) return false;
     auto code = parse_error_body(r.response.body).first;
-    return code.empty() || code == "InvalidParameter" || code.find("Data") != std::string::npos;
+    return code == "InvalidParameter" || code.find("Data") != std::string::npos;
 }
 
 std::string key_range(const Batch& b, std::size_t begin, std::size_t end) {
@@ -95,47 +99,44 @@ boost::asio::awaitable<net::RetryResult> DataPlaneClient::post(const std::string
     co_return r;
 }
 
-boost::asio::awaitable<void> DataPlaneClient::upsert_range(const WriteTarget& target,
-                                                           const Batch& batch, std::size_t begin,
-                                                           std::size_t end) {
-    std::string items = "[";
+boost::asio::awaitable<std::optional<ApiError>> DataPlaneClient::send_range(
+    const WriteTarget& target, const Batch& batch, std::size_t begin, std::size_t end) {
+    const bool upsert = batch.kind == OpKind::Upsert;
+    const auto& items = upsert ? batch.payloads : batch.keys;
+    std::string array = "[";
     for (std::size_t i = begin; i < end; ++i) {
-        if (i > begin) items.push_back(',');
-        items += batch.payloads[i];
+        if (i > begin) array.push_back(',');
+        array += items[i];
     }
-    items.push_back(']');
-    std::string body = upsert_body(target, items);
-    net::RetryResult r = co_await post("/api/vikingdb/data/upsert", std::move(body));
+    array.push_back(']');
+    std::string body = upsert ? upsert_body(target, array) : delete_body(target, array);
+    net::RetryResult r = co_await post(
+        upsert ? "/api/vikingdb/data/upsert" : "/api/vikingdb/data/delete", std::move(body));
     if (r.outcome == net::Outcome::Success) {
-        stats_.rows_upserted += end - begin;
+        (upsert ? stats_.rows_upserted : stats_.ids_deleted) += end - begin;
         if (metrics_) metrics_->records_out.inc(end - begin);
-        co_return;
+        co_return std::nullopt;
     }
-    if (end - begin > 1 && record_specific(r)) {
-        std::size_t mid = begin + (end - begin) / 2;
-        co_await upsert_range(target, batch, begin, mid);
-        co_await upsert_range(target, batch, mid, end);
-        // Both halves accepted although the whole was refused (e.g. a size limit): done.
-        co_return;
-    }
-    throw api_error("VikingDB upsert into collection '" + target.collection +
-                        "' failed for primary key " + key_range(batch, begin, end),
-                    r);
+    std::string what = upsert ? "VikingDB upsert into collection '" + target.collection +
+                                    "' failed for primary key " + key_range(batch, begin, end)
+                              : "VikingDB delete from collection '" + target.collection +
+                                    "' (primary keys " + key_range(batch, begin, end) + ") failed";
+    if (policy_.cancelled && policy_.cancelled())
+        throw std::runtime_error(what +
+                                 ": the pipeline is stopping, so its waits end (last answer " +
+                                 describe(r, policy_.max_retries) +
+                                 "); the records are replayed from the last checkpoint");
+    if (rejects_data(r)) co_return api_error(what, r);
+    throw api_error(what, r);
 }
 
-boost::asio::awaitable<void> DataPlaneClient::send(WriteTarget target, const Batch& batch) {
-    if (batch.kind == OpKind::Upsert) {
-        co_await upsert_range(target, batch, 0, batch.size());
-        co_return;
-    }
-    std::string body = delete_body(target, batch.items_json());
-    net::RetryResult r = co_await post("/api/vikingdb/data/delete", std::move(body));
-    if (r.outcome != net::Outcome::Success)
-        throw api_error("VikingDB delete from collection '" + target.collection +
-                            "' (primary keys " + key_range(batch, 0, batch.size()) + ") failed",
-                        r);
-    stats_.ids_deleted += batch.size();
-    if (metrics_) metrics_->records_out.inc(batch.size());
+boost::asio::awaitable<void> DataPlaneClient::send(WriteTarget target, const Batch& batch,
+                                                   OnRejected rejected) {
+    if (!rejected) rejected = [](std::size_t, const ApiError& e) { throw e; };
+    SendRange range = [&](std::size_t begin, std::size_t end) {
+        return send_range(target, batch, begin, end);
+    };
+    co_await send_isolating(0, batch.size(), range, rejected);
 }
 
 boost::asio::awaitable<void> DataPlaneClient::delete_all(WriteTarget target) {

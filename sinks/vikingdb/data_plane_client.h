@@ -17,6 +17,7 @@
 #include "sinks/vikingdb/auth.h"
 #include "sinks/vikingdb/batcher.h"
 #include "sinks/vikingdb/control_plane_client.h"
+#include "sinks/vikingdb/record_isolation.h"
 
 namespace cdcd::vikingdb {
 
@@ -46,7 +47,10 @@ class DataPlaneClient {
                     WriteOptions options);
 
     /// Sends one batch (upsert or delete); throws ApiError (or net::HttpError after retries).
-    boost::asio::awaitable<void> send(WriteTarget target, const Batch& batch);
+    /// A record refused for its data goes to `rejected` when given (the rest of the batch is
+    /// delivered); without it, its ApiError is thrown.
+    boost::asio::awaitable<void> send(WriteTarget target, const Batch& batch,
+                                      OnRejected rejected = {});
     /// `del_all: true` (TRUNCATE TABLE).
     boost::asio::awaitable<void> delete_all(WriteTarget target);
 
@@ -62,8 +66,10 @@ class DataPlaneClient {
   private:
     boost::asio::awaitable<net::RetryResult> post(const std::string& path, std::string body);
     ApiError api_error(const std::string& what, const net::RetryResult& r) const;
-    boost::asio::awaitable<void> upsert_range(const WriteTarget& target, const Batch& batch,
-                                              std::size_t begin, std::size_t end);
+    /// Records [begin, end) of `batch` in one request (see SendRange).
+    boost::asio::awaitable<std::optional<ApiError>> send_range(const WriteTarget& target,
+                                                               const Batch& batch,
+                                                               std::size_t begin, std::size_t end);
 
     net::HttpClient& http_;
     const Authenticator& auth_;

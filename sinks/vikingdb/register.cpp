@@ -16,7 +16,7 @@ void register_vikingdb_sink(ConnectorRegistry& registry) {
         "TABLE deletes all records; batched, at-least-once.";
     f.options = vikingdb::vikingdb_sink_options();
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
-                    config::Diagnostics& d) {
+                    const config::ValidatedOptions&, config::Diagnostics& d) {
         vikingdb::validate_vikingdb_sink(o, d);
         if (o.has("collection-name-template")) {
             std::string error = vikingdb::CollectionNaming::check_template(
@@ -26,9 +26,9 @@ void register_vikingdb_sink(ConnectorRegistry& registry) {
         }
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {
-        return std::make_unique<vikingdb::VikingdbSink>(vikingdb::vikingdb_settings(ctx.options),
-                                                        ctx.io, ctx.pipeline.local_time_zone,
-                                                        *ctx.metrics);
+        return std::make_unique<vikingdb::VikingdbSink>(
+            vikingdb::vikingdb_settings(ctx.options), ctx.io, ctx.pipeline.local_time_zone,
+            *ctx.metrics, *ctx.bad_records, ctx.stopping);
     };
     registry.add(std::move(f));
 }

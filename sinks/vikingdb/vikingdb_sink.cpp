@@ -29,9 +29,10 @@ net::HttpClientOptions client_options(const VikingdbSettings& s,
 /// that plane (`limiter` names it in metrics and logs), are counted and logged at a bounded
 /// rate, and are not failures. `expected`: answers the caller handles, not counted as errors.
 net::RetryPolicy retry_policy(const VikingdbSettings& s, metrics::ConnectorMetrics& metrics,
-                              const std::string& limiter,
+                              const std::string& limiter, const std::function<bool()>& stopping,
                               std::function<bool(const net::HttpResponse&)> expected = nullptr) {
     net::RetryPolicy p;
+    p.cancelled = stopping;
     p.max_retries = s.max_retries;
     p.initial_backoff = s.retry_initial_backoff;
     p.max_backoff = s.retry_max_backoff;
@@ -63,9 +64,11 @@ TimeZone zone_of(const std::string& id) {
 }  // namespace
 
 VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& io,
-                           const std::string& local_time_zone, metrics::Registry& registry)
+                           const std::string& local_time_zone, metrics::Registry& registry,
+                           BadRecordHandlers& bad_records, const std::function<bool()>& stopping)
     : settings_(std::move(settings)),
       io_(io),
+      bad_records_(bad_records),
       metrics_(registry, metrics::Role::Sink, "vikingdb"),
       http_(io, client_options(settings_, metrics_)),
       auth_(settings_.credentials, settings_.region) {
@@ -75,14 +78,14 @@ VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& i
         http_, auth_, control, settings_.connect_timeout + settings_.read_timeout,
         // A 404 from the control plane is how the catalog learns that a collection does not
         // exist (yet): an answer, not an error.
-        retry_policy(settings_, metrics_, "control-plane",
+        retry_policy(settings_, metrics_, "control-plane", stopping,
                      [](const net::HttpResponse& r) { return r.status == 404; }));
     WriteOptions wo;
     wo.ttl_seconds = settings_.ttl_seconds;
     wo.async_upsert = settings_.async_upsert;
-    data_ = std::make_shared<DataPlaneClient>(http_, auth_, data,
-                                              settings_.connect_timeout + settings_.socket_timeout,
-                                              retry_policy(settings_, metrics_, "data-plane"), wo);
+    data_ = std::make_shared<DataPlaneClient>(
+        http_, auth_, data, settings_.connect_timeout + settings_.socket_timeout,
+        retry_policy(settings_, metrics_, "data-plane", stopping), wo);
     data_->count_on(metrics_);
     catalog_ = std::make_shared<CollectionCatalog>(settings_, *control_, zone_of(local_time_zone));
     applier_ = std::make_unique<VikingdbMetadataApplier>(settings_, *catalog_, *control_, *data_);
@@ -90,7 +93,7 @@ VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& i
 
 std::unique_ptr<SinkWriter> VikingdbSink::create_writer(int index, int parallelism) {
     return std::make_unique<VikingdbWriter>(settings_, catalog_, data_, io_.get_executor(), index,
-                                            parallelism);
+                                            parallelism, bad_records_.writer(index));
 }
 
 }  // namespace cdcd::vikingdb

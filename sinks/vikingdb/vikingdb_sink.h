@@ -1,10 +1,14 @@
 #pragma once
 // The `vikingdb` sink: one HTTP client, one control-plane and one data-plane client, the
-// collection catalog and the metadata applier, shared by `pipeline.parallelism` writers.
+// collection catalog and the metadata applier, shared by `pipeline.parallelism` writers. Writer i
+// hands records VikingDB refuses for their data to bad_records.writer(i); every wait of both
+// clients ends when `stopping` turns true (see ConnectorContext::stopping).
 #include <boost/asio/io_context.hpp>
+#include <functional>
 #include <memory>
 
 #include "net/http_client.h"
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/metrics/connector_metrics.h"
 #include "sinks/vikingdb/auth.h"
@@ -18,13 +22,16 @@ class VikingdbSink final : public Sink {
   public:
     VikingdbSink(VikingdbSettings settings, boost::asio::io_context& io,
                  const std::string& local_time_zone,
-                 metrics::Registry& registry = metrics::Registry::detached());
+                 metrics::Registry& registry = metrics::Registry::detached(),
+                 BadRecordHandlers& bad_records = BadRecordHandlers::detached(),
+                 const std::function<bool()>& stopping = nullptr);
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
 
   private:
     VikingdbSettings settings_;
     boost::asio::io_context& io_;
+    BadRecordHandlers& bad_records_;
     metrics::ConnectorMetrics metrics_;  // before http_: its observer counts on it
     net::HttpClient http_;
     Authenticator auth_;

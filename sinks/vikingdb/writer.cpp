@@ -54,15 +54,17 @@ constexpr std::size_t kMaxReadyBatches = 4;
 }  // namespace
 
 struct VikingdbWriter::State {
-    State(const asio::any_io_executor& ex, std::shared_ptr<DataPlaneClient> d)
+    State(const asio::any_io_executor& ex, std::shared_ptr<DataPlaneClient> d, BadRecordSink& bad)
         : executor(ex),
           data(std::move(d)),
+          bad_records(bad),
           batcher(kMaxInFlight),
           work(ex),
           progress(ex),
           tick(ex) {}
     asio::any_io_executor executor;
     std::shared_ptr<DataPlaneClient> data;
+    BadRecordSink& bad_records;
     Batcher batcher;
     std::unordered_map<std::string, WriteTarget> targets;  // by collection name
     Signal work, progress;
@@ -78,6 +80,18 @@ struct VikingdbWriter::State {
 
 namespace {
 
+/// A record VikingDB refused for its data, for the bad-record policy.
+BadRecord refused(const Batch& b, std::size_t i, const ApiError& e) {
+    std::string answer = "HTTP " + std::to_string(e.status());
+    if (!e.code().empty()) answer += " " + e.code();
+    if (!e.server_message().empty()) answer += ": " + e.server_message();
+    bool upsert = b.kind == OpKind::Upsert;
+    return BadRecord{"rejected",
+                     "collection '" + b.collection + "' " + (upsert ? "upsert" : "delete") +
+                         " of primary key " + b.keys[i],
+                     std::move(answer), upsert ? b.payloads[i] : b.keys[i]};
+}
+
 /// One of kMaxInFlight senders: sends whatever batch the batcher hands out, one at a time.
 asio::awaitable<void> sender(std::shared_ptr<VikingdbWriter::State> s) {
     while (!s->stopping && !s->error) {
@@ -88,7 +102,13 @@ asio::awaitable<void> sender(std::shared_ptr<VikingdbWriter::State> s) {
         }
         try {
             WriteTarget target = s->targets.at(b->collection);
-            co_await s->data->send(std::move(target), *b);
+            // Under policy fail the client's own error (naming the record) fails the writer.
+            OnRejected rejected;
+            if (s->bad_records.policy() != BadRecordPolicy::Fail)
+                rejected = [&s = *s, b](std::size_t i, const ApiError& e) {
+                    s.bad_records.handle(refused(*b, i, e));
+                };
+            co_await s->data->send(std::move(target), *b, std::move(rejected));
             s->batcher.complete(*b);
         } catch (...) {
             if (!s->error) s->error = std::current_exception();  // the first error fails the writer
@@ -119,12 +139,13 @@ asio::awaitable<void> ticker(std::shared_ptr<VikingdbWriter::State> s,
 VikingdbWriter::VikingdbWriter(const VikingdbSettings& settings,
                                std::shared_ptr<CollectionCatalog> catalog,
                                std::shared_ptr<DataPlaneClient> data,
-                               const asio::any_io_executor& executor, int index, int parallelism)
+                               const asio::any_io_executor& executor, int index, int parallelism,
+                               BadRecordSink& bad_records)
     : settings_(settings),
       catalog_(std::move(catalog)),
       index_(index),
       parallelism_(parallelism),
-      state_(std::make_shared<State>(executor, std::move(data))) {}
+      state_(std::make_shared<State>(executor, std::move(data), bad_records)) {}
 
 VikingdbWriter::~VikingdbWriter() {
     state_->stopping = true;

@@ -4,12 +4,15 @@
 // in flight at once (writer.cpp: kMaxInFlight); the Batcher lets a batch go only when no earlier
 // unacknowledged batch holds one of its keys. A timer coroutine seals partial batches every
 // `sink.bulk-flush.interval`; flush() returns only when every record written before it is
-// acknowledged (at-least-once). The first failed request fails the writer.
+// acknowledged (at-least-once). The first failed request fails the writer; a record VikingDB
+// refuses for its data goes to the writer's BadRecordSink instead under bad-record.policy skip or
+// dead-letter (the rest of its batch is delivered), and fails the writer under fail.
 #include <boost/asio/any_io_executor.hpp>
 #include <exception>
 #include <memory>
 #include <unordered_map>
 
+#include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "sinks/vikingdb/batcher.h"
 #include "sinks/vikingdb/collection_catalog.h"
@@ -21,7 +24,8 @@ class VikingdbWriter final : public SinkWriter {
   public:
     VikingdbWriter(const VikingdbSettings& settings, std::shared_ptr<CollectionCatalog> catalog,
                    std::shared_ptr<DataPlaneClient> data,
-                   const boost::asio::any_io_executor& executor, int index, int parallelism);
+                   const boost::asio::any_io_executor& executor, int index, int parallelism,
+                   BadRecordSink& bad_records = BadRecordHandlers::detached().writer(0));
     ~VikingdbWriter() override;
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override;

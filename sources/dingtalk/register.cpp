@@ -17,6 +17,7 @@ void register_dingtalk_source(ConnectorRegistry& registry) {
         return std::vector<MetadataColumn>{{dingtalk::kContentTruncated, DataType::boolean()}};
     };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
+                    const config::ValidatedOptions&,
                     config::Diagnostics& d) { dingtalk::validate(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<dingtalk::DingTalkSource>(dingtalk::read_options(ctx.options),

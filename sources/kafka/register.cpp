@@ -14,6 +14,7 @@ void register_kafka_source(ConnectorRegistry& registry) {
         "consumer group when checkpoints complete.";
     f.options = kafka::kafka_source_options();
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
+                    const config::ValidatedOptions&,
                     config::Diagnostics& d) { kafka::validate_kafka_source(o, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options),

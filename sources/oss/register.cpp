@@ -25,7 +25,9 @@ void register_oss_source(ConnectorRegistry& registry) {
         }
         return cols;
     };
-    f.validate = oss::validate;
+    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
+                    const config::ValidatedOptions&,
+                    config::Diagnostics& d) { oss::validate(o, def, d); };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         oss::OssSettings s = oss::settings_from(ctx.options);
         s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;

@@ -55,7 +55,7 @@ void register_values_source(ConnectorRegistry& registry) {
                                            {"timestamp-type", DataType::string()}};
     };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
-                    config::Diagnostics& d) {
+                    const config::ValidatedOptions&, config::Diagnostics& d) {
         if (o.get_enum("event-set.id") != "GENERATED") {
             for (const char* key :
                  {"generator.rows", "generator.updates-per-row", "generator.delete-every",

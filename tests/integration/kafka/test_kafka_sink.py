@@ -3,6 +3,8 @@
 # schema changes, update, delete).
 import json
 
+import pytest
+
 from conftest import java_partition, unique
 
 VALUES = """
@@ -151,3 +153,97 @@ def test_exactly_once_refuses_the_default_pipeline_name_without_a_prefix(kafka_b
                                   f"  sink.transactional-id-prefix: {prefix}")).run()
     assert values(kafka_broker.consume_all(topic, isolation="read_committed")) == DEBEZIUM
     assert f"{prefix}-eos" in {g.group_id for g in kafka_broker.admin().list_consumer_groups().result(30).valid}
+
+
+def test_validate_reports_exactly_once_without_transactional_names_at_its_line(tmp_path):
+    # `cdcd validate` sees the pipeline block too, so it reports what the start would refuse,
+    # at the line of sink.delivery-guarantee; a prefix or a pipeline name of its own passes.
+    import subprocess
+    from conftest import CDCD
+    default_name = VALUES.replace("  name: {name}\n", "")
+    eos = "  topic: t\n  sink.delivery-guarantee: exactly-once"
+    path = tmp_path / "eos.yaml"
+    path.write_text(default_name.format(bootstrap="127.0.0.1:9", sink=eos))
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "delivery-guarantee" in text)
+    p = subprocess.run([CDCD, "validate", str(path)], capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert f"{path}:{line}:" in out and "Set sink.transactional-id-prefix (or pipeline.name)" in out, out
+    for ok in (default_name.format(bootstrap="127.0.0.1:9", sink=eos + "\n  sink.transactional-id-prefix: p1"),
+               VALUES.format(bootstrap="127.0.0.1:9", sink=eos, name="orders-relay")):
+        path.write_text(ok)
+        p = subprocess.run([CDCD, "validate", str(path)], capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+
+GENERATED_TO_KAFKA = """
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: 20
+  generator.payload-bytes: 8
+transform:
+  - source-table: default_namespace.default_schema.generated
+    projection: id, version, IF(id = CAST(5 AS BIGINT), RPAD(payload, 20000, 'y'), payload) AS payload
+sink:
+  type: kafka
+  properties.bootstrap.servers: {bootstrap}
+  topic: {topic}
+{sink}
+pipeline:
+  name: {name}
+  parallelism: 1
+{pipeline}"""
+
+
+def oversized_record_run(kafka_broker, cdcd, tmp_path, policy, delivery, client_limit=True):
+    """Row 5 (about 20 kB) among 19 small rows, into a topic with max.message.bytes 10000."""
+    topic = unique("big")
+    kafka_broker.create_topic(topic, config={"max.message.bytes": 10000})
+    sink = f"  sink.delivery-guarantee: {delivery}"
+    if client_limit:
+        sink += "\n  properties.max.request.size: 10000"
+    dead = tmp_path / "dead.jsonl"
+    pipeline = f"  bad-record.policy: {policy}\n"
+    if policy == "dead-letter":
+        pipeline += f"  bad-record.dead-letter.path: {dead}\n"
+    c = cdcd(GENERATED_TO_KAFKA.format(bootstrap=kafka_broker.bootstrap, topic=topic, sink=sink,
+                                       name=unique("big"), pipeline=pipeline))
+    return topic, dead, c.run(check=False)
+
+
+def delivered_ids(kafka_broker, topic):
+    return [json.loads(v)["after"]["id"] for v in values(kafka_broker.consume_all(topic, isolation="read_committed"))]
+
+
+@pytest.mark.parametrize("delivery", ["at-least-once", "exactly-once"])
+def test_a_record_larger_than_max_request_size_stops_the_pipeline_under_fail(kafka_broker, cdcd, tmp_path, delivery):
+    topic, _, p = oversized_record_run(kafka_broker, cdcd, tmp_path, "fail", delivery)
+    assert p.returncode != 0
+    assert f"topic {topic}, key " in p.stderr and '"id":5' in p.stderr, p.stderr[-2000:]
+    assert "sink table default_namespace.default_schema.generated" in p.stderr
+    assert "bytes (key and value)" in p.stderr
+
+
+@pytest.mark.parametrize("delivery", ["at-least-once", "exactly-once"])
+@pytest.mark.parametrize("policy", ["skip", "dead-letter"])
+def test_a_record_larger_than_max_request_size_goes_to_the_policy_and_the_rest_is_written(
+        kafka_broker, cdcd, tmp_path, policy, delivery):
+    topic, dead, p = oversized_record_run(kafka_broker, cdcd, tmp_path, policy, delivery)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert delivered_ids(kafka_broker, topic) == [i for i in range(1, 21) if i != 5]
+    if policy == "dead-letter":
+        records = [json.loads(x) for x in dead.read_text().splitlines()]
+        assert len(records) == 1 and records[0]["stage"] == "sink" and records[0]["reason"] == "rejected"
+        assert records[0]["position"].startswith(f"topic {topic}, key ") and '"id":5' in records[0]["position"]
+        assert json.loads(records[0]["record"])["after"]["id"] == 5
+        assert "Broker: Message size too large" in records[0]["error"] or "too large" in records[0]["error"]
+
+
+def test_a_broker_rejection_in_a_delivery_report_fails_even_under_skip_naming_key_and_size(kafka_broker, cdcd, tmp_path):
+    # Without a client-side limit the topic's max.message.bytes refuses the record's batch in the
+    # delivery report, which cannot tell it from records batched with it: never skipped.
+    topic, _, p = oversized_record_run(kafka_broker, cdcd, tmp_path, "skip", "at-least-once", client_limit=False)
+    assert p.returncode != 0
+    assert f"delivery failed: {topic} [0]" in p.stderr and "record key " in p.stderr and " bytes)" in p.stderr, \
+        p.stderr[-2000:]

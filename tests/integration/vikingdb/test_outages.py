@@ -3,6 +3,8 @@ request's 3 retries wait 2.5-5, 5-10 and 10-20 s), a request-rate quota slows th
 instead of failing it (throttled answers are no failures), and where max-retries ends the
 pipeline the error says so."""
 import re
+import signal
+import subprocess
 import time
 
 import cdcd_process as cdcd
@@ -83,3 +85,37 @@ def test_60_consecutive_503s_are_ridden_out_with_max_retries_60(emu, tmp_path):
     c = emu.counters()
     assert c["responses"]["upsert"] == {"503": 60, "200": 1}
     assert c["rows_upserted"] == 5
+
+
+def test_sigterm_while_every_request_is_throttled_exits_and_loses_nothing(emu, tmp_path):
+    # A drain ends the sink's throttled waits (ConnectorContext::stopping): the daemon exits long
+    # before pipeline.shutdown.timeout (120 s here), without a final checkpoint; a restart resumes
+    # from the last checkpoint and delivers every row.
+    rows = 6000
+    y = (generated_source(rows=rows, payload=8, rate=400) + sink_block(emu) +
+         pipeline_block(name="vdb-term", checkpoint="300ms", extra="  shutdown.timeout: 120s\n"))
+    path = cdcd.write_pipeline(tmp_path, y)
+    state, log = tmp_path / "state", tmp_path / "first.log"
+    with open(log, "w") as err:
+        proc = cdcd.start(["run", path, "--state-dir", state], stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            assert cdcd.wait_for(lambda: emu.rows(GENERATED)["count"] >= 500 if emu.collections()
+                                 else False, timeout=60)
+            emu.inject_faults({"kind": "throttle", "count": 1_000_000, "match": "upsert"})
+            assert cdcd.wait_for(lambda: emu.counters()["faults_injected"] >= 3, timeout=30), log.read_text()[-3000:]
+            proc.send_signal(signal.SIGTERM)
+            code = cdcd.wait_exit(proc, timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    first = log.read_text()
+    assert code != 0, first[-3000:]
+    assert "the pipeline is stopping" in first and not re.search(r"final checkpoint \d+ written", first)
+    assert emu.rows(GENERATED)["count"] < rows
+    emu.clear_faults()
+    again = cdcd.run(["run", path, "--state-dir", state], timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "restored checkpoint" in again.stderr
+    got = {int(k): (v["version"], v["payload"]) for k, v in dump(emu, GENERATED).items()}
+    assert got == expected_generated(rows, 0, 0, 8)
