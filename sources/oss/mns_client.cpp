@@ -73,12 +73,14 @@ std::vector<std::pair<std::string, std::string>> parse_batch_delete_errors(
 }
 
 MnsClient::MnsClient(net::HttpClient& http, std::string endpoint, std::string queue,
-                     Credentials credentials, std::function<bool()> cancelled)
+                     Credentials credentials, std::function<bool()> cancelled,
+                     std::chrono::milliseconds request_timeout)
     : http_(http),
       endpoint_(std::move(endpoint)),
       queue_(std::move(queue)),
       credentials_(std::move(credentials)),
-      policy_(service_retry_policy(std::move(cancelled))) {}
+      policy_(service_retry_policy(std::move(cancelled))),
+      request_timeout_(request_timeout) {}
 
 net::HttpRequest MnsClient::sign(const std::string& method, const std::string& target,
                                  const std::string& body, long long now) const {
@@ -130,8 +132,10 @@ boost::asio::awaitable<std::vector<MnsMessage>> MnsClient::receive(int n, int wa
     std::string target = "/queues/" + queue_ + "/messages?numOfMessages=" + std::to_string(n) +
                          "&waitseconds=" + std::to_string(wait_seconds);
     auto make = [this, target] { return sign("GET", target, "", now_seconds()); };
-    net::RetryResult res = co_await send(make, "BatchReceiveMessage",
-                                         std::chrono::milliseconds((wait_seconds + 15) * 1000));
+    // A long poll answers after up to wait_seconds by design: only what comes after is late.
+    net::RetryResult res =
+        co_await send(make, "BatchReceiveMessage",
+                      std::chrono::milliseconds(wait_seconds * 1000) + request_timeout_);
     const auto& r = res.response;
     if (r.status == 200) {
         try {
@@ -196,7 +200,7 @@ boost::asio::awaitable<net::RetryResult> MnsClient::delete_chunk(std::vector<std
         make = [this, target] { return sign("DELETE", target, "", now_seconds()); };
         what = "DeleteMessage";
     }
-    co_return co_await send(make, what, std::chrono::milliseconds(30'000));
+    co_return co_await send(make, what, request_timeout_);
 }
 
 boost::asio::awaitable<std::vector<DeleteFailure>> MnsClient::remove(
@@ -218,8 +222,7 @@ boost::asio::awaitable<MnsMessage> MnsClient::change_visibility(std::string hand
                          "/messages?receiptHandle=" + net::percent_encode(handle) +
                          "&visibilityTimeout=" + std::to_string(seconds);
     auto make = [this, target] { return sign("PUT", target, "", now_seconds()); };
-    net::RetryResult res =
-        co_await send(make, "ChangeMessageVisibility", std::chrono::milliseconds(30'000));
+    net::RetryResult res = co_await send(make, "ChangeMessageVisibility", request_timeout_);
     const auto& r = res.response;
     if (r.status == 200) {
         XmlElement root = parse_xml(r.body);

@@ -45,7 +45,8 @@ struct DeleteFailure {
 class MnsClient {
   public:
     MnsClient(net::HttpClient& http, std::string endpoint, std::string queue,
-              Credentials credentials, std::function<bool()> cancelled);
+              Credentials credentials, std::function<bool()> cancelled,
+              std::chrono::milliseconds request_timeout = std::chrono::milliseconds(30'000));
 
     /// Up to n messages, waiting up to wait_seconds; empty when none arrived.
     boost::asio::awaitable<std::vector<MnsMessage>> receive(int n, int wait_seconds);
@@ -74,6 +75,7 @@ class MnsClient {
     std::string endpoint_, queue_;
     Credentials credentials_;
     net::RetryPolicy policy_;
+    std::chrono::milliseconds request_timeout_;
     metrics::Counter* bytes_in_ = nullptr;
 };
 

@@ -175,6 +175,12 @@ config::ConnectorOptionsSpec option_specs() {
             .default_("60s")
             .at_least(1'000)
             .desc("cdcd extension: time limit of one FETCH_CONTENT download."),
+        OptionSpec::duration("request.timeout")
+            .default_("30s")
+            .at_least(100)
+            .desc("cdcd extension: time limit of one OSS or MNS request (connect, send, answer); "
+                  "an MNS receive may take mns.polling-wait-time longer. A request that times "
+                  "out is retried like a 5xx."),
     };
     return s;
 }
@@ -382,6 +388,7 @@ OssSettings settings_from(const config::ValidatedOptions& o) {
     s.fetch_max_bytes = o.get_memory_size("fetch-content.max-size");
     s.fetch_ignore_errors = o.get_bool("fetch-content.ignore-errors");
     s.fetch_timeout = o.get_duration("fetch-content.timeout");
+    s.request_timeout = o.get_duration("request.timeout");
     return s;
 }
 

@@ -70,6 +70,7 @@ struct OssSettings {
     std::uint64_t fetch_max_bytes = 64ULL << 20;
     bool fetch_ignore_errors = false;
     std::chrono::milliseconds fetch_timeout{60'000};
+    std::chrono::milliseconds request_timeout{30'000};  // one OSS or MNS request
 
     std::int64_t checkpoint_interval_ms = 10'000;  // from the pipeline
 };

@@ -139,12 +139,13 @@ net::HttpRequest OssClient::sign(
 boost::asio::awaitable<net::RetryResult> OssClient::send(std::function<net::HttpRequest()> make,
                                                          const std::string& what) {
     // The operation names the request in the metrics: `what` up to its first space.
-    const std::function<net::HttpRequest()> named = [make,
-                                                     endpoint = what.substr(0, what.find(' '))] {
-        net::HttpRequest r = make();
-        r.endpoint = endpoint;
-        return r;
-    };
+    const std::function<net::HttpRequest()> named =
+        [make, endpoint = what.substr(0, what.find(' ')), timeout = config_.request_timeout] {
+            net::HttpRequest r = make();
+            r.endpoint = endpoint;
+            r.timeout = timeout;
+            return r;
+        };
     net::RetryResult result;
     try {
         result = co_await net::send_with_retry(http_, named, classify, policy_);

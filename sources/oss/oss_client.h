@@ -49,6 +49,7 @@ struct OssClientConfig {
     std::string region;
     bool v4 = false;
     Credentials credentials;
+    std::chrono::milliseconds request_timeout{30'000};
 };
 
 class OssClient {

@@ -41,17 +41,19 @@ SourceContext::SourceContext(boost::asio::io_context& io, OssSettings s,
               settings.metadata) {
     auto cancelled = [this] { return stopping(); };
     if (!settings.oss_endpoint.empty())
-        oss =
-            std::make_unique<OssClient>(http,
-                                        OssClientConfig{settings.oss_endpoint, settings.oss_region,
-                                                        settings.v4, credentials_of(settings)},
-                                        cancelled);
+        oss = std::make_unique<OssClient>(
+            http,
+            OssClientConfig{settings.oss_endpoint, settings.oss_region, settings.v4,
+                            credentials_of(settings), settings.request_timeout},
+            cancelled);
     if (!settings.mns_endpoint.empty() && !settings.mns_queue.empty()) {
         mns = std::make_unique<MnsClient>(http, settings.mns_endpoint, settings.mns_queue,
-                                          credentials_of(settings), cancelled);
+                                          credentials_of(settings), cancelled,
+                                          settings.request_timeout);
         // Deletes run after a checkpoint, also while stopping: not cancelled by stopping().
-        mns_delete = std::make_unique<MnsClient>(http, settings.mns_endpoint, settings.mns_queue,
-                                                 credentials_of(settings), [] { return false; });
+        mns_delete = std::make_unique<MnsClient>(
+            http, settings.mns_endpoint, settings.mns_queue, credentials_of(settings),
+            [] { return false; }, settings.request_timeout);
         mns_delete->policy().max_retries = settings.mns_delete_max_retries;
     }
     if (oss) {

@@ -67,13 +67,13 @@ def test_mns_http_faults_lose_and_repeat_nothing(fault, emu, tmp_path):
 
 
 def test_mns_receive_answer_that_never_comes_loses_and_repeats_nothing(emu, tmp_path):
-    # The receive timeout is mns.polling-wait-time + 15 s: the answer comes after it. The emulator
-    # made the messages invisible for the answer nobody read; they come back after the queue's
-    # visibility timeout and are emitted once.
+    # The receive times out after mns.polling-wait-time + request.timeout (1 s + 1 s); the answer
+    # would come after 5 s. The emulator made the messages invisible for the answer nobody read;
+    # they come back after the queue's visibility timeout and are emitted once.
     mns_setup(emu, visibility=2)
     put(emu, ["slow/1", "slow/2"], notify=True)
-    emu.mns.inject_fault("BatchReceiveMessage", "delay", count=1, delay_ms=17_000)
-    d = Daemon(tmp_path, mns_yaml(emu)).start()
+    emu.mns.inject_fault("BatchReceiveMessage", "delay", count=1, delay_ms=5_000)
+    d = Daemon(tmp_path, mns_yaml(emu, **{"request.timeout": "1s"})).start()
     assert d.wait_events(lambda ev: len(ev) >= 2, 30), d.stderr()
     assert cdcd.wait_for(lambda: emu.mns.messages("q1") == [], 20)
     assert d.proc.poll() is None
@@ -152,6 +152,24 @@ def test_polling_http_faults_lose_and_repeat_nothing(fault, emu, tmp_path):
     keys = [f"n/{i}" for i in range(20)]
     put(emu, keys)
     assert d.wait_events(lambda ev: len(ev) >= 20, 30), d.stderr()
+    assert emu.control("GET", "/faults")["faults"] == []
+    time.sleep(1)  # more scans: nothing emitted again
+    assert d.proc.poll() is None
+    assert d.stop() == 0
+    exactly_once(d, keys)
+
+
+def test_polling_list_answer_that_never_comes_is_timed_out_and_retried(emu, tmp_path):
+    # request.timeout 1 s; the listing's answer would come after 5 s: the scan retries it and
+    # goes on, losing and repeating nothing.
+    emu.create_bucket("b1")
+    put(emu, ["old/1"])
+    d = Daemon(tmp_path, poll_yaml(emu, **{"request.timeout": "1s"})).start()
+    assert cdcd.wait_for(lambda: "baseline scan" in d.stderr(), 20), d.stderr()
+    emu.inject_fault("ListObjectsV2", "delay", count=1, delay_ms=5_000)
+    keys = [f"late/{i}" for i in range(10)]
+    put(emu, keys)
+    assert d.wait_events(lambda ev: len(ev) >= 10, 30), d.stderr()
     assert emu.control("GET", "/faults")["faults"] == []
     time.sleep(1)  # more scans: nothing emitted again
     assert d.proc.poll() is None
