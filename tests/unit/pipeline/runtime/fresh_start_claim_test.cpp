@@ -117,7 +117,8 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("a fresh start stores the writers' claims before the source runs, and a crash resumes them") {
+TEST_CASE(
+    "a fresh start stores the writers' claims before the source runs, and a crash resumes them") {
     Fixture f;
     f.seen.source_fails = true;
     REQUIRE(f.run() == 1);

@@ -372,7 +372,8 @@ TEST_CASE("run --from-checkpoint restores that checkpoint and discards the newer
     CHECK(ids.back() > 43);
 }
 
-TEST_CASE("run --from-checkpoint of a checkpoint that is not stored fails, listing the stored ones") {
+TEST_CASE(
+    "run --from-checkpoint of a checkpoint that is not stored fails, listing the stored ones") {
     GatedRun run("from-missing", false, {},
                  [](RunOptions& options) { options.from_checkpoint = 7; });
     run.add_checkpoint(42, "position-42");
