@@ -99,6 +99,8 @@ def test_kafka_source_rides_out_a_full_state_disk_committing_no_uncovered_offset
         c.state = disk.root / "state"
         case.first_half_committed(c)
         disk.fill()
+        # (A write or two may still fit in the last page of RocksDB's log.)
+        wait_for(lambda: failed_writes(c) >= 1, 30, "a failed checkpoint write")
         produce_ids(kafka_broker, case.topic, HALF, HALF)
         wait_for(lambda: failed_writes(c) >= 3, 30, "three failed checkpoint writes")
         assert c.proc.poll() is None, c.log_text()[-3000:]
