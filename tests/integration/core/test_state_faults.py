@@ -7,9 +7,11 @@ twice. (A second instance on the same directory: test_state_dir.py.)"""
 import json
 import re
 import signal
+import socket
 import subprocess
 
 import cdcd_process as cdcd
+from metrics_scrape import scrape, total
 from state_faults import read_only, small_disk
 
 ROWS = 20_000
@@ -55,10 +57,11 @@ def reference(tmp_path, **kwargs):
 class Run:
     """One `cdcd run` in the background, its log in a file."""
 
-    def __init__(self, tmp_path, yaml, state, name="run"):
+    def __init__(self, tmp_path, yaml, state, name="run", extra=()):
         self.log = tmp_path / f"{name}.log"
         self.stderr = open(self.log, "w")
-        self.proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL, stderr=self.stderr)
+        self.proc = cdcd.start(["run", yaml, "--state-dir", state, *extra], stdout=subprocess.DEVNULL,
+                               stderr=self.stderr)
 
     def text(self):
         return self.log.read_text(errors="replace")
@@ -78,6 +81,12 @@ class Run:
         self.stderr.close()
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def failures(text):
     return re.findall(r"checkpoint (\d+) failed: cannot write checkpoint \d+ to ([^ :]+)", text)
 
@@ -86,9 +95,10 @@ def test_a_full_state_disk_is_ridden_out_when_tolerated(tmp_path):
     expected = reference(tmp_path)
     out = tmp_path / "out.jsonl"
     yaml = cdcd.write_pipeline(tmp_path, pipeline(out, tolerable=50))
+    port = free_port()
     with small_disk(tmp_path / "disk") as disk:
         state = disk.root / "state"
-        run = Run(tmp_path, yaml, state)
+        run = Run(tmp_path, yaml, state, extra=["--admin-address", f"127.0.0.1:{port}"])
         try:
             run.wait_log(r"running:")
             assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 0, 20)
@@ -96,6 +106,8 @@ def test_a_full_state_disk_is_ridden_out_when_tolerated(tmp_path):
             # Two failed writes in a row, both of the same checkpoint: no newer one is taken.
             run.wait_log(r"No space left on device.*\(2 of 50 tolerated")
             assert run.proc.poll() is None, run.text()[-3000:]
+            samples, _ = scrape(port)
+            assert total(samples, "cdcd_checkpoints_failed_total") >= 2
             failed = failures(run.text())
             assert len({cid for cid, _ in failed}) == 1 and {d for _, d in failed} == {str(state)}
             disk.free()
