@@ -761,7 +761,12 @@ struct PipelineRuntime::Impl {
             spdlog::info("pipeline '{}': checkpoint {} written after {} failed attempt(s)",
                          plan.settings.name, id, consecutive_failed_checkpoints);
         consecutive_failed_checkpoints = 0;
-        unwritten.reset();  // written, or superseded by this (final) checkpoint
+        // A final checkpoint written while an earlier one waited to be written again covers it:
+        // that one is notified first, so that sources acknowledging one checkpoint's messages per
+        // notification (oss-cdc MNS) acknowledge both.
+        std::optional<std::uint64_t> superseded;
+        if (unwritten && unwritten->checkpoint.id != id) superseded = unwritten->checkpoint.id;
+        unwritten.reset();
         previous_checkpoint_id = id;
         ++checkpoints_completed;
         rm.checkpoint_completed(id, std::chrono::steady_clock::now() - started,
@@ -774,8 +779,13 @@ struct PipelineRuntime::Impl {
         if (final) spdlog::info("final checkpoint {} written", id);
         // Writers commit first: the source acknowledges upstream (deletes messages, commits
         // offsets) only what the sink has committed.
-        for (auto& w : writers) co_await w->notify_checkpoint_complete(id);
-        co_await source->notify_checkpoint_complete(id);
+        std::vector<std::uint64_t> completed;
+        if (superseded) completed.push_back(*superseded);
+        completed.push_back(id);
+        for (std::uint64_t done : completed) {
+            for (auto& w : writers) co_await w->notify_checkpoint_complete(done);
+            co_await source->notify_checkpoint_complete(done);
+        }
     }
 
     /// At a checkpoint interval while a written checkpoint's write has failed.

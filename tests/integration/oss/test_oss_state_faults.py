@@ -218,3 +218,27 @@ def test_a_second_instance_is_refused_and_the_first_is_not_disturbed(emu, tmp_pa
     assert code == 0, d.stderr()[-3000:]
     counts = collections.Counter(keys_of(d.events()))
     assert set(counts) == set(FIRST + SECOND) and set(counts.values()) == {1}, counts
+
+
+def test_a_drain_while_a_checkpoint_waits_to_be_written_again_deletes_every_message_it_covers(emu, tmp_path):
+    mode = Mns(emu)
+    # A long interval: the drain comes before the failed checkpoint's next write.
+    text = pipeline(mode.emu, name="oss-state-drain", interval="5s", **mode.options())
+    text += "  execution.checkpointing.tolerable-failed-checkpoints: 50\n"
+    with small_disk(tmp_path / "disk") as disk:
+        d = start_with_first_batch(mode, tmp_path, text, "disk/state")
+        try:
+            disk.fill()
+            assert cdcd.wait_for(lambda: failed_writes(d) >= 1, 20), d.stderr()[-3000:]
+            mode.put(SECOND)
+            assert cdcd.wait_for(lambda: mode.received(len(SECOND)), 20), d.stderr()[-3000:]
+            disk.free()
+            assert failed_writes(d) == 1 and "written after" not in d.stderr(), "the retry came first"
+        finally:
+            code = d.stop()
+    assert code == 0, d.stderr()[-3000:]
+    assert "final checkpoint" in d.stderr()
+    # The final checkpoint covers the one that was never written: every message is deleted.
+    assert mode.queued() == 0, emu.mns.messages("q1")
+    counts = collections.Counter(keys_of(d.events()))
+    assert set(counts) == set(FIRST + SECOND) and set(counts.values()) == {1}, counts
