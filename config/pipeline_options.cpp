@@ -32,6 +32,15 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                 .default_("10s")
                 .at_least(1)
                 .desc("Interval between checkpoints"),
+            OptionSpec::integer("execution.checkpointing.tolerable-failed-checkpoints")
+                .default_("0")
+                .at_least(0)
+                .desc("Consecutive checkpoints that may fail to be written to the state store "
+                      "(e.g. its disk is full) before the pipeline fails, as in Flink; 0 fails "
+                      "at the first. A failed checkpoint is logged, counted in "
+                      "cdcd_checkpoints_failed_total and written again at the next interval; "
+                      "until it is, the sinks commit and the sources acknowledge upstream "
+                      "nothing newer"),
             OptionSpec::integer("state.checkpoints.num-retained")
                 .default_("3")
                 .at_least(1)

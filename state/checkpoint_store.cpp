@@ -10,6 +10,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "state/rocksdb_log.h"
+
 namespace cdcd::state {
 
 namespace {
@@ -125,17 +127,30 @@ Checkpoint CheckpointStore::decode(std::string_view in) {
     return c;
 }
 
-std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw StateError("cannot create state directory " + dir + ": " + ec.message());
+namespace {
+
+rocksdb::Status open_primary(const std::string& dir, rocksdb::DB** db) {
     rocksdb::Options options;
     options.create_if_missing = true;
     options.max_open_files = 64;
     options.keep_log_file_num = 2;
     options.write_buffer_size = 8 << 20;  // checkpoints are few; keep memory small
+    // No LOG file on the state directory's disk (see rocksdb_log.h).
+    options.info_log = make_rocksdb_logger();
+    // No preallocated WAL and MANIFEST space: the directory holds what it stores, and a full disk
+    // fails the checkpoint write that meets it (which the runtime tolerates and retries).
+    options.allow_fallocate = false;
+    return rocksdb::DB::Open(options, dir, db);
+}
+
+}  // namespace
+
+std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw StateError("cannot create state directory " + dir + ": " + ec.message());
     rocksdb::DB* db = nullptr;
-    rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
+    rocksdb::Status s = open_primary(dir, &db);
     if (s.IsCorruption())
         throw StateCorruption("cannot open state directory " + dir + ": " + s.ToString() +
                               ". Its files are damaged: `cdcd run --reset-state` moves it aside "
@@ -147,6 +162,21 @@ std::unique_ptr<CheckpointStore> CheckpointStore::open(const std::string& dir) {
                          "by the user running cdcd; fix its permissions, or give another "
                          "--state-dir");
     return std::unique_ptr<CheckpointStore>(new CheckpointStore(db, dir));
+}
+
+void CheckpointStore::reopen(const std::string& what) {
+    if (db_) {
+        db_->Close();  // its error is the one the failed write reported
+        delete db_;
+        db_ = nullptr;
+    }
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status s = open_primary(dir_, &db);
+    if (!s.ok()) {
+        delete db;
+        check(s, what + " (reopening the state store after the failed write)");
+    }
+    db_ = db;
 }
 
 std::unique_ptr<CheckpointStore> CheckpointStore::open_read_only(const std::string& dir) {
@@ -196,6 +226,14 @@ CheckpointStore::~CheckpointStore() {
 
 void CheckpointStore::write(const std::string& pipeline, const Checkpoint& checkpoint, int retain) {
     if (!secondary_dir_.empty()) throw StateError("state directory " + dir_ + " is open read-only");
+    std::string what = "cannot write checkpoint " + std::to_string(checkpoint.id) + " to " + dir_;
+    // A failed write (disk full) leaves RocksDB refusing writes; its own recovery waits for a
+    // free disk buffer of write_buffer_size. Reopening the store (it replays its log, cutting a
+    // torn last record) works as soon as there is room, so each later write tries that first.
+    if (write_failed_ || !db_) {
+        reopen(what);
+        write_failed_ = false;
+    }
     rocksdb::WriteBatch batch;
     batch.Put(key_of(pipeline, checkpoint.id), encode(checkpoint));
     // Older checkpoints beyond `retain` go in the same batch.
@@ -213,8 +251,9 @@ void CheckpointStore::write(const std::string& pipeline, const Checkpoint& check
     }
     rocksdb::WriteOptions wo;
     wo.sync = true;
-    check(db_->Write(wo, &batch),
-          "cannot write checkpoint " + std::to_string(checkpoint.id) + " to " + dir_);
+    rocksdb::Status s = db_->Write(wo, &batch);
+    if (!s.ok() && !s.IsCorruption()) write_failed_ = true;
+    check(s, what);
 }
 
 std::vector<Checkpoint> CheckpointStore::list(const std::string& pipeline) const {

@@ -57,7 +57,9 @@ class CheckpointStore {
     CheckpointStore(const CheckpointStore&) = delete;
     CheckpointStore& operator=(const CheckpointStore&) = delete;
 
-    /// Writes `checkpoint` durably, then drops all but the newest `retain` of this pipeline.
+    /// Writes `checkpoint` durably, then drops all but the newest `retain` of this pipeline. Throws
+    /// StateError naming the directory and the cause (e.g. "No space left on device"); the store
+    /// keeps what it held before, and a later write() retries once the cause is gone.
     void write(const std::string& pipeline, const Checkpoint& checkpoint, int retain);
     std::optional<Checkpoint> latest(const std::string& pipeline) const;
     std::optional<Checkpoint> get(const std::string& pipeline, std::uint64_t id) const;
@@ -85,9 +87,13 @@ class CheckpointStore {
 
   private:
     CheckpointStore(rocksdb::DB* db, std::string dir, std::string secondary_dir = {});
+    /// Closes and opens the database again (after a failed write); throws StateError on failure,
+    /// leaving no database open (the next write() tries again).
+    void reopen(const std::string& what);
     rocksdb::DB* db_;
     std::string dir_;
     std::string secondary_dir_;  // the secondary instance's own (temporary) directory
+    bool write_failed_ = false;  // the last write() failed: RocksDB must be resumed first
 };
 
 /// Renames a damaged state directory to `<dir>.corrupt-<UTC time>` (never deleting it) and

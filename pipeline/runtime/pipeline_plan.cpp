@@ -118,6 +118,9 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     if (p.has("execution.checkpointing.interval"))
         plan.settings.checkpoint_interval_ms =
             p.get_duration("execution.checkpointing.interval").count();
+    if (p.has("execution.checkpointing.tolerable-failed-checkpoints"))
+        plan.tolerable_failed_checkpoints =
+            p.get_int("execution.checkpointing.tolerable-failed-checkpoints");
     if (p.has("state.checkpoints.num-retained"))
         plan.checkpoints_retained = p.get_int("state.checkpoints.num-retained");
     plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";

@@ -31,6 +31,7 @@ struct PipelinePlan {
     SchemaChangeBehavior behavior = SchemaChangeBehavior::Lenient;
     SchemaChangeFilter schema_change_filter;
     int checkpoints_retained = 3;
+    int tolerable_failed_checkpoints = 0;  // consecutive ones, as Flink's option of that name
     std::string state_dir;
     std::int64_t shutdown_timeout_ms = 30'000;
     BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;

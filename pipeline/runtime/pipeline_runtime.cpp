@@ -60,6 +60,12 @@ std::int64_t now_ms() {
         .count();
 }
 
+/// A complete checkpoint whose write to the store failed, kept to be written again.
+struct UnwrittenCheckpoint {
+    state::Checkpoint checkpoint;
+    std::chrono::steady_clock::time_point started;
+};
+
 struct PendingCheckpoint {
     std::string source_state;
     std::string schema_state;
@@ -520,6 +526,10 @@ struct PipelineRuntime::Impl {
             checkpoint_timer.expires_after(interval);
             co_await checkpoint_timer.async_wait(asio::as_tuple(use_awaitable));
             if (stopping || source_done) break;
+            if (unwritten) {
+                co_await write_unwritten_again();
+                continue;
+            }
             if (checkpoint_in_flight) continue;  // one at a time; the next tick retries
             checkpoint_in_flight = true;
             std::uint64_t id = next_checkpoint_id++;
@@ -690,7 +700,6 @@ struct PipelineRuntime::Impl {
     awaitable<void> complete_checkpoint(std::uint64_t id) {
         auto node = checkpoints.extract(id);
         PendingCheckpoint& pending = node.mapped();
-        auto started = std::chrono::steady_clock::now();
         state::Checkpoint checkpoint;
         checkpoint.id = id;
         checkpoint.created_ms = now_ms();
@@ -706,21 +715,85 @@ struct PipelineRuntime::Impl {
         // bytes past that length, which the restore cuts off (the stages replay those records).
         if (dead_letters)
             checkpoint.parts["dead-letter"] = dead_letters->commit(pending.dead_letters);
-        store->write(plan.settings.name, checkpoint, retained);
+        co_await persist(std::move(checkpoint), pending.started, pending.final);
+    }
+
+    /// Writes a complete checkpoint to the store, then lets the writers commit and the source
+    /// acknowledge upstream what it covers. A failed write (the state directory's disk is full)
+    /// commits and acknowledges nothing: the checkpoint is kept and written again at the next
+    /// interval, no newer barrier is taken meanwhile (writers keep writing, the sinks' uncommitted
+    /// output grows, a Kafka sink's transaction stays open), and the pipeline fails once more
+    /// than execution.checkpointing.tolerable-failed-checkpoints writes in a row have failed.
+    awaitable<void> persist(state::Checkpoint checkpoint,
+                            std::chrono::steady_clock::time_point started, bool final) {
+        std::uint64_t id = checkpoint.id;
+        try {
+            store->write(plan.settings.name, checkpoint, retained);
+        } catch (const state::StateError& e) {
+            rm.checkpoints_failed.inc();
+            ++consecutive_failed_checkpoints;
+            std::string why = "pipeline '" + plan.settings.name + "': checkpoint " +
+                              std::to_string(id) + " failed: " + e.what();
+            std::string stored = previous_checkpoint_id
+                                     ? "checkpoint " + std::to_string(previous_checkpoint_id)
+                                     : std::string("no checkpoint");
+            if (final || consecutive_failed_checkpoints > plan.tolerable_failed_checkpoints) {
+                why += "; " + std::to_string(consecutive_failed_checkpoints) +
+                       " consecutive checkpoint(s) failed (execution.checkpointing.tolerable-" +
+                       "failed-checkpoints is " +
+                       std::to_string(plan.tolerable_failed_checkpoints) +
+                       "): stopping. The state directory " + state_dir() + " keeps " + stored +
+                       ", from which a restart resumes once the cause is fixed";
+                spdlog::error("{}", why);
+                rm.failures.inc();
+                fail(std::make_exception_ptr(state::StateError(why)));
+                co_return;
+            }
+            spdlog::error(
+                "{}; writing it again in {} ms ({} of {} tolerated consecutive failures, "
+                "execution.checkpointing.tolerable-failed-checkpoints). Until then the sinks "
+                "commit and the sources acknowledge nothing newer than {}",
+                why, plan.settings.checkpoint_interval_ms, consecutive_failed_checkpoints,
+                plan.tolerable_failed_checkpoints, stored);
+            unwritten = UnwrittenCheckpoint{std::move(checkpoint), started};
+            co_return;  // checkpoint_in_flight stays set: the next tick writes it again
+        }
+        if (consecutive_failed_checkpoints > 0)
+            spdlog::info("pipeline '{}': checkpoint {} written after {} failed attempt(s)",
+                         plan.settings.name, id, consecutive_failed_checkpoints);
+        consecutive_failed_checkpoints = 0;
+        // A final checkpoint written while an earlier one waited to be written again covers it:
+        // that one is notified first, so that sources acknowledging one checkpoint's messages per
+        // notification (oss-cdc MNS) acknowledge both.
+        std::optional<std::uint64_t> superseded;
+        if (unwritten && unwritten->checkpoint.id != id) superseded = unwritten->checkpoint.id;
+        unwritten.reset();
         previous_checkpoint_id = id;
         ++checkpoints_completed;
-        rm.checkpoint_completed(id, std::chrono::steady_clock::now() - pending.started,
+        rm.checkpoint_completed(id, std::chrono::steady_clock::now() - started,
                                 checkpoint.size_bytes(), checkpoint.created_ms);
-        if (!pending.final) checkpoint_in_flight = false;
+        if (!final) checkpoint_in_flight = false;
         spdlog::debug("checkpoint {} complete in {} ms", id,
                       std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::steady_clock::now() - started)
                           .count());
-        if (pending.final) spdlog::info("final checkpoint {} written", id);
+        if (final) spdlog::info("final checkpoint {} written", id);
         // Writers commit first: the source acknowledges upstream (deletes messages, commits
         // offsets) only what the sink has committed.
-        for (auto& w : writers) co_await w->notify_checkpoint_complete(id);
-        co_await source->notify_checkpoint_complete(id);
+        std::vector<std::uint64_t> completed;
+        if (superseded) completed.push_back(*superseded);
+        completed.push_back(id);
+        for (std::uint64_t done : completed) {
+            for (auto& w : writers) co_await w->notify_checkpoint_complete(done);
+            co_await source->notify_checkpoint_complete(done);
+        }
+    }
+
+    /// At a checkpoint interval while a written checkpoint's write has failed.
+    awaitable<void> write_unwritten_again() {
+        UnwrittenCheckpoint again = std::move(*unwritten);
+        unwritten.reset();
+        co_await persist(std::move(again.checkpoint), again.started, false);
     }
 
     // ---- lifecycle -------------------------------------------------------------------------
@@ -901,6 +974,8 @@ struct PipelineRuntime::Impl {
     std::uint64_t previous_checkpoint_id = 0;  // the last one written or restored
     int retained = 3;                          // checkpoints kept in the store
     bool checkpoint_in_flight = false;
+    std::optional<UnwrittenCheckpoint> unwritten;  // its write failed; written again next tick
+    int consecutive_failed_checkpoints = 0;
     bool source_done = false;
     bool stopping = false;
     std::size_t writers_closed = 0;

@@ -16,6 +16,9 @@ RuntimeMetrics::RuntimeMetrics(metrics::Registry& r, const std::string& source_t
                              {{"role", "sink"}, {"connector", sink_type}})),
       checkpoints(r.counter("cdcd_checkpoints_total",
                             "Checkpoints completed (written to the state store)")),
+      checkpoints_failed(
+          r.counter("cdcd_checkpoints_failed_total",
+                    "Checkpoint writes to the state store that failed (each retry counts)")),
       restores(r.counter("cdcd_restores_total", "Checkpoints restored at start")),
       failures(r.counter("cdcd_pipeline_failures_total", "Tasks of the pipeline that failed")),
       checkpoint_duration(

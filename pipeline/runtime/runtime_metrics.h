@@ -19,6 +19,7 @@ struct RuntimeMetrics {
     metrics::Counter& source_batches;
     metrics::Counter& sink_batches;
     metrics::Counter& checkpoints;
+    metrics::Counter& checkpoints_failed;
     metrics::Counter& restores;
     metrics::Counter& failures;
     metrics::Histogram& checkpoint_duration;
