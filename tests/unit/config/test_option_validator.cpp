@@ -174,7 +174,8 @@ TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     CHECK(opts.get_enum("transform.decimal.precision.mode") == "UP_TO_19");
     CHECK(opts.get_enum("bad-record.policy") == "fail");
     CHECK_FALSE(opts.has("bad-record.dead-letter.path"));
-    CHECK(pipeline_options_spec().options.size() == 17);
+    CHECK(opts.get_int("execution.checkpointing.tolerable-failed-checkpoints") == 0);
+    CHECK(pipeline_options_spec().options.size() == 18);
 }
 
 TEST_CASE("describe renders an aligned table", "[config][options]") {
