@@ -148,24 +148,30 @@ def test_a_full_state_disk_fails_the_pipeline_by_default_and_a_restart_resumes(t
     assert out.read_bytes() == expected
 
 
+def fails_when_the_disk_fills(tmp_path, yaml, state, disk, written):
+    """Runs the pipeline until `written` (on `disk`) has bytes, fills the disk, and checks that
+    the pipeline fails with an error naming the file and the cause; then frees the disk."""
+    run = Run(tmp_path, yaml, state)
+    try:
+        run.wait_log(r"running:")
+        assert cdcd.wait_for(lambda: written.exists() and written.stat().st_size > 0, 20)
+        disk.fill()
+        code = run.wait()
+    finally:
+        run.close()
+    log = run.text()
+    assert code == 1, log[-3000:]
+    assert f"output file {written}: cannot write: No space left on device" in log, log[-3000:]
+    disk.free()
+
+
 def test_a_full_output_disk_fails_the_file_sink_and_a_restart_resumes_exactly_once(tmp_path):
     expected = reference(tmp_path)
     with small_disk(tmp_path / "disk", size="8m") as disk:
         out = disk.root / "out.jsonl"
         yaml = cdcd.write_pipeline(tmp_path, pipeline(out))
         state = tmp_path / "state"
-        run = Run(tmp_path, yaml, state)
-        try:
-            run.wait_log(r"running:")
-            assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 0, 20)
-            disk.fill()
-            code = run.wait()
-        finally:
-            run.close()
-        log = run.text()
-        assert code == 1, log[-3000:]
-        assert f"output file {out}: cannot write: No space left on device" in log, log[-3000:]
-        disk.free()
+        fails_when_the_disk_fills(tmp_path, yaml, state, disk, out)
         again = cdcd.run(["run", yaml, "--state-dir", state])
         assert again.returncode == 0, again.stderr[-3000:]
         assert out.read_bytes() == expected
@@ -179,18 +185,7 @@ def test_a_full_dead_letter_disk_fails_clearly_and_a_restart_keeps_each_bad_row_
         dead = disk.root / "dead.jsonl"
         yaml = cdcd.write_pipeline(tmp_path, pipeline(out, dead_letter=dead))
         state = tmp_path / "state"
-        run = Run(tmp_path, yaml, state)
-        try:
-            run.wait_log(r"running:")
-            assert cdcd.wait_for(lambda: dead.exists() and dead.stat().st_size > 0, 20)
-            disk.fill()
-            code = run.wait()
-        finally:
-            run.close()
-        log = run.text()
-        assert code == 1, log[-3000:]
-        assert f"output file {dead}: cannot write: No space left on device" in log, log[-3000:]
-        disk.free()
+        fails_when_the_disk_fills(tmp_path, yaml, state, disk, dead)
         again = cdcd.run(["run", yaml, "--state-dir", state])
         assert again.returncode == 0, again.stderr[-3000:]
         assert out.read_bytes() == expected
