@@ -46,7 +46,8 @@ VALUES = "sink:\n  type: values\n  print.enabled: false\n"
 
 
 def file_sink(path):
-    return f"sink:\n  type: file\n  path: {path}\n"
+    # Every run starts fresh onto the last run's output: the file sink refuses that unless told.
+    return f"sink:\n  type: file\n  path: {path}\n  if-exists: overwrite\n"
 
 
 def measure(yaml_text: str, workdir: pathlib.Path):
