@@ -69,11 +69,7 @@ BadRecordStage::BadRecordStage(std::string stage, std::string connector, std::st
 
 void BadRecordStage::handle(BadRecord record) {
     if (policy_ == BadRecordPolicy::Fail) {
-        registry_
-            .counter("cdcd_bad_records_total",
-                     "Records that could not be decoded, evaluated or written",
-                     {{"stage", stage_}, {"reason", record.reason}, {"action", "fail"}})
-            .inc();
+        count(record, "fail");
         throw BadRecordError(bad_record_message(stage_, record));
     }
     if (policy_ == BadRecordPolicy::DeadLetter) {
@@ -107,12 +103,16 @@ void BadRecordStage::keep_dead_letter(const BadRecord& record) {
     pending_ += line;
 }
 
-void BadRecordStage::count_and_log(const BadRecord& record, const char* action) {
+void BadRecordStage::count(const BadRecord& record, const char* action) {
     registry_
         .counter("cdcd_bad_records_total",
                  "Records that could not be decoded, evaluated or written",
                  {{"stage", stage_}, {"reason", record.reason}, {"action", action}})
         .inc();
+}
+
+void BadRecordStage::count_and_log(const BadRecord& record, const char* action) {
+    count(record, action);
     auto now = std::chrono::steady_clock::now();
     LogWindow& w = log_windows_[record.reason];
     if (w.logged == 0 || now - w.opened >= kLogWindow) {

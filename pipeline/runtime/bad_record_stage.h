@@ -32,6 +32,7 @@ class BadRecordStage final : public BadRecordSink {
     std::string take_pending();
 
   private:
+    void count(const BadRecord& record, const char* action);  // cdcd_bad_records_total
     void count_and_log(const BadRecord& record, const char* action);
     void keep_dead_letter(const BadRecord& record);
 
