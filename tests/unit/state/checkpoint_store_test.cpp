@@ -45,6 +45,7 @@ TEST_CASE("the latest checkpoint of a pipeline survives reopening the store") {
     CHECK(store->latest("other")->id == 7);
     CHECK_FALSE(store->latest("none"));
     CHECK(store->pipelines() == std::vector<std::string>{"orders", "other"});
+    store.reset();
     std::filesystem::remove_all(dir);
 }
 
@@ -61,6 +62,7 @@ TEST_CASE("only the newest num-retained checkpoints are kept") {
     CHECK_FALSE(store->get("p", 9));
     store->reset("p");
     CHECK_FALSE(store->latest("p"));
+    store.reset();
     std::filesystem::remove_all(dir);
 }
 
@@ -72,6 +74,7 @@ TEST_CASE("a pipeline name that prefixes another does not see its checkpoints") 
     store->write("a", checkpoint(1, "a"), 3);
     CHECK(store->latest("a")->parts.at("source") == "a");
     CHECK(store->latest("ab")->parts.at("source") == "ab");
+    store.reset();
     std::filesystem::remove_all(dir);
 }
 
@@ -146,6 +149,7 @@ TEST_CASE("discarding newer checkpoints keeps their ids used, reset forgets them
     store->reset("p");
     CHECK(store->highest_id("p") == 0);
     CHECK(store->highest_id("q") == 9);
+    store.reset();
     std::filesystem::remove_all(dir);
 }
 
@@ -182,6 +186,7 @@ TEST_CASE("an undecodable checkpoint is reported by scan, and blocks neither wri
     store->reset("p");
     CHECK(store->scan("p").empty());
     CHECK(store->highest_id("p") == 0);
+    store.reset();  // closed first: RocksDB's background threads may still delete files in dir
     std::filesystem::remove_all(dir);
 }
 
