@@ -11,7 +11,8 @@ want="${1:-build}"
 build_packages=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libyaml-cpp-dev libsimdjson-dev librdkafka-dev librocksdb-dev libspdlog-dev
   catch2 libssl-dev libre2-dev libsystemd-dev libicu-dev)
-test_packages=(kcat maven default-jdk-headless python3-pip python3-venv clang-format clang-tidy systemd)
+test_packages=(kcat maven default-jdk-headless python3-pip python3-venv clang-format clang-tidy systemd
+  clang-14 libclang-rt-14-dev)
 
 missing=()
 check() {

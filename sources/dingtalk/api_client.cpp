@@ -1,9 +1,8 @@
 #include "sources/dingtalk/api_client.h"
 
-#include <simdjson.h>
-
 #include "net/url.h"
 #include "pipeline/metrics/http_observer.h"
+#include "sources/dingtalk/api_responses.h"
 
 namespace cdcd::dingtalk {
 
@@ -53,90 +52,6 @@ bool invalid_authentication(int status, std::string_view code) {
     return status == 401 || (status == 400 && code == "InvalidAuthentication");
 }
 
-struct ErrorBody {
-    std::string code, message, request_id;
-};
-
-ErrorBody parse_error(const std::string& body) {
-    ErrorBody e;
-    simdjson::dom::parser parser;
-    simdjson::padded_string padded(body);
-    auto doc = parser.parse(padded);
-    if (doc.error()) return e;
-    std::string_view v;
-    if (!doc["code"].get(v) || !doc["Code"].get(v)) e.code = v;
-    if (!doc["message"].get(v) || !doc["Message"].get(v)) e.message = v;
-    if (!doc["requestid"].get(v) || !doc["RequestId"].get(v)) e.request_id = v;
-    return e;
-}
-
-std::string str(simdjson::dom::element e, const char* key) {
-    std::string_view v;
-    if (e[key].get(v)) return {};
-    return std::string(v);
-}
-
-Workspace to_workspace(simdjson::dom::element e) {
-    return Workspace{str(e, "workspaceId"), str(e, "rootNodeId"), str(e, "name")};
-}
-
-Node to_node(simdjson::dom::element e) {
-    Node n;
-    n.id = str(e, "nodeId");
-    n.workspace_id = str(e, "workspaceId");
-    n.name = str(e, "name");
-    n.type = str(e, "type");
-    n.category = str(e, "category");
-    n.extension = str(e, "extension");
-    n.url = str(e, "url");
-    std::int64_t ms = 0;
-    if (!e["modifiedTimestamp"].get(ms)) {
-        n.modified_ms = ms;
-    } else {
-        n.modified_ms = parse_iso8601_ms(str(e, "modifiedTime"));
-    }
-    bool children = false;
-    if (!e["hasChildren"].get(children)) n.has_children = children;
-    return n;
-}
-
-simdjson::dom::element parse_ok(simdjson::dom::parser& parser, const std::string& body,
-                                const char* what) {
-    simdjson::dom::element doc;
-    if (parser.parse(body).get(doc))
-        throw ApiError(ErrorClass::Transient, 200, "", std::string("malformed JSON from ") + what);
-    return doc;
-}
-
-// A list answer: the items under `key`, converted, and the next page's token.
-template <typename T>
-Page<T> page_of(const std::string& body, const char* what, const char* key,
-                T (*convert)(simdjson::dom::element)) {
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, what);
-    Page<T> page;
-    simdjson::dom::array items;
-    if (!doc[key].get(items))
-        for (auto item : items) page.items.push_back(convert(item));
-    page.next_token = str(doc, "nextToken");
-    return page;
-}
-
-// A get answer: the object under `key`, converted.
-template <typename T>
-T object_of(const std::string& body, const char* what, const char* key,
-            T (*convert)(simdjson::dom::element)) {
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, what);
-    simdjson::dom::element object;
-    if (doc[key].get(object))
-        throw ApiError(ErrorClass::Transient, 200, "", std::string(what) + " answer has no " + key);
-    return convert(object);
-}
-
-}  // namespace
-
-namespace {
 
 /// A document or node that no longer exists: the reader handles it (a delete), not an error.
 bool not_found_answer(const net::HttpResponse& r) {
@@ -241,14 +156,14 @@ boost::asio::awaitable<Page<Workspace>> DingTalkApi::list_workspaces(std::string
     if (!next_token.empty()) q.emplace_back("nextToken", next_token);
     std::string path = "/v2.0/wiki/workspaces?" + net::build_query(q);
     std::string body = co_await call("ListWorkspaces", std::move(path), *discovery_, "discovery");
-    co_return page_of(body, "ListWorkspaces", "workspaces", to_workspace);
+    co_return parse_workspace_page(body);
 }
 
 boost::asio::awaitable<Workspace> DingTalkApi::get_workspace(std::string workspace_id) {
     std::string path = "/v2.0/wiki/workspaces/" + net::percent_encode(workspace_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
     std::string body = co_await call("GetWorkspace", std::move(path), *discovery_, "discovery");
-    co_return object_of(body, "GetWorkspace", "workspace", to_workspace);
+    co_return parse_workspace(body);
 }
 
 boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_node_id,
@@ -259,14 +174,14 @@ boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_no
     if (!next_token.empty()) q.emplace_back("nextToken", next_token);
     std::string path = "/v2.0/wiki/nodes?" + net::build_query(q);
     std::string body = co_await call("ListNodes", std::move(path), *discovery_, "discovery");
-    co_return page_of(body, "ListNodes", "nodes", to_node);
+    co_return parse_node_page(body);
 }
 
 boost::asio::awaitable<Node> DingTalkApi::get_node(std::string node_id) {
     std::string path = "/v2.0/wiki/nodes/" + net::percent_encode(node_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
     std::string body = co_await call("GetNode", std::move(path), *metadata_, "metadata");
-    co_return object_of(body, "GetNode", "node", to_node);
+    co_return parse_node(body);
 }
 
 boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string doc_key, int start,
@@ -276,14 +191,7 @@ boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string
                                          {"endIndex", std::to_string(end)},
                                          {"operatorId", options_.operator_id}});
     std::string body = co_await call("DocBlocksQuery", std::move(path), *content_, "content");
-    simdjson::dom::parser parser;
-    auto doc = parse_ok(parser, body, "DocBlocksQuery");
-    std::vector<std::string> out;
-    simdjson::dom::array data;
-    if (doc["result"]["data"].get(data))
-        throw ApiError(ErrorClass::Transient, 200, "", "DocBlocksQuery answer has no result.data");
-    for (auto b : data) out.push_back(simdjson::minify(b));
-    co_return out;
+    co_return parse_blocks(body);
 }
 
 }  // namespace cdcd::dingtalk

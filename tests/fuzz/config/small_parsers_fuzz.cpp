@@ -1,0 +1,91 @@
+// The small parsers from hostile text, the first byte picking one: durations and memory sizes
+// (Flink's spellings and ISO 8601), URLs, Retry-After, percent-encoding, base64, data types,
+// table ids, decimals and secrets files. Each either refuses the text or gives a value that
+// survives a round trip through its printer.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "config/diagnostics.h"
+#include "config/interpolation.h"
+#include "config/units.h"
+#include "net/retry.h"
+#include "net/url.h"
+#include "pipeline/data/table_id.h"
+#include "pipeline/data/values.h"
+#include "pipeline/types/data_type.h"
+#include "pipeline/util/base64.h"
+
+using namespace cdcd;
+
+namespace {
+
+void check(bool ok) {
+    if (!ok) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+    switch (data[0] % 10) {
+        case 0:
+            if (auto d = config::parse_duration(text))
+                check(config::parse_duration(config::format_duration(*d)) == d);
+            break;
+        case 1:
+            if (auto bytes = config::parse_memory_size(text))
+                check(config::parse_memory_size(std::to_string(*bytes) + "b") == bytes);
+            break;
+        case 2:
+            if (auto url = net::parse_url(text)) {
+                const bool ipv6 = url->host.find(':') != std::string::npos;
+                auto again =
+                    net::parse_url(url->scheme + "://" + (ipv6 ? "[" : "") + url->host +
+                                   (ipv6 ? "]:" : ":") + std::to_string(url->port) + url->target());
+                check(again && again->host == url->host && again->port == url->port &&
+                      again->target() == url->target());
+                (void)url->redacted();
+            }
+            break;
+        case 3:
+            (void)net::parse_retry_after(text);
+            break;
+        case 4:
+            check(net::percent_decode(net::percent_encode(text)) == text);
+            check(net::percent_decode(net::percent_encode(text, true)) == text);
+            (void)net::percent_decode(text);
+            break;
+        case 5:
+            check(base64_decode(base64_encode(text)) == std::string(text));
+            if (auto bytes = base64_decode(text)) (void)base64_encode(*bytes);
+            break;
+        case 6:
+            if (auto type = DataType::parse(text))
+                check(DataType::parse(type->to_string())->to_string() == type->to_string());
+            break;
+        case 7:
+            if (auto id = TableId::parse(text))
+                check(TableId::parse(id->str())->str() == id->str());
+            break;
+        case 8: {
+            Decimal d;
+            int scale = text.empty() ? 0 : static_cast<unsigned char>(text[0]) % 39;
+            std::string_view number = text.empty() ? text : text.substr(1);
+            if (Decimal::parse(number, scale, d)) {
+                Decimal again;
+                check(Decimal::parse(d.to_string(scale), scale, again) && again == d);
+            }
+            break;
+        }
+        default:
+            try {
+                (void)config::Secrets::from_string(text, "secrets.env");
+            } catch (const config::ConfigError&) {
+            }
+    }
+    return 0;
+}

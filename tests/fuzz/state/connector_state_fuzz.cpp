@@ -1,0 +1,110 @@
+// Connector checkpoint states from hostile bytes, as a restore reads them; the first byte picks
+// the decoder: the Kafka source's offsets and inferred schemas, the Kafka sink's writer state,
+// dingtalk-cdc's splits, oss-cdc's phases, the schema lists every sink writer and the schema
+// operator restore, and the file sink's committed position. Each refuses the bytes with its own
+// error or decodes a state that encodes and decodes back to itself.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "pipeline/output/append_only_file.h"
+#include "pipeline/schema/schema_json.h"
+#include "sinks/kafka/transactions.h"
+#include "sources/dingtalk/state_codec.h"
+#include "sources/kafka/offsets_state.h"
+#include "sources/oss/mns_reader.h"
+#include "sources/oss/polling_state.h"
+#include "sources/oss/snapshot_reader.h"
+
+using namespace cdcd;
+
+namespace {
+
+void check(bool ok) {
+    if (!ok) std::abort();
+}
+
+std::string oss_state(std::string_view bytes) {
+    oss::ByteReader r(bytes);
+    auto snapshot = oss::SnapshotProgress::decode(r);
+    auto mns = oss::MnsState::decode(r);
+    auto polling = oss::PollingState::decode(r);
+    oss::ByteWriter w;
+    snapshot.encode(w);
+    mns.encode(w);
+    polling.encode(w);
+    return std::move(w.str());
+}
+
+// The file sink resumes a file it wrote: a 64-byte file of this process stands for it.
+void file_state(std::string_view state) {
+    static const std::string path = "/tmp/cdcd-fuzz-output-" + std::to_string(getpid());
+    std::ofstream(path, std::ios::trunc) << std::string(64, 'x');
+    try {
+        auto file = output::AppendOnlyFile::resume(path, state);
+        check(file.length() <= 64);
+        (void)file.state();
+    } catch (const output::OutputFileError&) {
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
+    switch (data[0] % 6) {
+        case 0:
+            try {
+                auto blob = kafka::encode_state(kafka::decode_state(bytes));
+                check(kafka::encode_state(kafka::decode_state(blob)) == blob);
+                (void)kafka::describe_state_json(kafka::decode_state(blob));
+            } catch (const std::runtime_error&) {
+            }
+            break;
+        case 1:
+            try {
+                auto state = kafka::decode_writer_state(bytes);
+                if (state.transactions) {
+                    auto blob = kafka::encode_writer_state(state.schemas_json, *state.transactions);
+                    auto again = kafka::decode_writer_state(blob);
+                    check(again.transactions && again.schemas_json == state.schemas_json &&
+                          kafka::encode_writer_state(again.schemas_json, *again.transactions) ==
+                              blob);
+                }
+                if (!state.schemas_json.empty()) (void)table_schemas_from_json(state.schemas_json);
+            } catch (const std::runtime_error&) {
+            }
+            break;
+        case 2:
+            try {
+                auto state = dingtalk::decode_state(bytes);
+                check(dingtalk::decode_state(dingtalk::encode_state(state)) == state);
+            } catch (const std::invalid_argument&) {
+            }
+            break;
+        case 3:
+            try {
+                auto blob = oss_state(bytes);
+                check(oss_state(blob) == blob);
+            } catch (const oss::StateError&) {
+            }
+            break;
+        case 4:
+            try {
+                auto json = table_schemas_to_json(table_schemas_from_json(bytes));
+                check(table_schemas_to_json(table_schemas_from_json(json)) == json);
+            } catch (const SchemaJsonError&) {
+            }
+            break;
+        default:
+            file_state(bytes);
+    }
+    return 0;
+}
