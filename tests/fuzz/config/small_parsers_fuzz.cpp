@@ -1,7 +1,10 @@
 // The small parsers from hostile text, the first byte picking one: durations and memory sizes
 // (Flink's spellings and ISO 8601), URLs, Retry-After, percent-encoding, base64, data types,
-// table ids, decimals and secrets files. Each either refuses the text or gives a value that
-// survives a round trip through its printer.
+// table ids, decimals, secrets files and JSON string escaping. Each either refuses the text or
+// gives a value that survives a round trip through its printer (JSON: a UTF-8 text quoted by
+// cdcd's writer reads back as itself).
+#include <simdjson.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #include "pipeline/data/values.h"
 #include "pipeline/types/data_type.h"
 #include "pipeline/util/base64.h"
+#include "pipeline/util/json_escape.h"
 
 using namespace cdcd;
 
@@ -31,7 +35,7 @@ void check(bool ok) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-    switch (data[0] % 10) {
+    switch (data[0] % 11) {
         case 0:
             if (auto d = config::parse_duration(text))
                 check(config::parse_duration(config::format_duration(*d)) == d);
@@ -81,6 +85,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             }
             break;
         }
+        case 9:
+            if (simdjson::validate_utf8(text.data(), text.size())) {
+                simdjson::dom::parser parser;
+                std::string_view back;
+                check(!parser.parse(json::quoted(text)).get(back) && back == text);
+            }
+            break;
         default:
             try {
                 (void)config::Secrets::from_string(text, "secrets.env");
