@@ -17,6 +17,18 @@ namespace {
 using simdjson::dom::array;
 using simdjson::dom::element;
 
+// simdjson's default-constructed element and array belong to no document, and reading one
+// dereferences null: missing properties and children are read as these empty values instead.
+element empty_values() {
+    static simdjson::dom::parser parser;
+    static const element values = parser.parse(std::string_view("[{},[]]")).value();
+    return values;
+}
+
+element empty_object() { return empty_values().at(0).value(); }
+
+array empty_array() { return empty_values().at(1).get_array().value(); }
+
 std::string_view get_str(element e, std::string_view key) {
     std::string_view v;
     if (e.is_object() && !e[key].get(v)) return v;
@@ -50,7 +62,7 @@ std::int64_t get_int(element e, std::string_view key, std::int64_t fallback) {
 array children_of(element e) {
     array a;
     if (e.is_object() && !e["children"].get(a)) return a;
-    return {};
+    return empty_array();
 }
 
 bool has_children(element e) {
@@ -129,7 +141,7 @@ class Renderer {
         element p;
         auto t = get_str(b, "blockType");
         if (!t.empty() && !b[t].get(p)) return p;
-        return element{};
+        return empty_object();
     }
 
     std::string inline_text(element b) {

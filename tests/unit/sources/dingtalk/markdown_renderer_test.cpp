@@ -96,3 +96,12 @@ TEST_CASE("empty and malformed input") {
     CHECK_THROWS_AS(render_markdown("{\"a\":1}"), std::invalid_argument);
     CHECK_THROWS_AS(render_markdown("[{"), std::invalid_argument);
 }
+
+// Found by the dingtalk_markdown fuzz target: a block without its properties object (or a table
+// without rows) was read through a null document and crashed the daemon.
+TEST_CASE("blocks without their properties render as empty blocks") {
+    CHECK(render_markdown(R"([{"blockType":"paragraph"}])").empty());
+    CHECK(render_markdown(R"([{"blockType":"heading"},{"blockType":"orderedList"}])").empty());
+    CHECK_NOTHROW(render_markdown(R"([{"blockType":"table","table":{"rolSize":2,"colSize":2}}])"));
+    CHECK_NOTHROW(render_markdown(R"([{"blockType":"callout","children":[{"elementType":"text"}]}])"));
+}
