@@ -618,8 +618,8 @@ void KafkaConsumer::run() {
                             for (ssize_t j = i; j < n; ++j)
                                 rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
                             throw std::runtime_error(
-                                "kafka source: the message at " + where + " is over a limit: " +
-                                e.what() +
+                                "kafka source: the message at " + where +
+                                " is over a limit: " + e.what() +
                                 " (or set the pipeline's bad-record.policy: skip or dead-letter "
                                 "to go on without it)");
                         }

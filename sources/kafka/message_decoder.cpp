@@ -32,10 +32,10 @@ MessageDecoder::MessageDecoder(const DecoderSettings& settings)
       parser_(make_format_parser(settings.format)),
       inference_(settings.limits) {
     if (!settings_.fixed_table)
-        extractor_.emplace(settings_.table_fields,
-                           settings_.format == ValueFormat::DebeziumJson &&
-                               !settings_.table_from_key,
-                           settings_.limits.max_tables);
+        extractor_.emplace(
+            settings_.table_fields,
+            settings_.format == ValueFormat::DebeziumJson && !settings_.table_from_key,
+            settings_.limits.max_tables);
     parsed_.max_json_depth = settings_.limits.max_json_depth;
 }
 
