@@ -2,7 +2,7 @@
 // a LimitError that names the limit, the option that raises it and the table, quickly, without
 // changing the inferred schemas; the decoder goes on with good messages afterwards.
 #include <catch2/catch.hpp>
-#include <chrono>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -68,8 +68,9 @@ std::string nested_arrays(std::size_t depth) {
     return std::string(depth, '[') + "1" + std::string(depth, ']');
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// CPU time, not wall time: the test machine may be busy with other work.
+double seconds_since(std::clock_t start) {
+    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 }
 
 }  // namespace
@@ -77,10 +78,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 TEST_CASE("a message with 100,000 keys fails on the column limit in well under a second") {
     MessageDecoder d(fixed(ValueFormat::Json));
     const std::string wide = object_with_keys(100'000);
-    auto start = std::chrono::steady_clock::now();
+    const std::clock_t start = std::clock();
     std::string error = limit_error(d, wide);
     const double took = seconds_since(start);
-    INFO("took " << took << " s");
+    INFO("took " << took << " s of CPU time");
     CHECK(took < 1.0);  // 154 s when every field was compared with every new column
     CHECK_THAT(error, Catch::StartsWith("table db.t would have more than 4096 columns"));
     CHECK_THAT(error, Catch::Contains("raise scan.max-columns-per-table"));
@@ -95,7 +96,7 @@ TEST_CASE("with the column limit raised, a 100,000-key message is decoded in tim
     s.limits.max_columns_per_table = 200'000;
     MessageDecoder d(s);
     const std::string wide = object_with_keys(100'000);
-    auto start = std::chrono::steady_clock::now();
+    const std::clock_t start = std::clock();
     EventBatch out = decode(d, wide);
     CHECK(seconds_since(start) < 5.0);
     REQUIRE(out.size() == 2);
@@ -108,7 +109,7 @@ TEST_CASE("a canal-json UPDATE with 100,000 changed columns fails fast on the co
     const std::string row = object_with_keys(100'000);
     const std::string message =
         R"({"data":[)" + row + R"(],"old":[)" + row + R"(],"type":"UPDATE"})";
-    auto start = std::chrono::steady_clock::now();
+    const std::clock_t start = std::clock();
     CHECK_THAT(limit_error(d, message), Catch::Contains("scan.max-columns-per-table"));
     CHECK(seconds_since(start) < 1.0);  // `old` was merged into the row field by field
 }
@@ -225,7 +226,7 @@ TEST_CASE("JSON nesting depth is counted from the message's top, in every value 
 
 TEST_CASE("a value nested 100,000 deep is over the depth limit, not 'invalid JSON'") {
     MessageDecoder d(fixed(ValueFormat::Json));
-    auto start = std::chrono::steady_clock::now();
+    const std::clock_t start = std::clock();
     CHECK_THAT(limit_error(d, R"({"f":)" + nested_arrays(100'000) + "}"),
                Catch::Contains("100001 levels deep"));
     CHECK(seconds_since(start) < 1.0);
