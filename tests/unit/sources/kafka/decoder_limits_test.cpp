@@ -111,7 +111,9 @@ TEST_CASE("a canal-json UPDATE with 100,000 changed columns fails fast on the co
         R"({"data":[)" + row + R"(],"old":[)" + row + R"(],"type":"UPDATE"})";
     const std::clock_t start = std::clock();
     CHECK_THAT(limit_error(d, message), Catch::Contains("scan.max-columns-per-table"));
-    CHECK(seconds_since(start) < 1.0);  // `old` was merged into the row field by field
+    // 88 s when `old` was merged into the row by comparing every pair of fields; ~0.1 s now
+    // (more under ASan).
+    CHECK(seconds_since(start) < 3.0);
 }
 
 TEST_CASE("the column limit counts the columns a table has already") {
