@@ -1,4 +1,6 @@
 // value.format: canal-json.
+#include <unordered_map>
+
 #include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
@@ -37,7 +39,7 @@ class CanalParser final : public FormatParser {
                         throw ParseError("\"" + std::string(key) + "\" holds " +
                                          json_type_name(row.type()) + ", not an object");
                     Image& img = out.new_image();
-                    read_image(row.get_object(), img);
+                    read_image(row.get_object(), img, 3, out.max_json_depth);  // {"data":[{…}]}
                     (key == "data" ? data : old).push_back(static_cast<int>(out.image_count - 1));
                 }
             } else if (key == "type") {
@@ -84,28 +86,29 @@ class CanalParser final : public FormatParser {
     }
 
   private:
-    // before = the new row with the old values of the columns `old` lists.
-    static int merge_old(ParsedMessage& out, int row, int old) {
+    // before = the new row with the old values of the columns `old` lists (a field named twice:
+    // its first occurrence). By name through a hash index: rows can be wide.
+    int merge_old(ParsedMessage& out, int row, int old) {
         Image& before = out.new_image();
         const Image& after = out.images[static_cast<std::size_t>(row)];
         before = after;
         if (old >= 0) {
+            positions_.clear();
+            for (std::size_t i = 0; i < before.size(); ++i) positions_.emplace(before[i].name, i);
             for (const FieldValue& changed : out.images[static_cast<std::size_t>(old)]) {
-                bool replaced = false;
-                for (FieldValue& f : before) {
-                    if (f.name == changed.name) {
-                        f = changed;
-                        replaced = true;
-                        break;
-                    }
+                auto [it, fresh] = positions_.emplace(changed.name, before.size());
+                if (fresh) {
+                    before.push_back(changed);
+                } else {
+                    before[it->second] = changed;
                 }
-                if (!replaced) before.push_back(changed);
             }
         }
         return static_cast<int>(out.image_count - 1);
     }
 
     std::vector<int> data_, old_;
+    std::unordered_map<std::string_view, std::size_t> positions_;  // merge_old's, reused
 };
 
 }  // namespace

@@ -58,7 +58,8 @@ class DebeziumParser final : public FormatParser {
                     throw ParseError("\"" + std::string(key) + "\" is " + json_type_name(type) +
                                      ", not an object");
                 Image& img = out.new_image();
-                read_image(value.get_object(), img);
+                // `after` of {"after":{…}} is level 2, of {"payload":{"after":{…}}} level 3.
+                read_image(value.get_object(), img, top ? 2 : 3, out.max_json_depth);
                 (key == "before" ? before : after) = static_cast<int>(out.image_count - 1);
             } else if (key == "op") {
                 if (value.get_string().get(op))

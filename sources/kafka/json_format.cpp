@@ -13,7 +13,7 @@ class JsonParser final : public FormatParser {
             throw ParseError(std::string("the value is ") + json_type_name(type) +
                              ", not a JSON object");
         Image& img = out.new_image();
-        read_image(doc.get_object(), img);
+        read_image(doc.get_object(), img, 1, out.max_json_depth);
         out.changes.push_back({OpType::Insert, -1, 0});
     }
 };

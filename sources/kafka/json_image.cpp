@@ -1,4 +1,6 @@
 // Reading one JSON object into a row image, and small helpers (shared by the three value formats).
+#include <algorithm>
+
 #include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
@@ -38,7 +40,47 @@ const char* json_type_name(simdjson::ondemand::json_type type) {
     return "an unknown JSON type";
 }
 
-void read_image(simdjson::ondemand::object object, Image& image) {
+std::size_t json_nesting_depth(std::string_view json) {
+    std::size_t depth = 0, deepest = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            deepest = std::max(deepest, ++depth);
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+namespace {
+
+// A field holding an object or array: its JSON text, checked against the depth limit.
+std::string_view nested_text(std::string_view raw, std::string_view field, std::size_t depth,
+                             std::size_t max_depth) {
+    raw = trim_token(raw);
+    const std::size_t total = depth + json_nesting_depth(raw);
+    if (total > max_depth)
+        throw LimitError("field '" + std::string(field) + "' nests JSON objects and arrays " +
+                         std::to_string(total) + " levels deep (counted from the message's top), " +
+                         "more than the limit of " + std::to_string(max_depth) + "; raise " +
+                         MessageLimits::kJsonDepthOption + " to accept such messages");
+    return raw;
+}
+
+}  // namespace
+
+void read_image(simdjson::ondemand::object object, Image& image, std::size_t depth,
+                std::size_t max_depth) {
     using simdjson::ondemand::json_type;
     for (auto field : object) {
         FieldValue v;
@@ -64,13 +106,13 @@ void read_image(simdjson::ondemand::object object, Image& image) {
             case json_type::object: {
                 v.kind = ValueKind::Raw;
                 simdjson::ondemand::object nested = value.get_object();
-                v.text = trim_token(nested.raw_json());
+                v.text = nested_text(nested.raw_json(), v.name, depth, max_depth);
                 break;
             }
             case json_type::array: {
                 v.kind = ValueKind::Raw;
                 simdjson::ondemand::array nested = value.get_array();
-                v.text = trim_token(nested.raw_json());
+                v.text = nested_text(nested.raw_json(), v.name, depth, max_depth);
                 break;
             }
         }

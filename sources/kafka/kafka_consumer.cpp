@@ -601,12 +601,30 @@ void KafkaConsumer::run() {
                         continue;
                     }
                     a.reassigned = false;
+                    auto position_of = [&] {
+                        return "topic " + key.first + ", partition " + std::to_string(key.second) +
+                               ", offset " + std::to_string(m->offset);
+                    };
                     try {
                         decoder_.decode(*m, chunk.events);
+                    } catch (const LimitError& e) {
+                        // Not a parse error: ignore-parse-errors does not skip it.
+                        std::string where = position_of();
+                        if (settings_.bad_records_go_on) {
+                            chunk.bad_records.push_back(BadRecord{
+                                "limit-exceeded", where, e.what(),
+                                std::string(static_cast<const char*>(m->payload), m->len)});
+                        } else {
+                            for (ssize_t j = i; j < n; ++j)
+                                rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                            throw std::runtime_error(
+                                "kafka source: the message at " + where +
+                                " is over a limit: " + e.what() +
+                                " (or set the pipeline's bad-record.policy: skip or dead-letter "
+                                "to go on without it)");
+                        }
                     } catch (const std::exception& e) {
-                        std::string where = "topic " + key.first + ", partition " +
-                                            std::to_string(key.second) + ", offset " +
-                                            std::to_string(m->offset);
+                        std::string where = position_of();
                         if (settings_.ignore_parse_errors) {
                             skip_unparsable(key, m->offset, e.what());
                         } else if (settings_.bad_records_go_on) {

@@ -27,6 +27,9 @@ KafkaSource::~KafkaSource() {
 
 void KafkaSource::restore(std::string_view state) {
     state_ = decode_state(state);
+    schema_at_.clear();
+    for (std::size_t i = 0; i < state_.schemas.size(); ++i)
+        schema_at_.emplace(state_.schemas[i].first, i);
 }
 
 std::string KafkaSource::snapshot_state() {
@@ -53,12 +56,13 @@ void KafkaSource::track_schemas(const EventBatch& events) {
         if (is_data_change(e)) continue;
         auto change = *as_schema_change(e);
         TableId id = table_of(e);
-        auto it = std::find_if(state_.schemas.begin(), state_.schemas.end(),
-                               [&](const auto& p) { return p.first == id; });
-        if (it == state_.schemas.end()) {
+        // Looked up by hash: a source may track thousands of tables (scan.max-tables).
+        auto [at, fresh] = schema_at_.emplace(id, state_.schemas.size());
+        if (fresh) {
             state_.schemas.emplace_back(id, apply_schema_change(Schema{}, change));
         } else {
-            it->second = apply_schema_change(it->second, change);
+            Schema& schema = state_.schemas[at->second].second;
+            schema = apply_schema_change(schema, change);
         }
     }
 }

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
@@ -36,7 +37,8 @@ class KafkaSource final : public Source {
     boost::asio::io_context& io_;
     metrics::ConnectorMetrics metrics_;  // records_in, bytes_in, consumer lag
     BadRecordSink& bad_records_;
-    SourceState state_;                    // as of the last emitted event (event loop)
+    SourceState state_;  // as of the last emitted event (event loop)
+    std::unordered_map<TableId, std::size_t> schema_at_;  // state_.schemas' index of a table
     std::deque<Offsets> pending_commits_;  // snapshots awaiting their checkpoint, in order
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
     std::unique_ptr<KafkaConsumer> consumer_;

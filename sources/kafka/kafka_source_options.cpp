@@ -127,6 +127,30 @@ config::ConnectorOptionsSpec kafka_source_options() {
                     .range(1, 1 << 20)
                     .desc("Messages taken from librdkafka at once (properties.max.poll.records "
                           "sets it too)."));
+    // Limits (MessageLimits): a message over one is a bad record (bad-record.policy).
+    o.push_back(
+        OptionSpec::memory_size(MessageLimits::kMessageBytesOption)
+            .range(1, 1LL << 31)
+            .desc("cdcd extension: the largest message (key and value) decoded; larger ones are "
+                  "bad records. Default: the consumer's fetch.max.bytes (librdkafka's 50 MB)."));
+    o.push_back(OptionSpec::integer(MessageLimits::kJsonDepthOption)
+                    .default_(std::to_string(MessageLimits::kDefaultJsonDepth))
+                    .range(4, 100'000)
+                    .desc("cdcd extension: how deep the objects and arrays of a row image's "
+                          "values may nest, counted from the message's top level."));
+    o.push_back(OptionSpec::integer(MessageLimits::kColumnsOption)
+                    .default_(std::to_string(MessageLimits::kDefaultColumns))
+                    .range(1, 1'000'000)
+                    .desc("cdcd extension: the most columns schema inference gives one table."));
+    o.push_back(OptionSpec::integer(MessageLimits::kTablesOption)
+                    .default_(std::to_string(MessageLimits::kDefaultTables))
+                    .range(1, 10'000'000)
+                    .desc("cdcd extension: the most distinct table ids the source tracks (each "
+                          "keeps an inferred schema in every checkpoint)."));
+    o.push_back(OptionSpec::integer(MessageLimits::kTotalColumnsOption)
+                    .default_(std::to_string(MessageLimits::kDefaultTotalColumns))
+                    .range(1, 100'000'000)
+                    .desc("cdcd extension: the most columns of all inferred tables together."));
     spec.prefixes.push_back(
         {"properties.", "Kafka consumer settings, passed to librdkafka (Java names translated)."});
     return spec;
@@ -251,6 +275,22 @@ ConsumerSettings kafka_source_settings(const config::ValidatedOptions& o) {
     if (o.has("metadata.list"))
         for (const auto& name : o.get_list("metadata.list"))
             if (auto f = metadata_field(name)) s.decoder.metadata.push_back(*f);
+    MessageLimits& limits = s.decoder.limits;
+    if (o.has(MessageLimits::kMessageBytesOption)) {
+        limits.max_message_bytes = o.get_memory_size(MessageLimits::kMessageBytesOption);
+    } else if (const std::string* fetch = find_setting(s.client, "fetch.max.bytes")) {
+        // Validated by librdkafka when the consumer is made; a number here.
+        std::size_t bytes = 0;
+        auto [p, ec] = std::from_chars(fetch->data(), fetch->data() + fetch->size(), bytes);
+        if (ec == std::errc() && p == fetch->data() + fetch->size() && bytes > 0)
+            limits.max_message_bytes = bytes;
+    }
+    limits.max_json_depth = static_cast<std::size_t>(o.get_int(MessageLimits::kJsonDepthOption));
+    limits.max_columns_per_table =
+        static_cast<std::size_t>(o.get_int(MessageLimits::kColumnsOption));
+    limits.max_tables = static_cast<std::size_t>(o.get_int(MessageLimits::kTablesOption));
+    limits.max_total_columns =
+        static_cast<std::size_t>(o.get_int(MessageLimits::kTotalColumnsOption));
     return s;
 }
 

@@ -19,11 +19,39 @@ const char* metadata_name(MetadataField field) {
     return kMetadataNames[static_cast<int>(field)];
 }
 
+namespace {
+
+[[noreturn]] void throw_in_table(const LimitError& e, TableId table) {
+    throw LimitError("table " + table.str() + ": " + e.what());
+}
+
+}  // namespace
+
 MessageDecoder::MessageDecoder(const DecoderSettings& settings)
-    : settings_(settings), parser_(make_format_parser(settings.format)) {
+    : settings_(settings),
+      parser_(make_format_parser(settings.format)),
+      inference_(settings.limits) {
     if (!settings_.fixed_table)
-        extractor_.emplace(settings_.table_fields, settings_.format == ValueFormat::DebeziumJson &&
-                                                       !settings_.table_from_key);
+        extractor_.emplace(
+            settings_.table_fields,
+            settings_.format == ValueFormat::DebeziumJson && !settings_.table_from_key,
+            settings_.limits.max_tables);
+    parsed_.max_json_depth = settings_.limits.max_json_depth;
+}
+
+void MessageDecoder::restore(const TableSchemas& schemas) {
+    inference_.restore(schemas);
+    if (extractor_)
+        for (const auto& [table, schema] : schemas) extractor_->remember(table);
+}
+
+void MessageDecoder::parse_value(simdjson::ondemand::document& doc, std::optional<TableId> table) {
+    try {
+        parser_->parse(doc, parsed_);
+    } catch (const LimitError& e) {
+        if (!table) throw;
+        throw_in_table(e, *table);
+    }
 }
 
 simdjson::ondemand::document& MessageDecoder::iterate(simdjson::ondemand::parser& parser,
@@ -110,8 +138,19 @@ EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
 
 void MessageDecoder::decode(const rd_kafka_message_t& m, EventBatch& out) {
     if (!m.payload) return;  // tombstone
+    // Checked before anything is parsed or copied (librdkafka holds the message already).
+    if (const std::size_t bytes = m.len + m.key_len; bytes > settings_.limits.max_message_bytes) {
+        LimitError e("the message is " + std::to_string(bytes) +
+                     " bytes (key and value), more than the limit of " +
+                     std::to_string(settings_.limits.max_message_bytes) + "; raise " +
+                     MessageLimits::kMessageBytesOption + " to accept such messages");
+        if (settings_.fixed_table) throw_in_table(e, *settings_.fixed_table);
+        throw e;
+    }
     try {
         decode_json(m, out);
+    } catch (const LimitError&) {
+        throw;  // true of the message whatever else is wrong with it
     } catch (const std::exception&) {
         // The On-Demand parser checks only what it reads, so a value that is not JSON at all
         // (truncated, say) fails wherever reading stopped, with whatever error that met there. A
@@ -177,6 +216,9 @@ void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
         parsed_.capture_leaves = &extractor_->leaves();
         try {
             parser_->parse(doc, parsed_);
+        } catch (const LimitError& e) {
+            rewind(doc);
+            throw_in_table(e, extractor_->extract(doc));  // or the table id's own error
         } catch (...) {
             rewind(doc);
             extractor_->extract(doc);  // a table id error comes first, as without capture
@@ -192,10 +234,12 @@ void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
             rewind(doc);
             parsed_.clear();
             parsed_.capture_key = {};
-            parser_->parse(doc, parsed_);
+            parse_value(doc, value_table);
         }
     } else {
-        parser_->parse(doc, parsed_);
+        parse_value(doc, settings_.fixed_table ? settings_.fixed_table
+                         : key_table           ? key_table
+                                               : value_table);
     }
     const TableId table = settings_.fixed_table ? *settings_.fixed_table
                           : key_table           ? *key_table

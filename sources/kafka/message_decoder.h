@@ -27,21 +27,25 @@ struct DecoderSettings {
     bool table_from_key = false;
     std::vector<std::string> table_fields;
     std::vector<MetadataField> metadata;
+    MessageLimits limits;
 };
 
 class MessageDecoder {
   public:
     explicit MessageDecoder(const DecoderSettings& settings);
-    void restore(const TableSchemas& schemas) { inference_.restore(schemas); }
+    void restore(const TableSchemas& schemas);
 
     /// Appends the message's events (schema changes first) to `out`. Throws ParseError (or a
     /// simdjson error) with the reason, "the message value is not valid JSON: …" for bytes that
-    /// are not JSON; events of a failed message are not appended, except schema changes already
-    /// applied to the inferred schema.
+    /// are not JSON, LimitError naming the limit (and the table, once known) for a message over
+    /// one of settings.limits; events of a failed message are not appended, except schema
+    /// changes already applied to the inferred schema.
     void decode(const rd_kafka_message_t& message, EventBatch& out);
 
   private:
     void decode_json(const rd_kafka_message_t& message, EventBatch& out);
+    /// Parses the value into parsed_; a LimitError comes back naming `table`.
+    void parse_value(simdjson::ondemand::document& doc, std::optional<TableId> table);
     /// Why these bytes are not one valid JSON document; nullopt when they are.
     std::optional<std::string> not_json(const void* data, std::size_t size);
     simdjson::ondemand::document& iterate(simdjson::ondemand::parser& parser, const void* data,

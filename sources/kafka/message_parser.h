@@ -18,6 +18,7 @@
 
 #include "pipeline/event/events.h"
 #include "sources/kafka/field_value.h"
+#include "sources/kafka/message_limits.h"
 
 namespace cdcd::kafka {
 
@@ -25,6 +26,12 @@ enum class ValueFormat { Json, DebeziumJson, CanalJson };
 
 struct ParseError : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+/// A message over one of the source's MessageLimits; the message names the limit and the option
+/// that raises it.
+struct LimitError : ParseError {
+    using ParseError::ParseError;
 };
 
 struct ParsedChange {
@@ -40,6 +47,8 @@ struct ParsedMessage {
     std::vector<ParsedChange> changes;
     std::vector<std::string> pk_names;  // canal pkNames
     bool has_pk_names = false;
+    /// MessageLimits::max_json_depth, for read_image (set by the caller).
+    std::size_t max_json_depth = MessageLimits::kDefaultJsonDepth;
 
     // Table id fields read on the way (TableIdExtractor::capture_key): set by the caller, filled
     // by parsers that meet that object (debezium-json's `source`, at the top or under `payload`).
@@ -65,7 +74,14 @@ struct ParsedMessage {
 };
 
 /// Reads a JSON object's fields into `image` (nested objects and arrays kept as raw JSON).
-void read_image(simdjson::ondemand::object object, Image& image);
+/// `depth` is the object's nesting level in the message (the top-level object is 1); throws
+/// LimitError when a field's JSON nests deeper than `max_depth` from the message's top.
+void read_image(simdjson::ondemand::object object, Image& image, std::size_t depth,
+                std::size_t max_depth);
+
+/// How deep the objects and arrays of one JSON value nest (0 for a scalar, 1 for `[1]`), read
+/// from its text: strings are skipped, the text is not validated.
+std::size_t json_nesting_depth(std::string_view json);
 
 /// doc.rewind() for a document that may have met an error. simdjson 3.0 abandons a document on
 /// an error such as a truncated object, and rewinding it then dereferences a null pointer

@@ -1,7 +1,7 @@
 #include "sources/kafka/schema_inference.h"
 
-#include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/types/type_merging.h"
+#include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
 
@@ -22,10 +22,12 @@ int SchemaInference::Table::find(std::string_view name, std::size_t hint) const 
 void SchemaInference::restore(const TableSchemas& tables) {
     tables_.clear();
     last_ = nullptr;
+    total_columns_ = 0;
     for (const auto& [id, schema] : tables) {
         Table& t = tables_[id];
         t.schema = schema;
         t.reindex();
+        total_columns_ += schema.size();
     }
 }
 
@@ -42,75 +44,104 @@ SchemaInference::Table& SchemaInference::table(TableId id) {
     return t;
 }
 
+void SchemaInference::check_columns(TableId id, std::size_t columns) const {
+    if (columns > limits_.max_columns_per_table)
+        throw LimitError("table " + id.str() + " would have more than " +
+                         std::to_string(limits_.max_columns_per_table) +
+                         " columns, the limit of a table's inferred columns; raise " +
+                         MessageLimits::kColumnsOption + " to accept such messages");
+    const std::size_t existing = tables_.count(id) ? tables_.at(id).schema.size() : 0;
+    if (total_columns_ - existing + columns > limits_.max_total_columns)
+        throw LimitError("table " + id.str() + " would take the columns of all inferred tables " +
+                         "past " + std::to_string(limits_.max_total_columns) +
+                         ", the limit of the source's inferred columns; raise " +
+                         MessageLimits::kTotalColumnsOption + " to accept such messages");
+}
+
 void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images,
                              const std::vector<std::string>* primary_keys, EventBatch& out) {
-    bool creating = !knows(id);
-    Table& t = table(id);
+    const bool creating = !knows(id);
+    if (creating && tables_.size() >= limits_.max_tables)
+        throw LimitError("table " + id.str() + " would be one more than the " +
+                         std::to_string(limits_.max_tables) +
+                         " tables this source tracks, its limit; raise " +
+                         MessageLimits::kTablesOption + " to accept such messages");
+    Table* existing = creating ? nullptr : &table(id);
+    const std::size_t width = existing ? existing->schema.size() : 0;
+    // New columns and widened types, in the order their fields first appear; indexed by name
+    // (views into the images, which outlive this call).
     std::vector<Column> added;
+    std::unordered_map<std::string_view, std::size_t> added_at;
     std::vector<std::pair<std::string, DataType>> altered;  // name → new type
-    auto pending_add = [&](std::string_view name) -> Column* {
-        for (auto& c : added)
-            if (c.name == name) return &c;
-        return nullptr;
-    };
+    std::unordered_map<std::string_view, std::size_t> altered_at;
     for (const Image* image : images) {
         for (std::size_t k = 0; k < image->size(); ++k) {
             const FieldValue& v = (*image)[k];
-            int idx = t.find(v.name, k);
+            int idx = existing ? existing->find(v.name, k) : -1;
             v.column = idx;
             if (idx < 0) {
-                if (Column* c = pending_add(v.name)) {
-                    if (!fits(v, c->type)) c->type = least_common_type(c->type, inferred_type(v));
-                } else {
+                auto [at, fresh] = added_at.emplace(v.name, added.size());
+                if (fresh) {
+                    check_columns(id, width + added.size() + 1);
                     added.push_back(
                         Column{std::string(v.name), inferred_type(v), {}, std::nullopt});
+                } else if (Column& c = added[at->second]; !fits(v, c.type)) {
+                    c.type = least_common_type(c.type, inferred_type(v));
                 }
                 continue;
             }
-            const DataType* current = &t.schema.columns()[static_cast<std::size_t>(idx)].type;
-            for (auto& [name, type] : altered)
-                if (name == v.name) current = &type;
-            if (fits(v, *current)) continue;
-            DataType merged = least_common_type(*current, inferred_type(v));
-            if (merged == *current) continue;
-            bool found = false;
-            for (auto& [name, type] : altered) {
-                if (name == v.name) {
-                    type = merged;
-                    found = true;
-                }
+            auto alter = altered_at.find(v.name);
+            const DataType& current =
+                alter != altered_at.end()
+                    ? altered[alter->second].second
+                    : existing->schema.columns()[static_cast<std::size_t>(idx)].type;
+            if (fits(v, current)) continue;
+            DataType merged = least_common_type(current, inferred_type(v));
+            if (merged == current) continue;
+            if (alter != altered_at.end()) {
+                altered[alter->second].second = std::move(merged);
+            } else {
+                altered_at.emplace(v.name, altered.size());
+                altered.emplace_back(std::string(v.name), std::move(merged));
             }
-            if (!found) altered.emplace_back(std::string(v.name), merged);
         }
     }
     if (creating) {
         std::vector<std::string> keys;
         if (primary_keys)
             for (const auto& k : *primary_keys)
-                if (pending_add(k)) keys.push_back(k);
+                if (added_at.count(k)) keys.push_back(k);
+        Table& t = table(id);
+        total_columns_ += added.size();
         t.schema = Schema(std::move(added), std::move(keys));
         t.reindex();
         out.push_back(CreateTableEvent{id, t.schema});
         return;
     }
+    Table& t = *existing;
     if (!added.empty()) {
+        // As apply_schema_change would (each one last), without its search per column.
         AddColumnEvent add{id, {}};
-        for (auto& c : added)
+        auto& columns = t.schema.mutable_columns();
+        for (auto& c : added) {
+            t.index.emplace(c.name, static_cast<int>(columns.size()));
+            columns.push_back(c);
             add.added.push_back(
                 ColumnWithPosition{std::move(c), ColumnWithPosition::Position::Last, {}});
-        t.schema = apply_schema_change(t.schema, add);
+        }
+        total_columns_ += added.size();
         out.push_back(std::move(add));
     }
     if (!altered.empty()) {
         AlterColumnTypeEvent alter{id, {}, {}, {}};
         for (auto& [name, type] : altered) {
-            alter.old_types.emplace_back(name, t.schema.find(name)->type);
-            alter.new_types.emplace_back(name, type);
+            Column& c = t.schema.mutable_columns()[static_cast<std::size_t>(t.index.at(name))];
+            alter.old_types.emplace_back(name, c.type);
+            c.type = type;
+            alter.new_types.emplace_back(name, std::move(type));
         }
-        t.schema = apply_schema_change(t.schema, alter);
         out.push_back(std::move(alter));
     }
-    if (!added.empty() || !altered.empty()) t.reindex();
 }
 
 std::optional<Row> SchemaInference::build(TableId id, const Image& image, std::string* error) {

@@ -6,6 +6,8 @@
 //   different types → the common supertype; timestamps keep the largest precision; decimals
 //   keep the larger scale and integer digits) announced by an AlterColumnTypeEvent.
 // Rows are then built straight from the images with RowBuilder.
+// Fields are looked up by hash, so a message costs time linear in its fields; the columns of a
+// table, of all tables and the number of tables are bounded by MessageLimits (LimitError).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,17 +17,20 @@
 #include "pipeline/connector/stream.h"
 #include "pipeline/schema/schema_json.h"
 #include "sources/kafka/field_value.h"
+#include "sources/kafka/message_limits.h"
 
 namespace cdcd::kafka {
 
 class SchemaInference {
   public:
+    explicit SchemaInference(const MessageLimits& limits = {}) : limits_(limits) {}
     void restore(const TableSchemas& tables);
     bool knows(TableId table) const { return tables_.count(table) != 0; }
     const Schema* schema(TableId table) const;
 
     /// Evolves the table's schema to hold every field of `images`, appending the schema change
-    /// events to `out`. `primary_keys` is used when the table is created.
+    /// events to `out`. `primary_keys` is used when the table is created. Throws LimitError,
+    /// changing nothing, when the table would be one too many or have too many columns.
     void evolve(TableId table, const std::vector<const Image*>& images,
                 const std::vector<std::string>* primary_keys, EventBatch& out);
     /// Builds a row of the table's current schema from `image`; nullopt with *error when a value
@@ -46,8 +51,12 @@ class SchemaInference {
         int find(std::string_view name, std::size_t hint) const;
     };
     Table& table(TableId id);
+    /// Throws LimitError when `table` cannot have `columns` columns.
+    void check_columns(TableId table, std::size_t columns) const;
 
+    MessageLimits limits_;
     std::unordered_map<TableId, Table> tables_;
+    std::size_t total_columns_ = 0;  // of every table in tables_
     TableId last_id_;
     Table* last_ = nullptr;
 };

@@ -33,8 +33,9 @@ std::string TableIdExtractor::to_pointer(const std::string& path) {
     return out;
 }
 
-TableIdExtractor::TableIdExtractor(const std::vector<std::string>& fields, bool payload_fallback)
-    : paths_(fields), payload_fallback_(payload_fallback) {
+TableIdExtractor::TableIdExtractor(const std::vector<std::string>& fields, bool payload_fallback,
+                                   std::size_t max_tables)
+    : paths_(fields), payload_fallback_(payload_fallback), max_tables_(max_tables) {
     for (const auto& f : fields) {
         pointers_.push_back(to_pointer(f));
         payload_pointers_.push_back("/payload" + pointers_.back());
@@ -126,11 +127,35 @@ TableId TableIdExtractor::from_parts(const std::string_view* parts) {
     }
     auto it = cache_.find(key_);
     if (it != cache_.end()) return it->second;
+    if (cache_.size() >= max_tables_) {
+        std::string name;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i > 0) name.push_back('.');
+            name.append(parts[i]);
+        }
+        throw LimitError("table " + name + " would be one more than the " +
+                         std::to_string(max_tables_) +
+                         " tables this source tracks, its limit; raise " +
+                         MessageLimits::kTablesOption + " to accept such messages");
+    }
     TableId id = n == 1   ? TableId::of(parts[0])
                  : n == 2 ? TableId::of(parts[0], parts[1])
                           : TableId::of(parts[0], parts[1], parts[2]);
     cache_.emplace(key_, id);
     return id;
+}
+
+void TableIdExtractor::remember(TableId table) {
+    const std::size_t n = pointers_.size();
+    if (static_cast<std::size_t>(table.part_count()) != n) return;
+    const std::string* all[3] = {&table.namespace_name(), &table.schema_name(),
+                                 &table.table_name()};
+    key_.clear();
+    for (std::size_t i = 3 - n; i < 3; ++i) {
+        key_.append(*all[i]);
+        key_.push_back('\0');
+    }
+    cache_.emplace(key_, table);
 }
 
 }  // namespace cdcd::kafka

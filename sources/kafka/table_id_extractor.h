@@ -12,15 +12,22 @@
 #include <vector>
 
 #include "pipeline/data/table_id.h"
+#include "sources/kafka/message_limits.h"
 
 namespace cdcd::kafka {
 
 class TableIdExtractor {
   public:
-    /// `fields`: the option's comma-separated JSON paths (`a.b` or `$.a.b`).
-    explicit TableIdExtractor(const std::vector<std::string>& fields, bool payload_fallback);
+    /// `fields`: the option's comma-separated JSON paths (`a.b` or `$.a.b`). At most
+    /// `max_tables` distinct table ids are made (TableIds are interned for the life of the
+    /// process): a message of one more throws LimitError before its id is interned.
+    TableIdExtractor(const std::vector<std::string>& fields, bool payload_fallback,
+                     std::size_t max_tables = MessageLimits::kDefaultTables);
     /// Throws ParseError when a field is missing or not a string.
     TableId extract(simdjson::ondemand::document& doc);
+    /// Counts a table restored from a checkpoint as known (when it has as many parts as there
+    /// are fields).
+    void remember(TableId table);
 
     /// `source.db` → `/source/db` (JSON pointer, with ~ and / escaped).
     static std::string to_pointer(const std::string& path);
@@ -46,7 +53,8 @@ class TableIdExtractor {
     bool payload_fallback_;
     std::string parts_[3];
     std::string key_;
-    std::unordered_map<std::string, TableId> cache_;
+    std::size_t max_tables_;
+    std::unordered_map<std::string, TableId> cache_;  // every table id made: at most max_tables_
 };
 
 }  // namespace cdcd::kafka
