@@ -1,7 +1,11 @@
 #include "cmd/cli_options.h"
 
+#include <array>
 #include <charconv>
 #include <stdexcept>
+#include <string_view>
+
+#include "text/ascii.h"
 
 namespace cdcd::cli {
 
@@ -28,7 +32,8 @@ Options (before or after the file):
   --from-checkpoint ID restore exactly stored checkpoint ID (see cdcd checkpoints list) instead
                        of the latest; the newer ones are discarded once it is restored
   --log-format FORMAT  text (default) or json; logs go to stderr, stdout is for sink output
-  --log-level LEVEL    trace, debug, info (default), warn, error
+  --log-level LEVEL    trace, debug, info (default), warn, error, critical or off (any case;
+                       warning for warn)
   --log-file FILE      write logs to FILE instead of stderr (reopened on SIGHUP)
   --admin-address A    serve /metrics, /healthz and /readyz on A (HOST:PORT, or PORT for
                        loopback); overrides pipeline.admin.address; off when neither is set
@@ -57,6 +62,20 @@ std::uint64_t checkpoint_id_of(const std::string& flag, const std::string& v) {
 
 }  // namespace
 
+std::string log_level_of(std::string_view text) {
+    // spdlog::level::from_str answers "off" for any word it does not know: check first.
+    static constexpr std::array<std::string_view, 7> kLevels = {"trace", "debug",    "info", "warn",
+                                                                "error", "critical", "off"};
+    std::string level = ascii::to_lower(text);
+    if (level == "warning") level = "warn";
+    for (auto known : kLevels)
+        if (level == known) return level;
+    throw std::invalid_argument(
+        "--log-level must be one of trace, debug, info, warn (or warning), error, critical, off "
+        "(in any case), not '" +
+        std::string(text) + "'");
+}
+
 CliOptions parse_cli(const std::vector<std::string>& args) {
     CliOptions o;
     auto value_of = [&](std::size_t& i, const std::string& flag) -> std::string {
@@ -82,7 +101,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
                 throw std::invalid_argument("--log-format must be text or json, not '" +
                                             o.log_format + "'");
         } else if (flag == "--log-level") {
-            o.log_level = value_of(i, flag);
+            o.log_level = log_level_of(value_of(i, flag));
         } else if (flag == "--log-file") {
             o.log_file = value_of(i, flag);
         } else if (flag == "--admin-address") {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cdcd::cli {
@@ -16,7 +17,7 @@ struct CliOptions {
     bool reset_state = false;
     std::optional<std::uint64_t> from_checkpoint;  // cdcd run --from-checkpoint ID
     std::string log_format = "text";               // text | json
-    std::string log_level = "info";
+    std::string log_level = "info";                // a level of log_level_of()
     std::string log_file;
     std::string admin_address;  // overrides pipeline.admin.address
     // cdcd checkpoints
@@ -24,6 +25,10 @@ struct CliOptions {
     std::string pipeline_file;
     std::optional<std::uint64_t> checkpoint_id;
 };
+
+/// The spdlog name (trace, debug, info, warn, error, critical, off) of a --log-level value, read
+/// case-insensitively, "warning" meaning warn. Throws std::invalid_argument listing the levels.
+std::string log_level_of(std::string_view text);
 
 /// Throws std::invalid_argument with a message naming the bad flag.
 CliOptions parse_cli(const std::vector<std::string>& args);

@@ -9,6 +9,7 @@
 #include "admin/address.h"
 #include "cmd/checkpoints_command.h"
 #include "cmd/cli_options.h"
+#include "cmd/json_log_formatter.h"
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
 #include "config/diagnostics.h"
@@ -41,7 +42,7 @@ void setup_logging(const cli::CliOptions& o) {
     }
     auto logger = std::make_shared<spdlog::logger>("cdcd", config::make_redacting_sink(base));
     if (o.log_format == "json") {
-        logger->set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","message":"%v"})");
+        logger->set_formatter(std::make_unique<cli::JsonLogFormatter>());
     } else {
         logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
     }

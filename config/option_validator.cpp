@@ -35,6 +35,9 @@ ValidatedOptions validate_options(const ConnectorOptionsSpec& spec, const RawOpt
         const OptionSpec* o = spec.find(key);
         if (o == nullptr) {
             if (spec.find_prefix(key) != nullptr) {
+                if (names_a_credential(key)) {
+                    SecretRegistry::instance().add(rv.value);
+                }
                 out.values_.emplace(key, rv);
                 continue;
             }

@@ -68,8 +68,8 @@ class ValidatedOptions {
 
 // Validate raw against spec. block is the position of the block (for missing options) and
 // block_name names it in messages ("sink `kafka`", "pipeline"). Every problem is added to diags;
-// the returned options hold the valid values. Values of secret options are registered in the
-// SecretRegistry.
+// the returned options hold the valid values. Values of secret options, and of prefix options whose
+// key names a credential (names_a_credential), are registered in the SecretRegistry.
 ValidatedOptions validate_options(const ConnectorOptionsSpec& spec, const RawOptions& raw,
                                   const SourceLocation& block, std::string_view block_name,
                                   Diagnostics& diags);

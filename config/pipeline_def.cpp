@@ -109,6 +109,7 @@ std::vector<std::string> schema_change_list(const MapEntry& e, std::string_view 
 void parse_connector(const MapEntry& block, bool is_sink, ConnectorDef& def, Diagnostics& diags) {
     const std::string ctx = quoted(block.key) + " block";
     def.where = block.key_where;
+    def.type_where = block.key_where;
     if (!block.value.is_map()) {
         diags.error(block.key_where,
                     ctx + " must be a map with at least a `type`, got " + kind_phrase(block.value));
@@ -119,6 +120,7 @@ void parse_connector(const MapEntry& block, bool is_sink, ConnectorDef& def, Dia
         if (e.key == "type") {
             if (scalar_value(e, ctx, def.type, diags)) {
                 has_type = true;
+                def.type_where = e.value.is_null() ? e.key_where : e.value.where;
                 if (def.type.empty()) {
                     diags.error(e.key_where, "`type` in " + ctx + " must not be empty");
                 }

@@ -18,7 +18,8 @@ struct ConnectorDef {
     std::string type;
     std::string name;  // optional display name, "" if absent
     SourceLocation where;
-    RawOptions options;  // everything except type, name and the schema-change lists
+    SourceLocation type_where;  // the `type` value, for errors about it (else the block's key)
+    RawOptions options;         // everything except type, name and the schema-change lists
     // Sink only (YAML lists of schema change tags, e.g. add.column, drop, all).
     std::vector<std::string> include_schema_changes;
     std::vector<std::string> exclude_schema_changes;

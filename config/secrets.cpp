@@ -5,6 +5,7 @@
 #include <spdlog/sinks/sink.h>
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 
 namespace cdcd::config {
@@ -48,6 +49,20 @@ std::string SecretRegistry::redact(std::string_view text) const {
         }
     }
     return out;
+}
+
+bool names_a_credential(std::string_view key) {
+    std::string lower(key);
+    for (char& c : lower) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (std::string_view word :
+         {"password", "secret", "token", "credential", "jaas.config", "api-key", "apikey"}) {
+        if (lower.find(word) != std::string::npos) {
+            return true;
+        }
+    }
+    return lower.ends_with("key.pem") || lower.ends_with("keystore.key");
 }
 
 namespace {

@@ -38,6 +38,12 @@ class SecretRegistry {
     std::vector<std::string> secrets_;  // sorted by length, longest first, no duplicates
 };
 
+// Whether the key of a pass-through option (a prefix option such as Kafka's `properties.*`, which
+// has no declaration to mark it secret) names a credential: it contains `password`, `secret`,
+// `token`, `credential`, `jaas.config`, `api-key`/`apikey`, or ends in `key.pem` or
+// `keystore.key` (any case). Such values are registered like those of secret options.
+bool names_a_credential(std::string_view key);
+
 // Wrap a spdlog sink so that every message passed to it is redacted first.
 std::shared_ptr<spdlog::sinks::sink> make_redacting_sink(
     std::shared_ptr<spdlog::sinks::sink> inner);

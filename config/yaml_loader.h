@@ -51,9 +51,17 @@ struct YamlDocument {
     SourceLocation location_at(std::size_t offset) const;
 };
 
+// What a pipeline (or secrets) file may hold: far more than any real pipeline needs, small
+// enough that a hostile file (a "billion laughs" of nested aliases, a 100k-deep `[[[...`) is
+// refused in milliseconds instead of exhausting memory or the stack.
+inline constexpr std::size_t kMaxYamlBytes = 16 * 1024 * 1024;  // file text, checked first
+inline constexpr std::size_t kMaxYamlNodes = 100'000;  // nodes built, each alias counting its copy
+inline constexpr std::size_t kMaxYamlDepth = 64;       // nested maps and lists
+
 // Parse YAML text. Errors (syntax, tab indentation, duplicate keys, several documents) are added
-// to diags; nullopt when the text could not be turned into a tree. Duplicate keys are reported
-// but the document is still returned (the first occurrence wins).
+// to diags; nullopt when the text could not be turned into a tree. A file over one of the limits
+// above is an error naming the limit and the position where it was reached. Duplicate keys are
+// reported but the document is still returned (the first occurrence wins).
 std::optional<YamlDocument> load_yaml_string(std::string_view text, const std::string& display_name,
                                              Diagnostics& diags);
 

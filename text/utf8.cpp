@@ -64,4 +64,20 @@ void append(std::string& out, char32_t c) {
     out.append(buf, encode(c, buf));
 }
 
+std::string scrubbed(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        std::size_t len = 0;
+        if (decode(s, i, len) < 0) {
+            append(out, U'\uFFFD');
+        } else {
+            out.append(s.data() + i, len);
+        }
+        i += len;
+    }
+    return out;
+}
+
 }  // namespace cdcd::utf8

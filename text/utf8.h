@@ -19,4 +19,8 @@ std::int32_t decode(std::string_view s, std::size_t i, std::size_t& len);
 std::size_t encode(char32_t c, char* out);
 void append(std::string& out, char32_t c);
 
+/// `s` with every byte that is not part of a UTF-8 sequence replaced by U+FFFD, for text from
+/// outside (a server's error message) that must become valid UTF-8, e.g. in a JSON log line.
+std::string scrubbed(std::string_view s);
+
 }  // namespace cdcd::utf8

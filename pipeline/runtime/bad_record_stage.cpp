@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/secrets.h"
 #include "pipeline/util/base64.h"
 #include "pipeline/util/json_escape.h"
 #include "text/utf8.h"
@@ -47,7 +48,8 @@ std::string dead_letter_line(const BadRecord& record, std::string_view stage,
     field(line, "connector", connector);
     field(line, "reason", record.reason);
     field(line, "position", record.position);
-    field(line, "error", record.error);
+    // The error may quote a server's answer: secrets redacted, made valid UTF-8 for the JSON.
+    field(line, "error", utf8::scrubbed(config::SecretRegistry::instance().redact(record.error)));
     if (is_utf8(record.raw)) {
         field(line, "record", record.raw);
     } else {

@@ -70,6 +70,11 @@ SchemaChangeBehavior behavior_of(const std::string& s) {
     return SchemaChangeBehavior::Lenient;
 }
 
+// Where a connector's `type` is written; its block for definitions not read from a file.
+const config::SourceLocation& type_location(const config::ConnectorDef& def) {
+    return def.type_where.line > 0 ? def.type_where : def.where;
+}
+
 }  // namespace
 
 PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegistry& registry) {
@@ -81,7 +86,7 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     if (!plan.source_factory) {
         std::string known;
         for (const auto& n : registry.source_names()) known += (known.empty() ? "" : ", ") + n;
-        diags.error(definition.source.where,
+        diags.error(type_location(definition.source),
                     "unknown source type `" + definition.source.type + "` (known: " + known + ")");
     } else {
         plan.source_options = config::validate_options(
@@ -95,7 +100,7 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     if (!plan.sink_factory) {
         std::string known;
         for (const auto& n : registry.sink_names()) known += (known.empty() ? "" : ", ") + n;
-        diags.error(definition.sink.where,
+        diags.error(type_location(definition.sink),
                     "unknown sink type `" + definition.sink.type + "` (known: " + known + ")");
     } else {
         plan.sink_options = config::validate_options(plan.sink_factory->options,

@@ -5,6 +5,8 @@
 #include <memory>
 #include <regex>
 
+#include "config/secrets.h"
+
 namespace cdcd::kafka {
 
 namespace {
@@ -34,6 +36,7 @@ void translate_jaas(const std::string& value, ClientConfig& out) {
             out.librdkafka.emplace_back("sasl.username", unescaped);
             user = true;
         } else {
+            config::SecretRegistry::instance().add(unescaped);  // librdkafka sees it alone
             out.librdkafka.emplace_back("sasl.password", unescaped);
             pass = true;
         }

@@ -138,3 +138,27 @@ TEST_CASE("a secrets file must be flat", "[config][secrets]") {
     CHECK_THROWS_WITH(Secrets::from_file("/nonexistent/secrets.env"),
                       "/nonexistent/secrets.env: error: cannot open secrets file\n");
 }
+
+TEST_CASE("pass-through options whose key names a credential are registered", "[config][secrets]") {
+    CHECK(names_a_credential("properties.sasl.password"));
+    CHECK(names_a_credential("properties.sasl.jaas.config"));
+    CHECK(names_a_credential("properties.ssl.key.pem"));
+    CHECK(names_a_credential("properties.sasl.oauthbearer.client.secret"));
+    CHECK_FALSE(names_a_credential("properties.bootstrap.servers"));
+    CHECK_FALSE(names_a_credential("properties.ssl.key.location"));
+
+    ConnectorOptionsSpec spec{{}, {PrefixSpec{"properties.", "client properties"}}};
+    const std::string env_password = "pw-from-the-environment-17";
+    auto def = load_pipeline_string(
+        "source:\n  type: values\nsink:\n  type: kafka\n"
+        "  properties.sasl.password: ${KAFKA_PASSWORD}\n"
+        "  properties.bootstrap.servers: broker-not-a-secret:9092\n",
+        "p.yaml", test::no_secrets(), test::env_of({{"KAFKA_PASSWORD", env_password}}));
+    Diagnostics diags;
+    auto opts = validate_options(spec, def.sink.options, def.sink.where, "sink", diags);
+    REQUIRE(diags.ok());
+    CHECK(opts.with_prefix("properties.").at("sasl.password") == env_password);
+    CHECK(SecretRegistry::instance().redact("auth failed for " + env_password) ==
+          "auth failed for ******");
+    CHECK_FALSE(SecretRegistry::instance().contains("broker-not-a-secret:9092"));
+}

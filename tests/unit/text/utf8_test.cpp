@@ -48,3 +48,15 @@ TEST_CASE("bytes that are not UTF-8 decode as -1 and one byte") {
         CHECK(len == 1);
     }
 }
+
+TEST_CASE("scrubbed keeps UTF-8 and replaces each stray byte by U+FFFD") {
+    CHECK(utf8::scrubbed("plain, \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80") ==
+          "plain, \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80");
+    const std::string fffd = "\xEF\xBF\xBD";
+    CHECK(utf8::scrubbed("a\xFF"
+                         "b") == "a" + fffd + "b");
+    CHECK(utf8::scrubbed("\xC3") == fffd);                        // truncated sequence
+    CHECK(utf8::scrubbed("\xC0\xAF") == fffd + fffd);             // overlong '/'
+    CHECK(utf8::scrubbed("\xED\xA0\x80") == fffd + fffd + fffd);  // a surrogate
+    CHECK(utf8::scrubbed(std::string("x\0y", 3)) == std::string("x\0y", 3));
+}

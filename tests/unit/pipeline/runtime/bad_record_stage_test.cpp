@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "config/secrets.h"
+
 using namespace cdcd;
 
 namespace {
@@ -77,6 +79,18 @@ TEST_CASE("a record that is not UTF-8 is dead-lettered as base64") {
         BadRecord{"parse-error", "p", "e", std::string("\xff\x00z", 3)}, "source", "kafka", "p", 5);
     CHECK(line == R"({"time_ms":5,"pipeline":"p","stage":"source","connector":"kafka",)"
                   R"("reason":"parse-error","position":"p","error":"e","record_base64":"/wB6"})"
+                  "\n");
+}
+
+TEST_CASE("a dead-letter line's error has secrets redacted and is valid UTF-8") {
+    config::SecretRegistry::instance().add("dead-letter-api-key-9");
+    std::string line = dead_letter_line(
+        BadRecord{"write-error", "p", "server: bad key dead-letter-api-key-9 \xC3", "{}"}, "sink",
+        "vikingdb", "p", 5);
+    CHECK(line == R"({"time_ms":5,"pipeline":"p","stage":"sink","connector":"vikingdb",)"
+                  R"("reason":"write-error","position":"p","error":"server: bad key ****** )"
+                  "\xEF\xBF\xBD"
+                  R"(","record":"{}"})"
                   "\n");
 }
 

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "config/secrets.h"
 #include "sinks/kafka/kafka_properties.h"
 #include "sinks/kafka/kafka_sink_options.h"
 #include "sinks/kafka/topic_selector.h"
@@ -54,4 +55,15 @@ TEST_CASE("properties: Java names translated, unsupported ones rejected by name"
         {{"max.poll.records", "100"}, {"auto.offset.reset", "none"}}, ClientRole::Consumer);
     CHECK(consumer.handled.at("max.poll.records") == "100");
     CHECK(*find_setting(consumer, "auto.offset.reset") == "error");
+}
+
+TEST_CASE("properties: the password inside sasl.jaas.config is redacted on its own") {
+    auto c =
+        translate_properties({{"sasl.jaas.config",
+                               "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                               "username=\"u\" password=\"jaas-only-p\\\"assword\";"}},
+                             ClientRole::Producer);
+    CHECK(*find_setting(c, "sasl.password") == "jaas-only-p\"assword");
+    CHECK(config::SecretRegistry::instance().redact("login jaas-only-p\"assword failed") ==
+          "login ****** failed");
 }
