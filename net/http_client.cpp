@@ -58,21 +58,31 @@ const char* to_string(HttpError::Kind kind) {
             return "connection reset";
         case HttpError::Kind::Protocol:
             return "malformed response";
+        case HttpError::Kind::TooLarge:
+            return "response too large";
     }
     return "error";
 }
 
-HttpError::HttpError(Kind kind, std::string url, const std::string& detail)
+HttpError::HttpError(Kind kind, std::string url, const std::string& detail, std::size_t limit)
     : std::runtime_error(std::string("HTTP ") + to_string(kind) + " (" + url + ")" +
                          (detail.empty() ? "" : ": " + detail)),
       kind_(kind),
-      url_(std::move(url)) {}
+      url_(std::move(url)),
+      limit_(limit) {}
 
 namespace {
 
 using SslStream = beast::ssl_stream<beast::tcp_stream>;
 
+// What the read buffer may hold beyond a whole header: one read's worth. Body bytes leave it as
+// they are parsed; what else accumulates there (a chunk-size line, trailers, which Beast's
+// header limit does not cover) is bounded by it.
+constexpr std::size_t kReadSlack = 64 * 1024;
+
 struct Connection {
+    explicit Connection(std::size_t max_header_bytes) : buffer(max_header_bytes + kReadSlack) {}
+
     std::optional<beast::tcp_stream> plain;
     std::optional<SslStream> tls;
     beast::flat_buffer buffer;
@@ -124,7 +134,7 @@ struct HttpClient::Impl {
 
     asio::awaitable<std::unique_ptr<Connection>> connect(const Url& url, Clock::time_point deadline,
                                                          const std::string& shown) {
-        auto conn = std::make_unique<Connection>();
+        auto conn = std::make_unique<Connection>(options.max_header_bytes);
         tcp::resolver resolver(io);
         // Arguments are named: GCC 12 mishandles temporaries inside a co_await expression.
         const std::string service = std::to_string(url.port);
@@ -181,6 +191,9 @@ namespace {
 
 HttpError::Kind classify(const beast::error_code& ec) {
     if (ec == beast::error::timeout) return HttpError::Kind::Timeout;
+    if (ec == http::error::body_limit || ec == http::error::header_limit ||
+        ec == http::error::buffer_overflow)
+        return HttpError::Kind::TooLarge;
     if (ec == http::error::end_of_stream || ec == asio::error::eof ||
         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
         ec == asio::error::connection_aborted || ec == asio::ssl::error::stream_truncated)
@@ -206,6 +219,34 @@ std::size_t HttpClient::idle_connections() const {
 }
 
 namespace {
+
+std::string bytes_text(std::size_t n) {
+    std::string text = std::to_string(n) + " bytes";
+    if (n >= (1U << 20) && n % (1U << 20) == 0)
+        text += " (" + std::to_string(n >> 20) + " MiB)";
+    else if (n >= 1024 && n % 1024 == 0)
+        text += " (" + std::to_string(n >> 10) + " KiB)";
+    return text;
+}
+
+// The TooLarge error of a response that crossed a limit: which part, the limit, who sets it.
+HttpError too_large(const beast::error_code& ec, const std::string& shown, std::size_t body_limit,
+                    const std::string& body_limit_name, std::size_t header_limit) {
+    if (ec == http::error::body_limit)
+        return HttpError(HttpError::Kind::TooLarge, shown,
+                         "the body exceeds " + bytes_text(body_limit) + ", " + body_limit_name,
+                         body_limit);
+    if (ec == http::error::header_limit)
+        return HttpError(
+            HttpError::Kind::TooLarge, shown,
+            "the header exceeds " + bytes_text(header_limit) + ", the HTTP client's fixed limit",
+            header_limit);
+    return HttpError(HttpError::Kind::TooLarge, shown,
+                     "a chunk-size line or the trailer exceeds " +
+                         bytes_text(header_limit + kReadSlack) + ", the HTTP client's fixed limit",
+                     header_limit + kReadSlack);
+}
+
 std::string_view path_of(std::string_view url) {
     auto scheme = url.find("://");
     auto start = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
@@ -251,6 +292,12 @@ asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> imp
     const std::string shown = url->redacted();
     const std::string origin = url->origin();
     const auto deadline = Clock::now() + request.timeout;
+    const std::size_t body_limit = request.max_response_bytes != 0
+                                       ? request.max_response_bytes
+                                       : impl->options.max_response_bytes;
+    const std::string body_limit_name = !request.response_limit_name.empty()
+                                            ? request.response_limit_name
+                                            : impl->options.response_limit_name;
 
     http::request<http::string_body> req;
     auto verb = http::string_to_verb(request.method);
@@ -275,7 +322,8 @@ asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> imp
         if (!conn) conn = co_await impl->connect(*url, deadline, shown);
 
         http::response_parser<http::string_body> parser;
-        parser.body_limit(impl->options.max_response_bytes);
+        parser.body_limit(body_limit);
+        parser.header_limit(static_cast<std::uint32_t>(impl->options.max_header_bytes));
         if (request.method == "HEAD") parser.skip(true);
         // (No co_await inside ?: — GCC 12 miscompiles temporaries there.)
         std::pair<beast::error_code, bool> outcome;
@@ -287,6 +335,9 @@ asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> imp
         auto [ec, got_bytes] = outcome;
         if (ec) {
             auto kind = classify(ec);
+            if (kind == HttpError::Kind::TooLarge)
+                throw too_large(ec, shown, body_limit, body_limit_name,
+                                impl->options.max_header_bytes);
             // A pooled connection the server closed while idle: retry once on a fresh one.
             if (reused && !got_bytes && kind == HttpError::Kind::Reset && attempt == 0) continue;
             throw HttpError(kind, shown, ec.message());

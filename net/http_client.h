@@ -9,6 +9,11 @@
 // https URLs use TLS with the peer certificate verified against the system CA store and SNI set
 // (verify_tls=false only by explicit option); http is meant for loopback emulators. Connections
 // are kept alive and pooled per origin (scheme://host:port).
+//
+// Every response is bounded: its header by HttpClientOptions::max_header_bytes, its body by the
+// request's max_response_bytes (or the client's). A response over a limit fails with HttpError
+// Kind::TooLarge as soon as the limit is crossed (a Content-Length over it before any body byte
+// is read), and send_with_retry never retries it: the same answer would come again.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -54,6 +59,11 @@ struct HttpRequest {
     /// Names the request in HttpClientOptions::observer (a metrics label): a stable operation
     /// name or path template. Empty: the URL's path.
     std::string endpoint;
+    /// The most body bytes read for this request; 0: HttpClientOptions::max_response_bytes.
+    std::size_t max_response_bytes = 0;
+    /// What sets that limit, for the TooLarge error: the option to raise ("fetch-content.max-size")
+    /// or whose fixed limit it is. Empty: HttpClientOptions::response_limit_name.
+    std::string response_limit_name;
 };
 
 struct HttpResponse {
@@ -67,14 +77,18 @@ struct HttpResponse {
 /// A transport failure: no HTTP response was received. The URL never carries the query string.
 class HttpError : public std::runtime_error {
   public:
-    enum class Kind { InvalidUrl, Resolve, Connect, Tls, Timeout, Reset, Protocol };
-    HttpError(Kind kind, std::string url, const std::string& detail);
+    /// TooLarge: the response's header or body exceeds its limit (limit() bytes); never retried.
+    enum class Kind { InvalidUrl, Resolve, Connect, Tls, Timeout, Reset, Protocol, TooLarge };
+    HttpError(Kind kind, std::string url, const std::string& detail, std::size_t limit = 0);
     Kind kind() const { return kind_; }
     const std::string& url() const { return url_; }
+    /// The limit exceeded (TooLarge), in bytes; 0 otherwise.
+    std::size_t limit() const { return limit_; }
 
   private:
     Kind kind_;
     std::string url_;
+    std::size_t limit_;
 };
 
 const char* to_string(HttpError::Kind kind);
@@ -92,7 +106,13 @@ struct HttpClientOptions {
     bool verify_tls = true;
     std::size_t max_idle_per_origin = 16;
     std::chrono::milliseconds idle_timeout{50'000};  // pooled connections older than this close
-    std::size_t max_response_bytes = 1ULL << 30;
+    /// The default body limit of a request (HttpRequest::max_response_bytes overrides it): what a
+    /// connector's API answers may hold, with room to spare. Each one in flight may hold this much.
+    std::size_t max_response_bytes = 8ULL << 20;
+    /// Names that limit in the TooLarge error (see HttpRequest::response_limit_name).
+    std::string response_limit_name = "the HTTP client's default limit";
+    /// Status line and header fields together; a fixed limit (real answers hold a few KiB).
+    std::size_t max_header_bytes = 64 * 1024;
     std::string user_agent = "cdcd/0.1";
     /// Called on the event loop once per send(), after the response or the failure (metrics:
     /// see pipeline/metrics/http_observer.h). Must not throw.

@@ -128,7 +128,10 @@ boost::asio::awaitable<RetryResult> send_with_retry(
         try {
             result.response = co_await client.send(std::move(request));
         } catch (const HttpError& e) {
-            if (last || e.kind() == HttpError::Kind::InvalidUrl) throw;
+            // The same URL, or the same oversized answer, would fail again.
+            if (last || e.kind() == HttpError::Kind::InvalidUrl ||
+                e.kind() == HttpError::Kind::TooLarge)
+                throw;
             transport_failed = true;
         }
         if (transport_failed) {

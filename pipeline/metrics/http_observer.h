@@ -37,6 +37,8 @@ inline const char* http_error_label(net::HttpError::Kind kind) {
             return "reset";
         case net::HttpError::Kind::Protocol:
             return "protocol";
+        case net::HttpError::Kind::TooLarge:
+            return "too_large";
     }
     return "error";
 }

@@ -19,6 +19,9 @@ net::HttpClientOptions client_options(const VikingdbSettings& s,
                                       metrics::ConnectorMetrics& metrics) {
     net::HttpClientOptions o;
     o.observer = metrics::http_observer(metrics);
+    // Upsert, delete and collection answers are KiB; a fixed limit with room to spare.
+    o.max_response_bytes = 4u << 20;
+    o.response_limit_name = "the vikingdb sink's fixed limit on API answers";
     o.max_idle_per_origin =
         static_cast<std::size_t>(std::min(s.max_total_connections, s.max_per_route));
     if (s.connection_ttl.count() > 0) o.idle_timeout = s.connection_ttl;

@@ -16,6 +16,8 @@ const char* to_string(ErrorClass c) {
             return "transient";
         case ErrorClass::Fatal:
             return "fatal";
+        case ErrorClass::TooLarge:
+            return "too large";
     }
     return "?";
 }
@@ -92,7 +94,11 @@ DingTalkApi::DingTalkApi(net::HttpClient& http, const DingTalkOptions& options,
 boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
                                                       std::string path_and_query,
                                                       net::RateLimiter& limiter,
-                                                      const char* limiter_label) {
+                                                      const char* limiter_label,
+                                                      std::size_t max_bytes, ErrorClass too_large) {
+    const char* limit_name = too_large == ErrorClass::TooLarge
+                                 ? "scan.document.max-bytes (plus 1 MiB for the answer's envelope)"
+                                 : "the dingtalk-cdc source's fixed limit on API answers";
     const std::string url = options_.endpoint + path_and_query;
     const std::string shown =
         options_.endpoint + path_and_query.substr(0, path_and_query.find('?'));
@@ -106,6 +112,8 @@ boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
             req.headers.set("Accept", "application/json");
             req.timeout = options_.request_timeout;
             req.endpoint = endpoint;
+            req.max_response_bytes = max_bytes;
+            req.response_limit_name = limit_name;
             return req;
         };
         const net::Classifier classify = [](const net::HttpResponse& r) -> net::Classification {
@@ -125,6 +133,11 @@ boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
         try {
             result = co_await net::send_with_retry(http_, make, classify, policy, &limiter);
         } catch (const net::HttpError& e) {
+            // An answer over its limit would come again: the document is too large, or (any
+            // other answer) the service is not what the source expects.
+            if (e.kind() == net::HttpError::Kind::TooLarge)
+                throw ApiError(too_large, 0, "ResponseTooLarge",
+                               std::string("dingtalk-cdc: DingTalk ") + endpoint + ": " + e.what());
             throw ApiError(ErrorClass::Transient, 0, "", e.what());
         }
         const auto& r = result.response;
@@ -190,7 +203,11 @@ boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string
                        net::build_query({{"startIndex", std::to_string(start)},
                                          {"endIndex", std::to_string(end)},
                                          {"operatorId", options_.operator_id}});
-    std::string body = co_await call("DocBlocksQuery", std::move(path), *content_, "content");
+    const std::size_t limit = static_cast<std::size_t>(std::min<std::int64_t>(
+                                  options_.document_max_bytes, std::int64_t{1} << 50)) +
+                              kBlockPageEnvelope;
+    std::string body = co_await call("DocBlocksQuery", std::move(path), *content_, "content", limit,
+                                     ErrorClass::TooLarge);
     co_return parse_blocks(body);
 }
 

@@ -22,7 +22,14 @@ enum class ErrorClass {
     Skip,       // the operator may not read this object (acrossOrg, permission, illegal doc key)
     Transient,  // throttled / 5xx / transport, retries exhausted: try again next poll
     Fatal,      // the app or configuration is wrong (bad secret, missing scope, org auth level)
+    TooLarge,   // a page of a document's blocks over its limit: the document is too large
 };
+
+/// The most bytes an API answer other than a block page may hold (a token, a page of 30
+/// workspaces or 50 nodes, one node: KiB in practice). Over it the answer is ErrorClass::Fatal.
+inline constexpr std::size_t kApiResponseLimit = 4u << 20;
+/// A block page may hold scan.document.max-bytes of blocks plus this much of envelope.
+inline constexpr std::size_t kBlockPageEnvelope = 1u << 20;
 
 const char* to_string(ErrorClass c);
 
@@ -66,9 +73,12 @@ class DingTalkApi {
     TokenCache& tokens() { return tokens_; }
 
   private:
-    /// `endpoint`: the operation's name (metrics label); `limiter_label`: the limiter's.
+    /// `endpoint`: the operation's name (metrics label); `limiter_label`: the limiter's. An answer
+    /// over `max_bytes` (named `limit_name`) is an ApiError of class `too_large`.
     boost::asio::awaitable<std::string> call(const char* endpoint, std::string path_and_query,
-                                             net::RateLimiter& limiter, const char* limiter_label);
+                                             net::RateLimiter& limiter, const char* limiter_label,
+                                             std::size_t max_bytes = kApiResponseLimit,
+                                             ErrorClass too_large = ErrorClass::Fatal);
 
     net::HttpClient& http_;
     const DingTalkOptions& options_;

@@ -35,6 +35,7 @@ namespace {
 FetchStatus status_of(const ApiError& e) {
     if (e.cls() == ErrorClass::NotFound) return FetchStatus::Gone;
     if (e.cls() == ErrorClass::Skip) return FetchStatus::Skipped;
+    if (e.cls() == ErrorClass::TooLarge) return FetchStatus::TooLarge;
     throw e;
 }
 

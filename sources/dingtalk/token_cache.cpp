@@ -62,6 +62,8 @@ boost::asio::awaitable<void> TokenCache::fetch() {
         req.body = body;
         req.timeout = timeout_;
         req.endpoint = "GetAccessToken";
+        req.max_response_bytes = kApiResponseLimit;
+        req.response_limit_name = "the dingtalk-cdc source's fixed limit on API answers";
         return req;
     };
     const net::Classifier classify = [](const net::HttpResponse& r) -> net::Classification {
@@ -71,7 +73,16 @@ boost::asio::awaitable<void> TokenCache::fetch() {
         return {net::Outcome::Permanent, {}};
     };
     auto started = Clock::now();
-    net::RetryResult result = co_await net::send_with_retry(http_, make, classify, policy_);
+    net::RetryResult result;
+    try {
+        result = co_await net::send_with_retry(http_, make, classify, policy_);
+    } catch (const net::HttpError& e) {
+        // Not worth asking again (the same answer would come); other transport errors are
+        // handled like the API's (retried at the next poll).
+        if (e.kind() != net::HttpError::Kind::TooLarge) throw;
+        throw ApiError(ErrorClass::Fatal, 0, "ResponseTooLarge",
+                       std::string("dingtalk-cdc: DingTalk GetAccessToken: ") + e.what());
+    }
     const auto& r = result.response;
     simdjson::dom::parser parser;
     simdjson::padded_string padded(r.body);

@@ -115,13 +115,18 @@ boost::asio::awaitable<net::RetryResult> MnsClient::send(std::function<net::Http
         net::HttpRequest r = make();
         r.timeout = timeout;
         r.endpoint = what;  // the operation name (metrics label)
+        r.max_response_bytes = kMnsResponseLimit;
+        r.response_limit_name = "the oss-cdc source's fixed limit on MNS answers";
         return r;
     };
     net::RetryResult result;
     try {
         result = co_await net::send_with_retry(http_, timed, classify, policy_);
     } catch (const net::HttpError& e) {
-        throw MnsError(0, "", "MNS " + what + ": " + e.what(), true);
+        // An answer over its limit would come again: not worth retrying.
+        const bool too_large = e.kind() == net::HttpError::Kind::TooLarge;
+        throw MnsError(0, too_large ? "ResponseTooLarge" : "", "MNS " + what + ": " + e.what(),
+                       !too_large);
     }
     if (result.outcome == net::Outcome::Success && bytes_in_)
         bytes_in_->inc(result.response.body.size());

@@ -30,6 +30,10 @@ class MnsError : public ServiceError {
     using ServiceError::ServiceError;
 };
 
+/// The most bytes an MNS answer may hold: a BatchReceiveMessage of 16 messages of up to 64 KiB,
+/// base64 (88 KiB each), with their XML is under 1.5 MiB. A fixed limit.
+inline constexpr std::size_t kMnsResponseLimit = 4u << 20;
+
 /// <Messages> or <Message> body → messages. Throws XmlError.
 std::vector<MnsMessage> parse_messages(const std::string& body);
 /// <ReceiptHandles> body for BatchDeleteMessage.

@@ -137,20 +137,28 @@ net::HttpRequest OssClient::sign(
 }
 
 boost::asio::awaitable<net::RetryResult> OssClient::send(std::function<net::HttpRequest()> make,
-                                                         const std::string& what) {
+                                                         const std::string& what,
+                                                         std::size_t max_bytes,
+                                                         const std::string& limit_name) {
     // The operation names the request in the metrics: `what` up to its first space.
     const std::function<net::HttpRequest()> named =
-        [make, endpoint = what.substr(0, what.find(' ')), timeout = config_.request_timeout] {
+        [make, endpoint = what.substr(0, what.find(' ')), timeout = config_.request_timeout,
+         max_bytes, limit_name] {
             net::HttpRequest r = make();
             r.endpoint = endpoint;
             r.timeout = timeout;
+            r.max_response_bytes = max_bytes;
+            r.response_limit_name = limit_name;
             return r;
         };
     net::RetryResult result;
     try {
         result = co_await net::send_with_retry(http_, named, classify, policy_);
     } catch (const net::HttpError& e) {
-        throw OssError(0, "", "OSS " + what + ": " + e.what(), true);
+        // An answer over its limit would come again: not worth retrying.
+        const bool too_large = e.kind() == net::HttpError::Kind::TooLarge;
+        throw OssError(0, too_large ? "ResponseTooLarge" : "", "OSS " + what + ": " + e.what(),
+                       !too_large);
     }
     const auto& r = result.response;
     if (result.outcome == net::Outcome::Success && bytes_in_) bytes_in_->inc(r.body.size());
@@ -176,7 +184,9 @@ boost::asio::awaitable<ListPage> OssClient::list_objects_v2(std::string bucket, 
     query.emplace_back("max-keys", std::to_string(max_keys));
     query.emplace_back("encoding-type", "url");
     auto make = [this, bucket, query] { return sign("GET", bucket, "", query, now_seconds()); };
-    net::RetryResult result = co_await send(make, "ListObjectsV2 " + bucket);
+    net::RetryResult result =
+        co_await send(make, "ListObjectsV2 " + bucket, kListResponseLimit,
+                      "the oss-cdc source's fixed limit on ListObjectsV2 answers");
     if (result.response.status == 404) {
         auto [code, message] = parse_error_body(result.response.body);
         throw OssError(404, code,
@@ -198,7 +208,23 @@ boost::asio::awaitable<std::optional<std::string>> OssClient::get_ranged(
         r.headers.set("Range", "bytes=0-" + std::to_string(max_bytes));
         return r;
     };
-    net::RetryResult result = co_await send(ranged, what);
+    // Range asks for max_bytes + 1 bytes: the body limit allows those and no more, in case the
+    // server ignores the Range and sends the whole object.
+    const std::size_t body_limit =
+        static_cast<std::size_t>(std::min<std::uint64_t>(max_bytes, SIZE_MAX - 1)) + 1;
+    net::RetryResult result;
+    try {
+        result = co_await send(ranged, what, body_limit, "fetch-content.max-size");
+    } catch (const OssError& e) {
+        if (e.code() != "ResponseTooLarge") throw;
+        const std::string prefix = "OSS " + what + ": ";
+        std::string_view http_error = e.what();
+        if (http_error.starts_with(prefix)) http_error.remove_prefix(prefix.size());
+        throw OssError(0, "ObjectTooLarge",
+                       prefix + "object exceeds fetch-content.max-size (" +
+                           std::to_string(max_bytes) + "); " + std::string(http_error),
+                       false);
+    }
     const auto& r = result.response;
     if (r.status == 404) co_return std::nullopt;
     if (r.status == 206) {

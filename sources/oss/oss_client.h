@@ -44,6 +44,10 @@ std::optional<std::int64_t> parse_iso8601_ms(const std::string& text);
 /// Code and message of an OSS/MNS <Error> body ("" when not XML).
 std::pair<std::string, std::string> parse_error_body(const std::string& body);
 
+/// The most bytes a ListObjectsV2 answer (or an error answer) may hold: a page of 1000 keys of
+/// up to 1023 bytes, URL-encoded (x3), with their metadata is under 4 MiB. A fixed limit.
+inline constexpr std::size_t kListResponseLimit = 16u << 20;
+
 struct OssClientConfig {
     std::string endpoint;  // normalized
     std::string region;
@@ -59,8 +63,9 @@ class OssClient {
     boost::asio::awaitable<ListPage> list_objects_v2(std::string bucket, std::string prefix,
                                                      std::string start_after,
                                                      std::string continuation_token, int max_keys);
-    /// The object's bytes, at most max_bytes (throws OssError "ObjectTooLarge" beyond);
-    /// nullopt when the object does not exist.
+    /// The object's bytes, at most max_bytes (throws OssError "ObjectTooLarge", not transient,
+    /// beyond: also when the server ignores the Range and sends more); nullopt when the object
+    /// does not exist.
     boost::asio::awaitable<std::optional<std::string>> get_object(std::string bucket,
                                                                   std::string key,
                                                                   std::uint64_t max_bytes);
@@ -79,8 +84,10 @@ class OssClient {
     void count_bytes_in(metrics::Counter& counter) { bytes_in_ = &counter; }
 
   private:
+    /// An answer over `max_bytes` (named `limit_name` in the error) is an OssError, not transient.
     boost::asio::awaitable<net::RetryResult> send(std::function<net::HttpRequest()> make,
-                                                  const std::string& what);
+                                                  const std::string& what, std::size_t max_bytes,
+                                                  const std::string& limit_name);
     boost::asio::awaitable<std::optional<std::string>> get_ranged(
         std::function<net::HttpRequest()> make, std::string what, std::uint64_t max_bytes);
 

@@ -7,11 +7,25 @@
 namespace cdcd::oss {
 namespace {
 
+// At most this much of a name read from the input goes into an error message.
+constexpr std::size_t kShownName = 64;
+// The longest entity reference (between '&' and ';') looked for: "#x10FFFF" with some zeros.
+constexpr std::size_t kMaxEntity = 32;
+
+std::string shown(std::string_view name) {
+    if (name.size() <= kShownName) return std::string(name);
+    return std::string(name.substr(0, kShownName)) + "...";
+}
+
 class Parser {
   public:
-    explicit Parser(std::string_view s) : s_(s) {}
+    Parser(std::string_view s, const XmlLimits& limits) : s_(s), limits_(limits) {}
 
     XmlElement document() {
+        if (s_.size() > limits_.max_bytes)
+            throw XmlError("XML: the document is " + std::to_string(s_.size()) +
+                           " bytes, over the limit of " + std::to_string(limits_.max_bytes) +
+                           " bytes");
         skip_misc();
         if (!peek('<')) fail("expected the root element");
         XmlElement root = element();
@@ -72,8 +86,9 @@ class Parser {
                 out.push_back(raw[i]);
                 continue;
             }
-            auto semi = raw.find(';', i);
-            if (semi == std::string_view::npos) fail("unterminated entity");
+            // Only a short window: a stray '&' in a long text must not echo the text back.
+            auto semi = raw.substr(0, i + 2 + kMaxEntity).find(';', i);
+            if (semi == std::string_view::npos) fail("unterminated or overlong entity");
             std::string_view ent = raw.substr(i + 1, semi - i - 1);
             if (ent == "lt")
                 out.push_back('<');
@@ -105,14 +120,17 @@ class Parser {
                 }
                 utf8::append(out, cp);
             } else {
-                fail("unknown entity &" + std::string(ent) + ";");
+                fail("unknown entity &" + shown(ent) + ";");
             }
             i = semi;
         }
     }
 
     XmlElement element() {
-        if (depth_++ > 64) fail("nesting too deep");
+        if (++depth_ > limits_.max_depth)
+            fail("elements nested deeper than " + std::to_string(limits_.max_depth));
+        if (++elements_ > limits_.max_elements)
+            fail("more than " + std::to_string(limits_.max_elements) + " elements");
         ++pos_;  // '<'
         XmlElement e;
         e.name = name();
@@ -141,11 +159,12 @@ class Parser {
             pos_ = end + 1;
         }
         while (true) {
-            if (pos_ >= s_.size()) fail("unterminated element <" + e.name + ">");
+            if (pos_ >= s_.size()) fail("unterminated element <" + shown(e.name) + ">");
             if (starts("</")) {
                 pos_ += 2;
                 std::string closing = name();
-                if (closing != e.name) fail("</" + closing + "> closes <" + e.name + ">");
+                if (closing != e.name)
+                    fail("</" + shown(closing) + "> closes <" + shown(e.name) + ">");
                 skip_ws();
                 if (!peek('>')) fail("expected '>'");
                 ++pos_;
@@ -174,8 +193,10 @@ class Parser {
     }
 
     std::string_view s_;
+    const XmlLimits& limits_;
     std::size_t pos_ = 0;
     int depth_ = 0;
+    std::size_t elements_ = 0;
 };
 
 }  // namespace
@@ -198,8 +219,8 @@ std::vector<const XmlElement*> XmlElement::children_named(std::string_view n) co
     return out;
 }
 
-XmlElement parse_xml(std::string_view text) {
-    return Parser(text).document();
+XmlElement parse_xml(std::string_view text, const XmlLimits& limits) {
+    return Parser(text, limits).document();
 }
 
 std::string xml_escape(std::string_view text) {

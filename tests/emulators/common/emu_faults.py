@@ -2,8 +2,11 @@
 
 A fault rule matches an action name (or "*") and fires for the next `count` matching
 requests. Kinds: "error" (status/code/message given), "throttle" (the vendor's throttling
-answer), "reset" (TCP RST, no HTTP answer), "delay" (sleep `delay_ms`, then serve normally).
-The vendor's error answers are built by each emulator (see `play`).
+answer), "reset" (TCP RST, no HTTP answer), "delay" (sleep `delay_ms`, then serve normally),
+"oversize" (a 200 answer of `size` filler bytes, at most 1 GiB, streamed in 64 KiB writes:
+chunked without a length, or with its Content-Length announced when `chunked` is false; the
+stream ends early when the client hangs up). The vendor's error answers are built by each
+emulator (see `play`).
 """
 import asyncio
 import socket
@@ -16,7 +19,9 @@ from aiohttp import web
 
 from emulator_server import json_body
 
-FAULT_KINDS = ("error", "throttle", "reset", "delay")
+FAULT_KINDS = ("error", "throttle", "reset", "delay", "oversize")
+OVERSIZE_CHUNK = 64 * 1024
+OVERSIZE_MAX = 1 << 30
 
 
 @dataclass
@@ -28,12 +33,15 @@ class FaultRule:
     code: str | None = None
     message: str | None = None
     delay_ms: int = 0
+    size: int = 64 << 20
+    chunked: bool = True
     fired: int = field(default=0)
 
     def to_json(self) -> dict:
         return {"action": self.action, "kind": self.kind, "remaining": self.count,
                 "status": self.status, "code": self.code, "message": self.message,
-                "delay_ms": self.delay_ms, "fired": self.fired}
+                "delay_ms": self.delay_ms, "size": self.size, "chunked": self.chunked,
+                "fired": self.fired}
 
 
 class FaultInjector:
@@ -52,9 +60,13 @@ class FaultInjector:
         count = int(spec.get("count", 1))
         if count < 1:
             raise ValueError("count must be >= 1")
+        size = int(spec.get("size", 64 << 20))
+        if not 0 <= size <= OVERSIZE_MAX:
+            raise ValueError(f"size must be in 0..{OVERSIZE_MAX}")
         rule = FaultRule(action=spec.get("action", "*"), kind=kind, count=count,
                          status=spec.get("status"), code=spec.get("code"),
-                         message=spec.get("message"), delay_ms=int(spec.get("delay_ms", 0)))
+                         message=spec.get("message"), delay_ms=int(spec.get("delay_ms", 0)),
+                         size=size, chunked=bool(spec.get("chunked", True)))
         self.rules.append(rule)
         return rule
 
@@ -91,15 +103,40 @@ async def apply_delay(rule: FaultRule) -> None:
     await asyncio.sleep(max(0, rule.delay_ms) / 1000.0)
 
 
+async def send_oversized(rule: FaultRule, request) -> web.StreamResponse:
+    """Streams the "oversize" answer: rule.size filler bytes in 64 KiB writes (a bounded loop)."""
+    response = web.StreamResponse(status=200, headers={"Content-Type": "application/xml"})
+    if rule.chunked:
+        response.enable_chunked_encoding()
+    else:
+        response.content_length = rule.size
+    await response.prepare(request)
+    filler = b"x" * OVERSIZE_CHUNK
+    left = rule.size
+    try:
+        while left > 0:
+            n = min(left, OVERSIZE_CHUNK)
+            await response.write(filler[:n])
+            left -= n
+        await response.write_eof()
+    except ConnectionError:
+        pass  # the client stopped reading at its limit and hung up: what the fault is for
+    return response
+
+
 async def play(faults: FaultInjector, action: str, request,
-               throttled: Callable[[FaultRule], Exception], failed: Callable[[FaultRule], Exception]) -> None:
+               throttled: Callable[[FaultRule], Exception],
+               failed: Callable[[FaultRule], Exception]) -> web.StreamResponse | None:
     """Counts a request for `action` and plays the next rule matching it: "reset" aborts the
     connection and raises ConnectionResetError, "delay" sleeps and returns, "throttle" and "error"
-    raise the vendor error that `throttled(rule)` and `failed(rule)` build."""
+    raise the vendor error that `throttled(rule)` and `failed(rule)` build, "oversize" sends its
+    answer and returns it (the handler returns it in place of its own)."""
     faults.count(action)
     rule = faults.take(action)
     if rule is None:
-        return
+        return None
+    if rule.kind == "oversize":
+        return await send_oversized(rule, request)
     if rule.kind == "reset":
         reset_connection(request)
         raise ConnectionResetError("injected reset")

@@ -42,9 +42,11 @@ def build_app():
 
     async def vendor(request):
         try:
-            await emu_faults.play(faults, "Get", request,
-                                  throttled=lambda r: VendorError(r.status or 429, "Throttled", "slow down"),
-                                  failed=lambda r: VendorError(r.status or 500, r.code or "Internal", "failed"))
+            sent = await emu_faults.play(faults, "Get", request,
+                                         throttled=lambda r: VendorError(r.status or 429, "Throttled", "slow down"),
+                                         failed=lambda r: VendorError(r.status or 500, r.code or "Internal", "failed"))
+            if sent is not None:
+                return sent
         except VendorError as err:
             return web.json_response({{"code": err.code}}, status=err.status)
         return web.json_response({{"ok": True}})
@@ -94,6 +96,23 @@ def test_fault_rules_through_the_control_api(stand_in):
     assert control.counters() == {"Get": 4}
     control.clear_faults()
     assert control.control("GET", "/faults") == {"faults": []}
+
+
+def test_oversize_answers_stream_the_size_asked_for(stand_in):
+    _, url = stand_in
+    control = emulator_client.KeyedControl(url)
+    control.inject_fault("Get", kind="oversize", size=3 << 20)
+    control.inject_fault("Get", kind="oversize", size=100_000, chunked=False)
+    with urllib.request.urlopen(url + "/vendor", timeout=10) as resp:
+        assert resp.headers.get("Transfer-Encoding") == "chunked"
+        assert resp.read() == b"x" * (3 << 20)
+    with urllib.request.urlopen(url + "/vendor", timeout=10) as resp:
+        assert resp.headers.get("Content-Length") == "100000"
+        assert len(resp.read()) == 100_000
+    assert vendor_status(url + "/vendor") == 200
+    with pytest.raises(emulator_client.ControlError) as err:
+        control.inject_fault("Get", kind="oversize", size=(1 << 30) + 1)
+    assert err.value.status == 400
 
 
 def test_stop_is_graceful_on_sigterm(tmp_path):

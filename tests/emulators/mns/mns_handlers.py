@@ -120,13 +120,15 @@ class MnsApi:
                     raise MnsError(400, "MalformedXML", "The XML you provided was not well-formed.")
                 if action == "SendMessage" and mns_xml.root_name(root) == "Messages":
                     action = "BatchSendMessage"
-            await emu_faults.play(
+            sent = await emu_faults.play(
                 self.state.faults, action, request,
                 throttled=lambda rule: MnsError(
                     rule.status or 429, rule.code or "TooManyRequests", rule.message or
                     "The request is denied by cluster flow limiter for too many requests."),
                 failed=lambda rule: MnsError(rule.status or 500, rule.code or "InternalError",
                                              rule.message or "Interal error."))
+            if sent is not None:
+                return sent
             self._check_auth(request, raw_target)
             if action == "Unknown":
                 raise MnsError(400, "InvalidRequestURL", "Http request URL format invalid.")

@@ -115,7 +115,7 @@ class OssApi:
         action = classify(request.method, bucket, key, q, headers)
         try:
             st = self.state
-            await emu_faults.play(
+            sent = await emu_faults.play(
                 st.faults, action, request,
                 throttled=lambda rule: OssError(
                     rule.status or 503, rule.code or "TotalQpsLimitExceeded",
@@ -124,6 +124,8 @@ class OssApi:
                     rule.status or 500, rule.code or "InternalError",
                     rule.message or "We encountered an internal error. Please try again.",
                     "0016-00000001"))
+            if sent is not None:
+                return sent
             if st.verify_signatures:
                 oss_auth.verify(request.method, headers, params, bucket, key, st.credentials, st.region)
             if action == "Unknown":

@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover
     _fastjson = None
 
 import emulator_server  # noqa: E402
+from emu_faults import send_oversized  # noqa: E402
 from emulator_state_file import Persistence, restore_in_place  # noqa: E402
 import vdb_auth as auth  # noqa: E402
 import vdb_control_plane as control_plane  # noqa: E402
@@ -134,8 +135,8 @@ class App:
         if fault.kind == "delay":
             await asyncio.sleep(fault.delay_ms / 1000.0)
             return None
-        if fault.kind == "reset":
-            return "reset"
+        if fault.kind in ("reset", "oversize"):
+            return fault
         raise fault_error(fault, plane)
 
     async def data_request(self, request: web.Request, op: str) -> web.StreamResponse:
@@ -160,8 +161,11 @@ class App:
                 raise ApiError(404, "NotFound", f"no data-plane API /api/vikingdb/data/{op}")
             if request.method != "POST":
                 raise ApiError(405, "InvalidParameter", "data-plane APIs accept POST only")
-            if await self._pre(request, name, "data") == "reset":
+            fault = await self._pre(request, name, "data")
+            if fault is not None and fault.kind == "reset":
                 return _reset_connection(request)
+            if fault is not None:
+                return await send_oversized(fault, request)
             raw = await request.read()
             who = auth.authenticate_data(st.credentials, request.method, request.raw_path.split("?", 1)[0],
                                          request.query_string, request.headers, raw)
@@ -195,8 +199,11 @@ class App:
         name = action if handler else "unknown"
         status = 200
         try:
-            if await self._pre(request, name, "control") == "reset":
+            fault = await self._pre(request, name, "control")
+            if fault is not None and fault.kind == "reset":
                 return _reset_connection(request)
+            if fault is not None:
+                return await send_oversized(fault, request)
             raw = await request.read()
             who = auth.authenticate_control(st.credentials, request.method, request.raw_path.split("?", 1)[0],
                                             request.query_string, request.headers, raw)

@@ -3,7 +3,8 @@
 Faults are queued through /_emulator/faults and consumed FIFO, one per matching
 vendor request: `error` answers with an HTTP status + envelope, `reset` aborts
 the TCP connection with RST, `delay` sleeps then serves normally, `throttle`
-answers 429 like VikingDB's rate limiter. A token bucket per action gives
+answers 429 like VikingDB's rate limiter, `oversize` answers 200 with `size` filler bytes
+(at most 1 GiB; common/emu_faults.py streams them). A token bucket per action gives
 sustained throttling (`/_emulator/throttle`).
 """
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 
 from vdb_errors import ApiError, invalid
 
-FAULT_KINDS = {"error", "reset", "delay", "throttle"}
+FAULT_KINDS = {"error", "reset", "delay", "throttle", "oversize"}
+OVERSIZE_MAX = 1 << 30
 # Throttle codes: the V2 data-plane code set has RequestLimitExceeded; the control
 # plane sits behind the Volcengine OpenAPI gateway whose code is FlowLimitExceeded.
 THROTTLE_CODES = {"data": "RequestLimitExceeded", "control": "FlowLimitExceeded"}
@@ -32,6 +34,8 @@ class Fault:
     delay_ms: int = 0
     match: str | None = None      # counter name (e.g. "upsert", "GetVikingdbCollection"); None = any
     plane: str | None = None      # "data" | "control" | None = both
+    size: int = 64 << 20          # oversize: the answer's bytes
+    chunked: bool = True          # oversize: no Content-Length
 
     def matches(self, name: str, plane: str) -> bool:
         return (self.match is None or self.match == name) and (self.plane is None or self.plane == plane)
@@ -58,8 +62,11 @@ def parse_fault(raw: dict) -> Fault:
     plane = raw.get("plane")
     if plane not in (None, "data", "control"):
         raise invalid("plane must be data, control or absent")
+    size = raw.get("size", 64 << 20)
+    if type(size) is not int or not 0 <= size <= OVERSIZE_MAX:
+        raise invalid(f"size must be 0..{OVERSIZE_MAX}")
     return Fault(kind, count, status, raw.get("code"), raw.get("message"), delay,
-                 raw.get("match"), plane)
+                 raw.get("match"), plane, size, bool(raw.get("chunked", True)))
 
 
 class TokenBucket:

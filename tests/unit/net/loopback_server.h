@@ -29,6 +29,7 @@ struct Reply {
     std::string body;
     std::chrono::milliseconds delay{0};
     bool reset = false;  // close the connection without answering
+    std::string raw;     // when set: written as is instead of the response above
 };
 
 class LoopbackServer {
@@ -107,9 +108,13 @@ class LoopbackServer {
                 co_await timer.async_wait(as_tuple(use_awaitable));
             }
             if (reply.reset) co_return;
-            std::string out = "HTTP/1.1 " + std::to_string(reply.status) + " X\r\n";
-            for (const auto& [k, v] : reply.headers) out += k + ": " + v + "\r\n";
-            out += "Content-Length: " + std::to_string(reply.body.size()) + "\r\n\r\n" + reply.body;
+            std::string out = std::move(reply.raw);
+            if (out.empty()) {
+                out = "HTTP/1.1 " + std::to_string(reply.status) + " X\r\n";
+                for (const auto& [k, v] : reply.headers) out += k + ": " + v + "\r\n";
+                out += "Content-Length: " + std::to_string(reply.body.size()) + "\r\n\r\n" +
+                       reply.body;
+            }
             auto [wec, wn] = co_await boost::asio::async_write(socket, boost::asio::buffer(out),
                                                                as_tuple(use_awaitable));
             (void)wn;
