@@ -7,6 +7,7 @@ ExprPtr Expr::clone() const {
     e->kind = kind;
     e->pos = pos;
     e->end = end;
+    e->height = height;
     e->name = name;
     e->literal = literal;
     for (const auto& a : args) e->args.push_back(a->clone());

@@ -37,8 +37,9 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 struct Expr {
     ExprKind kind = ExprKind::Literal;
-    int pos = 0;  // 0-based offset of the expression's first character in the parsed text
-    int end = 0;  // offset one past its last character
+    int pos = 0;     // 0-based offset of the expression's first character in the parsed text
+    int end = 0;     // offset one past its last character
+    int height = 1;  // nodes on the longest path down to a leaf (the parser bounds it)
     std::string name;
     LiteralKind literal = LiteralKind::Null;
     std::vector<ExprPtr> args;

@@ -187,9 +187,14 @@ NodePtr literal(const Expr& e) {
 
 class Compiler {
   public:
-    explicit Compiler(const Scope& scope) : scope_(scope) {}
+    Compiler(const Scope& scope, std::size_t& visited) : scope_(scope), visited_(visited) {}
 
     NodePtr compile(const Expr& e) {
+        if (++visited_ > kMaxCompiledNodes)
+            throw CompileError(e.pos, "expression expands to more than " +
+                                          std::to_string(kMaxCompiledNodes) +
+                                          " nodes (the limit; each reference to a computed "
+                                          "column counts its expression again)");
         switch (e.kind) {
             case ExprKind::Literal:
                 return literal(e);
@@ -264,7 +269,7 @@ class Compiler {
                 active_.insert(name);
                 Scope inner = scope_;
                 inner.computed = nullptr;  // projection expressions see upstream columns only
-                Compiler sub(inner);
+                Compiler sub(inner, visited_);
                 auto n = sub.compile(*expr);
                 active_.erase(name);
                 return n;
@@ -307,7 +312,9 @@ class Compiler {
         bool all_constant = true;
         for (const auto& a : site.args) all_constant &= a->is_constant;
         NodePtr n = it->second(site);
-        if (all_constant && !n->is_constant && !is_volatile(name) && n->interval == 0) fold(n);
+        if (scope_.fold_constants && all_constant && !n->is_constant && !is_volatile(name) &&
+            n->interval == 0)
+            fold(n);
         return n;
     }
 
@@ -334,13 +341,15 @@ class Compiler {
     }
 
     const Scope& scope_;
+    std::size_t& visited_;  // expression nodes compiled so far, shared with sub-compilers
     std::set<std::string> active_;
 };
 
 }  // namespace
 
 NodePtr compile(const Expr& e, const Scope& scope) {
-    Compiler c(scope);
+    std::size_t visited = 0;
+    Compiler c(scope, visited);
     return c.compile(e);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The type checker: resolves column references against a table schema and function overloads
 // against the registry, producing an executable Node tree.
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +29,14 @@ struct Scope {
     const std::vector<std::pair<std::string, const Expr*>>* computed = nullptr;
     /// pipeline.local-time-zone, for folding constant expressions.
     const Zone* zone = nullptr;
+    /// Off for `cdcd validate`, which checks expressions without evaluating anything.
+    bool fold_constants = true;
 };
+
+/// Most expression nodes one compile() visits. A filter compiles a computed column's expression
+/// again at each reference to it, so a filter that refers to a large projection item many times
+/// could otherwise expand into billions of nodes.
+inline constexpr std::size_t kMaxCompiledNodes = 128 * 1024;
 
 NodePtr compile(const Expr& e, const Scope& scope);
 

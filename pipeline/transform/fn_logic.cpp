@@ -294,7 +294,7 @@ Datum eval_in(const Node& n, EvalContext& c) {
     return Datum::of_bool(false);
 }
 NodePtr b_in(CallSite& c) {
-    if (c.args.size() < 2) c.fail("IN needs a value list");
+    if (c.args.size() < 2) c.fail_arity("IN needs a value list");
     return make_node(eval_in, DataType::boolean().not_null(), std::move(c.args));
 }
 

@@ -15,7 +15,7 @@ Datum eval_array(const Node& n, EvalContext& c) {
     return Datum::of_string(c.arena.copy(r.bytes()));
 }
 NodePtr b_array(CallSite& c) {
-    if (c.args.empty()) c.fail("ARRAY needs at least one element");
+    if (c.args.empty()) c.fail_arity("ARRAY needs at least one element");
     std::vector<DataType> types;
     for (auto& a : c.args)
         if (!a->null_literal) types.push_back(a->type);
@@ -41,7 +41,7 @@ Datum eval_map(const Node& n, EvalContext& c) {
     return Datum::of_string(c.arena.copy(h.view().get_bytes(0)));
 }
 NodePtr b_map(CallSite& c) {
-    if (c.args.empty() || c.args.size() % 2) c.fail("MAP needs key/value pairs");
+    if (c.args.empty() || c.args.size() % 2) c.fail_arity("MAP needs key/value pairs");
     std::vector<DataType> kt, vt;
     for (std::size_t i = 0; i < c.args.size(); ++i)
         if (!c.args[i]->null_literal) (i % 2 ? vt : kt).push_back(c.type(i));
@@ -61,7 +61,7 @@ Datum eval_row(const Node& n, EvalContext& c) {
     return Datum::of_string(c.arena.copy(r.bytes()));
 }
 NodePtr b_row(CallSite& c) {
-    if (c.args.empty()) c.fail("ROW needs at least one field");
+    if (c.args.empty()) c.fail_arity("ROW needs at least one field");
     std::vector<RowField> fields;
     for (std::size_t i = 0; i < c.args.size(); ++i)
         fields.push_back(

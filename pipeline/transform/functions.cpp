@@ -13,8 +13,8 @@ void CallSite::arity(std::size_t min, std::size_t max) const {
     if (args.size() < min || args.size() > max) {
         std::string want =
             min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
-        fail("Invalid number of arguments to function '" + name + "'. Was expecting " + want +
-             " arguments, got " + std::to_string(args.size()));
+        fail_arity("Invalid number of arguments to function '" + name + "'. Was expecting " + want +
+                   " arguments, got " + std::to_string(args.size()));
     }
 }
 

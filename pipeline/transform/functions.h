@@ -21,6 +21,10 @@ struct CallSite {
         throw CompileError(expr.pos, message);
     }
     [[noreturn]] void fail_arg(std::size_t i, const std::string& message) const;
+    /// Fails with an ArityError: the number of arguments is wrong whatever their types.
+    [[noreturn]] void fail_arity(const std::string& message) const {
+        throw ArityError(expr.pos, message);
+    }
     void arity(std::size_t min, std::size_t max) const;
     bool any_nullable() const;
     const DataType& type(std::size_t i) const { return args[i]->type; }

@@ -92,6 +92,12 @@ struct CompileError : std::runtime_error {
     int pos;
 };
 
+/// A call with the wrong number of arguments: wrong whatever the argument types, so `cdcd
+/// validate` reports it without the table's schema.
+struct ArityError : CompileError {
+    using CompileError::CompileError;
+};
+
 /// A failure while evaluating a row (failed CAST, division by zero, ...).
 struct EvalError : std::runtime_error {
     using std::runtime_error::runtime_error;

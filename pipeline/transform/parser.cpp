@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "text/ascii.h"
+
 namespace cdcd::transform {
 
 namespace {
@@ -111,6 +113,36 @@ class Parser {
     }
 
   private:
+    // One level of the parser's recursion (see kMaxExpressionDepth), held while it is parsed.
+    class Nesting {
+      public:
+        Nesting(Parser& p, int pos) : p_(p) {
+            if (p_.depth_ >= kMaxExpressionDepth) p_.too_deep(pos);
+            ++p_.depth_;
+        }
+        ~Nesting() { --p_.depth_; }
+        Nesting(const Nesting&) = delete;
+        Nesting& operator=(const Nesting&) = delete;
+
+      private:
+        Parser& p_;
+    };
+
+    [[noreturn]] void too_deep(int pos) const {
+        fail_at(pos, "expression nesting exceeds the limit of " +
+                         std::to_string(kMaxExpressionDepth) +
+                         " levels (each parenthesis, function call, CASE, NOT, sign and chained "
+                         "operator adds one; a long OR chain is better written as IN (...))");
+    }
+    // Sets e's height from its arguments. Chains of operators are parsed by loops, not by
+    // recursion, so their height is bounded here: the compiler and evaluation recurse over it.
+    void set_height(Expr& e) const {
+        int h = 0;
+        for (const auto& a : e.args) h = std::max(h, a->height);
+        e.height = h + 1;
+        if (e.height > kMaxExpressionDepth) too_deep(e.args.back()->pos);
+    }
+
     const Token& cur() const { return toks_[i_]; }
     const Token& peek(int k = 1) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
     void next() {
@@ -123,16 +155,16 @@ class Parser {
     }
     bool is_sym(const char* s) const { return cur().kind == TokenKind::Symbol && cur().text == s; }
     bool is_kw(const char* k) const {
-        return cur().kind == TokenKind::Identifier && upper(cur().text) == k;
+        return cur().kind == TokenKind::Identifier && ascii::iequals(cur().text, k);
     }
     bool peek_kw(int k, const char* w) const {
-        return peek(k).kind == TokenKind::Identifier && upper(peek(k).text) == w;
+        return peek(k).kind == TokenKind::Identifier && ascii::iequals(peek(k).text, w);
     }
-    void expect_sym(const char* s) {
+    [[gnu::noinline]] void expect_sym(const char* s) {
         if (!is_sym(s)) fail(std::string("expected '") + s + "'" + found());
         next();
     }
-    void expect_kw(const char* k) {
+    [[gnu::noinline]] void expect_kw(const char* k) {
         if (!is_kw(k)) fail(std::string("expected ") + k + found());
         next();
     }
@@ -172,13 +204,14 @@ class Parser {
         e->end = prev_end_;
         return e;
     }
-    ExprPtr call(std::string name, int pos, std::vector<ExprPtr> args) {
+    [[gnu::noinline]] ExprPtr call(std::string name, int pos, std::vector<ExprPtr> args) {
         auto e = std::make_unique<Expr>();
         e->kind = ExprKind::Call;
         e->name = std::move(name);
         e->pos = pos;
         e->args = std::move(args);
         e->end = prev_end_;
+        set_height(*e);
         return e;
     }
     ExprPtr unary(std::string name, ExprPtr a) {
@@ -187,19 +220,22 @@ class Parser {
         v.push_back(std::move(a));
         return call(std::move(name), pos, std::move(v));
     }
-    ExprPtr binary(std::string name, int pos, ExprPtr a, ExprPtr b) {
+    [[gnu::noinline]] ExprPtr binary(std::string name, int pos, ExprPtr a, ExprPtr b) {
         std::vector<ExprPtr> v;
         v.push_back(std::move(a));
         v.push_back(std::move(b));
         return call(std::move(name), pos, std::move(v));
     }
-    ExprPtr negate(ExprPtr e, int pos) {
+    [[gnu::noinline]] ExprPtr negate(ExprPtr e, int pos) {
         std::vector<ExprPtr> v;
         v.push_back(std::move(e));
         return call("NOT", pos, std::move(v));
     }
 
-    ExprPtr expr() { return or_expr(); }
+    ExprPtr expr() {
+        Nesting level(*this, cur().pos);
+        return or_expr();
+    }
 
     ExprPtr or_expr() {
         auto l = and_expr();
@@ -226,6 +262,7 @@ class Parser {
     ExprPtr not_expr() {
         if (is_kw("NOT")) {
             int pos = cur().pos;
+            Nesting level(*this, pos);
             next();
             auto e = not_expr();
             return negate(std::move(e), pos);
@@ -244,90 +281,97 @@ class Parser {
                 std::string op = cur().text == "!=" ? "<>" : cur().text;
                 next();
                 auto r = additive();
-                l = binary(op, pos, std::move(l), std::move(r));
+                l = binary(std::move(op), pos, std::move(l), std::move(r));
                 continue;
             }
-            if (is_kw("IS")) {
-                next();
-                bool neg = false;
-                if (is_kw("NOT")) {
-                    neg = true;
-                    next();
-                }
-                std::string what;
-                if (is_kw("NULL") || is_kw("TRUE") || is_kw("FALSE") || is_kw("UNKNOWN")) {
-                    what = upper(cur().text);
-                    next();
-                    l = call(std::string(neg ? "IS NOT " : "IS ") + what, pos, one(std::move(l)));
-                } else if (is_kw("DISTINCT")) {
-                    next();
-                    expect_kw("FROM");
-                    auto r = additive();
-                    l = binary(neg ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM", pos, std::move(l),
-                               std::move(r));
-                } else {
-                    fail("expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS" + found());
-                }
-                continue;
-            }
+            if (!predicate(l, pos)) break;
+        }
+        return l;
+    }
+
+    // IS ..., [NOT] BETWEEN, LIKE, SIMILAR TO or IN applied to `l`: false when none follows.
+    // Out of line, so that its locals do not weigh on each level of nesting.
+    [[gnu::noinline]] bool predicate(ExprPtr& l, int pos) {
+        if (is_kw("IS")) {
+            next();
             bool neg = false;
-            if (is_kw("NOT") && (peek_kw(1, "BETWEEN") || peek_kw(1, "LIKE") || peek_kw(1, "IN") ||
-                                 peek_kw(1, "SIMILAR"))) {
+            if (is_kw("NOT")) {
                 neg = true;
                 next();
             }
-            if (is_kw("BETWEEN")) {
+            std::string what;
+            if (is_kw("NULL") || is_kw("TRUE") || is_kw("FALSE") || is_kw("UNKNOWN")) {
+                what = upper(cur().text);
                 next();
-                bool symmetric = false;
-                if (is_kw("SYMMETRIC")) {
-                    symmetric = true;
-                    next();
-                } else if (is_kw("ASYMMETRIC")) {
-                    next();
-                }
-                auto lo = additive();
-                expect_kw("AND");
-                auto hi = additive();
-                std::vector<ExprPtr> v;
-                v.push_back(std::move(l));
-                v.push_back(std::move(lo));
-                v.push_back(std::move(hi));
-                l = call(symmetric ? "BETWEEN SYMMETRIC" : "BETWEEN", pos, std::move(v));
-            } else if (is_kw("LIKE") || is_kw("SIMILAR")) {
-                bool similar = is_kw("SIMILAR");
+                l = call(std::string(neg ? "IS NOT " : "IS ") + what, pos, one(std::move(l)));
+            } else if (is_kw("DISTINCT")) {
                 next();
-                if (similar) expect_kw("TO");
-                std::vector<ExprPtr> v;
-                v.push_back(std::move(l));
-                v.push_back(additive());
-                if (is_kw("ESCAPE")) {
-                    next();
-                    v.push_back(additive());
-                }
-                l = call(similar ? "SIMILAR TO" : "LIKE", pos, std::move(v));
-            } else if (is_kw("IN")) {
-                next();
-                expect_sym("(");
-                std::vector<ExprPtr> v;
-                v.push_back(std::move(l));
-                if (is_sym(")")) fail("IN needs at least one value");
-                while (true) {
-                    v.push_back(expr());
-                    if (is_sym(",")) {
-                        next();
-                        continue;
-                    }
-                    break;
-                }
-                expect_sym(")");
-                l = call("IN", pos, std::move(v));
+                expect_kw("FROM");
+                auto r = additive();
+                l = binary(neg ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM", pos, std::move(l),
+                           std::move(r));
             } else {
-                if (neg) fail("expected BETWEEN, LIKE, IN or SIMILAR after NOT");
+                fail("expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS" + found());
+            }
+            return true;
+        }
+        bool neg = false;
+        if (is_kw("NOT") && (peek_kw(1, "BETWEEN") || peek_kw(1, "LIKE") || peek_kw(1, "IN") ||
+                             peek_kw(1, "SIMILAR"))) {
+            neg = true;
+            next();
+        }
+        if (is_kw("BETWEEN")) {
+            next();
+            bool symmetric = false;
+            if (is_kw("SYMMETRIC")) {
+                symmetric = true;
+                next();
+            } else if (is_kw("ASYMMETRIC")) {
+                next();
+            }
+            auto lo = additive();
+            expect_kw("AND");
+            auto hi = additive();
+            std::vector<ExprPtr> v;
+            v.push_back(std::move(l));
+            v.push_back(std::move(lo));
+            v.push_back(std::move(hi));
+            l = call(symmetric ? "BETWEEN SYMMETRIC" : "BETWEEN", pos, std::move(v));
+        } else if (is_kw("LIKE") || is_kw("SIMILAR")) {
+            bool similar = is_kw("SIMILAR");
+            next();
+            if (similar) expect_kw("TO");
+            std::vector<ExprPtr> v;
+            v.push_back(std::move(l));
+            v.push_back(additive());
+            if (is_kw("ESCAPE")) {
+                next();
+                v.push_back(additive());
+            }
+            l = call(similar ? "SIMILAR TO" : "LIKE", pos, std::move(v));
+        } else if (is_kw("IN")) {
+            next();
+            expect_sym("(");
+            std::vector<ExprPtr> v;
+            v.push_back(std::move(l));
+            if (is_sym(")")) fail("IN needs at least one value");
+            while (true) {
+                v.push_back(expr());
+                if (is_sym(",")) {
+                    next();
+                    continue;
+                }
                 break;
             }
-            if (neg) l = negate(std::move(l), pos);
+            expect_sym(")");
+            l = call("IN", pos, std::move(v));
+        } else {
+            if (neg) fail("expected BETWEEN, LIKE, IN or SIMILAR after NOT");
+            return false;
         }
-        return l;
+        if (neg) l = negate(std::move(l), pos);
+        return true;
     }
 
     std::vector<ExprPtr> one(ExprPtr a) {
@@ -343,7 +387,7 @@ class Parser {
             next();
             auto r = multiplicative();
             int pos = l->pos;
-            l = binary(op, pos, std::move(l), std::move(r));
+            l = binary(std::move(op), pos, std::move(l), std::move(r));
         }
         return l;
     }
@@ -355,7 +399,7 @@ class Parser {
             next();
             auto r = unary_expr();
             int pos = l->pos;
-            l = binary(op, pos, std::move(l), std::move(r));
+            l = binary(std::move(op), pos, std::move(l), std::move(r));
         }
         return l;
     }
@@ -364,6 +408,7 @@ class Parser {
         if (is_sym("-") || is_sym("+")) {
             bool minus = is_sym("-");
             int pos = cur().pos;
+            Nesting level(*this, pos);
             next();
             // Fold the sign into numeric literals so that -2147483648 stays an INT.
             if (minus && (cur().kind == TokenKind::Integer || cur().kind == TokenKind::Decimal ||
@@ -451,8 +496,9 @@ class Parser {
             }
             case TokenKind::Symbol:
                 if (t.text == "(") {
+                    Nesting level(*this, pos);  // counted here, to report the parenthesis
                     next();
-                    auto e = expr();
+                    auto e = or_expr();
                     expect_sym(")");
                     e->pos = pos;
                     e->end = prev_end_;
@@ -515,6 +561,15 @@ class Parser {
         }
         next();  // name
         next();  // (
+        if (auto special = keyword_call(u, pos)) return special;
+        auto args = list_until(")");
+        return call(u, pos, std::move(args));
+    }
+
+    // The calls whose arguments are not a plain list (EXTRACT(unit FROM x), SUBSTRING(s FROM i
+    // FOR n), TRIM, ...), or null. Out of line, as the other rare forms, so that their locals do
+    // not weigh on the stack frame of each level of nesting (see kMaxExpressionDepth).
+    [[gnu::noinline]] ExprPtr keyword_call(const std::string& u, int pos) {
         if (u == "EXTRACT") {
             auto unit = symbol();
             expect_kw("FROM");
@@ -564,11 +619,10 @@ class Parser {
             return call(u, pos, std::move(args));
         }
         if (u == "TRIM") return trim(pos);
-        auto args = list_until(")");
-        return call(u, pos, std::move(args));
+        return nullptr;
     }
 
-    ExprPtr trim(int pos) {
+    [[gnu::noinline]] ExprPtr trim(int pos) {
         // TRIM([[BOTH|LEADING|TRAILING] [chars] FROM] s)
         std::string spec = "BOTH";
         bool has_spec = false;
@@ -605,7 +659,7 @@ class Parser {
         return call("TRIM", pos, std::move(args));
     }
 
-    ExprPtr symbol() {
+    [[gnu::noinline]] ExprPtr symbol() {
         if (cur().kind != TokenKind::Identifier) fail("expected a time unit" + found());
         std::string u = upper(cur().text);
         if (!is_time_unit(u)) fail("unknown time unit '" + cur().text + "'");
@@ -635,7 +689,7 @@ class Parser {
         }
     }
 
-    ExprPtr case_expr() {
+    [[gnu::noinline]] ExprPtr case_expr() {
         int pos = cur().pos;
         next();
         auto e = std::make_unique<Expr>();
@@ -659,10 +713,11 @@ class Parser {
         }
         expect_kw("END");
         e->end = prev_end_;
+        set_height(*e);
         return e;
     }
 
-    ExprPtr cast(const std::string& u) {
+    [[gnu::noinline]] ExprPtr cast(const std::string& u) {
         int pos = cur().pos;
         next();
         next();
@@ -671,6 +726,7 @@ class Parser {
         e->pos = pos;
         e->try_cast = u == "TRY_CAST";
         e->args.push_back(expr());
+        set_height(*e);
         expect_kw("AS");
         int type_start = cur().pos;
         int depth = 0;
@@ -725,7 +781,7 @@ class Parser {
         return DataType::parse(u, err);
     }
 
-    ExprPtr interval() {
+    [[gnu::noinline]] ExprPtr interval() {
         int pos = cur().pos;
         next();
         bool negative = false;
@@ -850,16 +906,28 @@ class Parser {
     std::vector<Token> toks_;
     std::size_t i_ = 0;
     int prev_end_ = 0;
+    int depth_ = 0;  // levels of recursion entered (Nesting)
 };
+
+// Checked before the text is tokenized, so that a huge text costs nothing more than its read.
+void check_length(std::string_view text) {
+    if (text.size() > kMaxExpressionLength)
+        throw SyntaxError(static_cast<int>(kMaxExpressionLength),
+                          "expression is " + std::to_string(text.size()) +
+                              " bytes long, more than the limit of " +
+                              std::to_string(kMaxExpressionLength) + " bytes");
+}
 
 }  // namespace
 
 ExprPtr parse_expression(std::string_view text) {
+    check_length(text);
     Parser p(text);
     return p.expression_only();
 }
 
 std::vector<ProjectionItem> parse_projection(std::string_view text) {
+    check_length(text);
     Parser p(text);
     return p.projection();
 }

@@ -7,6 +7,7 @@
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "pipeline/transform/parser.h"
+#include "pipeline/transform/schema_free_check.h"
 #include "pipeline/util/json_escape.h"
 #include "text/ascii.h"
 
@@ -40,6 +41,25 @@ config::SourceLocation locate(const config::SourceLocation& base, std::string_vi
         l.column = static_cast<int>(before.size() - nl);
     }
     return l;
+}
+
+// An expression as quoted in messages: a long one is cut (at a character boundary), so that
+// an error about a 64 KiB expression does not print it whole.
+std::string excerpt(std::string_view text) {
+    constexpr std::size_t kShown = 200;
+    if (text.size() <= kShown) return std::string(text);
+    std::size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+// Reports what can be found wrong in a parsed expression without the table's schema.
+void check_expression(const Expr& e, const char* what, const config::SourceLocation& where,
+                      std::string_view text, const Zone* zone, config::Diagnostics& diags) {
+    for (const auto& p : check_without_schema(e, zone))
+        diags.error(locate(where, text, p.pos), std::string("error in ") + what + " at column " +
+                                                    std::to_string(p.pos + 1) + ": " + p.message +
+                                                    " in `" + excerpt(text) + "`");
 }
 
 const char* op_string(OpType op, bool before) {
@@ -100,7 +120,7 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
         } catch (const SyntaxError& e) {
             diags.error(locate(def.projection_where, projection, e.pos),
                         "syntax error in projection at column " + std::to_string(e.pos + 1) + ": " +
-                            e.what() + " in `" + projection + "`");
+                            e.what() + " in `" + excerpt(projection) + "`");
         }
         for (const auto& item : r.parsed.items) r.parsed.has_star |= item.star;
         for (const auto& item : r.parsed.items) {
@@ -110,6 +130,10 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
                             "column name `" + item.name +
                                 "` is a reserved metadata column; shading it is not allowed");
         }
+        for (const auto& item : r.parsed.items)
+            if (!item.star)
+                check_expression(*item.expr, "projection", def.projection_where, projection,
+                                 op->zone_.get(), diags);
         if (!ascii::trim(def.filter).empty()) {
             r.parsed.filter_text = def.filter;
             try {
@@ -117,8 +141,11 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
             } catch (const SyntaxError& e) {
                 diags.error(locate(def.filter_where, def.filter, e.pos),
                             "syntax error in filter at column " + std::to_string(e.pos + 1) + ": " +
-                                e.what() + " in `" + def.filter + "`");
+                                e.what() + " in `" + excerpt(def.filter) + "`");
             }
+            if (r.parsed.filter)
+                check_expression(*r.parsed.filter, "filter", def.filter_where, def.filter,
+                                 op->zone_.get(), diags);
         }
         r.parsed.primary_keys = split_trim(def.primary_keys, ",");
         r.parsed.partition_keys = split_trim(def.partition_keys, ",");
@@ -166,7 +193,7 @@ std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, Table
         throw TransformError(where.to_string() + ": transform " +
                              (in_filter ? "filter" : "projection") + " of table " + table.str() +
                              " at column " + std::to_string(e.pos + 1) + ": " + e.what() + " in `" +
-                             text + "`");
+                             excerpt(text) + "`");
     }
 }
 

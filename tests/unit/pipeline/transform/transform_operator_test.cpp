@@ -327,6 +327,34 @@ TEST_CASE("errors: syntax at start, unknown names at CreateTable, runtime failur
                           Catch::Contains("Cannot cast 'x'"));
 }
 
+TEST_CASE("create reports what it can see without a schema at the YAML position inside the text") {
+    config::Diagnostics diags;
+    auto op = TransformOperator::create(
+        {rule(kTable.str(), "col1, UPPR(col2) AS x", "CHAR_LENGTH(col1, 2) > 0")}, "UTC", diags);
+    REQUIRE(diags.size() == 2);
+    CHECK(diags.items()[0].where.to_string() == "p.yaml:11:23");
+    CHECK(diags.items()[0].message ==
+          "error in projection at column 7: No match found for function signature UPPR(...); did "
+          "you mean `UPPER`? in `col1, UPPR(col2) AS x`");
+    CHECK(diags.items()[1].where.to_string() == "p.yaml:12:13");
+    CHECK_THAT(diags.items()[1].message,
+               Catch::StartsWith("error in filter at column 1: Invalid number of arguments to "
+                                 "function 'CHAR_LENGTH'"));
+}
+
+TEST_CASE("an expression past a limit is a syntax error at its position and is quoted in part") {
+    config::Diagnostics diags;
+    std::string deep = std::string(20000, '(') + "col1" + std::string(20000, ')');
+    auto op = TransformOperator::create({rule(kTable.str(), "col1", deep)}, "UTC", diags);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags.items()[0].where.to_string() == "p.yaml:12:268");  // 13 + 255
+    CHECK_THAT(diags.items()[0].message,
+               Catch::StartsWith("syntax error in filter at column 256: expression nesting exceeds "
+                                 "the limit of 256 levels") &&
+                   Catch::EndsWith("... (40004 bytes)`"));
+    CHECK(diags.items()[0].message.size() < 600);
+}
+
 TEST_CASE("snapshot and restore keep the upstream schemas") {
     auto h = make({rule(kTable.str(), "col1, col2 || '!' AS c")});
     h.run({Event(CreateTableEvent{kTable, customers()})});
