@@ -71,6 +71,7 @@ class ByteReader {
     }
     std::string bytes() { return std::string(raw(varint())); }
     bool done() const { return pos_ == in_.size(); }
+    std::size_t remaining() const { return in_.size() - pos_; }
 
   private:
     std::string_view in_;

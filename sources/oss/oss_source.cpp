@@ -51,15 +51,68 @@ OssSource::OssSource(boost::asio::io_context& io, OssSettings settings, metrics:
 void OssSource::restore(std::string_view state) {
     ByteReader r(state);
     if (r.varint() != kStateVersion) throw StateError("oss-cdc state: unknown version");
-    phase_ = static_cast<Phase>(r.varint());
-    if (phase_ > Phase::Done) throw StateError("oss-cdc state: bad phase");
+    // Checked before the cast: Phase is 8 bits wide, so 256 would become Start.
+    std::uint64_t phase = r.varint();
+    if (phase > static_cast<std::uint64_t>(Phase::Done))
+        throw StateError("oss-cdc state: unknown phase " + std::to_string(phase) +
+                         " (known: 0-3, start to done)");
+    phase_ = static_cast<Phase>(phase);
     snapshot_ = SnapshotProgress::decode(r);
     mns_ = MnsState::decode(r);
     polling_ = PollingState::decode(r);
     if (!r.done()) throw StateError("oss-cdc state: trailing bytes");
+    // The configuration may have changed since the checkpoint: refuse a phase it cannot resume
+    // here, where the runtime names the checkpoint, rather than when the phase starts.
+    check_phase_fits();
     spdlog::info(
         "oss-cdc: restored phase {} ({} objects snapshotted, {} objects tracked by polling)",
         phase_name(phase_), snapshot_.emitted, polling_.objects());
+}
+
+void OssSource::check_phase_fits() const {
+    const auto& s = ctx_->settings;
+    auto missing = [](std::initializer_list<std::pair<const char*, bool>> options) {
+        std::string out;
+        for (const auto& [key, set] : options)
+            if (!set) out += std::string(out.empty() ? "`" : " and `") + key + "`";
+        return out;
+    };
+    const std::string configured = std::string("scan.incremental.mode ") +
+                                   (s.mode == IncrementalMode::Polling ? "POLLING" : "MNS") +
+                                   " with scan.startup.mode " + to_string(s.startup);
+    if (phase_ == Phase::Snapshot) {
+        const std::size_t prefixes = scan_prefixes(s).size();
+        const std::string where = "the snapshot phase (at prefix " +
+                                  std::to_string(std::uint64_t{snapshot_.prefix_index} + 1) + ", " +
+                                  std::to_string(snapshot_.emitted) + " objects emitted)";
+        std::string absent = missing(
+            {{"oss-endpoint", ctx_->oss != nullptr}, {"oss-bucket", !s.oss_bucket.empty()}});
+        if (!absent.empty())
+            throw StateError("the checkpoint was taken during " + where +
+                             ", which lists the bucket: resuming it needs " + absent +
+                             ", which this configuration (" + configured + ") does not set. Set " +
+                             (absent.find(" and ") == std::string::npos ? "it" : "them") +
+                             " again to finish the snapshot, or start over with --reset-state");
+        if (snapshot_.prefix_index > prefixes)
+            throw StateError("the checkpoint was taken during " + where + ", but `path` lists " +
+                             std::to_string(prefixes) +
+                             " prefix(es) now. Restore `path` to finish the snapshot, or start "
+                             "over with --reset-state");
+    }
+    if (phase_ == Phase::Incremental && s.mode == IncrementalMode::Polling && !ctx_->oss)
+        throw StateError(
+            "the checkpoint was taken during the incremental phase, which this configuration (" +
+            configured +
+            ") runs by listing the bucket: that needs `oss-endpoint`, which is not "
+            "set. Set it, or start over with --reset-state");
+    if (phase_ == Phase::Incremental && s.mode == IncrementalMode::Mns && !ctx_->mns)
+        throw StateError(
+            "the checkpoint was taken during the incremental phase, which this configuration (" +
+            configured + ") runs by consuming MNS: that needs " +
+            missing({{"mns.endpoint", !s.mns_endpoint.empty()},
+                     {"mns.queue-name", !s.mns_queue.empty()}}) +
+            ", which it does not set. Set them again to resume consuming the queue, or start "
+            "over with --reset-state");
 }
 
 std::string OssSource::snapshot_state() {
@@ -103,6 +156,7 @@ boost::asio::awaitable<void> OssSource::run(SourceOutput& output) {
         spdlog::info("oss-cdc: starting with scan.startup.mode {} ({} incremental mode)",
                      to_string(s.startup), polling ? "POLLING" : "MNS");
     }
+    check_phase_fits();
     if (phase_ == Phase::Snapshot) {
         // INITIAL + POLLING: the snapshot is the polling baseline.
         PollingState* baseline = polling && s.startup == StartupMode::Initial ? &polling_ : nullptr;
@@ -111,6 +165,7 @@ boost::asio::awaitable<void> OssSource::run(SourceOutput& output) {
         if (output.stopping()) co_return;
         if (baseline) polling_.baseline_done = true;
         phase_ = s.startup == StartupMode::Snapshot ? Phase::Done : Phase::Incremental;
+        check_phase_fits();
     }
     if (phase_ == Phase::Done) co_return;
     if (polling) {

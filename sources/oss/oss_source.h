@@ -32,6 +32,11 @@ class OssSource final : public Source {
     enum class Phase : std::uint8_t { Start = 0, Snapshot = 1, Incremental = 2, Done = 3 };
 
   private:
+    /// Throws StateError when phase_ (restored from a checkpoint) cannot run with the current
+    /// settings: the snapshot phase without OSS access, the incremental phase without the
+    /// clients of the configured mode, a snapshot position past the configured prefixes.
+    void check_phase_fits() const;
+
     std::unique_ptr<SourceContext> ctx_;
     Phase phase_ = Phase::Start;
     SnapshotProgress snapshot_;

@@ -77,13 +77,25 @@ void KeyIndex::encode(ByteWriter& w) const {
     }
 }
 
+namespace {
+constexpr std::uint64_t kMinEncodedKey = 10;
+constexpr std::uint64_t kReservedBytesPerKey = 1023;
+}  // namespace
+
 KeyIndex KeyIndex::decode(ByteReader& r) {
     KeyIndex idx;
     std::uint64_t n = r.varint();
     std::uint64_t bytes = r.varint();
     if (n > (1ULL << 32) || bytes > (1ULL << 32))
         throw StateError("oss-cdc polling state: implausible size");
-    idx.reserve(n, bytes);
+    // The sizes are only trusted as far as the input backs them (they size allocations): a key
+    // takes at least 10 encoded bytes (two length varints and its fingerprint). OSS keys are at
+    // most 1023 bytes: the reservation stops there (longer keys still decode, growing it).
+    if (n > r.remaining() / kMinEncodedKey)
+        throw StateError("oss-cdc polling state: " + std::to_string(n) + " keys declared, but " +
+                         std::to_string(r.remaining()) + " bytes remain (at least " +
+                         std::to_string(kMinEncodedKey) + " per key)");
+    idx.reserve(n, std::min(bytes, n * kReservedBytesPerKey));
     std::string prev;
     for (std::uint64_t i = 0; i < n; ++i) {
         std::uint64_t shared = r.varint();

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <limits>
 
 #include "pipeline/metrics/progress.h"
 
@@ -16,7 +17,12 @@ void SnapshotProgress::encode(ByteWriter& w) const {
 
 SnapshotProgress SnapshotProgress::decode(ByteReader& r) {
     SnapshotProgress p;
-    p.prefix_index = static_cast<std::uint32_t>(r.varint());
+    std::uint64_t prefix_index = r.varint();
+    if (prefix_index >
+        std::numeric_limits<std::uint32_t>::max())  // would wrap to a small index when narrowed
+        throw StateError("oss-cdc snapshot state: prefix index " + std::to_string(prefix_index) +
+                         " out of range");
+    p.prefix_index = static_cast<std::uint32_t>(prefix_index);
     p.start_after = r.bytes();
     p.emitted = r.varint();
     return p;
