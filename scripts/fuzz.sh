@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of tests/fuzz (built by the fuzz preset: clang, ASan + UBSan).
 #   scripts/fuzz.sh TARGET [SECONDS]   one target, 60 s by default (`expression`, `kafka_...`)
-#   scripts/fuzz.sh all [SECONDS]      every target in turn, SECONDS each
+#   scripts/fuzz.sh all [SECONDS]      every target for SECONDS (60), CDCD_FUZZ_JOBS (2) at a time
 #   scripts/fuzz.sh ci                 every target over its seed corpus plus fresh inputs for
-#                                      CDCD_FUZZ_SECONDS (default 10) each, two at a time
+#                                      CDCD_FUZZ_SECONDS (default 10) each (what CI runs)
 #   scripts/fuzz.sh list               the targets
 # A run starts from the seed corpus in tests/fuzz/corpus/TARGET (kept in the repository) and the
 # inputs earlier runs found in .cache/fuzz/corpus/TARGET; new inputs go to the latter. A crash,
@@ -39,14 +39,12 @@ build() { scripts/build.sh fuzz "$@" >/dev/null; }
 command=${1:-list}
 case "$command" in
   list) targets ;;
-  all)
+  all | ci)
     build fuzz_targets
-    for t in $(targets); do run "$t" "${2:-60}"; done ;;
-  ci)
-    build fuzz_targets
-    seconds=${CDCD_FUZZ_SECONDS:-10}
+    seconds=${2:-60}
+    [[ $command == ci ]] && seconds=${CDCD_FUZZ_SECONDS:-10}
     export -f run; export seconds
-    targets | xargs -P 2 -I{} bash -c 'run "$1" "$seconds"' _ {} ;;
+    targets | xargs -P "${CDCD_FUZZ_JOBS:-2}" -I{} bash -c 'run "$1" "$seconds"' _ {} ;;
   *)
     targets | grep -qx "$command" || { echo "fuzz: no target $command (scripts/fuzz.sh list)" >&2; exit 2; }
     build "fuzz_$command"
