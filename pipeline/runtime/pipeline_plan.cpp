@@ -83,6 +83,7 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.pipeline_options = config::validate_pipeline_options(definition, diags);
 
     plan.source_factory = registry.source(definition.source.type);
+    const std::size_t errors_before_source = diags.size();
     if (!plan.source_factory) {
         std::string known;
         for (const auto& n : registry.source_names()) known += (known.empty() ? "" : ", ") + n;
@@ -96,6 +97,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
             plan.source_factory->validate(plan.source_options, definition.source,
                                           plan.pipeline_options, diags);
     }
+    // A source's metadata columns are read from its options, which must all be valid first.
+    const bool source_valid = diags.size() == errors_before_source;
     plan.sink_factory = registry.sink(definition.sink.type);
     if (!plan.sink_factory) {
         std::string known;
@@ -147,8 +150,9 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
         definition.sink.include_schema_changes, definition.sink.exclude_schema_changes,
         definition.sink.has_exclude_schema_changes, plan.behavior, diags, definition.sink.where);
     if (!definition.transforms.empty())
-        transform::TransformOperator::create(definition.transforms, plan.settings.local_time_zone,
-                                             diags, plan.source_metadata());
+        transform::TransformOperator::create(
+            definition.transforms, plan.settings.local_time_zone, diags,
+            source_valid ? plan.source_metadata() : std::vector<transform::SourceMetadataColumn>{});
 
     if (!diags.ok()) throw config::ConfigError(diags);
     plan.definition = std::move(definition);

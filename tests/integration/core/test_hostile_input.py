@@ -149,3 +149,27 @@ sink:
     assert result.returncode == 1
     assert password not in result.stdout + result.stderr
     assert f"{yaml}:3:" in result.stderr and "******" in result.stderr
+
+
+def test_a_source_with_invalid_options_and_a_transform_gets_every_diagnostic(tmp_path):
+    # Found by the pipeline_yaml fuzz target: the transform check read the source's metadata
+    # columns from options that had failed validation, and validate printed only an internal
+    # "option `access-key-id` is not set and has no default" without a position.
+    yaml = cdcd.write_pipeline(tmp_path, """\
+source:
+  type: oss-cdc
+  scan.incremental.mode: MNS
+  oss-endpoint: https://oss-cn-hangzhou.aliyuncs.com
+  oss-region: cn-hangzhou
+  oss-bucket: my-bucket
+  metadata.list: eventName,eventTime
+transform:
+  - source-table: my-bucket
+    projection: key, eventName
+sink:
+  type: values
+""")
+    code, err, _, _ = validate_measured(["validate", yaml], tmp_path)
+    assert code == 1, err
+    assert "is not set and has no default" not in err
+    assert f"{yaml}:1:1: error: missing required option `access-key-id`" in err, err
