@@ -75,6 +75,23 @@ std::optional<Url> parse_url(std::string_view text, std::string* error) {
         }
     }
     if (url.host.empty()) return fail(error, "URL has no host");
+    // A host is a name, an IPv4 address or (in brackets) an IPv6 literal with an optional zone:
+    // anything else would reach the connection and the Host header as it is.
+    const bool bracketed = authority.front() == '[';
+    for (char ch : url.host) {
+        auto c = static_cast<unsigned char>(ch);
+        bool ok = bracketed ? std::isxdigit(c) || c == ':' || c == '.' || c == '%' || unreserved(c)
+                            : unreserved(c) || c == '%';
+        if (!ok) return fail(error, "invalid character in the URL's host (byte " +
+                                        std::to_string(static_cast<int>(c)) + ")");
+    }
+    if (bracketed && url.host.find(':') == std::string::npos)
+        return fail(error, "invalid IPv6 literal `" + url.host + "`");
+    // Spaces and control characters would split or forge the request line.
+    for (char ch : tail)
+        if (auto c = static_cast<unsigned char>(ch); c <= 0x20 || c == 0x7f)
+            return fail(error, "invalid character in the URL's path or query (byte " +
+                                   std::to_string(static_cast<int>(c)) + ")");
     if (!port_text.empty()) {
         unsigned value = 0;
         auto [ptr, ec] =

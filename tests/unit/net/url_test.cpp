@@ -45,3 +45,19 @@ TEST_CASE("percent-encoding follows RFC 3986 unreserved characters") {
     CHECK(build_query({{"operatorId", "u 1"}, {"nextToken", "a=b"}}) ==
           "operatorId=u%201&nextToken=a%3Db");
 }
+
+// Found by the small_parsers fuzz target: a host holding ':', ']', control characters or bytes
+// above 0x7f was accepted as it was, and printed back it named another host.
+TEST_CASE("a host or path with characters no URL may hold is refused") {
+    std::string error;
+    CHECK(!parse_url("http://\xc3::1]\x02http://[::1]:9900/x:9900/x", &error));
+    CHECK(error.find("host") != std::string::npos);
+    CHECK(!parse_url("http://a b/"));
+    CHECK(!parse_url("http://ex\x01mple.com/"));
+    CHECK(!parse_url("http://[zz]/"));
+    CHECK(!parse_url("http://host/a b", &error));
+    CHECK(error.find("path or query") != std::string::npos);
+    CHECK(!parse_url("http://host/x?a=1\r\nHost: evil"));
+    CHECK(parse_url("http://[fe80::1%25eth0]:8080/"));
+    CHECK(parse_url("https://oss-cn-hangzhou.aliyuncs.com/b%20c?x=%2F"));
+}
