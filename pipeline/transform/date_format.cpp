@@ -291,7 +291,12 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
             i = start;
             return false;
         }
-        v = std::stoll(std::string(s.substr(digits_start, i - digits_start)));
+        // More digits than an int64 holds: no date (std::stoll would throw out of the evaluation).
+        auto [end, ec] = std::from_chars(s.data() + digits_start, s.data() + i, v);
+        if (ec != std::errc{}) {
+            i = start;
+            return false;
+        }
         if (neg) v = -v;
         return true;
     };
@@ -430,12 +435,12 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                 while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - st < 2)
                     ++i;
                 if (i == st) return std::nullopt;
-                hh = std::stoll(std::string(s.substr(st, i - st)));
+                std::from_chars(s.data() + st, s.data() + i, hh);  // at most 2 digits
                 if (i < s.size() && s[i] == ':') ++i;
                 st = i;
                 while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - st < 2)
                     ++i;
-                if (i > st) mm = std::stoll(std::string(s.substr(st, i - st)));
+                if (i > st) std::from_chars(s.data() + st, s.data() + i, mm);
                 offset = static_cast<std::int32_t>(sign * (hh * 3600 + mm * 60));
                 offset_seen = true;
                 break;

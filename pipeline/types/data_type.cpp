@@ -1,6 +1,7 @@
 #include "pipeline/types/data_type.h"
 
 #include <cctype>
+#include <charconv>
 #include <stdexcept>
 
 namespace cdcd {
@@ -300,7 +301,10 @@ class TypeParser {
         size_t start = pos_;
         while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
         if (start == pos_) fail("expected a number");
-        return std::stoi(std::string(text_.substr(start, pos_ - start)));
+        int value = 0;
+        auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, value);
+        if (ec != std::errc{}) fail("number out of range");
+        return value;
     }
     std::optional<int> opt_param() {
         if (!accept('(')) return std::nullopt;

@@ -38,4 +38,7 @@ TEST_CASE("type parsing reports where it failed") {
     CHECK(error.find("DECIMAL precision") != std::string::npos);
     CHECK_FALSE(DataType::parse("INT NOT", &error));
     CHECK(error.find("offset") != std::string::npos);
+    // A length past int threw std::out_of_range (found by the small_parsers fuzz target's kind).
+    CHECK_FALSE(DataType::parse("VARCHAR(99999999999)", &error));
+    CHECK(error.find("out of range") != std::string::npos);
 }
