@@ -2,7 +2,9 @@
 
 #include <simdjson.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "sources/oss/crypto.h"
@@ -47,16 +49,28 @@ class EntryReader {
         if (!v) return std::nullopt;
         int64_t i;
         if (!v->get(i)) return i;
+        // Numbers past int64 (1e25, 2^64 - 1) are refused, not wrapped.
         uint64_t u;
-        if (!v->get(u)) return static_cast<std::int64_t>(u);
+        if (!v->get(u)) {
+            if (u <= static_cast<uint64_t>(std::numeric_limits<std::int64_t>::max()))
+                return static_cast<std::int64_t>(u);
+            fail(path + " is out of range: " + std::to_string(u));
+            return std::nullopt;
+        }
         double d;
-        if (!v->get(d)) return static_cast<std::int64_t>(d);
+        if (!v->get(d)) {
+            if (d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)
+                return static_cast<std::int64_t>(d);
+            fail(path + " is out of range: " + std::to_string(d));
+            return std::nullopt;
+        }
         std::string_view s;
         if (!v->get(s)) {
             std::string t(s);
             char* end = nullptr;
+            errno = 0;
             long long x = std::strtoll(t.c_str(), &end, 10);
-            if (end && *end == '\0' && !t.empty()) return x;
+            if (end && *end == '\0' && !t.empty() && errno != ERANGE) return x;
             fail(path + " is not a number: '" + t + "'");
             return std::nullopt;
         }

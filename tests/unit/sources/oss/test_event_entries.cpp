@@ -105,6 +105,14 @@ TEST_CASE("fields of the wrong type") {
           "oss.object.size is not a number: 'big'");
     CHECK(entry_error(with_object(R"({"key":"k","deltaSize":{}})")) ==
           "oss.object.deltaSize is not a number");
+    // Found by the mns_message fuzz target: a number past int64 was converted with undefined
+    // behaviour (1e25 → whatever the CPU gives) instead of being refused.
+    CHECK(entry_error(with_object(R"({"key":"k","size":1e25})"))
+              .starts_with("oss.object.size is out of range"));
+    CHECK(entry_error(with_object(R"({"key":"k","size":18446744073709551615})")) ==
+          "oss.object.size is out of range: 18446744073709551615");
+    CHECK(entry_error(with_object(R"({"key":"k","size":"99999999999999999999"})")) ==
+          "oss.object.size is not a number: '99999999999999999999'");
     CHECK(entry_error(R"({"eventName":"ObjectCreated:PutObject","eventTime":"yesterday",)"
                       R"("oss":{"bucket":{"name":"b"},"object":{"key":"k"}}})") ==
           "eventTime is not an ISO 8601 time: 'yesterday'");
