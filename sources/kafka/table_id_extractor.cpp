@@ -120,6 +120,9 @@ TableId TableIdExtractor::extract(simdjson::ondemand::document& doc) {
 
 TableId TableIdExtractor::from_parts(const std::string_view* parts) {
     const std::size_t n = pointers_.size();
+    // A table with an empty name could not be restored from the checkpoint that records it.
+    for (std::size_t i = 0; i < n; ++i)
+        if (parts[i].empty()) throw ParseError("table id field '" + paths_[i] + "' is empty");
     key_.clear();
     for (std::size_t i = 0; i < n; ++i) {
         key_.append(parts[i]);
