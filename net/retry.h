@@ -89,8 +89,9 @@ struct RetryResult {
 /// Sends make_request() until classify() says Success or Permanent, retries are exhausted, or
 /// a Retry-After exceeds the cap. Each attempt first acquires a token from `limiter` (if any)
 /// and its slot from policy.adaptive_rate (if any). Transport errors (HttpError) are retried
-/// too and rethrown when retries run out; InvalidUrl and TooLarge are rethrown at once. With an adaptive_rate, Throttled answers are resent
-/// for as long as they come (until policy.cancelled), not counted against max_retries.
+/// too and rethrown when retries run out; InvalidUrl and TooLarge are rethrown at once. With an
+/// adaptive_rate, Throttled answers are resent for as long as they come (until policy.cancelled),
+/// not counted against max_retries.
 boost::asio::awaitable<RetryResult> send_with_retry(
     HttpClient& client, const std::function<HttpRequest()>& make_request,
     const Classifier& classify, const RetryPolicy& policy, RateLimiter* limiter = nullptr);

@@ -82,8 +82,9 @@ std::optional<Url> parse_url(std::string_view text, std::string* error) {
         auto c = static_cast<unsigned char>(ch);
         bool ok = bracketed ? std::isxdigit(c) || c == ':' || c == '.' || c == '%' || unreserved(c)
                             : unreserved(c) || c == '%';
-        if (!ok) return fail(error, "invalid character in the URL's host (byte " +
-                                        std::to_string(static_cast<int>(c)) + ")");
+        if (!ok)
+            return fail(error, "invalid character in the URL's host (byte " +
+                                   std::to_string(static_cast<int>(c)) + ")");
     }
     if (bracketed && url.host.find(':') == std::string::npos)
         return fail(error, "invalid IPv6 literal `" + url.host + "`");

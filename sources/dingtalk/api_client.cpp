@@ -54,7 +54,6 @@ bool invalid_authentication(int status, std::string_view code) {
     return status == 401 || (status == 400 && code == "InvalidAuthentication");
 }
 
-
 /// A document or node that no longer exists: the reader handles it (a delete), not an error.
 bool not_found_answer(const net::HttpResponse& r) {
     ErrorBody e = parse_error(r.body);

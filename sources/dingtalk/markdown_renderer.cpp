@@ -25,9 +25,13 @@ element empty_values() {
     return values;
 }
 
-element empty_object() { return empty_values().at(0).value(); }
+element empty_object() {
+    return empty_values().at(0).value();
+}
 
-array empty_array() { return empty_values().at(1).get_array().value(); }
+array empty_array() {
+    return empty_values().at(1).get_array().value();
+}
 
 std::string_view get_str(element e, std::string_view key) {
     std::string_view v;

@@ -101,7 +101,9 @@ TEST_CASE("empty and malformed input") {
 // without rows) was read through a null document and crashed the daemon.
 TEST_CASE("blocks without their properties render as empty blocks") {
     CHECK(render_markdown(R"([{"blockType":"paragraph"}])").empty());
-    CHECK(render_markdown(R"([{"blockType":"heading"},{"blockType":"orderedList"}])") == "#\n\n1. \n");
+    CHECK(render_markdown(R"([{"blockType":"heading"},{"blockType":"orderedList"}])") ==
+          "#\n\n1. \n");
     CHECK_NOTHROW(render_markdown(R"([{"blockType":"table","table":{"rolSize":2,"colSize":2}}])"));
-    CHECK_NOTHROW(render_markdown(R"([{"blockType":"callout","children":[{"elementType":"text"}]}])"));
+    CHECK_NOTHROW(
+        render_markdown(R"([{"blockType":"callout","children":[{"elementType":"text"}]}])"));
 }
