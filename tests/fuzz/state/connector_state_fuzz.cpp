@@ -1,7 +1,8 @@
 // Connector checkpoint states from hostile bytes, as a restore reads them; the first byte picks
 // the decoder: the Kafka source's offsets and inferred schemas, the Kafka sink's writer state,
 // dingtalk-cdc's splits, oss-cdc's phases, the schema lists every sink writer and the schema
-// operator restore, and the file sink's committed position. Each refuses the bytes with its own
+// operator restore, the file sink's committed position, and the transform's upstream schemas
+// (bound again to its rules on restore). Each refuses the bytes with its own
 // error or decodes a state that encodes and decodes back to itself.
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "pipeline/output/append_only_file.h"
 #include "pipeline/schema/schema_json.h"
+#include "pipeline/transform/transform_operator.h"
 #include "sinks/kafka/transactions.h"
 #include "sources/dingtalk/state_codec.h"
 #include "sources/kafka/offsets_state.h"
@@ -54,12 +56,34 @@ void file_state(std::string_view state) {
     }
 }
 
+// The transform restores the upstream schema of each table and binds its rules to it again.
+void transform_state(std::string_view state) {
+    static const auto op = [] {
+        config::TransformDef rule;
+        rule.source_table = "db.\\.*";
+        rule.projection = "*, UPPER(name) AS up, id + 1 AS next";
+        rule.filter = "id > 0";
+        config::Diagnostics diags;
+        auto made = transform::TransformOperator::create({rule}, "UTC", diags);
+        check(made != nullptr && diags.ok());
+        return made;
+    }();
+    try {
+        op->restore(state);
+        auto again = op->snapshot_state();
+        op->restore(again);
+        check(op->snapshot_state() == again);
+    } catch (const SchemaJsonError&) {
+    } catch (const transform::TransformError&) {
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-    switch (data[0] % 6) {
+    switch (data[0] % 7) {
         case 0:
             try {
                 auto blob = kafka::encode_state(kafka::decode_state(bytes));
