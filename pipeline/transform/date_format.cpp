@@ -292,8 +292,10 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
             return false;
         }
         // More digits than an int64 holds: no date (std::stoll would throw out of the evaluation).
+        // Fields of up to 9 digits (nanoseconds); more is no date, and keeps the lenient
+        // arithmetic of local_millis_of() within int64.
         auto [end, ec] = std::from_chars(s.data() + digits_start, s.data() + i, v);
-        if (ec != std::errc{}) {
+        if (ec != std::errc{} || v > 999'999'999) {
             i = start;
             return false;
         }
@@ -451,6 +453,8 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
         }
     }
     if (has_ampm && pm) f.hour += 12;
+    // Years past ±10^8 overflow the milliseconds of a timestamp: no date, as for other nonsense.
+    if (f.year > 100'000'000 || f.year < -100'000'000) return std::nullopt;
     f.offset_seconds = offset;
     if (has_offset) *has_offset = offset_seen;
     return f;

@@ -699,6 +699,10 @@ TEST_CASE("temporal functions in UTC") {
         // std::out_of_range out of the evaluation.
         {"TO_TIMESTAMP('207777777777777777724-05-06 07:08:09')", "null"},
         {"TO_DATE('99999999999999999999-01-01')", "null"},
+        // ...and years that fit an int64 overflowed the day arithmetic (undefined behaviour).
+        {"TO_TIMESTAMP('0005871220761153995856-5-06 07:08:09')", "null"},
+        {"TO_TIMESTAMP('200000000-01-01 00:00:00')", "null"},
+        {"TO_DATE('99999999-12-31')", "+99999999-12-31"},
         {"TO_TIMESTAMP(n_null)", "null"},
         {"TO_TIMESTAMP_LTZ('2024-05-06 07:08:09')", "2024-05-06T07:08:09Z"},
         {"FROM_UNIXTIME(0)", "1970-01-01 00:00:00"},
