@@ -46,7 +46,9 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
     double seconds = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
     if (ec == std::errc{} && ptr == value.data() + value.size()) {
-        if (seconds < 0) return std::nullopt;
+        if (!(seconds >= 0)) return std::nullopt;  // negative or NaN
+        // Past what milliseconds hold (1e40, inf): as long as can be, which any cap cuts.
+        if (seconds * 1000 >= 9.2e18) return std::chrono::milliseconds::max();
         return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
     }
     // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"

@@ -17,6 +17,30 @@ __int128 rescale(__int128 v, int from, int to) {
     return q;
 }
 
+std::optional<__int128> scale_up(__int128 v, int n) {
+    for (int k = 0; k < n; ++k)
+        if (__builtin_mul_overflow(v, 10, &v)) return std::nullopt;
+    return v;
+}
+
+std::optional<__int128> checked_mul(__int128 a, __int128 b) {
+    __int128 r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+    return r;
+}
+
+std::optional<__int128> checked_add(__int128 a, __int128 b) {
+    __int128 r = 0;
+    if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+    return r;
+}
+
+std::optional<__int128> checked_sub(__int128 a, __int128 b) {
+    __int128 r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+    return r;
+}
+
 bool fits_precision(__int128 v, int precision) {
     if (v < 0) v = -v;
     return v < pow10_128(precision);

@@ -99,11 +99,6 @@ Datum eval_float_arith(const Node& n, EvalContext& c) {
     return Datum::of_double(r);
 }
 
-__int128 decimal_of(const Datum& d, const DataType& t, int scale) {
-    if (t.root() == TypeRoot::Decimal) return rescale(d.dec, t.scale(), scale);
-    return static_cast<__int128>(d.i) * pow10_128(scale);
-}
-
 Datum eval_decimal_arith(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     if (a.null) return a;
@@ -114,36 +109,48 @@ Datum eval_decimal_arith(const Node& n, EvalContext& c) {
     int sa = ta.root() == TypeRoot::Decimal ? ta.scale() : 0;
     int sb = tb.root() == TypeRoot::Decimal ? tb.scale() : 0;
     int s = n.type.scale();
-    __int128 r = 0;
+    // An operand at another scale, or an intermediate result, past __int128 is past DECIMAL(38):
+    // NULL, as Flink's DecimalData overflow gives (never a wrapped value).
+    auto at_scale = [](const Datum& d, const DataType& t, int scale) -> std::optional<__int128> {
+        if (t.root() != TypeRoot::Decimal) return scale_up(d.i, scale);
+        if (scale >= t.scale()) return scale_up(d.dec, scale - t.scale());
+        return rescale(d.dec, t.scale(), scale);
+    };
+    std::optional<__int128> r;
     switch (n.param) {
         case kAdd:
-            r = decimal_of(a, ta, s) + decimal_of(b, tb, s);
+        case kSub: {
+            auto x = at_scale(a, ta, s), y = at_scale(b, tb, s);
+            if (x && y) r = n.param == kAdd ? checked_add(*x, *y) : checked_sub(*x, *y);
             break;
-        case kSub:
-            r = decimal_of(a, ta, s) - decimal_of(b, tb, s);
+        }
+        case kMul: {
+            auto x = at_scale(a, ta, sa), y = at_scale(b, tb, sb);
+            if (x && y)
+                if (auto product = checked_mul(*x, *y)) r = rescale(*product, sa + sb, s);
             break;
-        case kMul:
-            r = rescale(decimal_of(a, ta, sa) * decimal_of(b, tb, sb), sa + sb, s);
-            break;
+        }
         case kDiv: {
-            __int128 y = decimal_of(b, tb, sb);
-            if (y == 0) throw EvalError("Division by zero");
+            auto y = at_scale(b, tb, sb);
+            if (y && *y == 0) throw EvalError("Division by zero");
             // a/b at scale s: a * 10^(s + sb - sa + 1) / b, then round the extra digit.
-            __int128 x = decimal_of(a, ta, sa) * pow10_128(s + sb - sa + 1);
-            __int128 q = x / y;
-            r = rescale(q, s + 1, s);
+            auto x = at_scale(a, ta, sa);
+            if (x && y)
+                if (auto scaled = scale_up(*x, s + sb - sa + 1))
+                    r = rescale(*scaled / *y, s + 1, s);
             break;
         }
         case kMod: {
             int m = std::max(sa, sb);
-            __int128 y = decimal_of(b, tb, m);
-            if (y == 0) throw EvalError("Division by zero");
-            r = rescale(decimal_of(a, ta, m) % y, m, s);
+            auto y = at_scale(b, tb, m);
+            if (y && *y == 0) throw EvalError("Division by zero");
+            auto x = at_scale(a, ta, m);
+            if (x && y) r = rescale(*x % *y, m, s);
             break;
         }
     }
-    if (!fits_precision(r, n.type.precision())) return Datum{};  // DecimalData overflow → null
-    return Datum::of_decimal(r);
+    if (!r || !fits_precision(*r, n.type.precision())) return Datum{};  // overflow → null
+    return Datum::of_decimal(*r);
 }
 
 DataType decimal_result(Op op, const DataType& x, const DataType& y) {

@@ -212,6 +212,11 @@ TEST_CASE("Retry-After parsing") {
     CHECK(parse_retry_after(" 0.5 ") == std::chrono::milliseconds(500));
     CHECK(!parse_retry_after("soon"));
     CHECK(!parse_retry_after("-1"));
+    // Found by the small_parsers fuzz target: a wait past what milliseconds hold was converted
+    // with undefined behaviour; it is now as long as can be (every caller caps it).
+    CHECK(parse_retry_after("888888887877763876") == std::chrono::milliseconds::max());
+    CHECK(parse_retry_after("1e300") == std::chrono::milliseconds::max());
+    CHECK(!parse_retry_after("nan"));
     CHECK(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT") == std::chrono::milliseconds(0));
     RetryPolicy p{.initial_backoff = 100ms, .max_backoff = 1s};
     for (int i = 0; i < 20; ++i) {
