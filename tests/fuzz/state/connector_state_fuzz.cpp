@@ -128,8 +128,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             } catch (const SchemaJsonError&) {
             }
             break;
-        default:
+        case 5:
             file_state(bytes);
+            break;
+        default:
+            transform_state(bytes);
     }
     return 0;
 }
