@@ -8,7 +8,7 @@
 using namespace cdcd;
 using Catch::Contains;
 
-TEST_CASE("--log-level accepts spdlog's levels in any case") {
+TEST_CASE("the log level accepts spdlog's levels in any case") {
     CHECK(cli::parse_cli({"validate", "p.yaml"}).log_level == "info");
     CHECK(cli::parse_cli({"validate", "p.yaml", "--log-level", "INFO"}).log_level == "info");
     CHECK(cli::parse_cli({"validate", "--log-level=Debug", "p.yaml"}).log_level == "debug");
