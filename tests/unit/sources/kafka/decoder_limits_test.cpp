@@ -7,24 +7,14 @@
 #include <vector>
 
 #include "sources/kafka/message_decoder.h"
+#include "tests/unit/sources/kafka/decode_message.h"
 
 using namespace cdcd;
 using namespace cdcd::kafka;
 
 namespace {
 
-EventBatch decode(MessageDecoder& d, const std::string& value, const std::string& key = {}) {
-    rd_kafka_message_t m{};
-    m.payload = const_cast<char*>(value.data());
-    m.len = value.size();
-    if (!key.empty()) {
-        m.key = const_cast<char*>(key.data());
-        m.key_len = key.size();
-    }
-    EventBatch out;
-    d.decode(m, out);
-    return out;
-}
+using test::decode;
 
 // The LimitError's message; fails the test on success or on another exception type.
 std::string limit_error(MessageDecoder& d, const std::string& value, const std::string& key = {}) {

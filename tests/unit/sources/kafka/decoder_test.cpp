@@ -4,24 +4,14 @@
 #include "sources/kafka/kafka_source_options.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
+#include "tests/unit/sources/kafka/decode_message.h"
 
 using namespace cdcd;
 using namespace cdcd::kafka;
 
 namespace {
 
-EventBatch decode(MessageDecoder& d, std::string_view value, std::string_view key = {}) {
-    rd_kafka_message_t m{};
-    m.payload = const_cast<char*>(value.data());
-    m.len = value.size();
-    if (!key.empty()) {
-        m.key = const_cast<char*>(key.data());
-        m.key_len = key.size();
-    }
-    EventBatch out;
-    d.decode(m, out);
-    return out;
-}
+using test::decode;
 
 DecoderSettings dynamic(ValueFormat f, std::vector<std::string> fields) {
     DecoderSettings s;
