@@ -96,3 +96,23 @@ sink:
     assert result.returncode == 1, result.stderr
     assert "transform projection of table ws1.documents at column 9: Cannot apply '+' to arguments" \
         in result.stderr
+
+
+def test_validate_checks_the_oss_polling_buckets_table(tmp_path):
+    yaml = cdcd.write_pipeline(tmp_path, """source:
+  type: oss-cdc
+  scan.incremental.mode: POLLING
+  access-key-id: ak
+  access-key-secret: sk
+  oss-endpoint: http://127.0.0.1:1
+  oss-region: cn-hangzhou
+  oss-bucket: my-bucket
+transform:
+  - source-table: my-bucket
+    projection: key, fileName * 2 AS twice
+sink:
+  type: values
+""")
+    result = cdcd.run(["validate", yaml])
+    assert result.returncode == 1, result.stderr
+    assert "transform projection of table my-bucket at column 6: Cannot apply '*' to arguments" in result.stderr
