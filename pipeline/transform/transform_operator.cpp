@@ -254,6 +254,10 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             return b.filter(ctx_);
         } catch (const EvalError& err) {
             runtime_error(st, e, row.view(), err.what());
+        } catch (const std::exception& err) {
+            // Not a planned failure (a connector's function, a bug): still this row's problem,
+            // so the bad-record policy decides rather than the pipeline stopping on it.
+            runtime_error(st, e, row.view(), std::string("unexpected error: ") + err.what());
         }
     };
     auto project = [&](const Row& row, const char* op) {
@@ -264,6 +268,10 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             return b.project(ctx_, buffers_ ? &buffers_->spare : nullptr);
         } catch (const EvalError& err) {
             runtime_error(st, e, row.view(), err.what());
+        } catch (const std::exception& err) {
+            // Not a planned failure (a connector's function, a bug): still this row's problem,
+            // so the bad-record policy decides rather than the pipeline stopping on it.
+            runtime_error(st, e, row.view(), std::string("unexpected error: ") + err.what());
         }
     };
     switch (e.op) {
