@@ -2,10 +2,25 @@
 
 namespace cdcd {
 
+namespace {
+// Doubles every occurrence of `mark` (EncodingUtils.escapeBackticks / escapeSingleQuotes).
+std::string doubled(const std::string& text, char mark) {
+    std::string out;
+    out.reserve(text.size());
+    for (char ch : text) {
+        out.push_back(ch);
+        if (ch == mark) out.push_back(ch);
+    }
+    return out;
+}
+}  // namespace
+
+// Flink CDC's Column#asSummaryString: the comment comes before the default value, and only the
+// name and the comment are escaped (the default value expression is printed as it is).
 std::string Column::to_string() const {
-    std::string s = "`" + name + "` " + type.to_string();
+    std::string s = "`" + doubled(name, '`') + "` " + type.to_string();
+    if (!comment.empty()) s += " '" + doubled(comment, '\'') + "'";
     if (default_value) s += " '" + *default_value + "'";
-    if (!comment.empty()) s += " '" + comment + "'";
     return s;
 }
 

@@ -15,7 +15,8 @@ struct Column {
     std::string comment;
     std::optional<std::string> default_value;
 
-    /// "`name` TYPE" [+ " 'default'"] [+ " 'comment'"], as Flink CDC prints columns.
+    /// "`name` TYPE" [+ " 'comment'"] [+ " 'default'"], as Flink CDC prints columns
+    /// (Column#asSummaryString: `` and '' escaping in the name and the comment).
     std::string to_string() const;
     friend bool operator==(const Column&, const Column&) = default;
 };

@@ -250,9 +250,10 @@ TEST_CASE("LENIENT makes dropped and renamed NOT NULL columns nullable", "[schem
         lines[3] ==
         "AlterColumnTypeEvent{tableId=t, typeMapping={b=VARCHAR(5)}, oldTypeMapping={b=VARCHAR(5) "
         "NOT NULL}, comments={}}");
+    // The comment prints before the default value (Flink CDC's Column#asSummaryString).
     CHECK(lines[4] ==
           "AddColumnEvent{tableId=t, addedColumns=[ColumnWithPosition{column=`n` "
-          "BIGINT '0' 'note', position=LAST, existedColumnName=null}]}");
+          "BIGINT 'note' '0', position=LAST, existedColumnName=null}]}");
 }
 
 TEST_CASE("IGNORE freezes the sink schema at CreateTable", "[schema_operator]") {
