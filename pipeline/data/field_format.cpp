@@ -75,14 +75,32 @@ std::string java_float_to_string(float v) {
 
 namespace {
 
+// BinaryRecordDataExtractor#extractRecord (the values sink): `{name: TYPE -> value, ...}`.
 std::string format_nested_row(RowView row, const DataType& type) {
-    std::string s = "(";
     const auto& fields = type.fields();
+    if (fields.empty()) return "{}";
+    std::string s = "{";
     for (size_t i = 0; i < fields.size(); ++i) {
-        if (i) s += ",";
+        if (i) s += ", ";
+        s += fields[i].name;
+        s += ": ";
+        s += fields[i].type->to_string();
+        s += " -> ";
         s += format_field(row, i, *fields[i].type);
     }
-    return s + ")";
+    return s + "}";
+}
+
+// BinaryRecordDataExtractor#extractRecord (the values sink): `{key -> value, ...}`.
+std::string format_map(RowView keys, RowView values, const DataType& type) {
+    std::string s = "{";
+    for (size_t k = 0; k < keys.arity(); ++k) {
+        if (k) s += ", ";
+        s += format_field(keys, k, type.key());
+        s += " -> ";
+        s += format_field(values, k, type.value());
+    }
+    return s + "}";
 }
 
 std::string format_array(RowView arr, const DataType& element) {
@@ -130,20 +148,50 @@ std::string format_field(RowView row, std::size_t i, const DataType& type) {
             return temporal::format_offset_date_time(row.get_zoned_timestamp(i));
         case TypeRoot::Array:
             return format_array(row.get_array(i), type.element());
-        case TypeRoot::Map: {
-            RowView keys = row.get_map_keys(i), values = row.get_map_values(i);
-            std::string s = "{";
-            for (size_t k = 0; k < keys.arity(); ++k) {
-                if (k) s += ", ";
-                s +=
-                    format_field(keys, k, type.key()) + "=" + format_field(values, k, type.value());
-            }
-            return s + "}";
-        }
+        case TypeRoot::Map:
+            return format_map(row.get_map_keys(i), row.get_map_values(i), type);
         case TypeRoot::Row:
             return format_nested_row(row.get_row(i), type);
     }
     return "?";
+}
+
+std::string format_field_java(RowView row, std::size_t i, const DataType& type) {
+    if (row.is_null(i)) return "null";
+    switch (type.root()) {
+        case TypeRoot::Array: {  // GenericArrayData#toString: Arrays.asList(...).toString()
+            RowView arr = row.get_array(i);
+            std::string s = "[";
+            for (size_t k = 0; k < arr.arity(); ++k) {
+                if (k) s += ", ";
+                s += format_field_java(arr, k, type.element());
+            }
+            return s + "]";
+        }
+        case TypeRoot::Map: {  // GenericMapData#toString: java.util.Map#toString
+            RowView keys = row.get_map_keys(i), values = row.get_map_values(i);
+            std::string s = "{";
+            for (size_t k = 0; k < keys.arity(); ++k) {
+                if (k) s += ", ";
+                s += format_field_java(keys, k, type.key());
+                s += '=';
+                s += format_field_java(values, k, type.value());
+            }
+            return s + "}";
+        }
+        case TypeRoot::Row: {  // GenericRecordData#toString
+            RowView nested = row.get_row(i);
+            const auto& fields = type.fields();
+            std::string s = "(";
+            for (size_t k = 0; k < fields.size(); ++k) {
+                if (k) s += ",";
+                s += format_field_java(nested, k, *fields[k].type);
+            }
+            return s + ")";
+        }
+        default:
+            return format_field(row, i, type);
+    }
 }
 
 std::string format_row(RowView row, const std::vector<DataType>& types) {

@@ -16,8 +16,13 @@ bool is_variable_length(const DataType& type);
 std::string java_double_to_string(double v);
 std::string java_float_to_string(float v);
 
-/// One field, Java-toString style; "null" for NULL.
+/// One field as the values sink prints it; "null" for NULL. MAP `{k -> v}`, ROW
+/// `{name: TYPE -> v}` (Flink CDC's BinaryRecordDataExtractor).
 std::string format_field(RowView row, std::size_t index, const DataType& type);
+/// One field as Java's toString of Flink CDC's generic data objects prints it (what CAST(x AS
+/// STRING) and string concatenation see): MAP `{k=v}` (GenericMapData), ROW `(a,b)`
+/// (GenericRecordData); other types as format_field.
+std::string format_field_java(RowView row, std::size_t index, const DataType& type);
 /// `[a, b, null]`; an absent image is `[]`.
 std::string format_row(RowView row, const std::vector<DataType>& types);
 std::string format_row(RowView row, const Schema& schema);

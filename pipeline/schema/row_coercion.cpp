@@ -132,7 +132,7 @@ void RowCoercion::convert(RowBuilder& out, std::size_t i, RowView row, const Fie
                 (f.from.is_binary() && f.to.is_binary())) {
                 out.set_bytes(i, row.get_bytes(s));
             } else {
-                out.set_string(i, format_field(row, s, f.from));
+                out.set_string(i, format_field_java(row, s, f.from));
             }
             return;
         case TypeRoot::Timestamp:

@@ -198,11 +198,11 @@ std::string_view to_java_string(const Datum& d, const DataType& type, Arena& are
         default:
             break;
     }
-    // Everything else renders like the values sink prints it.
+    // Everything else renders as Java's toString of Flink CDC's data objects.
     RowBuilder b(1);
     write_field(b, 0, d, type);
     Row r = std::move(b).build();
-    return arena.copy(format_field(r.view(), 0, type));
+    return arena.copy(format_field_java(r.view(), 0, type));
 }
 
 double to_double(const Datum& d, const DataType& type) {
