@@ -38,11 +38,17 @@ bool apply(Op op, int c) {
     return false;
 }
 
+// A comparison with a NULL side: Flink CDC's ComparisonFunctions give false (valueEquals,
+// greaterThan, ...) and JaninoCompiler emits `a <> b` as !valueEquals(a, b), so <> gives true.
+Datum with_null(const Node& n) {
+    return Datum::of_bool(static_cast<Op>(n.param) == kNe);
+}
+
 Datum eval_compare(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
-    if (a.null) return Datum::of_bool(false);
+    if (a.null) return with_null(n);
     Datum b = n.args[1]->eval(c);
-    if (b.null) return Datum::of_bool(false);
+    if (b.null) return with_null(n);
     auto op = static_cast<Op>(n.param);
     const DataType& ta = n.args[0]->type;
     const DataType& tb = n.args[1]->type;
@@ -57,8 +63,8 @@ template <int KA, int KB>
 struct CompareLong {
     static Datum eval(const Node& n, EvalContext& c) {
         std::int64_t x = 0, y = 0;
-        if (!fetch_operand<KA>(n, 0, c, x)) return Datum::of_bool(false);
-        if (!fetch_operand<KB>(n, 1, c, y)) return Datum::of_bool(false);
+        if (!fetch_operand<KA>(n, 0, c, x)) return with_null(n);
+        if (!fetch_operand<KB>(n, 1, c, y)) return with_null(n);
         switch (static_cast<Op>(n.param)) {  // the operator on the values, no three-way step
             case kEq:
                 return Datum::of_bool(x == y);
@@ -79,9 +85,9 @@ struct CompareLong {
 
 Datum eval_compare_text(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
-    if (a.null) return Datum::of_bool(false);
+    if (a.null) return with_null(n);
     Datum b = n.args[1]->eval(c);
-    if (b.null) return Datum::of_bool(false);
+    if (b.null) return with_null(n);
     return Datum::of_bool(apply(static_cast<Op>(n.param), cmp_bytes(a.s, b.s)));
 }
 
