@@ -7,6 +7,87 @@ namespace cdcd::transform {
 
 namespace {
 
+// Calcite's leastRestrictive reaches into ARRAY, MAP and ROW (leastRestrictiveArrayMultisetType,
+// leastRestrictiveMapType, leastRestrictiveStructuredType): the common type of the parts, field
+// names from the first ROW. Scalars: least_restrictive.
+std::optional<DataType> common_type(const std::vector<DataType>& types) {
+    if (types.empty()) return std::nullopt;
+    TypeRoot root = types.front().root();
+    bool nested = types.front().is_nested();
+    bool nullable = false;
+    for (const auto& t : types) {
+        if (t.root() != root) nested = false;
+        nullable |= t.nullable();
+    }
+    if (!nested) return least_restrictive(types);
+    auto part = [&](auto get) {
+        std::vector<DataType> parts;
+        for (const auto& t : types) parts.push_back(get(t));
+        return common_type(parts);
+    };
+    if (root == TypeRoot::Array) {
+        auto e = part([](const DataType& t) { return t.element(); });
+        if (!e) return std::nullopt;
+        return DataType::array(*e).with_nullable(nullable);
+    }
+    if (root == TypeRoot::Map) {
+        auto k = part([](const DataType& t) { return t.key(); });
+        auto v = part([](const DataType& t) { return t.value(); });
+        if (!k || !v) return std::nullopt;
+        return DataType::map(*k, *v).with_nullable(nullable);
+    }
+    const auto& first = types.front().fields();
+    for (const auto& t : types)
+        if (t.fields().size() != first.size()) return std::nullopt;
+    std::vector<RowField> fields;
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        auto f = part([i](const DataType& t) { return *t.fields()[i].type; });
+        if (!f) return std::nullopt;
+        fields.push_back(RowField{first[i].name, std::make_shared<const DataType>(*f), ""});
+    }
+    return DataType::row(std::move(fields)).with_nullable(nullable);
+}
+
+// True when a nested value of type `from` has the bytes of the same value typed `to`: the types
+// differ at most in nullability, integer width, CHAR/VARCHAR or BINARY/VARBINARY length. Other
+// nested values would need converting element by element, which cdcd does not do.
+bool same_nested_bytes(const DataType& from, const DataType& to) {
+    if (from.equals_ignoring_nullability(to)) return true;
+    if (from.root() != to.root() && !(from.is_integer() && to.is_integer()) &&
+        !(is_text(from) && is_text(to)) && !(from.is_binary() && to.is_binary()))
+        return false;
+    switch (to.root()) {
+        case TypeRoot::Array:
+            return same_nested_bytes(from.element(), to.element());
+        case TypeRoot::Map:
+            return same_nested_bytes(from.key(), to.key()) &&
+                   same_nested_bytes(from.value(), to.value());
+        case TypeRoot::Row:
+            if (from.fields().size() != to.fields().size()) return false;
+            for (std::size_t i = 0; i < to.fields().size(); ++i)
+                if (!same_nested_bytes(*from.fields()[i].type, *to.fields()[i].type)) return false;
+            return true;
+        default:
+            if (from.is_integer()) return integer_digits(to.root()) >= integer_digits(from.root());
+            return is_text(from) || from.is_binary();
+    }
+}
+
+// Converts argument i to the common type `to` of a constructor's elements, keys or values.
+void to_common(CallSite& c, std::size_t i, const DataType& to) {
+    NodePtr& a = c.args[i];
+    if (!a->null_literal && a->type.is_nested() && !a->type.equals_ignoring_nullability(to)) {
+        if (!same_nested_bytes(a->type, to))
+            c.fail_arg(i, "Cannot convert " + a->type.to_string() + " to " + to.to_string() +
+                              " in " + c.signature() +
+                              ": its elements would need converting one by one; CAST them to " +
+                              "one type");
+        a->type = to.with_nullable(a->type.nullable());
+        return;
+    }
+    a = coerce(std::move(a), to, c.expr.args[i]->pos);
+}
+
 Datum eval_array(const Node& n, EvalContext& c) {
     const DataType& et = n.type.element();
     RowBuilder b(n.args.size());
@@ -19,11 +100,10 @@ NodePtr b_array(CallSite& c) {
     std::vector<DataType> types;
     for (auto& a : c.args)
         if (!a->null_literal) types.push_back(a->type);
-    auto et =
-        types.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(types);
+    auto et = types.empty() ? std::optional<DataType>(DataType::string()) : common_type(types);
     if (!et) c.fail("Cannot infer the element type of " + c.signature());
-    for (std::size_t i = 0; i < c.args.size(); ++i)
-        c.args[i] = coerce(std::move(c.args[i]), *et, c.expr.args[i]->pos);
+    if (types.size() < c.args.size()) et = et->with_nullable(true);  // a NULL element
+    for (std::size_t i = 0; i < c.args.size(); ++i) to_common(c, i, *et);
     return make_node(eval_array, DataType::array(*et).not_null(), std::move(c.args));
 }
 
@@ -45,11 +125,12 @@ NodePtr b_map(CallSite& c) {
     std::vector<DataType> kt, vt;
     for (std::size_t i = 0; i < c.args.size(); ++i)
         if (!c.args[i]->null_literal) (i % 2 ? vt : kt).push_back(c.type(i));
-    auto k = kt.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(kt);
-    auto v = vt.empty() ? std::optional<DataType>(DataType::string()) : least_restrictive(vt);
+    auto k = kt.empty() ? std::optional<DataType>(DataType::string()) : common_type(kt);
+    auto v = vt.empty() ? std::optional<DataType>(DataType::string()) : common_type(vt);
     if (!k || !v) c.fail("Cannot infer the key/value types of " + c.signature());
-    for (std::size_t i = 0; i < c.args.size(); ++i)
-        c.args[i] = coerce(std::move(c.args[i]), i % 2 ? *v : *k, c.expr.args[i]->pos);
+    if (kt.size() < c.args.size() / 2) k = k->with_nullable(true);  // a NULL key
+    if (vt.size() < c.args.size() / 2) v = v->with_nullable(true);  // a NULL value
+    for (std::size_t i = 0; i < c.args.size(); ++i) to_common(c, i, i % 2 ? *v : *k);
     return make_node(eval_map, DataType::map(*k, *v).not_null(), std::move(c.args));
 }
 
@@ -112,9 +193,16 @@ NodePtr b_item(CallSite& c) {
         return n;
     }
     if (t.root() == TypeRoot::Row) {
+        // Calcite types a ROW subscript from its literal value (SqlItemOperator): anything else,
+        // even a constant expression such as 1 + 1, is rejected ("Cannot infer type of field at
+        // position null", specs/nested.yaml:319).
+        const Expr& at = *c.expr.args[1];
         const Node& idx = *c.args[1];
-        if (!idx.is_constant || !is_integral(idx.type))
-            c.fail_arg(1, "ROW subscript must be a constant integer");
+        if (at.kind != ExprKind::Literal || at.literal != LiteralKind::Integer ||
+            !idx.is_constant || !is_integral(idx.type))
+            c.fail_arg(1,
+                       "ROW subscript must be an integer literal: the field's type cannot be "
+                       "inferred from a computed position");
         std::int64_t i = idx.constant.i;
         if (i < 1 || i > static_cast<std::int64_t>(t.fields().size()))
             c.fail_arg(1, "ROW subscript " + std::to_string(i) + " out of range");
