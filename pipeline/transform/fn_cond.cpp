@@ -82,13 +82,25 @@ Datum eval_coalesce(const Node& n, EvalContext& c) {
     }
     return Datum{};
 }
+// Whether argument i can be NULL. A constant folded to a value cannot, whatever its type says:
+// Calcite types CAST(0 AS DECIMAL(1, 0)) NOT NULL, where cdcd's CAST to DECIMAL is nullable.
+bool may_be_null(const CallSite& c, std::size_t i) {
+    const Node& a = *c.args[i];
+    if (a.null_literal) return true;
+    if (a.is_constant && !a.constant.null) return false;
+    return a.type.nullable();
+}
+
+// COALESCE is nullable only when every argument is (Calcite's LEAST_NULLABLE); IFNULL likewise
+// (TransformSqlReturnTypes.IF_NULL: the input's type when it is NOT NULL, else the replacement's
+// nullability).
 NodePtr b_coalesce(CallSite& c) {
     if (c.args.empty()) c.arity(1, 1000);
     std::vector<std::size_t> idx;
     bool all_nullable = true;
     for (std::size_t i = 0; i < c.args.size(); ++i) {
         idx.push_back(i);
-        all_nullable &= c.type(i).nullable() || c.args[i]->null_literal;
+        all_nullable &= may_be_null(c, i);
     }
     DataType t = common_type(c, idx, false).with_nullable(all_nullable);
     coerce_all(c, idx, t);
