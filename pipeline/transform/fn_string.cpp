@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "pipeline/transform/fn_binary.h"
 #include "pipeline/transform/functions.h"
 #include "pipeline/transform/java_case.h"
 #include "pipeline/transform/operand.h"
@@ -419,6 +420,7 @@ Datum eval_overlay(const Node& n, EvalContext& c) {
     return Datum::of_string(c.arena.copy(out));
 }
 NodePtr b_overlay(CallSite& c) {
+    if (has_binary_operand(c)) return build_binary_overlay(c);
     c.arity(3, 4);
     c.require_text(0);
     c.require_text(1);
@@ -463,6 +465,7 @@ NodePtr build_position(CallSite& c, int kind) {
     return n;
 }
 NodePtr b_position(CallSite& c) {
+    if (c.name == "POSITION" && has_binary_operand(c)) return build_binary_position(c);
     return build_position(c, 0);
 }
 NodePtr b_instr(CallSite& c) {
@@ -632,7 +635,10 @@ NodePtr b_from_base64(CallSite& c) {
 NodePtr b_from_base64_binary(CallSite& c) {
     c.arity(1, 1);
     c.require_text(0);
-    return make_node(eval_from_base64, DataType::bytes(), std::move(c.args));
+    // VARBINARY at Calcite's maximum precision, nullable as its argument (TransformSqlOperatorTable
+    // FROM_BASE64_BINARY: explicit(VARBINARY, 65536) cascaded with TO_NULLABLE).
+    DataType t = DataType::varbinary(65536).with_nullable(c.any_nullable());
+    return make_node(eval_from_base64, t, std::move(c.args));
 }
 
 }  // namespace
