@@ -442,12 +442,43 @@ Datum eval_overlay(const Node& n, EvalContext& c) {
     if (len > 0 && start + len <= have) out.append(substr_chars(s.s, start - 1 + len, -1));
     return Datum::of_string(c.arena.copy(out));
 }
-NodePtr b_overlay(CallSite& c) {
-    c.arity(3, 4);
+// OVERLAY of bytes (StringFunctions.overlay(byte[], ...)): positions count bytes; a length of 0
+// or less keeps nothing after the replacement.
+Datum eval_overlay_bytes(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum r = n.args[1]->eval(c);
+    Datum from = n.args[2]->eval(c);
+    if (s.null || r.null || from.null) return Datum{};
+    std::int64_t len = static_cast<std::int64_t>(r.s.size());
+    if (n.args.size() > 3) {
+        Datum l = n.args[3]->eval(c);
+        if (l.null) return l;
+        len = java_int(l.i);
+    }
+    const std::int64_t start = java_int(from.i);
+    const auto have = static_cast<std::int64_t>(s.s.size());
+    if (start <= 0 || start > have) return s;
+    const std::int64_t rest = start - 1 + std::max<std::int64_t>(len, 0);
+    std::string out(s.s.substr(0, start - 1));
+    out.append(r.s);
+    if (len > 0 && rest < have) out.append(s.s.substr(rest));
+    return Datum::of_string(c.arena.copy(out));
+}
+// Both operands text, or both bytes (then the result is bytes).
+bool binary_operands(CallSite& c) {
+    if (c.type(0).is_binary() && c.type(1).is_binary()) return true;
     c.require_text(0);
     c.require_text(1);
+    return false;
+}
+NodePtr b_overlay(CallSite& c) {
+    c.arity(3, 4);
+    const bool bytes = binary_operands(c);
     for (std::size_t i = 2; i < c.args.size(); ++i) c.require_integer(i);
     bool nullable = c.any_nullable();
+    if (bytes)
+        return make_node(eval_overlay_bytes, DataType::bytes().with_nullable(nullable),
+                         std::move(c.args));
     return make_node(eval_overlay, DataType::string().with_nullable(nullable), std::move(c.args));
 }
 
@@ -464,7 +495,17 @@ std::int64_t position(std::string_view needle, std::string_view hay, std::int64_
     return char_count(hay.substr(0, p)) + 1;
 }
 
-// param: 0 = (needle, hay[, from]), 1 = INSTR(hay, needle)
+// POSITION of bytes in bytes (StringFunctions.position(byte[], ...)): as position(), in bytes.
+std::int64_t position_bytes(std::string_view needle, std::string_view hay, std::int64_t from) {
+    if (needle.empty()) return 1;
+    const std::int32_t from0 = std::max<std::int32_t>(
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(java_int(from)) - 1U), 0);
+    if (static_cast<std::size_t>(from0) > hay.size()) return 0;
+    auto p = hay.find(needle, static_cast<std::size_t>(from0));
+    return p == std::string_view::npos ? 0 : static_cast<std::int64_t>(p) + 1;
+}
+
+// param: 0 = (needle, hay[, from]), 1 = INSTR(hay, needle), 2 = (needle, hay[, from]) in bytes
 Datum eval_position(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     Datum b = n.args[1]->eval(c);
@@ -476,12 +517,20 @@ Datum eval_position(const Node& n, EvalContext& c) {
         from = f.i;
     }
     if (n.param == 1) return Datum::of_long(position(b.s, a.s, 1));
+    if (n.param == 2) return Datum::of_long(position_bytes(a.s, b.s, from));
     return Datum::of_long(position(a.s, b.s, from));
 }
+// kind: 0 = POSITION (text or bytes), 1 = INSTR, 3 = LOCATE (text only, as its Calcite operand
+// types say).
 NodePtr build_position(CallSite& c, int kind) {
     c.arity(2, kind == 1 ? 2 : 3);
-    c.require_text(0);
-    c.require_text(1);
+    if (kind == 0 && binary_operands(c)) {
+        kind = 2;
+    } else {
+        c.require_text(0);
+        c.require_text(1);
+        if (kind == 3) kind = 0;
+    }
     if (c.args.size() > 2) c.require_integer(2);
     bool nullable = c.any_nullable();
     auto n = make_node(eval_position, DataType::int_().with_nullable(nullable), std::move(c.args));
@@ -490,6 +539,9 @@ NodePtr build_position(CallSite& c, int kind) {
 }
 NodePtr b_position(CallSite& c) {
     return build_position(c, 0);
+}
+NodePtr b_locate(CallSite& c) {
+    return build_position(c, 3);
 }
 NodePtr b_instr(CallSite& c) {
     return build_position(c, 1);
@@ -691,7 +743,7 @@ void register_string(Registry& r) {
     r["SUBSTRING"] = b_substr;
     r["OVERLAY"] = b_overlay;
     r["POSITION"] = b_position;
-    r["LOCATE"] = b_position;
+    r["LOCATE"] = b_locate;
     r["INSTR"] = b_instr;
     r["LPAD"] = b_lpad;
     r["RPAD"] = b_rpad;

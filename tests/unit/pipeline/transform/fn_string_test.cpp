@@ -163,3 +163,22 @@ TEST_CASE("|| writes any scalar operand as its text") {
     CHECK(eval_printed("'<<' || s || '>>'") == "<<Alice>>");  // specs/string.yaml
     CHECK(eval_printed("ARRAY[1] || 'a'").rfind("COMPILE: Cannot apply '||'", 0) == 0);
 }
+
+TEST_CASE("OVERLAY and POSITION of bytes count bytes") {
+    // SFT:32-35, 40-43; SF:305-326, 353-366. bin is x'0102'.
+    CHECK(eval_printed("TO_BASE64(OVERLAY(FROM_BASE64_BINARY('AQIDBA==') PLACING "
+                       "FROM_BASE64_BINARY('CAk=') FROM 2))") == "AQgJBA==");  // 01 08 09 04
+    CHECK(eval_printed("TO_BASE64(OVERLAY(FROM_BASE64_BINARY('AQIDBA==') PLACING "
+                       "FROM_BASE64_BINARY('CAk=') FROM 2 FOR 2))") == "AQgJBA==");
+    CHECK(eval_printed("TO_BASE64(OVERLAY(bin PLACING bin FROM 0))") == "AQI=");
+    CHECK(eval_printed("TO_BASE64(OVERLAY(bin PLACING bin FROM 2 FOR 0))") == "AQEC");
+    CHECK(eval_printed("POSITION(FROM_BASE64_BINARY('AgM=') IN FROM_BASE64_BINARY('AQIDBA=='))") ==
+          "2");
+    CHECK(eval_printed(
+              "POSITION(FROM_BASE64_BINARY('AgM=') IN FROM_BASE64_BINARY('AQIDBA==') FROM 3)") ==
+          "0");
+    CHECK(eval_printed("POSITION(bin IN bin)") == "1");  // specs/string.yaml binary functions
+    CHECK(eval_printed("POSITION(bin IN bin FROM 2)") == "0");
+    CHECK(eval_printed("POSITION(FROM_BASE64_BINARY('') IN bin FROM 9)") == "1");
+    CHECK(eval_printed("OVERLAY(bin PLACING 'x' FROM 1)").rfind("COMPILE: ", 0) == 0);
+}
