@@ -41,7 +41,8 @@ std::optional<std::string> java_base64_decode(std::string_view in, std::string* 
             if (c != '=') {
                 // Java prints the (signed) byte in hex: 0x21 is "21", 0xFE is "-2".
                 static const char* kHex = "0123456789abcdef";
-                int b = static_cast<signed char>(c);
+                const auto u = static_cast<unsigned char>(c);
+                const int b = u >= 0x80 ? static_cast<int>(u) - 256 : static_cast<int>(u);
                 std::string hex = b < 0 ? "-" : "";
                 unsigned m = static_cast<unsigned>(b < 0 ? -b : b);
                 if (m >= 0x10) hex.push_back(kHex[m >> 4]);

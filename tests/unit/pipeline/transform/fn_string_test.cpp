@@ -79,6 +79,9 @@ TEST_CASE("FROM_BASE64 reads the bytes as Java's new String(bytes, UTF_8)") {
           "ERROR: Illegal base64 input 'aG=': Input byte array has wrong 4-byte ending unit");
     CHECK(eval_printed("FROM_BASE64('aGVsbG8!')") ==
           "ERROR: Illegal base64 input 'aGVsbG8!': Illegal base64 character 21");
+    // Java names the byte signed: é is C3 A9, and C3 is -3d.
+    CHECK(eval_printed("FROM_BASE64('aé')") ==
+          "ERROR: Illegal base64 input 'aé': Illegal base64 character -3d");
     CHECK(eval_printed("FROM_BASE64(n_null)") == "null");  // SFT:110
 }
 
