@@ -421,11 +421,12 @@ Outcome run(const Spec& spec) {
     def.description = spec.file + " :: " + spec.name;
     def.where = def.projection_where = def.filter_where = {spec.file, spec.line, 1};
 
-    // TransformOperator does not take transform.decimal.precision.mode yet: every case runs with
-    // cdcd's one behaviour, whatever its spec.decimal_precision_mode (see the README).
     Outcome out;
     config::Diagnostics diags;
-    auto op = TransformOperator::create({def}, spec.time_zone, diags);
+    auto op = TransformOperator::create({def}, spec.time_zone, diags, {},
+                                        spec.decimal_precision_mode == "UP_TO_38"
+                                            ? DecimalPrecisionMode::UpTo38
+                                            : DecimalPrecisionMode::UpTo19);
     if (!diags.ok()) {
         out.error = diags.to_string();
         return out;
