@@ -421,7 +421,7 @@ std::int64_t add_months(std::int64_t local, std::int64_t months) {
 }
 
 // Adds `amount` of unit (months when param2 = 1, else millis) to a temporal value.
-Datum shift(const Datum& d, const DataType& t, bool months, std::int64_t amount, EvalContext& c) {
+Datum shift(const Datum& d, const DataType& t, bool months, std::int64_t amount) {
     switch (t.root()) {
         case TypeRoot::Date: {
             std::int64_t ms =
@@ -434,11 +434,10 @@ Datum shift(const Datum& d, const DataType& t, bool months, std::int64_t amount,
             return Datum::of_long(ms * 1000000 + d.i % 1000000);
         }
         case TypeRoot::TimestampLtz:
-            if (months) {
-                std::int64_t local = add_months(to_local(d.i, c), amount);
-                return Datum::of_timestamp(Timestamp{from_local(local, zone_of(c)), d.nanos});
-            }
-            return Datum::of_timestamp(Timestamp{d.i + amount, d.nanos});
+            // Months by the UTC calendar, whatever the session zone
+            // (TemporalFunctions.temporalPlusMonths(Instant, long)).
+            return Datum::of_timestamp(
+                Timestamp{months ? add_months(d.i, amount) : d.i + amount, d.nanos});
         default: {
             Datum r = d;
             r.i = months ? add_months(d.i, amount) : d.i + amount;
@@ -452,7 +451,7 @@ Datum eval_interval_arith(const Node& n, EvalContext& c) {
     if (d.null) return d;
     Datum amount = n.args[1]->eval(c);
     std::int64_t v = n.param ? -amount.i : amount.i;
-    return shift(d, n.type, n.param2 == 1, v, c);
+    return shift(d, n.type, n.param2 == 1, v);
 }
 
 }  // namespace
@@ -626,9 +625,9 @@ Datum eval_timestampadd(const Node& n, EvalContext& c) {
     auto amount = static_cast<std::int64_t>(static_cast<std::int32_t>(k.i));  // an Integer
     const DataType& t = n.args[2]->type;
     if (t.root() == TypeRoot::Date || t.root() == TypeRoot::Time) {
-        if (u == kYear) return shift(d, n.type, true, amount * 12, c);
-        if (u == kMonth) return shift(d, n.type, true, amount, c);
-        return shift(d, n.type, false, amount * unit_millis(u), c);
+        if (u == kYear) return shift(d, n.type, true, amount * 12);
+        if (u == kMonth) return shift(d, n.type, true, amount);
+        return shift(d, n.type, false, amount * unit_millis(u));
     }
     bool ltz = t.root() == TypeRoot::TimestampLtz;
     std::int64_t instant = ltz ? d.i : from_local(d.i, zone_of(c));
@@ -792,8 +791,8 @@ Datum eval_ltz_of_text(const Node& n, EvalContext& c) {
     if (!fields)
         throw EvalError("TO_TIMESTAMP_LTZ: text '" + std::string(s.s) +
                         "' could not be parsed as a date-time");
-    std::int64_t local = local_millis_of(*fields);
-    return Datum::of_timestamp(Timestamp{from_local(local, *zone), fields->nanos % 1000000});
+    // TIMESTAMP_LTZ(3) is stored compact, in whole milliseconds.
+    return Datum::of_timestamp(Timestamp{from_local(local_millis_of(*fields), *zone), 0});
 }
 NodePtr b_to_timestamp_ltz(CallSite& c) {
     c.arity(1, 3);
