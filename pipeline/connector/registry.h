@@ -16,7 +16,9 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/connector/source.h"
+#include "pipeline/data/table_id.h"
 #include "pipeline/metrics/registry.h"
+#include "pipeline/schema/schema.h"
 
 namespace cdcd {
 
@@ -64,6 +66,14 @@ struct MetadataColumn {
     DataType type;
 };
 
+/// A table whose name and schema a source's options alone determine: `cdcd validate` binds the
+/// transform rules that select it to this schema, so a column or argument type error is found
+/// before any data is read. A table that changes schema is listed once per schema it takes.
+struct KnownTable {
+    TableId table;
+    Schema schema;
+};
+
 struct SourceFactory {
     std::string name;
     std::string description;
@@ -71,6 +81,8 @@ struct SourceFactory {
     /// The metadata columns events of this source carry (may depend on options such as
     /// `metadata.list`); none when unset.
     std::function<std::vector<MetadataColumn>(const config::ValidatedOptions&)> metadata_columns;
+    /// The tables known before any data is read (none when unset or unknown).
+    std::function<std::vector<KnownTable>(const config::ValidatedOptions&)> known_tables;
     ValidateHook validate;
     std::function<std::unique_ptr<Source>(const ConnectorContext&)> create;
 };

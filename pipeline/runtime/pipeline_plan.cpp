@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "config/pipeline_options.h"
 #include "pipeline/data/time_zone.h"
@@ -149,10 +150,21 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.schema_change_filter = SchemaChangeFilter::create(
         definition.sink.include_schema_changes, definition.sink.exclude_schema_changes,
         definition.sink.has_exclude_schema_changes, plan.behavior, diags, definition.sink.where);
-    if (!definition.transforms.empty())
-        transform::TransformOperator::create(
+    if (!definition.transforms.empty()) {
+        auto transform = transform::TransformOperator::create(
             definition.transforms, plan.settings.local_time_zone, diags,
             source_valid ? plan.source_metadata() : std::vector<transform::SourceMetadataColumn>{});
+        // Column names and argument types are checked now for the tables whose schema the
+        // source's options already tell (parse errors above would only repeat here).
+        // A table is reported once, at the first of its schemas that fails.
+        if (source_valid && diags.ok() && plan.source_factory->known_tables) {
+            std::set<TableId> failed;
+            for (const auto& known : plan.source_factory->known_tables(plan.source_options))
+                if (!failed.count(known.table) &&
+                    !transform->check_schema(known.table, known.schema, diags))
+                    failed.insert(known.table);
+        }
+    }
 
     if (!diags.ok()) throw config::ConfigError(diags);
     plan.definition = std::move(definition);

@@ -213,7 +213,7 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         // (a Datum copied right after its fields were stored stalls store forwarding).
         for (; k < computed_.size(); ++k)
             ::new (static_cast<void*>(&values_[k])) Datum(computed_[k].expr->eval(c));
-    } catch (const EvalError&) {
+    } catch (...) {  // EvalError, or anything a connector's function throws
         std::size_t i = computed_[k].field;
         current_ = columns_[i].item ? &columns_[i].item->text : &output_.columns()[i].name;
         throw;

@@ -181,24 +181,36 @@ const TransformOperator::Rule* TransformOperator::rule_for(TableId t) const {
 }
 
 std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, TableId table,
-                                                         const Schema& schema) const {
+                                                         const Schema& schema,
+                                                         BindFailure* failure) const {
     bool in_filter = false;
     try {
         return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(),
                                      &in_filter);
     } catch (const CompileError& e) {
         const std::string& text = in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
-        auto where =
-            locate(in_filter ? rule.def.filter_where : rule.def.projection_where, text, e.pos);
-        throw TransformError(where.to_string() + ": transform " +
-                             (in_filter ? "filter" : "projection") + " of table " + table.str() +
-                             " at column " + std::to_string(e.pos + 1) + ": " + e.what() + " in `" +
-                             excerpt(text) + "`");
+        BindFailure f{
+            locate(in_filter ? rule.def.filter_where : rule.def.projection_where, text, e.pos),
+            std::string("transform ") + (in_filter ? "filter" : "projection") + " of table " +
+                table.str() + " at column " + std::to_string(e.pos + 1) + ": " + e.what() +
+                " in `" + excerpt(text) + "`"};
+        if (!failure) throw TransformError(f.where.to_string() + ": " + f.message);
+        *failure = std::move(f);
+        return nullptr;
     }
 }
 
 void TransformOperator::check_schema(TableId table, const Schema& schema) const {
     if (const Rule* r = rule_for(table)) bind(*r, table, schema);
+}
+
+bool TransformOperator::check_schema(TableId table, const Schema& schema,
+                                     config::Diagnostics& diags) const {
+    const Rule* r = rule_for(table);
+    BindFailure failure;
+    if (!r || bind(*r, table, schema, &failure)) return true;
+    diags.error(failure.where, failure.message);
+    return false;
 }
 
 void TransformOperator::runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
@@ -242,6 +254,10 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             return b.filter(ctx_);
         } catch (const EvalError& err) {
             runtime_error(st, e, row.view(), err.what());
+        } catch (const std::exception& err) {
+            // Not a planned failure (a connector's function, a bug): still this row's problem,
+            // so the bad-record policy decides rather than the pipeline stopping on it.
+            runtime_error(st, e, row.view(), std::string("unexpected error: ") + err.what());
         }
     };
     auto project = [&](const Row& row, const char* op) {
@@ -252,6 +268,10 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             return b.project(ctx_, buffers_ ? &buffers_->spare : nullptr);
         } catch (const EvalError& err) {
             runtime_error(st, e, row.view(), err.what());
+        } catch (const std::exception& err) {
+            // Not a planned failure (a connector's function, a bug): still this row's problem,
+            // so the bad-record policy decides rather than the pipeline stopping on it.
+            runtime_error(st, e, row.view(), std::string("unexpected error: ") + err.what());
         }
     };
     switch (e.op) {

@@ -60,8 +60,11 @@ class TransformOperator {
     std::string snapshot_state() const;  // upstream schemas per table
     void restore(std::string_view state);
 
-    /// Binds every rule to a schema now (validate-time check); throws TransformError.
+    /// Binds the rule that selects `table` to `schema` now (validate-time check); throws
+    /// TransformError.
     void check_schema(TableId table, const Schema& schema) const;
+    /// The same, reporting a failure to `diags` at the expression's YAML position (false then).
+    bool check_schema(TableId table, const Schema& schema, config::Diagnostics& diags) const;
 
     /// Where rows whose expression fails go (the pipeline's bad-record policy); without one (or
     /// under `fail`) process() throws the RowEvaluationError. Otherwise the event is handed
@@ -82,9 +85,17 @@ class TransformOperator {
         std::unique_ptr<BoundProjection> bound;
     };
 
+    // Where and why a rule does not bind to a schema.
+    struct BindFailure {
+        config::SourceLocation where;
+        std::string message;
+    };
+
     const Rule* rule_for(TableId t) const;
-    std::unique_ptr<BoundProjection> bind(const Rule& rule, TableId table,
-                                          const Schema& schema) const;
+    // Throws TransformError when the rule does not bind, unless `failure` is given: then it is
+    // filled and nullptr returned.
+    std::unique_ptr<BoundProjection> bind(const Rule& rule, TableId table, const Schema& schema,
+                                          BindFailure* failure = nullptr) const;
     void on_schema_change(Event& e, TableState& st, EventBatch& out);
     void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
     // on_data, with a failing row handed to the bad-record policy (when it is not `fail`).

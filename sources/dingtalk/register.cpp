@@ -16,6 +16,15 @@ void register_dingtalk_source(ConnectorRegistry& registry) {
     f.metadata_columns = [](const config::ValidatedOptions&) {
         return std::vector<MetadataColumn>{{dingtalk::kContentTruncated, DataType::boolean()}};
     };
+    // The configured workspaces' tables (none known when every visible workspace is read).
+    f.known_tables = [](const config::ValidatedOptions& o) {
+        std::vector<KnownTable> known;
+        dingtalk::DingTalkOptions d = dingtalk::read_options(o);
+        for (const auto& id : d.workspace_ids)
+            known.push_back(
+                {dingtalk::table_for(id), dingtalk::document_schema(d.include_raw_json)});
+        return known;
+    };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { dingtalk::validate(o, d); };

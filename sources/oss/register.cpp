@@ -3,6 +3,7 @@
 #include "sources/oss/fetch_content.h"
 #include "sources/oss/options.h"
 #include "sources/oss/oss_source.h"
+#include "sources/oss/records.h"
 
 namespace cdcd {
 
@@ -24,6 +25,15 @@ void register_oss_source(ConnectorRegistry& registry) {
             cols.push_back({key, type});
         }
         return cols;
+    };
+    // POLLING reads one bucket, whose name is the table's without a table-id pattern.
+    f.known_tables = [](const config::ValidatedOptions& o) {
+        std::vector<KnownTable> known;
+        oss::OssSettings s = oss::settings_from(o);
+        if (s.mode == oss::IncrementalMode::Polling && s.table_id_pattern.empty() &&
+            !s.oss_bucket.empty())
+            known.push_back({TableId::of(s.oss_bucket), oss::object_schema()});
+        return known;
     };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
                     const config::ValidatedOptions&,

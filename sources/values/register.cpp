@@ -2,7 +2,9 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/connector/registry.h"
+#include "pipeline/schema/schema_change_apply.h"
 #include "sources/values/event_sets.h"
+#include "sources/values/generator.h"
 #include "sources/values/values_source.h"
 
 namespace cdcd {
@@ -53,6 +55,36 @@ void register_values_source(ConnectorRegistry& registry) {
     f.metadata_columns = [](const config::ValidatedOptions&) {
         return std::vector<MetadataColumn>{{"op_ts", DataType::bigint()},
                                            {"timestamp-type", DataType::string()}};
+    };
+    // Every schema each table of the chosen set takes, in order.
+    f.known_tables = [](const config::ValidatedOptions& o) {
+        std::vector<KnownTable> known;
+        const std::string set = o.get_enum("event-set.id");
+        if (set == "GENERATED") {
+            known.push_back({values::Generator::table(), values::Generator::schema()});
+            return known;
+        }
+        auto events = values::fixed_event_set(set);
+        if (!events) return known;
+        std::map<TableId, Schema> current;
+        for (const auto& e : *events) {
+            auto change = as_schema_change(e);
+            if (!change) continue;
+            TableId table = table_of(*change);
+            if (std::holds_alternative<DropTableEvent>(*change)) {
+                current.erase(table);
+                continue;
+            }
+            if (std::holds_alternative<TruncateTableEvent>(*change)) continue;
+            if (const auto* create = std::get_if<CreateTableEvent>(&*change))
+                current[table] = create->schema;
+            else if (auto it = current.find(table); it != current.end())
+                it->second = apply_schema_change(it->second, *change);
+            else
+                continue;
+            known.push_back({table, current[table]});
+        }
+        return known;
     };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
                     const config::ValidatedOptions&, config::Diagnostics& d) {

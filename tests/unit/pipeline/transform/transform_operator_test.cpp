@@ -3,8 +3,10 @@
 #include "pipeline/transform/transform_operator.h"
 
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include "pipeline/event/event_format.h"
+#include "pipeline/transform/functions.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;
@@ -606,4 +608,30 @@ TEST_CASE("under policy fail, or with no policy, a failing row stops the transfo
     CHECK_THROWS_WITH(h.run({bad_row()}),
                       Catch::Contains("{col1=2}") && Catch::Contains("/ by zero"));
     CHECK(sink.kept.empty());
+}
+
+namespace {
+
+// A connector's function that fails with something other than EvalError.
+Datum throw_length_error(const Node&, EvalContext&) {
+    throw std::length_error("too long");
+}
+NodePtr build_test_unexpected(CallSite& c) {
+    return make_node(&throw_length_error, DataType::string(), std::move(c.args));
+}
+
+}  // namespace
+
+TEST_CASE("a row whose function fails with any exception goes to the bad-record policy") {
+    register_extension_function("TEST_UNEXPECTED_FAILURE", &build_test_unexpected, true);
+    auto h = make({rule(kTable.str(), "col1, TEST_UNEXPECTED_FAILURE(col2) AS q")});
+    KeepingSink sink(BadRecordPolicy::DeadLetter);
+    h.op->set_bad_records(&sink);
+    auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
+                      Event(DataChangeEvent::insert(kTable, srow({"1", "5", nullptr})))});
+    REQUIRE(out.size() == 1);
+    REQUIRE(sink.kept.size() == 1);
+    CHECK_THAT(sink.kept[0].position, Catch::Contains("{col1=1}"));
+    CHECK_THAT(sink.kept[0].error, Catch::Contains("TEST_UNEXPECTED_FAILURE(col2) AS q") &&
+                                       Catch::Contains("unexpected error: too long"));
 }
