@@ -580,12 +580,13 @@ class Parser {
             args.push_back(std::move(v));
             return call(u, pos, std::move(args));
         }
-        if (u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF" || u == "TIMESTAMP_DIFF") {
+        // TIMESTAMP_DIFF is an ordinary function: its unit is a string ('SECOND').
+        if (u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF") {
             std::vector<ExprPtr> args;
             args.push_back(symbol());
             comma_args(args);
             expect_sym(")");
-            return call(u == "TIMESTAMP_DIFF" ? "TIMESTAMPDIFF" : u, pos, std::move(args));
+            return call(u, pos, std::move(args));
         }
         if (u == "SUBSTRING" || u == "SUBSTR") {
             std::vector<ExprPtr> args;
