@@ -236,13 +236,17 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
             return v ? Datum::of_double(*v) : Datum{};
         }
         case TypeRoot::Decimal: {
-            // Computed at the declared precision and scale, then held at the (capped) type's.
+            // Computed at the declared precision and scale, then held at the (capped) type's
+            // scale. A value with more digits than the capped precision stays whole, as the
+            // BigDecimal Flink CDC's generated code holds: `col >= CAST('…' AS DECIMAL(20, 2))`
+            // compares all 20 digits under UP_TO_19, and only a projected column turns NULL
+            // (fit_decimal, as DecimalData.fromBigDecimal does).
             int precision = declared ? static_cast<int>(declared >> 8) : to.precision();
             int scale = declared ? static_cast<int>(declared & 0xFF) : to.scale();
             auto v = to_decimal(d, from, precision, scale, try_cast);
             if (!v) return Datum{};
             __int128 r = scale == to.scale() ? *v : rescale(*v, scale, to.scale());
-            if (!fits_precision(r, to.precision())) return Datum{};
+            if (!fits_precision(r, declared ? precision : to.precision())) return Datum{};
             return Datum::of_decimal(r);
         }
         case TypeRoot::Date:
