@@ -205,6 +205,16 @@ Timestamp truncate_ts(Timestamp t, int precision) {
     return t;
 }
 
+// Whether timestamp text ends in a zone (`Z` or `+hh:mm`), as temporal::parse_timestamp reads it:
+// Flink CDC's castToTimestamp reads such text with Instant.parse.
+bool written_with_offset(std::string_view s) {
+    if (s.size() <= 11) return false;
+    std::string_view rest = s.substr(11);
+    if (rest.back() == 'Z' || rest.back() == 'z') return true;
+    return rest.size() > 6 && (rest[rest.size() - 6] == '+' || rest[rest.size() - 6] == '-') &&
+           rest[rest.size() - 3] == ':';
+}
+
 // Converts; throws CastFailure. `zone` for LTZ conversions. `declared` is the DECIMAL
 // precision << 8 | scale a CAST names, when the type system capped it in `to` (0: as `to`).
 Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalContext& c,
@@ -276,25 +286,30 @@ Datum convert(const Datum& d, const DataType& from, const DataType& to, EvalCont
                                       d.nanos);
             break;
         case TypeRoot::Timestamp: {
+            // castToTimestamp (CastingFunctions) returns the LocalDateTime whole: the value keeps
+            // every digit of its fraction whatever precision the CAST names.
             Timestamp t;
-            if (from.root() == TypeRoot::Timestamp)
-                t = d.ts();
-            else if (is_text(from)) {
-                auto v = temporal::parse_timestamp(ascii::trim(d.s));
+            if (from.root() == TypeRoot::Timestamp) return Datum::of_timestamp(d.ts());
+            if (from.root() == TypeRoot::Date)
+                return Datum::of_timestamp(Timestamp{d.i * temporal::kMillisPerDay, 0});
+            if (is_text(from)) {
+                std::string_view text = ascii::trim(d.s);
+                auto v = temporal::parse_timestamp(text);
                 if (!v) throw CastFailure{"Cannot parse '" + std::string(d.s) + "' as TIMESTAMP"};
+                // Text with a zone is an instant (Instant.parse), read as below.
+                if (!written_with_offset(text)) return Datum::of_timestamp(*v);
                 t = *v;
-            } else if (from.root() == TypeRoot::Date) {
-                t = Timestamp{d.i * temporal::kMillisPerDay, 0};
-            } else if (from.root() == TypeRoot::TimestampLtz) {
-                t = Timestamp{
-                    d.i + zone->offset_at_instant(temporal::floor_div(d.i, 1000)) * 1000LL,
-                    d.nanos};
-            } else if (from.root() == TypeRoot::TimestampTz) {
-                t = Timestamp{d.i + d.off * 1000LL, d.nanos};
+            } else if (from.root() == TypeRoot::TimestampLtz ||
+                       from.root() == TypeRoot::TimestampTz) {
+                t = d.ts();
             } else {
                 break;
             }
-            return Datum::of_timestamp(truncate_ts(t, to.precision()));
+            // An Instant (TIMESTAMP_LTZ) or a ZonedDateTime (TIMESTAMP_TZ, whatever its own
+            // offset) becomes the wall time of the pipeline's zone at that instant.
+            return Datum::of_timestamp(Timestamp{
+                t.millis + zone->offset_at_instant(temporal::floor_div(t.millis, 1000)) * 1000LL,
+                t.nanos_of_milli});
         }
         case TypeRoot::TimestampLtz: {
             Timestamp t;
@@ -373,6 +388,9 @@ std::string describe(const Datum& d, const DataType& t, EvalContext& c) {
     return std::string(to_java_string(d, t, c.arena));
 }
 
+// Calcite's SqlTypeName.MAX_DATETIME_PRECISION, the widest TIMESTAMP a CAST can name in Flink CDC.
+constexpr int kMaxCastTimestampPrecision = 3;
+
 // param 1 = TRY_CAST
 Datum eval_cast(const Node& n, EvalContext& c) {
     Datum d = n.args[0]->eval(c);
@@ -406,9 +424,12 @@ NodePtr build_cast(CallSite& c, bool try_cast) {
                from.with_nullable(true).to_string() + " to type " + declared.to_string());
     // The result type is Calcite's, capped by the decimal precision mode; the value is computed
     // at the declared precision and scale (JaninoCompiler passes those to castToBigDecimal).
-    DataType to = declared.root() == TypeRoot::Decimal
-                      ? cap_decimal(declared, c.max_decimal_precision)
-                      : declared;
+    DataType to = declared;
+    if (declared.root() == TypeRoot::Decimal) to = cap_decimal(declared, c.max_decimal_precision);
+    // Calcite's RelDataTypeSystemImpl caps TIMESTAMP at MAX_DATETIME_PRECISION (3):
+    // CAST(x AS TIMESTAMP(6)) is TIMESTAMP(3), though the value keeps its nanoseconds.
+    if (declared.root() == TypeRoot::Timestamp && declared.precision() > kMaxCastTimestampPrecision)
+        to = DataType::timestamp(kMaxCastTimestampPrecision);
     // Text that is no number gives NULL, and so does a DECIMAL overflow.
     bool nullable = from.nullable() || try_cast || to.root() == TypeRoot::Decimal ||
                     (is_text(from) && (to.is_numeric() || to.root() == TypeRoot::Boolean));

@@ -765,6 +765,9 @@ class Parser {
         if (u == "VARBINARY") return DataType::bytes();
         if (u == "VARCHAR") return DataType::string();
         if (u == "CHAR") return DataType::char_(1);
+        // Calcite's default TIMESTAMP precision (RelDataTypeSystemImpl): CAST(x AS TIMESTAMP) is
+        // TIMESTAMP(0) in Flink CDC, not the TIMESTAMP(6) of a schema's bare TIMESTAMP.
+        if (u == "TIMESTAMP") return DataType::timestamp(0);
         const std::string ltz = " WITH LOCAL TIME ZONE";
         if (u.size() > ltz.size() && u.compare(u.size() - ltz.size(), ltz.size(), ltz) == 0 &&
             u.rfind("TIMESTAMP", 0) == 0) {

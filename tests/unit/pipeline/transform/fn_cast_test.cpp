@@ -25,17 +25,27 @@ Schema cast_schema() {
         .column("dec", DataType::decimal(20, 2))
         .column("s", DataType::string())
         .column("ti", DataType::tinyint())
+        .column("ts", DataType::timestamp(9))
+        .column("ltz", DataType::timestamp_ltz(9))
+        .column("tz", DataType::timestamp_tz(9))
         .build();
 }
 
 Row cast_row() {
-    RowBuilder b(6);
+    RowBuilder b(9);
     b.set_double(0, static_cast<double>(6.7F));
     b.set_double(1, -0.0);
     b.set_long(2, 3000000000LL);
     b.set_decimal(3, Decimal{static_cast<__int128>(1234567890123456789LL) * 10});  // …78.90
     b.set_string(4, " 42 ");
     b.set_long(5, -128);
+    // TransformSpecsITCase's first record: TimestampData.fromMillis(123456789, 123456),
+    // LocalZonedTimestampData.fromEpochMillis(123456789, 123456) and ZonedTimestampData.of(
+    // 123456789, 123456, "Asia/Shanghai"), whose millis are the wall time in Shanghai (+08:00).
+    b.set_timestamp(6, Timestamp{123456789, 123456});
+    b.set_timestamp(7, Timestamp{123456789, 123456});
+    b.set_zoned_timestamp(8,
+                          ZonedTimestamp{Timestamp{123456789 - 8 * 3600 * 1000, 123456}, 8 * 3600});
     return std::move(b).build();
 }
 
@@ -44,17 +54,18 @@ struct Result {
     std::string type;
 };
 
-Result run(const std::string& text, DecimalPrecisionMode mode = DecimalPrecisionMode::UpTo38) {
+Result run(const std::string& text, DecimalPrecisionMode mode = DecimalPrecisionMode::UpTo38,
+           const Zone* zone = Zone::utc().get()) {
     static const Schema schema = cast_schema();
     static const Row row = cast_row();
     try {
         auto expr = parse_expression(text);
-        Scope scope{&schema, nullptr, nullptr, Zone::utc().get()};
+        Scope scope{&schema, nullptr, nullptr, zone};
         scope.decimal_mode = mode;
         auto node = fit_decimal(compile(*expr, scope));
         EvalContext ctx;
         ctx.row = row.view();
-        ctx.zone = Zone::utc().get();
+        ctx.zone = zone;
         Datum d = node->eval(ctx);
         RowBuilder b(1);
         write_field(b, 0, d, node->type);
@@ -195,6 +206,50 @@ TEST_CASE("CAST to DECIMAL goes through the value's Java text") {
         {"TRY_CAST(' 1.5' AS DECIMAL(5, 2))", "1.50"},
         {"CAST(CAST('NaN' AS DOUBLE) AS DECIMAL(5, 2))", "null"},
     });
+}
+
+TEST_CASE("CAST to TIMESTAMP is typed TIMESTAMP(3) at most and keeps the nanoseconds") {
+    // casting.yaml:343 ("Cast To Timestamp (UTC)"), :364 (Asia/Shanghai) and :386 ("Try Cast"):
+    // Calcite caps a TIMESTAMP's precision at 3 (RelDataTypeSystemImpl.getMaxPrecision) and its
+    // default is 0; castToTimestamp (CastingFunctions.java:374-418) returns the LocalDateTime
+    // whole, so TIMESTAMP(3) values print all nine digits.
+    CHECK(run("CAST(ts AS TIMESTAMP(6))").type == "TIMESTAMP(3)");
+    CHECK(run("CAST(ts AS TIMESTAMP(9))").type == "TIMESTAMP(3)");
+    CHECK(run("CAST(ts AS TIMESTAMP(2))").type == "TIMESTAMP(2)");
+    CHECK(run("CAST(ts AS TIMESTAMP)").type == "TIMESTAMP(0)");
+    CHECK(run("TRY_CAST('FOOBAR' AS TIMESTAMP(6))").type == "TIMESTAMP(3)");
+    check_values({
+        {"CAST(ts AS TIMESTAMP(6))", "1970-01-02T10:17:36.789123456"},
+        {"CAST(ts AS TIMESTAMP(0))", "1970-01-02T10:17:36.789123456"},
+        {"CAST('2019-12-31T21:48:25.123456789' AS TIMESTAMP(3))", "2019-12-31T21:48:25.123456789"},
+        {"TRY_CAST('2019-12-31T21:48:25' AS TIMESTAMP(6))", "2019-12-31T21:48:25"},
+        {"TRY_CAST('FOOBAR' AS TIMESTAMP(6))", "null"},
+    });
+    // casting.yaml:399 ("Cast To Timestamp Failure"): the row fails.
+    CHECK(run("CAST('FOOBAR' AS TIMESTAMP(6))").value.rfind("ERROR: Cannot cast 'FOOBAR'", 0) == 0);
+}
+
+TEST_CASE("CAST of TIMESTAMP_TZ and TIMESTAMP_LTZ to TIMESTAMP is the pipeline zone's wall time") {
+    // casting.yaml:343/364: castToTimestamp reads an Instant with LocalDateTime.ofInstant and a
+    // ZonedDateTime with withZoneSameInstant, both in the pipeline's zone; a TIMESTAMP_TZ's own
+    // offset does not matter. Text with a zone is read by Instant.parse likewise.
+    check_values({
+        {"CAST(tz AS TIMESTAMP(6))", "1970-01-02T02:17:36.789123456"},
+        {"CAST(ltz AS TIMESTAMP(6))", "1970-01-02T10:17:36.789123456"},
+        {"CAST('2019-12-31T21:48:25Z' AS TIMESTAMP)", "2019-12-31T21:48:25"},
+    });
+    const auto shanghai = Zone::find("Asia/Shanghai");
+    REQUIRE(shanghai);
+    for (const auto& [expr, expected] : std::vector<std::pair<const char*, const char*>>{
+             {"CAST(tz AS TIMESTAMP(6))", "1970-01-02T10:17:36.789123456"},
+             {"CAST(ltz AS TIMESTAMP(6))", "1970-01-02T18:17:36.789123456"},
+             {"CAST(ts AS TIMESTAMP(6))", "1970-01-02T10:17:36.789123456"},
+             {"CAST('2019-12-31T21:48:25Z' AS TIMESTAMP)", "2020-01-01T05:48:25"},
+             {"CAST('2019-12-31T21:48:25' AS TIMESTAMP)", "2019-12-31T21:48:25"},
+         }) {
+        INFO(expr);
+        CHECK(run(expr, DecimalPrecisionMode::UpTo38, shanghai.get()).value == expected);
+    }
 }
 
 TEST_CASE("transform.decimal.precision.mode caps DECIMAL types at 19 or 38 digits") {
