@@ -423,11 +423,13 @@ std::int64_t add_months(std::int64_t local, std::int64_t months) {
 // Adds `amount` of unit (months when param2 = 1, else millis) to a temporal value.
 Datum shift(const Datum& d, const DataType& t, bool months, std::int64_t amount) {
     switch (t.root()) {
-        case TypeRoot::Date: {
-            std::int64_t ms =
-                months ? add_months(d.i * kMillisPerDay, amount) : d.i * kMillisPerDay + amount;
-            return Datum::of_long(floor_div(ms, kMillisPerDay));
-        }
+        case TypeRoot::Date:
+            // temporalPlusMillis(LocalDate, long) adds only the whole days of a day-time interval
+            // (Java's division: toward zero), so DATE '2024-02-28' ± INTERVAL '12' HOUR is the
+            // same DATE.
+            if (!months) return Datum::of_long(d.i + amount / kMillisPerDay);
+            return Datum::of_long(
+                floor_div(add_months(d.i * kMillisPerDay, amount), kMillisPerDay));
         case TypeRoot::Time: {
             std::int64_t ms =
                 months ? d.i / 1000000 : floor_mod(d.i / 1000000 + amount, kMillisPerDay);
@@ -464,19 +466,11 @@ NodePtr build_interval_arith(CallSite& c, bool minus) {
     if (c.args[0]->interval || !is_time_input(c.type(0)))
         c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
     int kind = c.args[1]->interval;
+    // The temporal operand's type, whatever the interval's unit: Calcite 1.32 types `+`/`-` by
+    // SqlTypeFactoryImpl.leastRestrictive (datetime ± interval = the datetime), and
+    // StandardConvertletTable.convertPlus keeps that type for DATETIME_PLUS.
     DataType t = c.type(0);
-    if (t.root() == TypeRoot::Date && kind == 2 && c.args[1]->constant.i % kMillisPerDay != 0)
-        t = DataType::timestamp(0).with_nullable(t.nullable());
-    NodePtr n;
-    if (t.root() != c.type(0).root()) {
-        auto conv = coerce(std::move(c.args[0]), t, c.expr.pos);
-        std::vector<NodePtr> args;
-        args.push_back(std::move(conv));
-        args.push_back(std::move(c.args[1]));
-        n = make_node(eval_interval_arith, t, std::move(args));
-    } else {
-        n = make_node(eval_interval_arith, t, std::move(c.args));
-    }
+    NodePtr n = make_node(eval_interval_arith, t, std::move(c.args));
     n->param = minus;
     n->param2 = kind;
     return n;

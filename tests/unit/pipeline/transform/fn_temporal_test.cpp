@@ -331,3 +331,19 @@ TEST_CASE("FROM_UNIXTIME in the session zone") {
     CHECK(value("FROM_UNIXTIME(int_, 'yyyy/MM/dd HH;mm;ss')") == "1970/01/01 00;00;04");
     CHECK(value("FROM_UNIXTIME(bigint_)", "Asia/Shanghai") == "1970-01-01 08:00:05");
 }
+
+TEST_CASE("DATE ± a day-time INTERVAL stays a DATE and moves by whole days only") {
+    // Calcite 1.32 types DATE + INTERVAL HOUR as DATE (SqlTypeFactoryImpl.leastRestrictive:
+    // datetime ± interval = the datetime; StandardConvertletTable.convertPlus keeps that type),
+    // and JaninoCompiler calls TemporalFunctions.temporalPlusMillis(LocalDate, millis), which adds
+    // millis / MILLIS_PER_DAY days (TemporalFunctions.java:151-154,
+    // TemporalFunctionsTest.java:117-123).
+    CHECK(run("DATE '2024-02-28' + INTERVAL '12' HOUR").type == "DATE NOT NULL");
+    CHECK(value("DATE '2024-02-28' + INTERVAL '12' HOUR") == "2024-02-28");
+    CHECK(value("DATE '2024-02-28' + INTERVAL '36' HOUR") == "2024-02-29");
+    // Java's long division truncates toward zero: -12 hours is no day, -36 hours one.
+    CHECK(value("DATE '2024-02-28' - INTERVAL '12' HOUR") == "2024-02-28");
+    CHECK(value("DATE '2024-02-28' - INTERVAL '36' HOUR") == "2024-02-27");
+    CHECK(value("INTERVAL '1 23:59:59' DAY TO SECOND + DATE '2024-02-28'") == "2024-02-29");
+    CHECK(run("date_ + INTERVAL '90' MINUTE").type == "DATE");
+}
