@@ -280,7 +280,7 @@ TEST_CASE("EXTRACT: Flink CDC's units, TIMESTAMP_LTZ in the session zone") {
     CHECK(starts_with(value("EXTRACT(YEAR FROM time_0_)"), "COMPILE: EXTRACT unit YEAR"));
 }
 
-TEST_CASE("TO_DATE: NULL for text that is not exactly a date; TIMESTAMP_LTZ by its UTC date") {
+TEST_CASE("TO_DATE: NULL for text that is not exactly a date, and a TIMESTAMP_LTZ by its UTC date") {
     // specs/regression.yaml "TO_DATE chained with FROM_UNIXTIME": bigint_ = 5.
     CHECK(value("TO_DATE(FROM_UNIXTIME(bigint_))") == "null");
     CHECK(value("TO_DATE(FROM_UNIXTIME(bigint_, 'yyyy-MM-dd'))") == "1970-01-01");
