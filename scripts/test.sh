@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sets up, builds (release, ASan+UBSan and the clang fuzz targets) and runs the whole test suite:
-# unit tests in both builds, each fuzz target briefly, then the integration tests of the real
-# binary against a real Kafka broker and the emulators. Exits non-zero when anything fails.
+# Sets up, builds (release with g++; ASan+UBSan with clang, which also builds the libFuzzer
+# targets) and runs the whole test suite: unit tests in both builds, each fuzz target briefly,
+# then the integration tests of the real binary against a real Kafka broker and the emulators.
+# Exits non-zero when anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase prints how long it took (CI keeps the whole run under 25 minutes on 2 cores).
