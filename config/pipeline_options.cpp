@@ -71,7 +71,10 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                       "default <state.dir>/dead-letter/<pipeline name>.jsonl"),
             OptionSpec::enum_of("transform.decimal.precision.mode", {"UP_TO_19", "UP_TO_38"})
                 .default_("UP_TO_19")
-                .desc("Maximum precision of DECIMAL results of transform arithmetic"),
+                .desc("Largest DECIMAL precision in transform expressions: column types, CAST "
+                      "targets "
+                      "and results are capped at 19 or 38 digits (a value that needs more is "
+                      "NULL), as Flink CDC's FlinkCdcTypeSystem"),
         },
         {},
     };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets of tests/fuzz (built by the fuzz preset: clang, ASan + UBSan).
+# Runs the libFuzzer targets of tests/fuzz (built by the asan preset: clang, ASan + UBSan).
 #   scripts/fuzz.sh TARGET [SECONDS]   one target, 60 s by default (`expression`, `kafka_...`)
 #   scripts/fuzz.sh all [SECONDS]      every target for SECONDS (60), CDCD_FUZZ_JOBS (2) at a time
 #   scripts/fuzz.sh ci                 every target over its seed corpus plus fresh inputs for
@@ -22,7 +22,7 @@ run() {  # run TARGET SECONDS
   local log=.cache/fuzz/$target.log
   echo "fuzz: $target for ${seconds}s" >&2
   if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "build/fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      "build/asan/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
       "$work" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
     tail -n 60 "$log" >&2
@@ -34,7 +34,7 @@ run() {  # run TARGET SECONDS
     END{printf "fuzz: %-20s %10s execs  cov %6s  ft %6s  corpus %s\n", t, e, c, f, k}' "$log"
 }
 
-build() { scripts/build.sh fuzz "$@" >/dev/null; }
+build() { scripts/build.sh asan "$@" >/dev/null; }
 
 command=${1:-list}
 case "$command" in

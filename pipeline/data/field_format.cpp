@@ -143,9 +143,11 @@ std::string format_field(RowView row, std::size_t i, const DataType& type) {
         case TypeRoot::Timestamp:
             return temporal::format_local_date_time(row.get_timestamp(i));
         case TypeRoot::TimestampLtz:
-            return temporal::format_instant(row.get_timestamp(i));
+            // LocalZonedTimestampData.toString(): the UTC date-time, without a zone suffix.
+            return temporal::format_local_date_time(row.get_timestamp(i));
         case TypeRoot::TimestampTz:
-            return temporal::format_offset_date_time(row.get_zoned_timestamp(i));
+            // ZonedTimestampData.toString(): ISO_OFFSET_DATE_TIME.
+            return temporal::format_iso_offset_date_time(row.get_zoned_timestamp(i));
         case TypeRoot::Array:
             return format_array(row.get_array(i), type.element());
         case TypeRoot::Map:

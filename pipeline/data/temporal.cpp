@@ -188,6 +188,46 @@ std::string format_offset_date_time(ZonedTimestamp ts) {
     return std::string(buf, p);
 }
 
+std::string format_iso_offset_date_time(ZonedTimestamp ts) {
+    Timestamp local{ts.instant.millis + static_cast<std::int64_t>(ts.offset_seconds) * 1000,
+                    ts.instant.nanos_of_milli};
+    std::int64_t days, nod;
+    split(local, days, nod);
+    std::int64_t secs = nod / 1'000'000'000;
+    std::int64_t nanos = nod % 1'000'000'000;
+    char buf[kMaxText];
+    char* p = put_date(buf, days);
+    *p++ = 'T';
+    p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
+    *p++ = ':';
+    p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
+    *p++ = ':';
+    p = put_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
+    if (nanos != 0) {
+        int width = 9;
+        while (nanos % 10 == 0) {
+            nanos /= 10;
+            --width;
+        }
+        *p++ = '.';
+        p = put_digits(p, static_cast<std::uint64_t>(nanos), width);
+    }
+    if (ts.offset_seconds == 0) {
+        *p++ = 'Z';
+    } else {
+        int off = ts.offset_seconds < 0 ? -ts.offset_seconds : ts.offset_seconds;
+        *p++ = ts.offset_seconds < 0 ? '-' : '+';
+        p = put_digits(p, static_cast<std::uint64_t>(off / 3600), 2);
+        *p++ = ':';
+        p = put_digits(p, static_cast<std::uint64_t>(off / 60 % 60), 2);
+        if (off % 60 != 0) {
+            *p++ = ':';
+            p = put_digits(p, static_cast<std::uint64_t>(off % 60), 2);
+        }
+    }
+    return std::string(buf, p);
+}
+
 namespace {
 
 bool digits(std::string_view s, size_t pos, size_t n, int& out) {

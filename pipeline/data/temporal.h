@@ -45,6 +45,9 @@ std::string format_instant(Timestamp ts);
 std::string format_sql_timestamp(Timestamp ts, int precision);
 /// OffsetDateTime-style: 2023-01-01T00:00:00+08:00
 std::string format_offset_date_time(ZonedTimestamp ts);
+/// DateTimeFormatter.ISO_OFFSET_DATE_TIME (Flink CDC's ZonedTimestampData.toString): seconds
+/// always, the fraction without trailing zeros: 2023-01-01T00:00:00.5+08:00, ...T00:00Z → :00Z
+std::string format_iso_offset_date_time(ZonedTimestamp ts);
 
 /// The same texts written into a caller's buffer (no allocation: JSON serializers write millions),
 /// returning the end; `out` needs kMaxTemporalText bytes.

@@ -24,8 +24,9 @@ Router PipelinePlan::make_router() const {
 std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform() const {
     if (definition.transforms.empty()) return nullptr;
     config::Diagnostics diags;
-    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone,
-                                                   diags, source_metadata());
+    auto op =
+        transform::TransformOperator::create(definition.transforms, settings.local_time_zone, diags,
+                                             source_metadata(), decimal_precision_mode);
     if (!diags.ok()) throw config::ConfigError(diags);
     return op;
 }
@@ -142,6 +143,10 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     if (p.has("route-mode"))
         plan.route_mode =
             p.get_enum("route-mode") == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;
+    if (p.has("transform.decimal.precision.mode"))
+        plan.decimal_precision_mode =
+            transform::parse_decimal_precision_mode(p.get_enum("transform.decimal.precision.mode"))
+                .value_or(transform::DecimalPrecisionMode::UpTo19);
     if (p.has("schema.change.behavior"))
         plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
 
@@ -153,7 +158,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     if (!definition.transforms.empty()) {
         auto transform = transform::TransformOperator::create(
             definition.transforms, plan.settings.local_time_zone, diags,
-            source_valid ? plan.source_metadata() : std::vector<transform::SourceMetadataColumn>{});
+            source_valid ? plan.source_metadata() : std::vector<transform::SourceMetadataColumn>{},
+            plan.decimal_precision_mode);
         // Column names and argument types are checked now for the tables whose schema the
         // source's options already tell (parse errors above would only repeat here).
         // A table is reported once, at the first of its schemas that fails.

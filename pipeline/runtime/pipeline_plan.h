@@ -17,6 +17,7 @@ namespace cdcd {
 namespace transform {
 class TransformOperator;
 struct SourceMetadataColumn;
+enum class DecimalPrecisionMode;
 }  // namespace transform
 
 struct PipelinePlan {
@@ -36,6 +37,8 @@ struct PipelinePlan {
     std::int64_t shutdown_timeout_ms = 30'000;
     BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;
     std::string dead_letter_path;  // empty: <state dir>/dead-letter/<pipeline name>.jsonl
+    /// transform.decimal.precision.mode ({} is UP_TO_19, the default).
+    transform::DecimalPrecisionMode decimal_precision_mode{};
 
     /// A fresh router (routers cache per table, so each run gets its own).
     Router make_router() const;

@@ -282,6 +282,17 @@ class Compiler {
                 n->column = idx;
                 n->type = scope_.upstream->columns()[idx].type;
                 n->text = e.name;
+                if (n->type.root() == TypeRoot::Decimal) {
+                    // Calcite sees the column's type capped by the decimal precision mode; its
+                    // values keep their digits (and scale, rescaled when that is capped too).
+                    DataType capped =
+                        cap_decimal(n->type, max_decimal_precision(scope_.decimal_mode));
+                    if (capped.scale() != n->type.scale()) {
+                        n->fn = eval_column;
+                        return coerce(std::move(n), capped, e.pos);
+                    }
+                    n->type = capped;
+                }
                 switch (value_class(n->type.root())) {
                     case ValueClass::Long:
                         n->fn = eval_long_column;
@@ -308,6 +319,7 @@ class Compiler {
         if (it == reg.end())
             throw CompileError(e.pos, "No match found for function signature " + name + "(...)");
         CallSite site{e, name, {}};
+        site.max_decimal_precision = max_decimal_precision(scope_.decimal_mode);
         for (const auto& a : e.args) site.args.push_back(compile(*a));
         bool all_constant = true;
         for (const auto& a : site.args) all_constant &= a->is_constant;
@@ -346,6 +358,12 @@ class Compiler {
 };
 
 }  // namespace
+
+std::optional<DecimalPrecisionMode> parse_decimal_precision_mode(std::string_view text) {
+    if (text == "UP_TO_19") return DecimalPrecisionMode::UpTo19;
+    if (text == "UP_TO_38") return DecimalPrecisionMode::UpTo38;
+    return std::nullopt;
+}
 
 NodePtr compile(const Expr& e, const Scope& scope) {
     std::size_t visited = 0;

@@ -2,7 +2,9 @@
 // The type checker: resolves column references against a table schema and function overloads
 // against the registry, producing an executable Node tree.
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,17 @@ enum class BuiltinMetadata { Namespace, Schema, Table, EventType };
 /// __namespace_name__ etc.; false for other names.
 bool builtin_metadata(std::string_view name, BuiltinMetadata* which = nullptr);
 
+/// transform.decimal.precision.mode: the largest precision (and scale) of a DECIMAL in expression
+/// types, as Flink CDC's FlinkCdcTypeSystem gives Calcite (UP_TO_19, the default, or UP_TO_38).
+/// Column types, CAST targets and deduced result types are capped at it; a value that needs more
+/// digits than its type is NULL (DecimalData.fromBigDecimal).
+enum class DecimalPrecisionMode { UpTo19, UpTo38 };
+inline int max_decimal_precision(DecimalPrecisionMode mode) {
+    return mode == DecimalPrecisionMode::UpTo19 ? 19 : 38;
+}
+/// "UP_TO_19" / "UP_TO_38" (the option's values); nullopt otherwise.
+std::optional<DecimalPrecisionMode> parse_decimal_precision_mode(std::string_view text);
+
 struct Scope {
     const Schema* upstream = nullptr;
     const std::vector<SourceMetadataColumn>* source_metadata = nullptr;
@@ -31,6 +44,9 @@ struct Scope {
     const Zone* zone = nullptr;
     /// Off for `cdcd validate`, which checks expressions without evaluating anything.
     bool fold_constants = true;
+    /// TransformOperator passes the pipeline's mode (UP_TO_19 unless set); compile() on its own
+    /// types as UP_TO_38.
+    DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo38;
 };
 
 /// Most expression nodes one compile() visits. A filter compiles a computed column's expression

@@ -72,8 +72,10 @@ std::int64_t local_millis_of(const LocalFields& f) {
            f.second * 1000LL + f.nanos / 1000000;
 }
 
-std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::string* error) {
+std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::string* error,
+                                                      Dialect dialect) {
     auto df = std::make_shared<DateFormat>();
+    df->dialect_ = dialect;
     static const std::string_view kLetters = "GyYMLwWDdFEuaHkKhmsSzZX";
     for (std::size_t i = 0; i < p.size();) {
         char c = p[i];
@@ -111,6 +113,11 @@ std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::s
             }
             std::size_t j = i;
             while (j < p.size() && p[j] == c) ++j;
+            // DateTimeFormatter's fraction has at most nine digits.
+            if (dialect == Dialect::JavaTime && c == 'S' && j - i > 9) {
+                if (error) *error = "Too many pattern letters: S";
+                return nullptr;
+            }
             df->items_.push_back(Item{c, static_cast<int>(j - i), {}});
             i = j;
             continue;
@@ -122,6 +129,21 @@ std::shared_ptr<const DateFormat> DateFormat::compile(std::string_view p, std::s
         ++i;
     }
     return df;
+}
+
+bool DateFormat::has_date_fields() const {
+    bool y = false, m = false, d = false;
+    for (const auto& it : items_) {
+        y = y || it.letter == 'y';
+        m = m || it.letter == 'M' || it.letter == 'L';
+        d = d || it.letter == 'd';
+    }
+    return y && m && d;
+}
+
+bool DateFormat::has_hour_field() const {
+    return std::any_of(items_.begin(), items_.end(),
+                       [](const Item& it) { return it.letter == 'H' || it.letter == 'k'; });
 }
 
 std::int64_t DateFormat::resolution_millis() const {
@@ -242,8 +264,15 @@ void DateFormat::format_to(const LocalFields& f, std::string& out) const {
                 pad(out, f.second, n);
                 break;
             case 'S':
-                pad(out, f.nanos / 1000000, n);
-                break;  // milliseconds, zero-padded to n
+                if (dialect_ == Dialect::JavaTime) {
+                    // The first n digits of the nine-digit fraction.
+                    std::string nine;
+                    pad(nine, f.nanos, 9);
+                    out.append(nine, 0, static_cast<std::size_t>(n));
+                } else {
+                    pad(out, f.nanos / 1000000, n);  // milliseconds, zero-padded to n
+                }
+                break;
             case 'z': {
                 if (f.offset_seconds == 0 && (f.zone_id == "UTC" || f.zone_id == "GMT")) {
                     out += f.zone_id;
@@ -276,10 +305,11 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
     bool pm = false, has_ampm = false;
     std::int32_t offset = 0;
     bool offset_seen = false;
-    auto read_num = [&](int max_digits, std::int64_t& v) -> bool {
+    const bool java_time = dialect_ == Dialect::JavaTime;
+    auto read_num = [&](int max_digits, std::int64_t& v, int min_digits = 1) -> bool {
         std::size_t start = i;
         bool neg = false;
-        if (i < s.size() && s[i] == '-') {
+        if (!java_time && i < s.size() && s[i] == '-') {
             neg = true;
             ++i;
         }
@@ -287,7 +317,7 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
         while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) &&
                (max_digits <= 0 || static_cast<int>(i - digits_start) < max_digits))
             ++i;
-        if (i == digits_start) {
+        if (i == digits_start || static_cast<int>(i - digits_start) < min_digits) {
             i = start;
             return false;
         }
@@ -309,11 +339,21 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                             std::string_view("yMdHhKkmsSDwWFu").find(items_[k + 1].letter) !=
                                 std::string_view::npos;
         int width = next_numeric ? it.count : 0;
+        // DateTimeFormatter: two or more letters of a field (but the year's) are its exact width.
+        int min_width = 1;
+        if (java_time && it.letter != 'y' && it.letter != 'Y' && it.count >= 2) {
+            width = it.count;
+            min_width = it.count;
+        }
+        if (java_time && (it.letter == 'y' || it.letter == 'Y')) {
+            min_width = it.count == 2 ? 2 : it.count;
+            if (it.count == 2) width = 2;
+        }
         std::int64_t v = 0;
         switch (it.letter) {
             case 0: {
                 for (char ch : it.literal) {
-                    if (ch == ' ') {
+                    if (ch == ' ' && !java_time) {
                         while (i < s.size() && s[i] == ' ') ++i;
                         continue;
                     }
@@ -324,8 +364,10 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
             }
             case 'y':
             case 'Y':
-                if (!read_num(width, v)) return std::nullopt;
-                if (it.count <= 2 && v < 100 && v >= 0) {
+                if (!read_num(width, v, min_width)) return std::nullopt;
+                if (java_time) {
+                    if (it.count == 2) v += 2000;  // reduced year, base 2000
+                } else if (it.count <= 2 && v < 100 && v >= 0) {
                     // Two-digit years fall within 80 years before / 20 after now (approximated at
                     // 2000).
                     v += v < 50 ? 2000 : 1900;
@@ -350,40 +392,47 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                     }
                     if (!found) return std::nullopt;
                 } else {
-                    if (!read_num(width, v)) return std::nullopt;
+                    if (!read_num(width, v, min_width)) return std::nullopt;
                     f.month = static_cast<int>(v);
                 }
                 break;
             case 'd':
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.day = static_cast<int>(v);
                 break;
             case 'D':
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.month = 1;
                 f.day = static_cast<int>(v);
                 break;
             case 'H':
             case 'k':
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.hour = static_cast<int>(it.letter == 'k' && v == 24 ? 0 : v);
                 break;
             case 'h':
             case 'K':
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.hour = static_cast<int>(v % 12);
                 break;
             case 'm':
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.minute = static_cast<int>(v);
                 break;
             case 's':
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.second = static_cast<int>(v);
                 break;
             case 'S':
+                if (java_time) {
+                    // Exactly n digits of the fraction of the second.
+                    if (!read_num(it.count, v, it.count)) return std::nullopt;
+                    for (int k = it.count; k < 9; ++k) v *= 10;
+                    f.nanos = static_cast<std::int32_t>(v);
+                    break;
+                }
                 // SimpleDateFormat reads S as a count of milliseconds.
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 f.nanos = static_cast<std::int32_t>(v % 1000 * 1000000);
                 f.second += static_cast<int>(v / 1000);
                 break;
@@ -448,11 +497,24 @@ std::optional<LocalFields> DateFormat::parse(std::string_view s, bool* has_offse
                 break;
             }
             default:
-                if (!read_num(width, v)) return std::nullopt;
+                if (!read_num(width, v, min_width)) return std::nullopt;
                 break;
         }
     }
     if (has_ampm && pm) f.hour += 12;
+    if (java_time) {
+        if (i != s.size()) return std::nullopt;  // unparsed text
+        // Fields out of range fail; a day past the end of its month is the month's last day
+        // (ResolverStyle.SMART).
+        if (f.month < 1 || f.month > 12 || f.day < 1 || f.day > 31 || f.hour < 0 || f.hour > 23 ||
+            f.minute < 0 || f.minute > 59 || f.second < 0 || f.second > 59)
+            return std::nullopt;
+        if (f.year > 100'000'000 || f.year < -100'000'000) return std::nullopt;
+        std::int64_t next = f.month == 12 ? temporal::days_from_civil(f.year + 1, 1, 1)
+                                          : temporal::days_from_civil(f.year, f.month + 1, 1);
+        auto month_days = static_cast<int>(next - temporal::days_from_civil(f.year, f.month, 1));
+        f.day = std::min(f.day, month_days);
+    }
     // Years past ±10^8 overflow the milliseconds of a timestamp: no date, as for other nonsense.
     if (f.year > 100'000'000 || f.year < -100'000'000) return std::nullopt;
     f.offset_seconds = offset;

@@ -1,6 +1,7 @@
 #pragma once
-// java.text.SimpleDateFormat patterns, compiled once: formatting of wall-clock times and
-// parsing (as SimpleDateFormat.parse does it: numeric fields, month/day names, literals).
+// Date patterns, compiled once: formatting of wall-clock times and parsing (numeric fields,
+// month/day names, literals), in the dialect of java.text.SimpleDateFormat or of
+// java.time.format.DateTimeFormatter (Flink CDC uses both; see DateFormat::Dialect).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,8 +25,19 @@ std::int64_t local_millis_of(const LocalFields& f);
 
 class DateFormat {
   public:
+    enum class Dialect {
+        // java.text.SimpleDateFormat: S counts milliseconds; parsing is lenient (out-of-range
+        // fields roll over) and stops where the pattern ends (trailing text is ignored).
+        Simple,
+        // java.time.format.DateTimeFormatter (SMART resolver): S is the fraction of the second
+        // (SSSSSS: microseconds); parsing takes the exact widths of MM, dd, HH, mm, ss, rejects
+        // out-of-range fields (a day past the month's end becomes its last day) and must use the
+        // whole text.
+        JavaTime,
+    };
     /// nullopt + error for unknown pattern letters or an unterminated quote (Java rejects them).
-    static std::shared_ptr<const DateFormat> compile(std::string_view pattern, std::string* error);
+    static std::shared_ptr<const DateFormat> compile(std::string_view pattern, std::string* error,
+                                                     Dialect dialect = Dialect::Simple);
     std::string format(const LocalFields& f) const;
     /// Appends the formatted fields to `out`.
     void format_to(const LocalFields& f, std::string& out) const;
@@ -33,9 +45,15 @@ class DateFormat {
     /// field (a day when it has only date fields); 0 when it prints a zone or offset, which can
     /// change at any instant.
     std::int64_t resolution_millis() const;
-    /// Parses from the start of `text` (trailing text is ignored, like SimpleDateFormat.parse).
+    /// Parses from the start of `text` (Simple: trailing text is ignored, like
+    /// SimpleDateFormat.parse; JavaTime: the whole text, like DateTimeFormatter).
     /// `has_offset` is set when the text carried a zone offset (then fields are UTC-adjusted).
     std::optional<LocalFields> parse(std::string_view text, bool* has_offset = nullptr) const;
+    /// JavaTime: whether the pattern has the fields of a date (year, month, day) and of a time
+    /// (an hour), which LocalDate.parse and LocalDateTime.parse require.
+    bool has_date_fields() const;
+    bool has_hour_field() const;
+    Dialect dialect() const { return dialect_; }
 
   private:
     struct Item {
@@ -44,6 +62,7 @@ class DateFormat {
         std::string literal;
     };
     std::vector<Item> items_;
+    Dialect dialect_ = Dialect::Simple;
 };
 
 }  // namespace cdcd::transform

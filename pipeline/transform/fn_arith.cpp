@@ -4,6 +4,7 @@
 #include <random>
 
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/java_number.h"
 #include "pipeline/transform/operand.h"
 
 namespace cdcd::transform {
@@ -131,13 +132,13 @@ Datum eval_decimal_arith(const Node& n, EvalContext& c) {
             break;
         }
         case kDiv: {
+            // BigDecimal a.divide(b, RoundingMode.DOWN) (ArithmeticFunctions.divides): the
+            // quotient truncated at a's scale, then set to the result's scale (HALF_UP).
             auto y = at_scale(b, tb, sb);
             if (y && *y == 0) throw EvalError("Division by zero");
-            // a/b at scale s: a * 10^(s + sb - sa + 1) / b, then round the extra digit.
             auto x = at_scale(a, ta, sa);
             if (x && y)
-                if (auto scaled = scale_up(*x, s + sb - sa + 1))
-                    r = rescale(*scaled / *y, s + 1, s);
+                if (auto scaled = scale_up(*x, sb)) r = rescale(*scaled / *y, sa, s);
             break;
         }
         case kMod: {
@@ -153,7 +154,9 @@ Datum eval_decimal_arith(const Node& n, EvalContext& c) {
     return Datum::of_decimal(*r);
 }
 
-DataType decimal_result(Op op, const DataType& x, const DataType& y) {
+// Calcite's RelDataTypeSystemImpl.deriveDecimal*Type, with the maximum precision and scale of
+// the decimal precision mode.
+DataType decimal_result(Op op, const DataType& x, const DataType& y, int max) {
     DataType a = as_decimal(x), b = as_decimal(y);
     int p1 = a.precision(), s1 = a.scale(), p2 = b.precision(), s2 = b.scale();
     int p = 0, s = 0;
@@ -161,27 +164,23 @@ DataType decimal_result(Op op, const DataType& x, const DataType& y) {
         case kAdd:
         case kSub:
             s = std::max(s1, s2);
-            p = std::max(p1 - s1, p2 - s2) + s + 1;
+            p = std::min(std::max(p1 - s1, p2 - s2) + s + 1, max);
             break;
         case kMul:
-            s = s1 + s2;
-            p = p1 + p2;
+            s = std::min(s1 + s2, max);
+            p = std::min(p1 + p2, max);
             break;
         case kDiv: {
-            int dout = std::min(p1 - s1 + s2, 38);
+            int dout = std::min(p1 - s1 + s2, max);
             s = std::max(6, s1 + p2 + 1);
-            s = std::min(s, 38 - dout);
+            s = std::min(s, max - dout);
             p = dout + s;
             break;
         }
         case kMod:
             s = std::max(s1, s2);
-            p = std::min(p1 - s1, p2 - s2) + s;
+            p = std::min(std::min(p1 - s1, p2 - s2) + s, max);
             break;
-    }
-    if (p > 38) {
-        s = std::max(0, s - (p - 38));
-        p = 38;
     }
     return DataType::decimal(std::max(p, 1), std::min(s, std::max(p, 1)));
 }
@@ -208,7 +207,7 @@ NodePtr build_arith(CallSite& c, Op op) {
         result = DataType::float_();
         fn = eval_float_arith;
     } else if (ta.root() == TypeRoot::Decimal || tb.root() == TypeRoot::Decimal) {
-        result = decimal_result(op, ta, tb);
+        result = decimal_result(op, ta, tb, c.max_decimal_precision);
         fn = eval_decimal_arith;
     } else {
         result = integer_digits(ta.root()) >= integer_digits(tb.root()) ? ta : tb;
@@ -309,9 +308,9 @@ NodePtr build_ceil_floor(CallSite& c, bool ceil) {
     c.arity(1, 1);
     c.require_numeric(0);
     DataType t = c.type(0);
+    // Calcite's ARG0_OR_EXACT_NO_SCALE: DECIMAL(p, s) gives DECIMAL(p, 0).
     if (t.root() == TypeRoot::Decimal)
-        t = DataType::decimal(std::min(38, t.precision() - t.scale() + (t.scale() > 0 ? 1 : 0)), 0)
-                .with_nullable(t.nullable());
+        t = DataType::decimal(t.precision(), 0).with_nullable(t.nullable());
     auto n = make_node(eval_ceil_floor, t, std::move(c.args));
     n->param = ceil;
     return n;
@@ -323,23 +322,34 @@ NodePtr b_floor(CallSite& c) {
     return build_ceil_floor(c, false);
 }
 
-// BigDecimal.setScale(d, HALF_UP) on the decimal representation of a double.
-double round_double(double v, std::int64_t d) {
-    if (std::isnan(v) || std::isinf(v)) return v;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    // Use the shortest representation (BigDecimal.valueOf uses Double.toString).
-    for (int prec = 1; prec <= 17; ++prec) {
-        std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (std::strtod(buf, nullptr) == v) break;
-    }
-    long double x = std::strtold(buf, nullptr);
-    long double scale = std::pow(10.0L, static_cast<long double>(d));
-    long double scaled = x * scale;
-    long double r = std::floor(std::fabs(scaled) + 0.5L);
-    // Guard against representation error right at .5 (e.g. 2.675 is 2.67499..., but BigDecimal
-    // of its shortest text is exactly 2.675).
-    return static_cast<double>((scaled < 0 ? -r : r) / scale);
+// ROUND of a DOUBLE: BigDecimal.valueOf(v).setScale(d, HALF_UP).doubleValue(); of a FLOAT the
+// same through Float.toString (ArithmeticFunctions.round). BigDecimal has no negative zero, so
+// a result of zero is +0.0.
+double round_floating(double v, std::int64_t d, bool is_float) {
+    if (!std::isfinite(v)) return v;  // Java: NumberFormatException from BigDecimal.valueOf
+    JavaDecimal x =
+        is_float ? JavaDecimal::of_float(static_cast<float>(v)) : JavaDecimal::of_double(v);
+    x.round_to_exponent(-d);
+    if (x.count == 0) return 0.0;
+    return is_float ? static_cast<double>(x.to_float()) : x.to_double();
+}
+
+// round(BigDecimal, d) = setScale(d, HALF_UP) of a value at `scale`, held at `to_scale` (the
+// result type's).
+std::optional<__int128> round_decimal(__int128 v, int scale, std::int64_t d, int to_scale) {
+    if (d >= scale) return rescale(v, scale, to_scale);
+    if (d < -38) return 0;
+    int target = static_cast<int>(d);
+    if (target >= 0) return rescale(rescale(v, scale, target), target, to_scale);
+    // Round to 10^-target: at most 38 digits, so the rounded value fits; held at to_scale
+    // (0 for a literal d), or at the operand's scale for a column d.
+    __int128 whole = rescale(v, scale, 0);
+    __int128 div = pow10_128(-target);
+    __int128 q = whole / div, rem = whole % div;
+    if ((rem < 0 ? -rem : rem) * 2 >= div) q += whole < 0 ? -1 : 1;
+    auto r = checked_mul(q, div);
+    if (!r) return std::nullopt;
+    return scale_up(*r, to_scale);
 }
 
 Datum eval_round(const Node& n, EvalContext& c) {
@@ -354,42 +364,50 @@ Datum eval_round(const Node& n, EvalContext& c) {
     const DataType& t = n.args[0]->type;
     switch (t.root()) {
         case TypeRoot::Float:
-            return Datum::of_double(static_cast<float>(round_double(static_cast<float>(a.d), d)));
         case TypeRoot::Double:
-            return Datum::of_double(round_double(a.d, d));
+            return Datum::of_double(round_floating(a.d, d, t.root() == TypeRoot::Float));
         case TypeRoot::Decimal: {
-            int s = t.scale();
-            if (d >= s) return a;
-            int target = static_cast<int>(std::max<std::int64_t>(d, -38));
-            __int128 r;
-            if (target >= 0) {
-                r = rescale(rescale(a.dec, s, target), target, s);
-            } else {
-                __int128 v = rescale(a.dec, s, 0);
-                __int128 div = pow10_128(-target);
-                __int128 q = v / div, rem = v % div;
-                if ((rem < 0 ? -rem : rem) * 2 >= div) q += v < 0 ? -1 : 1;
-                r = q * div * pow10_128(s);
-            }
-            return Datum::of_decimal(r);
+            auto r = round_decimal(a.dec, t.scale(), d, n.type.scale());
+            if (!r || !fits_precision(*r, n.type.precision())) return Datum{};
+            return Datum::of_decimal(*r);
         }
         default: {
+            // round(BigDecimal.valueOf(v), d).xValue(): HALF_UP at 10^-d, the low bits kept.
             if (d >= 0) return a;
-            if (d < -18) return Datum::of_long(0);
-            std::int64_t div = 1;
-            for (std::int64_t k = 0; k < -d; ++k) div *= 10;
-            std::int64_t q = a.i / div, rem = a.i % div;
+            if (d < -38) return Datum::of_long(0);
+            __int128 div = pow10_128(static_cast<int>(-d));
+            __int128 q = a.i / div, rem = a.i % div;
             if ((rem < 0 ? -rem : rem) * 2 >= div) q += a.i < 0 ? -1 : 1;
-            return Datum::of_long(wrap(q * div, n.type.root()));
+            auto low = static_cast<std::uint64_t>(static_cast<unsigned __int128>(q * div));
+            return Datum::of_long(wrap(static_cast<std::int64_t>(low), n.type.root()));
         }
     }
 }
+
+// Flink's LogicalTypeMerging.findRoundDecimalType for ROUND(DECIMAL(p, s), r) with a literal r
+// (TransformSqlReturnTypes.ROUND_FUNCTION); the operand's type otherwise.
+DataType round_type(const DataType& t, const Node* digits, int max) {
+    if (t.root() != TypeRoot::Decimal) return t;
+    std::int64_t r = 0;
+    if (digits) {
+        if (!digits->is_constant || digits->constant.null) return t;
+        r = digits->constant.i;
+    }
+    int p = t.precision(), s = t.scale();
+    if (r >= s) return t;
+    if (r < 0) return cap_decimal(DataType::decimal(std::min(38, 1 + p - s), 0), max);
+    return cap_decimal(DataType::decimal(1 + p - s + static_cast<int>(r), static_cast<int>(r)),
+                       max);
+}
+
 NodePtr b_round(CallSite& c) {
     c.arity(1, 2);
     c.require_numeric(0);
     if (c.args.size() > 1) c.require_integer(1);
     bool nullable = c.any_nullable();
-    DataType t = c.type(0).with_nullable(nullable);
+    DataType t = round_type(c.type(0), c.args.size() > 1 ? c.args[1].get() : nullptr,
+                            c.max_decimal_precision)
+                     .with_nullable(nullable || c.type(0).root() == TypeRoot::Decimal);
     return make_node(eval_round, t, std::move(c.args));
 }
 

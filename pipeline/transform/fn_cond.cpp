@@ -124,6 +124,10 @@ NodePtr b_if(CallSite& c) {
     return make_node(eval_if, t, std::move(c.args));
 }
 
+bool is_floating(const DataType& t) {
+    return t.root() == TypeRoot::Float || t.root() == TypeRoot::Double;
+}
+
 Datum eval_nullif(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     if (a.null) return a;
@@ -131,8 +135,15 @@ Datum eval_nullif(const Node& n, EvalContext& c) {
     if (b.null) return a;
     const DataType& ta = n.args[0]->type;
     const DataType& tb = n.args[1]->type;
-    bool eq = ta.is_numeric() && tb.is_numeric() ? compare_values(a, ta, b, tb) == 0
-                                                 : values_equal(a, ta, b, tb);
+    bool eq;
+    if (is_floating(ta) || is_floating(tb))
+        // LogicalFunctions.valuesEqualForNullIf: doubleValue() ==, so NaN is never equal (NULLIF
+        // keeps it) and -0.0 equals 0.0.
+        eq = to_double(a, ta) == to_double(b, tb);
+    else if (ta.is_numeric() && tb.is_numeric())
+        eq = compare_values(a, ta, b, tb) == 0;
+    else
+        eq = values_equal(a, ta, b, tb);
     return eq ? Datum{} : a;
 }
 NodePtr b_nullif(CallSite& c) {

@@ -14,56 +14,63 @@ namespace {
 enum Flavor { kJava, kLike, kSimilar };
 
 // A pattern compiled once when constant, or cached on its last text when it comes from a column.
+// `re` is null when the pattern does not compile; `unsupported` then says whether Java would have
+// accepted it (cdcd cannot run it) or rejected it too.
 struct PatternCache {
     Flavor flavor = kJava;
+    // REGEXP_* functions: a pattern Java rejects makes the result NULL (Flink CDC's
+    // StringFunctions catches the PatternSyntaxException); LIKE and SIMILAR TO fail instead.
+    bool null_when_invalid = false;
     mutable std::string text;
     mutable char escape = 0;
     mutable std::unique_ptr<RE2> re;
-    mutable bool valid = false;
+    mutable std::string error;
+    mutable bool unsupported = false;
+    mutable bool cached = false;
 
-    void keep(std::unique_ptr<RE2> compiled, std::string_view pattern_text, char esc) const {
-        re = std::move(compiled);
+    void compile(std::string_view pattern_text, char esc) const {
+        error.clear();
+        unsupported = false;
+        switch (flavor) {
+            case kJava:
+                re = compile_java_regex(pattern_text, &error, &unsupported);
+                break;
+            case kLike:
+                re = compile_sql_like(pattern_text, esc, &error);
+                break;
+            case kSimilar:
+                re = compile_similar(pattern_text, esc, &error);
+                break;
+        }
         text = std::string(pattern_text);
         escape = esc;
-        valid = true;
+        cached = true;
     }
+    // Whether a pattern that did not compile fails the row (or the validation) rather than
+    // giving NULL.
+    bool fails() const { return !re && (unsupported || !null_when_invalid); }
+    std::string message() const { return "invalid regular expression '" + text + "': " + error; }
 };
 
-std::unique_ptr<RE2> compile_flavor(Flavor f, std::string_view p, char escape, std::string* err) {
-    switch (f) {
-        case kJava:
-            return compile_java_regex(p, err);
-        case kLike:
-            return compile_sql_like(p, escape, err);
-        case kSimilar:
-            return compile_similar(p, escape, err);
-    }
-    return nullptr;
-}
-
-const RE2& pattern(const Node& n, std::string_view p, char escape) {
+// The compiled pattern, or nullptr when Java rejects it and the function gives NULL for that.
+const RE2* pattern(const Node& n, std::string_view p, char escape) {
     const auto& cache = n.st<PatternCache>();
-    if (!cache.valid || cache.text != p || cache.escape != escape) {
-        std::string err;
-        auto re = compile_flavor(cache.flavor, p, escape, &err);
-        if (!re) throw EvalError("invalid regular expression '" + std::string(p) + "': " + err);
-        cache.keep(std::move(re), p, escape);
-    }
-    return *cache.re;
+    if (!cache.cached || cache.text != p || cache.escape != escape) cache.compile(p, escape);
+    if (cache.fails()) throw EvalError(cache.message());
+    return cache.re.get();
 }
 
-// Compiles constant patterns now, so that bad ones fail validation.
-void prepare(CallSite& c, Node& n, std::size_t pattern_arg, Flavor f, char escape = 0) {
+// Compiles constant patterns now, so that a pattern that would fail every row fails validation
+// instead; one that only makes the result NULL is kept as such.
+void prepare(CallSite& c, Node& n, std::size_t pattern_arg, Flavor f, bool null_when_invalid,
+             char escape = 0) {
     auto cache = std::make_shared<PatternCache>();
     cache->flavor = f;
+    cache->null_when_invalid = null_when_invalid;
     const Node& p = *n.args[pattern_arg];
     if (p.is_constant && !p.constant.null) {
-        std::string err;
-        auto re = compile_flavor(f, p.constant.s, escape, &err);
-        if (!re)
-            c.fail_arg(pattern_arg,
-                       "invalid regular expression '" + std::string(p.constant.s) + "': " + err);
-        cache->keep(std::move(re), p.constant.s, escape);
+        cache->compile(p.constant.s, escape);
+        if (cache->fails()) c.fail_arg(pattern_arg, cache->message());
     }
     n.state = cache;
 }
@@ -73,7 +80,7 @@ void prepare(CallSite& c, Node& n, std::size_t pattern_arg, Flavor f, char escap
 NodePtr finish(CallSite& c, EvalFn fn, DataType t, std::size_t text_args) {
     for (std::size_t i = 0; i < text_args; ++i) c.require_text(i);
     auto n = make_node(fn, std::move(t), std::move(c.args));
-    prepare(c, *n, 1, kJava);
+    prepare(c, *n, 1, kJava, true);
     return n;
 }
 
@@ -85,23 +92,26 @@ bool find_match(const RE2& re, std::string_view s, std::size_t from, re2::String
 }
 
 // REGEXP_EXTRACT's and REGEXP_EXTRACT_ALL's inputs: the string, its pattern and the group asked
-// for (`default_group` when the call names none); nullopt when any of them is NULL.
+// for (`default_group` when the call names none); nullopt when the result is NULL for them: any
+// of them NULL, a pattern Java rejects, a negative group or one past the pattern's groups.
 struct ExtractArgs {
     std::string_view s;
     const RE2* re;
-    std::int64_t group;
+    int group;
 };
 std::optional<ExtractArgs> extract_args(const Node& n, EvalContext& c, std::int64_t default_group) {
     Datum s = n.args[0]->eval(c);
     Datum p = n.args[1]->eval(c);
-    if (s.null || p.null) return std::nullopt;
     std::int64_t group = default_group;
     if (n.args.size() > 2) {
         Datum i = n.args[2]->eval(c);
         if (i.null) return std::nullopt;
         group = i.i;
     }
-    return ExtractArgs{s.s, &pattern(n, p.s, 0), group};
+    if (group < 0 || s.null || p.null) return std::nullopt;
+    const RE2* re = pattern(n, p.s, 0);
+    if (!re || group > re->NumberOfCapturingGroups()) return std::nullopt;
+    return ExtractArgs{s.s, re, static_cast<int>(group)};
 }
 
 Datum eval_replace(const Node& n, EvalContext& c) {
@@ -109,8 +119,10 @@ Datum eval_replace(const Node& n, EvalContext& c) {
     Datum p = n.args[1]->eval(c);
     Datum r = n.args[2]->eval(c);
     if (s.null || p.null || r.null) return Datum{};
-    std::string out, err;
-    if (!java_replace_all(pattern(n, p.s, 0), s.s, r.s, out, &err)) throw EvalError(err);
+    const RE2* re = pattern(n, p.s, 0);
+    if (!re) return Datum{};
+    std::string out;
+    replace_all_literal(*re, s.s, r.s, out);
     return Datum::of_string(c.arena.copy(out));
 }
 NodePtr b_replace(CallSite& c) {
@@ -121,13 +133,11 @@ NodePtr b_replace(CallSite& c) {
 Datum eval_extract(const Node& n, EvalContext& c) {
     auto a = extract_args(n, c, 0);
     if (!a) return Datum{};
-    const std::int64_t idx = a->group;
-    int groups = a->re->NumberOfCapturingGroups();
-    if (idx < 0 || idx > groups) return Datum{};
+    const int groups = a->re->NumberOfCapturingGroups();
     std::vector<re2::StringPiece> m(groups + 1);
     if (!find_match(*a->re, a->s, 0, m.data(), groups + 1)) return Datum{};
-    if (m[idx].data() == nullptr) return Datum{};
-    return Datum::of_string(std::string_view(m[idx].data(), m[idx].size()));
+    if (m[a->group].data() == nullptr) return Datum{};
+    return Datum::of_string(std::string_view(m[a->group].data(), m[a->group].size()));
 }
 NodePtr b_extract(CallSite& c) {
     c.arity(2, 3);
@@ -160,16 +170,14 @@ void for_each_match(const RE2& re, std::string_view s, int ngroups, F f) {
 Datum eval_extract_all(const Node& n, EvalContext& c) {
     auto a = extract_args(n, c, 1);
     if (!a) return Datum{};
-    const std::int64_t idx = a->group;
-    int groups = a->re->NumberOfCapturingGroups();
-    if (idx < 0 || idx > groups)
-        throw EvalError("Extract group index " + std::to_string(idx) + " is out of range");
+    const int idx = a->group;
     std::vector<std::string_view> found;
     std::vector<bool> present;
-    for_each_match(*a->re, a->s, groups, [&](const std::vector<re2::StringPiece>& m) {
-        found.push_back(std::string_view(m[idx].data(), m[idx].size()));
-        present.push_back(m[idx].data() != nullptr);
-    });
+    for_each_match(*a->re, a->s, a->re->NumberOfCapturingGroups(),
+                   [&](const std::vector<re2::StringPiece>& m) {
+                       found.push_back(std::string_view(m[idx].data(), m[idx].size()));
+                       present.push_back(m[idx].data() != nullptr);
+                   });
     RowBuilder b(found.size());
     for (std::size_t k = 0; k < found.size(); ++k)
         if (present[k]) b.set_string(k, found[k]);
@@ -186,9 +194,10 @@ Datum eval_count(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
-    const RE2& re = pattern(n, p.s, 0);
+    const RE2* re = pattern(n, p.s, 0);
+    if (!re) return Datum{};
     std::int64_t k = 0;
-    for_each_match(re, s.s, 0, [&](const std::vector<re2::StringPiece>&) { ++k; });
+    for_each_match(*re, s.s, 0, [&](const std::vector<re2::StringPiece>&) { ++k; });
     return Datum::of_long(k);
 }
 NodePtr b_count(CallSite& c) {
@@ -200,8 +209,10 @@ Datum eval_instr(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
+    const RE2* re = pattern(n, p.s, 0);
+    if (!re) return Datum{};
     re2::StringPiece m;
-    if (!find_match(pattern(n, p.s, 0), s.s, 0, &m, 1)) return Datum::of_long(0);
+    if (!find_match(*re, s.s, 0, &m, 1)) return Datum::of_long(0);
     std::int64_t chars = 0;
     for (const char* q = s.s.data(); q < m.data(); ++q)
         chars += (static_cast<unsigned char>(*q) & 0xC0) != 0x80;
@@ -216,8 +227,9 @@ Datum eval_substr(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum{};
+    const RE2* re = pattern(n, p.s, 0);
     re2::StringPiece m;
-    if (!find_match(pattern(n, p.s, 0), s.s, 0, &m, 1)) return Datum{};
+    if (!re || !find_match(*re, s.s, 0, &m, 1)) return Datum{};
     return Datum::of_string(std::string_view(m.data(), m.size()));
 }
 NodePtr b_substr(CallSite& c) {
@@ -232,7 +244,7 @@ Datum eval_like_find(const Node& n, EvalContext& c) {
     Datum p = n.args[1]->eval(c);
     if (s.null || p.null) return Datum::of_bool(false);
     return Datum::of_bool(
-        RE2::PartialMatch(re2::StringPiece(s.s.data(), s.s.size()), pattern(n, p.s, 0)));
+        RE2::PartialMatch(re2::StringPiece(s.s.data(), s.s.size()), *pattern(n, p.s, 0)));
 }
 Datum eval_like_full(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
@@ -246,7 +258,7 @@ Datum eval_like_full(const Node& n, EvalContext& c) {
         esc = e.s[0];
     }
     return Datum::of_bool(
-        RE2::FullMatch(re2::StringPiece(s.s.data(), s.s.size()), pattern(n, p.s, esc)));
+        RE2::FullMatch(re2::StringPiece(s.s.data(), s.s.size()), *pattern(n, p.s, esc)));
 }
 NodePtr build_like(CallSite& c, Flavor f) {
     c.arity(2, 3);
@@ -262,13 +274,13 @@ NodePtr build_like(CallSite& c, Flavor f) {
     }
     if (f == kLike && c.args.size() == 2) {
         auto n = make_node(eval_like_find, DataType::boolean().not_null(), std::move(c.args));
-        prepare(c, *n, 1, kJava);
+        prepare(c, *n, 1, kJava, false);
         return n;
     }
     bool nullable = c.any_nullable();
     auto n =
         make_node(eval_like_full, DataType::boolean().with_nullable(nullable), std::move(c.args));
-    prepare(c, *n, 1, f, esc);
+    prepare(c, *n, 1, f, false, esc);
     return n;
 }
 NodePtr b_like(CallSite& c) {

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <memory>
 
-#include "pipeline/transform/fn_binary.h"
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/java_bytes.h"
 #include "pipeline/transform/java_case.h"
 #include "pipeline/transform/operand.h"
 #include "pipeline/util/base64.h"
@@ -18,6 +18,11 @@ namespace {
 
 bool is_cont(char c) {
     return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// Number.intValue() of an integer argument: Java narrows BIGINT to int by wrapping.
+std::int32_t java_int(std::int64_t v) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
 }
 
 std::int64_t char_count(std::string_view s) {
@@ -185,10 +190,13 @@ NodePtr b_concat(CallSite& c) {
     n->state = std::move(plan);
     return n;
 }
+// `1 || 'Alice'` is `1Alice`: Flink CDC compiles `||` to CONCAT of the operands' texts, so any
+// scalar operand is written as CAST(x AS STRING) writes it (and NULL as `null`). Only ARRAY, MAP
+// and ROW operands are refused, as Calcite refuses them.
 NodePtr b_pipes(CallSite& c) {
     c.arity(2, 2);
     for (std::size_t i = 0; i < 2; ++i)
-        if (!is_text(c.type(i)) && !c.type(i).is_binary() && !c.args[i]->null_literal)
+        if (c.type(i).is_nested() && !c.args[i]->null_literal)
             c.fail("Cannot apply '||' to arguments of type " + c.signature());
     return b_concat(c);
 }
@@ -293,26 +301,28 @@ std::string_view trim_chars(std::string_view s, std::string_view chars, int wher
     return s;
 }
 
+// SQL TRIM: Flink CDC's trim(symbol, chars, s) is Java's s.trim() whatever the BOTH/LEADING/
+// TRAILING and the characters say (StringFunctions.trim): every character up to U+0020 goes from
+// both ends. Those are single bytes in UTF-8. The characters are still evaluated, as Java does
+// with every argument.
 Datum eval_trim_sql(const Node& n, EvalContext& c) {
-    Datum chars = n.args[1]->eval(c);
+    if (!n.args[1]->is_constant) n.args[1]->eval(c);
     Datum s = n.args[2]->eval(c);
-    if (s.null || chars.null) return Datum{};
-    return Datum::of_string(trim_chars(s.s, chars.s, static_cast<int>(n.param)));
+    if (s.null) return Datum{};
+    std::string_view t = s.s;
+    while (!t.empty() && static_cast<unsigned char>(t.front()) <= 0x20) t.remove_prefix(1);
+    while (!t.empty() && static_cast<unsigned char>(t.back()) <= 0x20) t.remove_suffix(1);
+    return Datum::of_string(t);
 }
 NodePtr b_trim(CallSite& c) {
     // Parsed as TRIM(<BOTH|LEADING|TRAILING>, chars, s).
     c.arity(3, 3);
     c.require_text(1);
     c.require_text(2);
-    const std::string& spec = c.args[0]->text;
-    int where = spec == "LEADING" ? 1 : spec == "TRAILING" ? 2 : 3;
-    bool nullable = c.any_nullable();
     DataType t =
         DataType::varchar(c.args[2]->null_literal ? DataType::kMaxLength : c.type(2).length())
-            .with_nullable(nullable);
-    auto n = make_node(eval_trim_sql, t, std::move(c.args));
-    n->param = where;
-    return n;
+            .with_nullable(c.any_nullable());
+    return make_node(eval_trim_sql, t, std::move(c.args));
 }
 
 Datum eval_trim_fn(const Node& n, EvalContext& c) {
@@ -347,15 +357,17 @@ NodePtr b_btrim(CallSite& c) {
     return build_trim_fn(c, 3);
 }
 
-// Calcite's SqlFunctions.substring: 1-based; a negative start counts from the end; len >= 0.
+// Flink CDC's StringFunctions.substring: 1-based; 0 is the first character too; a negative start
+// counts from the end, and one before the start gives the empty string; len >= 0.
 std::string_view substring(std::string_view s, std::int64_t start, std::int64_t len) {
     // Only a negative start needs the length in characters; otherwise positions past the end
     // clamp to it (substr_chars), which gives the same result without scanning the whole string.
-    if (start < 0) start += char_count(s) + 1;
-    std::int64_t end = start + len;
-    if (end < 1) return {};
-    std::int64_t s1 = std::max<std::int64_t>(start, 1);
-    return substr_chars(s, s1 - 1, end - s1);
+    std::int64_t from = start > 0 ? start - 1 : 0;
+    if (start < 0) {
+        from = char_count(s) + start;
+        if (from < 0) return {};
+    }
+    return substr_chars(s, from, len);
 }
 
 Datum eval_substr(const Node& n, EvalContext& c) {
@@ -368,7 +380,11 @@ Datum eval_substr(const Node& n, EvalContext& c) {
         Datum l = n.args[2]->eval(c);
         if (l.null) return l;
         len = l.i;
-        if (len < 0) throw EvalError("Substring length " + std::to_string(len) + " is negative");
+        if (len < 0)
+            throw EvalError(
+                "length of 'substring(str, beginIndex, length)' must be >= 0 and Int type, but "
+                "length = " +
+                std::to_string(len));
     }
     return Datum::of_string(substring(s.s, from.i, len));
 }
@@ -410,37 +426,86 @@ Datum eval_overlay(const Node& n, EvalContext& c) {
     if (n.args.size() > 3) {
         Datum l = n.args[3]->eval(c);
         if (l.null) return l;
-        len = l.i;
+        len = java_int(l.i);
     }
-    std::int64_t start = std::max<std::int64_t>(from.i, 1);
+    // StringFunctions.overlay: a start before the first character or past the last one leaves
+    // the string as it is; the rest after the replaced part is kept only for a positive length
+    // that ends inside the string.
+    const std::int64_t start = java_int(from.i);
+    const std::int64_t have = char_count(s.s);
+    if (start <= 0 || start > have) return s;
+    if (start + len > INT32_MAX)  // Java's int sum wraps, and substring() then fails
+        throw EvalError("OVERLAY start " + std::to_string(start) + " + length " +
+                        std::to_string(len) + " overflows an INT");
     std::string out(substr_chars(s.s, 0, start - 1));
     out.append(r.s);
-    std::int64_t rest = start - 1 + std::max<std::int64_t>(len, 0);
-    out.append(substr_chars(s.s, rest, -1));
+    if (len > 0 && start + len <= have) out.append(substr_chars(s.s, start - 1 + len, -1));
     return Datum::of_string(c.arena.copy(out));
 }
-NodePtr b_overlay(CallSite& c) {
-    if (has_binary_operand(c)) return build_binary_overlay(c);
-    c.arity(3, 4);
+// OVERLAY of bytes (StringFunctions.overlay(byte[], ...)): positions count bytes; a length of 0
+// or less keeps nothing after the replacement.
+Datum eval_overlay_bytes(const Node& n, EvalContext& c) {
+    Datum s = n.args[0]->eval(c);
+    Datum r = n.args[1]->eval(c);
+    Datum from = n.args[2]->eval(c);
+    if (s.null || r.null || from.null) return Datum{};
+    std::int64_t len = static_cast<std::int64_t>(r.s.size());
+    if (n.args.size() > 3) {
+        Datum l = n.args[3]->eval(c);
+        if (l.null) return l;
+        len = java_int(l.i);
+    }
+    const std::int64_t start = java_int(from.i);
+    const auto have = static_cast<std::int64_t>(s.s.size());
+    if (start <= 0 || start > have) return s;
+    const std::int64_t rest = start - 1 + std::max<std::int64_t>(len, 0);
+    std::string out(s.s.substr(0, start - 1));
+    out.append(r.s);
+    if (len > 0 && rest < have) out.append(s.s.substr(rest));
+    return Datum::of_string(c.arena.copy(out));
+}
+// Both operands text, or both bytes (then the result is bytes).
+bool binary_operands(CallSite& c) {
+    if (c.type(0).is_binary() && c.type(1).is_binary()) return true;
     c.require_text(0);
     c.require_text(1);
+    return false;
+}
+NodePtr b_overlay(CallSite& c) {
+    c.arity(3, 4);
+    const bool bytes = binary_operands(c);
     for (std::size_t i = 2; i < c.args.size(); ++i) c.require_integer(i);
     bool nullable = c.any_nullable();
+    if (bytes)
+        return make_node(eval_overlay_bytes, DataType::bytes().with_nullable(nullable),
+                         std::move(c.args));
     return make_node(eval_overlay, DataType::string().with_nullable(nullable), std::move(c.args));
 }
 
 // 1-based character position of `needle` in `hay` at or after character `from` (1-based); 0 if
-// none.
+// none. As StringFunctions.position: an empty needle is at 1 wherever the search starts, and a
+// start before 1 searches from 1.
 std::int64_t position(std::string_view needle, std::string_view hay, std::int64_t from) {
-    if (from < 1) return 0;
-    std::size_t b = byte_at(hay, from - 1);
-    if (from - 1 > char_count(hay)) return 0;
-    auto p = hay.find(needle, b);
+    if (needle.empty()) return 1;
+    const std::int32_t from0 = std::max<std::int32_t>(
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(java_int(from)) - 1U), 0);
+    // A start past the end finds nothing: byte_at clamps to the end.
+    auto p = hay.find(needle, byte_at(hay, from0));
     if (p == std::string_view::npos) return 0;
     return char_count(hay.substr(0, p)) + 1;
 }
 
-// param: 0 = (needle, hay[, from]), 1 = INSTR(hay, needle)
+// POSITION of bytes in bytes (StringFunctions.position(byte[], ...)): as position(), in bytes.
+std::int64_t position_bytes(std::string_view needle, std::string_view hay, std::int64_t from) {
+    if (needle.empty()) return 1;
+    const std::int32_t from0 = std::max<std::int32_t>(
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(java_int(from)) - 1U), 0);
+    if (static_cast<std::size_t>(from0) > hay.size()) return 0;
+    auto p = hay.find(needle, static_cast<std::size_t>(from0));
+    return p == std::string_view::npos ? 0 : static_cast<std::int64_t>(p) + 1;
+}
+
+// param: 0 = (needle, hay[, from]), 1 = INSTR(hay, needle), 2 = (needle, hay[, from]) in bytes
 Datum eval_position(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     Datum b = n.args[1]->eval(c);
@@ -452,12 +517,20 @@ Datum eval_position(const Node& n, EvalContext& c) {
         from = f.i;
     }
     if (n.param == 1) return Datum::of_long(position(b.s, a.s, 1));
+    if (n.param == 2) return Datum::of_long(position_bytes(a.s, b.s, from));
     return Datum::of_long(position(a.s, b.s, from));
 }
+// kind: 0 = POSITION (text or bytes), 1 = INSTR, 3 = LOCATE (text only, as its Calcite operand
+// types say).
 NodePtr build_position(CallSite& c, int kind) {
     c.arity(2, kind == 1 ? 2 : 3);
-    c.require_text(0);
-    c.require_text(1);
+    if (kind == 0 && binary_operands(c)) {
+        kind = 2;
+    } else {
+        c.require_text(0);
+        c.require_text(1);
+        if (kind == 3) kind = 0;
+    }
     if (c.args.size() > 2) c.require_integer(2);
     bool nullable = c.any_nullable();
     auto n = make_node(eval_position, DataType::int_().with_nullable(nullable), std::move(c.args));
@@ -465,8 +538,10 @@ NodePtr build_position(CallSite& c, int kind) {
     return n;
 }
 NodePtr b_position(CallSite& c) {
-    if (c.name == "POSITION" && has_binary_operand(c)) return build_binary_position(c);
     return build_position(c, 0);
+}
+NodePtr b_locate(CallSite& c) {
+    return build_position(c, 3);
 }
 NodePtr b_instr(CallSite& c) {
     return build_position(c, 1);
@@ -478,12 +553,13 @@ Datum eval_pad(const Node& n, EvalContext& c) {
     Datum len = n.args[1]->eval(c);
     Datum pad = n.args[2]->eval(c);
     if (s.null || len.null || pad.null) return Datum{};
-    if (len.i < 0) return Datum{};
+    // StringFunctions.pad: a negative length or an empty pad is NULL, before anything else.
+    const std::int64_t want = java_int(len.i);
+    if (want < 0 || pad.s.empty()) return Datum{};
     std::int64_t have = char_count(s.s);
-    if (have >= len.i) return Datum::of_string(substr_chars(s.s, 0, len.i));
-    std::int64_t need = len.i - have;
+    if (have >= want) return Datum::of_string(substr_chars(s.s, 0, want));
+    std::int64_t need = want - have;
     std::int64_t pad_chars = char_count(pad.s);
-    if (pad_chars == 0) return Datum{};
     std::string fill;
     while (need > 0) {
         std::int64_t take = std::min(need, pad_chars);
@@ -546,11 +622,13 @@ Datum eval_repeat(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     Datum k = n.args[1]->eval(c);
     if (s.null || k.null) return Datum{};
-    if (k.i <= 0 || s.s.empty()) return Datum::of_string({});
-    std::size_t total = s.s.size() * static_cast<std::size_t>(k.i);
+    const std::int64_t count = java_int(k.i);
+    if (count <= 0 || s.s.empty()) return Datum::of_string({});
+    std::size_t total = s.s.size() * static_cast<std::size_t>(count);
     if (total > (1U << 30)) throw EvalError("REPEAT result too large");
     char* p = c.arena.alloc(total);
-    for (std::int64_t i = 0; i < k.i; ++i) std::memcpy(p + i * s.s.size(), s.s.data(), s.s.size());
+    for (std::int64_t i = 0; i < count; ++i)
+        std::memcpy(p + i * s.s.size(), s.s.data(), s.s.size());
     return Datum::of_string(std::string_view(p, total));
 }
 NodePtr b_repeat(CallSite& c) {
@@ -565,11 +643,12 @@ Datum eval_left_right(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     Datum k = n.args[1]->eval(c);
     if (s.null || k.null) return Datum{};
-    if (k.i <= 0) return Datum::of_string({});
+    const std::int64_t want = java_int(k.i);
+    if (want <= 0) return Datum::of_string({});
     std::int64_t len = char_count(s.s);
-    if (k.i >= len) return s;
-    if (n.param) return Datum::of_string(substr_chars(s.s, 0, k.i));
-    return Datum::of_string(substr_chars(s.s, len - k.i, -1));
+    if (want >= len) return s;
+    if (n.param) return Datum::of_string(substr_chars(s.s, 0, want));
+    return Datum::of_string(substr_chars(s.s, len - want, -1));
 }
 NodePtr build_left_right(CallSite& c, bool left) {
     c.arity(2, 2);
@@ -620,12 +699,18 @@ NodePtr b_to_base64(CallSite& c) {
         c.fail("Cannot apply 'TO_BASE64' to arguments of type " + c.signature());
     return make_node(eval_to_base64, DataType::string(), std::move(c.args));
 }
+// FROM_BASE64: Java's Base64 decoder, then the bytes as Java's new String(bytes, UTF_8) reads
+// them (malformed sequences become U+FFFD). FROM_BASE64_BINARY (param 1): the bytes.
 Datum eval_from_base64(const Node& n, EvalContext& c) {
     Datum s = n.args[0]->eval(c);
     if (s.null) return s;
-    auto d = base64_decode(s.s);
-    if (!d) throw EvalError("Illegal base64 input '" + std::string(s.s) + "'");
-    return Datum::of_string(c.arena.copy(*d));
+    std::string error;
+    auto d = java_base64_decode(s.s, &error);
+    if (!d) throw EvalError("Illegal base64 input '" + std::string(s.s) + "': " + error);
+    if (n.param == 1 || is_utf8(*d)) return Datum::of_string(c.arena.copy(*d));
+    std::string text;
+    java_utf8_decode(*d, text);
+    return Datum::of_string(c.arena.copy(text));
 }
 NodePtr b_from_base64(CallSite& c) {
     c.arity(1, 1);
@@ -638,7 +723,9 @@ NodePtr b_from_base64_binary(CallSite& c) {
     // VARBINARY at Calcite's maximum precision, nullable as its argument (TransformSqlOperatorTable
     // FROM_BASE64_BINARY: explicit(VARBINARY, 65536) cascaded with TO_NULLABLE).
     DataType t = DataType::varbinary(65536).with_nullable(c.any_nullable());
-    return make_node(eval_from_base64, t, std::move(c.args));
+    auto n = make_node(eval_from_base64, t, std::move(c.args));
+    n->param = 1;
+    return n;
 }
 
 }  // namespace
@@ -659,7 +746,7 @@ void register_string(Registry& r) {
     r["SUBSTRING"] = b_substr;
     r["OVERLAY"] = b_overlay;
     r["POSITION"] = b_position;
-    r["LOCATE"] = b_position;
+    r["LOCATE"] = b_locate;
     r["INSTR"] = b_instr;
     r["LPAD"] = b_lpad;
     r["RPAD"] = b_rpad;

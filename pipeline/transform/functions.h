@@ -14,8 +14,9 @@ namespace cdcd::transform {
 
 struct CallSite {
     const Expr& expr;
-    std::string name;           // upper-case
-    std::vector<NodePtr> args;  // compiled arguments (Symbol arguments: constant STRING nodes)
+    std::string name;                // upper-case
+    std::vector<NodePtr> args;       // compiled arguments (Symbol arguments: constant STRING nodes)
+    int max_decimal_precision = 38;  // of the scope's DecimalPrecisionMode
 
     [[noreturn]] void fail(const std::string& message) const {
         throw CompileError(expr.pos, message);
@@ -60,6 +61,12 @@ NodePtr make_node(EvalFn fn, DataType type, std::vector<NodePtr> args);
 /// Wraps `n` in a conversion to `to` when its type differs (implicit coercion of CASE branches,
 /// function arguments). Fails (CompileError at pos) when there is no such conversion.
 NodePtr coerce(NodePtr n, const DataType& to, int pos);
+/// A DECIMAL type capped at `max_precision` digits of precision and scale (Calcite's
+/// createSqlType under FlinkCdcTypeSystem).
+DataType cap_decimal(const DataType& t, int max_precision);
+/// Wraps a DECIMAL-typed expression so that a value with more digits than its type's precision
+/// is NULL, as Flink CDC's DecimalData.fromBigDecimal makes a computed column's value.
+NodePtr fit_decimal(NodePtr n);
 /// Java-equality of two values (numbers of different classes are unequal; NULL equals nothing).
 bool values_equal(const Datum& a, const DataType& ta, const Datum& b, const DataType& tb);
 /// Order of two non-NULL values of comparable types (numbers across types via double).

@@ -580,12 +580,13 @@ class Parser {
             args.push_back(std::move(v));
             return call(u, pos, std::move(args));
         }
-        if (u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF" || u == "TIMESTAMP_DIFF") {
+        // TIMESTAMP_DIFF is an ordinary function: its unit is a string ('SECOND').
+        if (u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF") {
             std::vector<ExprPtr> args;
             args.push_back(symbol());
             comma_args(args);
             expect_sym(")");
-            return call(u == "TIMESTAMP_DIFF" ? "TIMESTAMPDIFF" : u, pos, std::move(args));
+            return call(u, pos, std::move(args));
         }
         if (u == "SUBSTRING" || u == "SUBSTR") {
             std::vector<ExprPtr> args;
@@ -764,6 +765,9 @@ class Parser {
         if (u == "VARBINARY") return DataType::bytes();
         if (u == "VARCHAR") return DataType::string();
         if (u == "CHAR") return DataType::char_(1);
+        // Calcite's default TIMESTAMP precision (RelDataTypeSystemImpl): CAST(x AS TIMESTAMP) is
+        // TIMESTAMP(0) in Flink CDC, not the TIMESTAMP(6) of a schema's bare TIMESTAMP.
+        if (u == "TIMESTAMP") return DataType::timestamp(0);
         const std::string ltz = " WITH LOCAL TIME ZONE";
         if (u.size() > ltz.size() && u.compare(u.size() - ltz.size(), ltz.size(), ltz) == 0 &&
             u.rfind("TIMESTAMP", 0) == 0) {

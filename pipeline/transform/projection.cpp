@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "pipeline/data/field_format.h"
+#include "pipeline/transform/functions.h"
 #include "pipeline/transform/types.h"
 
 namespace cdcd::transform {
@@ -43,10 +44,11 @@ bool is_ifnull_call(const Expr& e) {
 
 std::unique_ptr<BoundProjection> BoundProjection::bind(
     const ParsedRule& rule, const Schema& upstream, const std::vector<SourceMetadataColumn>& meta,
-    const Zone* zone, bool* error_in_filter) {
+    const Zone* zone, bool* error_in_filter, DecimalPrecisionMode decimal_mode) {
     auto p = std::make_unique<BoundProjection>();
     *error_in_filter = false;
     Scope scope{&upstream, &meta, nullptr, zone};
+    scope.decimal_mode = decimal_mode;
     std::vector<Column> cols;
     std::vector<BoundColumn> bound;
     auto place = [&](Column col, BoundColumn b) {
@@ -95,7 +97,10 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
             col = upstream.columns()[idx];
             col.name = item.name;
         } else {
-            b.expr = compile(*item.expr, scope);
+            NodePtr compiled = compile(*item.expr, scope);
+            // Calcite's nullability, before fit_decimal makes every DECIMAL value nullable.
+            const bool declared_nullable = compiled->type.nullable();
+            b.expr = fit_decimal(std::move(compiled));
             bool metadata_ref =
                 item.expr->kind == ExprKind::Column &&
                 (builtin_metadata(item.expr->name) || is_source_meta(item.expr->name));
@@ -103,8 +108,7 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
             // A metadata column is never null; IFNULL keeps its own nullability (Flink CDC's
             // TransformParser special-cases both).
             if (metadata_ref) col.type = col.type.not_null();
-            if (is_ifnull_call(*item.expr))
-                col.type = col.type.with_nullable(b.expr->type.nullable());
+            if (is_ifnull_call(*item.expr)) col.type = col.type.with_nullable(declared_nullable);
             if (b.expr->null_literal) col.type = DataType::string();
         }
         place(std::move(col), std::move(b));
@@ -132,6 +136,7 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
             computed.emplace_back(item.name, item.expr.get());
         }
         Scope fscope{&upstream, &meta, &computed, zone};
+        fscope.decimal_mode = decimal_mode;
         try {
             p->filter_ = compile(*rule.filter, fscope);
         } catch (const CompileError&) {

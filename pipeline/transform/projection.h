@@ -32,9 +32,10 @@ struct BoundColumn {
 class BoundProjection {
   public:
     /// Throws CompileError (pos inside projection_text, or filter_text when in_filter is set).
-    static std::unique_ptr<BoundProjection> bind(const ParsedRule& rule, const Schema& upstream,
-                                                 const std::vector<SourceMetadataColumn>& meta,
-                                                 const Zone* zone, bool* error_in_filter);
+    static std::unique_ptr<BoundProjection> bind(
+        const ParsedRule& rule, const Schema& upstream,
+        const std::vector<SourceMetadataColumn>& meta, const Zone* zone, bool* error_in_filter,
+        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19);
     const Schema& output() const { return output_; }
     bool has_filter() const { return filter_ != nullptr; }
     bool filter(EvalContext& c) const;

@@ -96,9 +96,11 @@ void prefetch_rows(const Event& ev) {
 
 std::unique_ptr<TransformOperator> TransformOperator::create(
     const std::vector<config::TransformDef>& rules, const std::string& local_time_zone,
-    config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata) {
+    config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata,
+    DecimalPrecisionMode decimal_mode) {
     auto op = std::unique_ptr<TransformOperator>(new TransformOperator());
     op->source_metadata_ = std::move(source_metadata);
+    op->decimal_mode_ = decimal_mode;
     op->zone_ = Zone::find(local_time_zone.empty() ? "UTC" : local_time_zone);
     if (!op->zone_) {
         diags.error(rules.empty() ? config::SourceLocation{} : rules.front().where,
@@ -185,8 +187,8 @@ std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, Table
                                                          BindFailure* failure) const {
     bool in_filter = false;
     try {
-        return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(),
-                                     &in_filter);
+        return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(), &in_filter,
+                                     decimal_mode_);
     } catch (const CompileError& e) {
         const std::string& text = in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
         BindFailure f{

@@ -43,7 +43,8 @@ class TransformOperator {
     // line:column of the projection/filter plus the column inside the expression).
     static std::unique_ptr<TransformOperator> create(
         const std::vector<config::TransformDef>& rules, const std::string& local_time_zone,
-        config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {});
+        config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {},
+        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19);
     /// Row memory exchanged with a caller that runs the operator on a thread of its own, so that
     /// rows are allocated and freed on the caller's thread (freeing memory another thread
     /// allocated is slow): the operator writes projected rows into `spare` buffers when one is
@@ -107,6 +108,7 @@ class TransformOperator {
 
     std::vector<Rule> rules_;
     std::shared_ptr<const Zone> zone_;
+    DecimalPrecisionMode decimal_mode_ = DecimalPrecisionMode::UpTo19;
     std::vector<SourceMetadataColumn> source_metadata_;
     std::unordered_map<TableId, TableState> tables_;
     TableId last_table_;                // the table of the last data change event

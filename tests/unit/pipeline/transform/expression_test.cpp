@@ -98,7 +98,7 @@ void check_all(const std::vector<Case>& cases, const std::string& tz = "UTC") {
         if (r.value.rfind("COMPILE@", 0) != 0 && r.value.rfind("SYNTAX@", 0) != 0)
             CHECK(check_without_schema(*parse_expression(c.expr), nullptr).empty());
         std::string exp = c.expected;
-        if (exp.back() == '*') {  // prefix match for messages
+        if (!exp.empty() && exp.back() == '*') {  // prefix match for messages
             CHECK(r.value.substr(0, exp.size() - 1) == exp.substr(0, exp.size() - 1));
         } else {
             CHECK(r.value == exp);
@@ -148,7 +148,9 @@ TEST_CASE("literals, precedence and arithmetic") {
         {"dec + 1", "13.34"},
         {"dec * 2", "24.68"},
         {"dec - dec", "0.00"},
-        {"dec / 4", "3.0850000000000"},
+        // ArithmeticFunctions.divides: BigDecimal.divide(rhs, RoundingMode.DOWN), at the
+        // dividend's scale.
+        {"dec / 4", "3.0800000000000"},
         {"i + i_null", "null"},
         {"i_null * 2", "null"},
         {"-i", "-7"},
@@ -166,14 +168,16 @@ TEST_CASE("literals, precedence and arithmetic") {
         {"CEIL(d)", "3.0"},
         {"FLOOR(d)", "2.0"},
         {"CEIL(i)", "7"},
-        {"ROUND(2.5)", "3.0"},
-        {"ROUND(2.567, 2)", "2.570"},
+        // TransformSqlReturnTypes.ROUND_FUNCTION: DECIMAL(p, s) rounded to r < s digits is
+        // DECIMAL(1 + p - s + r, r) (LogicalTypeMerging.findRoundDecimalType).
+        {"ROUND(2.5)", "3"},
+        {"ROUND(2.567, 2)", "2.57"},
         {"ROUND(d)", "3.0"},
         {"ROUND(1.005E0, 2)", "1.01"},
         {"ROUND(-2.5E0)", "-3.0"},
         {"ROUND(1234, -2)", "1200"},
         {"ROUND(1250, -2)", "1300"},
-        {"ROUND(dec, 1)", "12.30"},
+        {"ROUND(dec, 1)", "12.3"},
         {"ROUND(i_null, 1)", "null"},
         {"CHAR_LENGTH(UUID())", "36"},
         {"UUID() = UUID()", "false"},
@@ -395,10 +399,12 @@ TEST_CASE("string functions") {
         {"UPPER('é') || LOWER('É')", "Éé"},
         {"CHAR_LENGTH(UPPER('ß'))", "2"},
         {"TRIM('  a b  ')", "a b"},
-        {"TRIM(BOTH 'x' FROM 'xxaxx')", "a"},
-        {"TRIM(LEADING 'x' FROM 'xxaxx')", "axx"},
-        {"TRIM(TRAILING 'x' FROM 'xxaxx')", "xxa"},
-        {"TRIM(LEADING FROM '  a  ')", "a  "},
+        // Flink CDC's SQL TRIM is Java's String.trim() whatever the side and characters say
+        // (StringFunctions.java:48-50; more in fn_string_test.cpp).
+        {"TRIM(BOTH 'x' FROM 'xxaxx')", "xxaxx"},
+        {"TRIM(LEADING 'x' FROM 'xxaxx')", "xxaxx"},
+        {"TRIM(TRAILING 'x' FROM 'xxaxx')", "xxaxx"},
+        {"TRIM(LEADING FROM '  a  ')", "a"},
         {"LTRIM('  a  ')", "a  "},
         {"RTRIM('  a  ')", "  a"},
         {"BTRIM('  a  ')", "a"},
@@ -408,7 +414,7 @@ TEST_CASE("string functions") {
         {"LTRIM(n_null)", "null"},
         {"SUBSTR(name, 2)", "lice"},
         {"SUBSTR(name, 2, 3)", "lic"},
-        {"SUBSTR(name, 0, 2)", "A"},
+        {"SUBSTR(name, 0, 2)", "Al"},  // start 0 is the first character: StringFunctions.java:252
         {"SUBSTR(name, -3)", "ice"},
         {"SUBSTR(name, 10)", ""},
         {"SUBSTR(name, 1, 100)", "Alice"},
@@ -506,14 +512,15 @@ TEST_CASE("LIKE, SIMILAR TO and regular expressions") {
         {"name LIKE '('", "COMPILE@11: *"},
         {"REGEXP_REPLACE(name, 'l', 'L')", "ALice"},
         {"REGEXP_REPLACE('a1b22c', '[0-9]+', '#')", "a#b#c"},
-        {"REGEXP_REPLACE('john smith', '(\\w+) (\\w+)', '$2 $1')", "smith john"},
+        // The replacement is literal: Matcher.quoteReplacement (StringFunctions.java:61).
+        {"REGEXP_REPLACE('john smith', '(\\w+) (\\w+)', '$2 $1')", "$2 $1"},
         {"REGEXP_REPLACE('abc', 'x*', '-')", "-a-b-c-"},
         {"REGEXP_REPLACE('abc', 'b*', '-')", "-a--c-"},
-        {"REGEXP_REPLACE('a.b', '\\.', '\\$')", "a$b"},
-        {"REGEXP_REPLACE('2024-03-15', '(?<y>\\d+)-(?<m>\\d+)-(\\d+)', '${m}/${y}')", "03/2024"},
+        {"REGEXP_REPLACE('a.b', '\\.', '\\$')", "a\\$b"},
+        {"REGEXP_REPLACE('2024-03-15', '(?<y>\\d+)-(?<m>\\d+)-(\\d+)', '${m}/${y}')", "${m}/${y}"},
         {"REGEXP_REPLACE(n_null, 'a', 'b')", "null"},
         {"REGEXP_REPLACE(name, n_null, 'b')", "null"},
-        {"REGEXP_REPLACE(name, 'A', '$2')", "ERROR: *"},
+        {"REGEXP_REPLACE(name, 'A', '$2')", "$2lice"},
         {"REGEXP_EXTRACT('foo123bar', '[0-9]+')", "123"},
         {"REGEXP_EXTRACT('foo123bar', '([a-z]+)([0-9]+)', 2)", "123"},
         {"REGEXP_EXTRACT('foo123bar', '([a-z]+)([0-9]+)', 1)", "foo"},
@@ -599,21 +606,23 @@ TEST_CASE("casts") {
         {"CAST(n_null AS INT)", "null"},
         {"CAST('42' AS INT)", "42"},
         {"CAST(' 42 ' AS INT)", "42"},
-        {"CAST('x' AS INT)", "ERROR: Cannot cast 'x' of type CHAR(1) to INT*"},
+        // CastingFunctions: text that is no number is NULL; integers narrow as Java's (byte) of
+        // Double.valueOf(text); a BIGINT goes to INT through Double.intValue() (saturating).
+        {"CAST('x' AS INT)", "null"},
         {"TRY_CAST('x' AS INT)", "null"},
-        {"CAST('300' AS TINYINT)", "ERROR: *"},
+        {"CAST('300' AS TINYINT)", "44"},
         {"TRY_CAST('300' AS TINYINT)", "null"},
         {"CAST('100' AS TINYINT)", "100"},
         {"CAST(3.99 AS INT)", "3"},
         {"CAST(-3.99 AS INT)", "-3"},
         {"CAST(d AS INT)", "2"},
-        {"CAST(b AS INT)", "ERROR: *"},
-        {"TRY_CAST(b AS INT)", "null"},
+        {"CAST(b AS INT)", "2147483647"},
+        {"TRY_CAST(b AS INT)", "2147483647"},
         {"CAST(i AS BIGINT)", "7"},
         {"CAST(i AS DOUBLE)", "7.0"},
         {"CAST(i AS FLOAT)", "7.0"},
         {"CAST('2.5' AS DOUBLE)", "2.5"},
-        {"CAST('abc' AS DOUBLE)", "ERROR: *"},
+        {"CAST('abc' AS DOUBLE)", "null"},
         {"CAST(i AS DECIMAL(5, 2))", "7.00"},
         {"CAST('12.345' AS DECIMAL(10, 2))", "12.35"},
         {"CAST(d AS DECIMAL(4, 1))", "2.5"},
@@ -630,12 +639,13 @@ TEST_CASE("casts") {
         {"CAST('2024-13-02' AS DATE)", "ERROR: *"},
         {"CAST('2024-01-02 03:04:05' AS TIMESTAMP)", "2024-01-02T03:04:05"},
         {"CAST('2024-01-02T03:04:05.123456' AS TIMESTAMP(6))", "2024-01-02T03:04:05.123456"},
-        {"CAST('2024-01-02T03:04:05.123456' AS TIMESTAMP(3))", "2024-01-02T03:04:05.123"},
+        // castToTimestamp keeps the parsed LocalDateTime whole (CastingFunctions.java:374).
+        {"CAST('2024-01-02T03:04:05.123456' AS TIMESTAMP(3))", "2024-01-02T03:04:05.123456"},
         {"CAST(dt AS TIMESTAMP)", "2024-03-15T00:00"},
         {"CAST(ts AS DATE)", "2024-03-15"},
         {"CAST(ts AS TIME)", "10:20:30.123"},
         {"CAST(ltz AS TIMESTAMP(3))", "2024-03-15T10:20:30.123"},
-        {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T10:20:30.123Z"},
+        {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T10:20:30.123"},
         {"CAST('10:20' AS TIME)", "10:20"},
         {"CAST(i AS INTEGER)", "7"},
         {"CAST(dt AS INT)",
@@ -680,21 +690,21 @@ TEST_CASE("temporal functions in UTC") {
         {"DATE_FORMAT(ltz, 'yyyy-MM-dd HH:mm:ss')", "2024-03-15 10:20:30"},
         {"DATE_FORMAT(ts, 'yyyy-qq')", "COMPILE@17: *"},
         {"DATE_FORMAT(ts, n_null)", "null"},
-        {"DATE_FORMAT_TZ(ts, 'yyyy-MM-dd HH:mm', 'Asia/Shanghai')", "2024-03-15 18:20"},
-        {"DATE_FORMAT_TZ(ts, 'HH:mm XXX', 'America/New_York')", "06:20 -04:00"},
+        {"DATE_FORMAT_TZ(ts, 'yyyy-MM-dd HH:mm', 'Asia/Shanghai')", "2024-03-15 10:20"},
+        {"DATE_FORMAT_TZ(ts, 'HH:mm XXX', 'America/New_York')", "10:20 -04:00"},
         {"DATE_FORMAT_TZ(ts, 'HH:mm', 'Nowhere/City')", "COMPILE@29: *"},
         {"TIMESTAMPADD(DAY, 1, ts)", "2024-03-16T10:20:30.123"},
         {"TIMESTAMPADD(HOUR, -11, ts)", "2024-03-14T23:20:30.123"},
         {"TIMESTAMPADD(MONTH, 1, TIMESTAMP '2024-01-31 00:00:00')", "2024-02-29T00:00"},
         {"TIMESTAMPADD(YEAR, 1, dt)", "2025-03-15"},
-        {"TIMESTAMPADD(WEEK, 1, dt)", "2024-03-22"},
+        {"TIMESTAMPADD(WEEK, 1, dt)", "COMPILE@14: Unsupported timestamp interval unit WEEK.*"},
         {"TIMESTAMPADD(SECOND, 30, ts)", "2024-03-15T10:21:00.123"},
         {"TIMESTAMPADD(DAY, i_null, ts)", "null"},
         {"TIMESTAMPDIFF(DAY, TIMESTAMP '2024-01-01 00:00:00', ts)", "74"},
         {"TIMESTAMPDIFF(HOUR, ts, TIMESTAMP '2024-03-15 00:00:00')", "-10"},
-        {"TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-02-29')", "0"},
+        {"TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-02-29')", "1"},
         {"TIMESTAMPDIFF(MONTH, DATE '2024-01-15', DATE '2024-03-15')", "2"},
-        {"TIMESTAMPDIFF(YEAR, DATE '2020-03-16', dt)", "3"},
+        {"TIMESTAMPDIFF(YEAR, DATE '2020-03-16', dt)", "4"},
         {"TIMESTAMPDIFF(SECOND, ts, ts)", "0"},
         {"TIMESTAMPDIFF(MINUTE, TIMESTAMP '2024-03-15 10:00:00', ts)", "20"},
         {"TO_DATE('2024-05-06')", "2024-05-06"},
@@ -705,17 +715,17 @@ TEST_CASE("temporal functions in UTC") {
         {"TO_TIMESTAMP('20240506', 'yyyyMMdd')", "2024-05-06T00:00"},
         {"TO_TIMESTAMP('2024-05-06 07:08:09.5', 'yyyy-MM-dd HH:mm:ss.S')",
          "2024-05-06T07:08:09.005"},
-        {"TO_TIMESTAMP('bad')", "null"},
+        {"TO_TIMESTAMP('bad')", "ERROR: Unparseable date: \"bad\""},
         // Found by the expression fuzz target: a year of more digits than an int64 holds threw
-        // std::out_of_range out of the evaluation.
-        {"TO_TIMESTAMP('207777777777777777724-05-06 07:08:09')", "null"},
+        // std::out_of_range out of the evaluation (now: text that does not parse fails the row).
+        {"TO_TIMESTAMP('207777777777777777724-05-06 07:08:09')", "ERROR: Unparseable date: *"},
         {"TO_DATE('99999999999999999999-01-01')", "null"},
         // ...and years that fit an int64 overflowed the day arithmetic (undefined behaviour).
-        {"TO_TIMESTAMP('0005871220761153995856-5-06 07:08:09')", "null"},
-        {"TO_TIMESTAMP('200000000-01-01 00:00:00')", "null"},
+        {"TO_TIMESTAMP('0005871220761153995856-5-06 07:08:09')", "ERROR: Unparseable date: *"},
+        {"TO_TIMESTAMP('200000000-01-01 00:00:00')", "ERROR: Unparseable date: *"},
         {"TO_DATE('99999999-12-31')", "+99999999-12-31"},
         {"TO_TIMESTAMP(n_null)", "null"},
-        {"TO_TIMESTAMP_LTZ('2024-05-06 07:08:09')", "2024-05-06T07:08:09Z"},
+        {"TO_TIMESTAMP_LTZ('2024-05-06 07:08:09.000')", "2024-05-06T07:08:09"},
         {"FROM_UNIXTIME(0)", "1970-01-01 00:00:00"},
         {"FROM_UNIXTIME(86400, 'yyyy-MM-dd')", "1970-01-02"},
         {"FROM_UNIXTIME(i_null)", "null"},
@@ -734,10 +744,10 @@ TEST_CASE("temporal functions in UTC") {
         {"dt + INTERVAL '3' DAY", "2024-03-18"},
         {"dt - INTERVAL '1' MONTH", "2024-02-15"},
         {"INTERVAL '1' DAY + ts", "2024-03-16T10:20:30.123"},
-        {"ltz + INTERVAL '1' MINUTE", "2024-03-15T10:21:30.123Z"},
+        {"ltz + INTERVAL '1' MINUTE", "2024-03-15T10:21:30.123"},
         {"INTERVAL 'x' DAY", "SYNTAX@10: *"},
-        {"CURRENT_TIMESTAMP", "2024-03-15T10:20:30.123Z"},
-        {"NOW()", "2024-03-15T10:20:30.123Z"},
+        {"CURRENT_TIMESTAMP", "2024-03-15T10:20:30.123"},
+        {"NOW()", "2024-03-15T10:20:30.123"},
         {"LOCALTIMESTAMP", "2024-03-15T10:20:30.123"},
         {"LOCALTIME", "10:20:30"},
         {"CURRENT_TIME", "10:20:30"},
@@ -750,7 +760,7 @@ TEST_CASE("temporal functions honour the local time zone") {
     check_all(
         {
             {"LOCALTIMESTAMP", "2024-03-15T18:20:30.123"},
-            {"CURRENT_TIMESTAMP", "2024-03-15T10:20:30.123Z"},
+            {"CURRENT_TIMESTAMP", "2024-03-15T10:20:30.123"},
             {"CURRENT_DATE", "2024-03-15"},
             {"LOCALTIME", "18:20:30"},
             {"HOUR(ltz)", "18"},
@@ -760,12 +770,13 @@ TEST_CASE("temporal functions honour the local time zone") {
             {"DATE_FORMAT(ltz, 'HH:mm Z')", "18:20 +0800"},
             {"FROM_UNIXTIME(0)", "1970-01-01 08:00:00"},
             {"UNIX_TIMESTAMP('1970-01-01 08:00:00')", "0"},
-            {"TO_TIMESTAMP_LTZ('1970-01-01 08:00:00')", "1970-01-01T00:00:00Z"},
+            {"TO_TIMESTAMP_LTZ('1970-01-01 08:00:00.000')",
+             "1970-01-01T08:00"},  // UTC, not the session zone
             {"CAST(ltz AS TIMESTAMP(3))", "2024-03-15T18:20:30.123"},
-            {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T02:20:30.123Z"},
+            {"CAST(ts AS TIMESTAMP_LTZ(3))", "2024-03-15T02:20:30.123"},
             {"CAST(ltz AS DATE)", "2024-03-15"},
             {"TO_DATE(ltz)", "2024-03-15"},
-            {"TIMESTAMPDIFF(HOUR, ts, ltz)", "0"},
+            {"TIMESTAMPDIFF(HOUR, ts, ltz)", "8"},  // ts placed in the session zone
         },
         "Asia/Shanghai");
     check_all(
@@ -866,7 +877,7 @@ TEST_CASE("deduced result types") {
         {"TRY_CAST(name AS INT)", "INT"},
         {"YEAR(dt)", "BIGINT"},
         {"TIMESTAMPDIFF(DAY, ts, ts)", "INT"},
-        {"TO_TIMESTAMP(name)", "TIMESTAMP(3)"},
+        {"TO_TIMESTAMP('2024-01-01 00:00:00')", "TIMESTAMP(3)"},
         {"REGEXP_EXTRACT_ALL(name, '(l)')", "ARRAY<STRING>"},
         {"ts + INTERVAL '1' DAY", "TIMESTAMP(3)"},
     };
@@ -978,13 +989,15 @@ TEST_CASE("SUBSTR, UPPER and LOWER over successive rows") {
     CHECK(eval_rows("SUBSTR(s, 9)") ==
           V{"ijklmnopq", "é-jklmnop", "cdefghij", "", "null", "Ijkl.Z[@`{"});
     CHECK(eval_rows("SUBSTRING(s, -3, 2)") == V{"op", "no", "hi", "", "null", "@`"});
-    CHECK(eval_rows("SUBSTR(s, 0, 3)") == V{"ab", "ab", "ÀÉ", "", "null", "AB"});
+    // Start 0 is the first character (StringFunctions.java:252).
+    CHECK(eval_rows("SUBSTR(s, 0, 3)") == V{"abc", "abc", "ÀÉÎ", "", "null", "ABC"});
     CHECK(eval_rows("SUBSTR(s, 20, 5)") == V{"", "", "", "", "null", ""});
     CHECK(eval_rows("SUBSTR(s, 1, 0)") == V{"", "", "", "", "null", ""});
+    const std::string negative =
+        "ERROR: length of 'substring(str, beginIndex, length)' must be >= 0 and Int type, but "
+        "length = -1";  // StringFunctions.java:216-222
     CHECK(eval_rows("SUBSTR(s, 2, -1)") ==
-          V{"ERROR: Substring length -1 is negative", "ERROR: Substring length -1 is negative",
-            "ERROR: Substring length -1 is negative", "ERROR: Substring length -1 is negative",
-            "null", "ERROR: Substring length -1 is negative"});
+          V{negative, negative, negative, negative, "null", negative});
     CHECK(eval_rows("UPPER(SUBSTR(s, 2, 10))") ==
           V{"BCDEFGHIJK", "BCDEFGHÉ-J", "ÉÎÕÜ ABCDE", "", "null", "BCDEFGHIJK"});
     CHECK(eval_rows("UPPER(s)") == V{"ABCDEFGHIJKLMNOPQ", "ABCDEFGHÉ-JKLMNOP", "ÀÉÎÕÜ ABCDEFGHIJ",

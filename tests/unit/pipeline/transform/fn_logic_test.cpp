@@ -4,7 +4,7 @@
 // (ComparisonFunctionsTest.java:28-72; specs/comparison.yaml:16 and :38, record 3 of NULLs).
 #include <catch2/catch.hpp>
 
-#include "one_row_eval.h"
+#include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;

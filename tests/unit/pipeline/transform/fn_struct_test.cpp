@@ -1,7 +1,7 @@
 // ARRAY / MAP constructors over nested values of different element types, and ROW subscripts.
 #include <catch2/catch.hpp>
 
-#include "one_row_eval.h"
+#include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;
