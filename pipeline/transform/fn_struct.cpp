@@ -1,7 +1,13 @@
 // Constructors and accessors of nested values: ARRAY[...], MAP[...], ROW(...), a[i], m[k],
 // CARDINALITY, ARRAY_CONTAINS, ARRAY_POSITION, ELEMENT.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/data/field_format.h"
 #include "pipeline/transform/functions.h"
+#include "pipeline/transform/types.h"
 
 namespace cdcd::transform {
 
@@ -107,12 +113,30 @@ NodePtr b_array(CallSite& c) {
     return make_node(eval_array, DataType::array(*et).not_null(), std::move(c.args));
 }
 
+// StructFunctions.map fills a LinkedHashMap: a repeated key keeps its first place and takes the
+// last value.
 Datum eval_map(const Node& n, EvalContext& c) {
-    std::size_t k = n.args.size() / 2;
+    const std::size_t pairs = n.args.size() / 2;
+    std::vector<std::pair<Datum, Datum>> entries;
+    entries.reserve(pairs);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        Datum key = n.args[2 * i]->eval(c);
+        Datum value = n.args[2 * i + 1]->eval(c);
+        auto same = std::find_if(entries.begin(), entries.end(), [&](const auto& e) {
+            return e.first.null
+                       ? key.null
+                       : !key.null && values_equal(e.first, n.type.key(), key, n.type.key());
+        });
+        if (same != entries.end())
+            same->second = value;
+        else
+            entries.emplace_back(key, value);
+    }
+    const std::size_t k = entries.size();
     RowBuilder keys(k), values(k);
     for (std::size_t i = 0; i < k; ++i) {
-        write_field(keys, i, n.args[2 * i]->eval(c), n.type.key());
-        write_field(values, i, n.args[2 * i + 1]->eval(c), n.type.value());
+        write_field(keys, i, entries[i].first, n.type.key());
+        write_field(values, i, entries[i].second, n.type.value());
     }
     Row kr = std::move(keys).build(), vr = std::move(values).build();
     RowBuilder holder(1);
@@ -238,16 +262,38 @@ NodePtr b_cardinality(CallSite& c) {
     return n;
 }
 
+// StructFunctions.valueEquals: numbers are equal across types (Double.compare when either is
+// FLOAT/DOUBLE, else the exact value), anything else as `=`.
+bool element_equals(const Datum& a, const DataType& ta, const Datum& b, const DataType& tb) {
+    if (!ta.is_numeric() || !tb.is_numeric()) return values_equal(a, ta, b, tb);
+    auto floating = [](const DataType& t) {
+        return t.root() == TypeRoot::Float || t.root() == TypeRoot::Double;
+    };
+    if (floating(ta) || floating(tb)) {
+        double x = to_double(a, ta), y = to_double(b, tb);
+        return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y));
+    }
+    if (ta.is_integer() && tb.is_integer()) return a.i == b.i;
+    // DECIMAL with DECIMAL or an integer: compared at the larger scale.
+    __int128 x = ta.is_integer() ? static_cast<__int128>(a.i) : a.dec;
+    __int128 y = tb.is_integer() ? static_cast<__int128>(b.i) : b.dec;
+    int sx = ta.is_integer() ? 0 : ta.scale(), sy = tb.is_integer() ? 0 : tb.scale();
+    int s = std::max(sx, sy);
+    return rescale(x, sx, s) == rescale(y, sy, s);
+}
+
 // param 0: ARRAY_CONTAINS, 1: ARRAY_POSITION
 Datum eval_array_search(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
     if (a.null) return a;
     Datum x = n.args[1]->eval(c);
+    // ARRAY_POSITION of NULL is NULL; ARRAY_CONTAINS finds a NULL element.
+    if (x.null && n.param) return Datum{};
     RowView arr(a.s);
     const DataType& et = n.args[0]->type.element();
     for (std::size_t i = 0; i < arr.arity(); ++i) {
         Datum e = read_field(arr, i, et);
-        bool hit = (e.null && x.null) || values_equal(e, et, x, n.args[1]->type);
+        bool hit = e.null ? x.null : !x.null && element_equals(e, et, x, n.args[1]->type);
         if (hit)
             return n.param ? Datum::of_long(static_cast<std::int64_t>(i) + 1)
                            : Datum::of_bool(true);
@@ -258,7 +304,7 @@ NodePtr build_array_search(CallSite& c, bool position) {
     c.arity(2, 2);
     if (c.type(0).root() != TypeRoot::Array)
         c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
-    bool nullable = c.type(0).nullable();
+    bool nullable = c.type(0).nullable() || (position && c.type(1).nullable());
     auto n = make_node(eval_array_search,
                        (position ? DataType::int_() : DataType::boolean()).with_nullable(nullable),
                        std::move(c.args));

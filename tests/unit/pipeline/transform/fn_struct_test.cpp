@@ -79,3 +79,28 @@ TEST_CASE("a ROW subscript must be an integer literal", "[fn_struct]") {
     CHECK_THROWS_WITH(eval_on_row("r[i]", schema(), row()),
                       Catch::Contains("ROW subscript must be an integer literal"));
 }
+
+TEST_CASE("a repeated MAP key keeps its first place and takes the last value", "[fn_struct]") {
+    // StructFunctionsTest.java:46: map("one", 1, "two", 2, "one", 3) is {one=3, two=2}
+    // (StructFunctions.map fills a LinkedHashMap).
+    CHECK(eval_on_row("MAP['one', 1, 'two', 2, 'one', 3]", schema(), row()).value ==
+          "{one -> 3, two -> 2}");
+    CHECK(eval_on_row("MAP[NULL, 1, 'a', 2, NULL, 3]", schema(), row()).value ==
+          "{null -> 3, a -> 2}");
+}
+
+TEST_CASE("ARRAY_POSITION matches numbers across types and is NULL for a NULL value",
+          "[fn_struct]") {
+    // StructFunctionsTest.java:83-88 over [1, null, 2L, 1]: numbers compare by value
+    // (StructFunctions.numberEquals), and a NULL value gives NULL.
+    CHECK(eval_on_row("ARRAY_POSITION(ARRAY[1, NULL, id, 1], -1)", schema(), row()).value == "3");
+    CHECK(eval_on_row("ARRAY_POSITION(ARRAY[CAST(2.50 AS DECIMAL(4, 2))], d)", schema(), row())
+              .value == "1");
+    CHECK(eval_on_row("ARRAY_POSITION(ARRAY[1.5, 2.0], 2)", schema(), row()).value == "2");
+    auto r = eval_on_row("ARRAY_POSITION(ARRAY[1, NULL], CAST(NULL AS INT))", schema(), row());
+    CHECK(r.value == "null");
+    CHECK(r.type == "INT");
+    // ARRAY_CONTAINS does find a NULL element (StructFunctions.arrayContains).
+    CHECK(eval_on_row("ARRAY_CONTAINS(ARRAY[1, NULL], CAST(NULL AS INT))", schema(), row()).value ==
+          "true");
+}
