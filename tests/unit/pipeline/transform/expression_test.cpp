@@ -8,6 +8,7 @@
 #include "pipeline/transform/parser.h"
 #include "pipeline/transform/schema_free_check.h"
 #include "pipeline/transform/types.h"
+#include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;
@@ -53,29 +54,13 @@ Row test_row() {
     return std::move(b).build();
 }
 
-struct Result {
-    std::string value;
-    std::string type;
-};
+using Result = testing::Evaluated;
 
 Result run(const std::string& text, const std::string& tz = "UTC") {
     static const Schema schema = test_schema();
     static const Row row = test_row();
     try {
-        auto expr = parse_expression(text);
-        auto zone = Zone::find(tz);
-        Scope scope{&schema, nullptr, nullptr, zone.get()};
-        auto node = compile(*expr, scope);
-        EvalContext ctx;
-        ctx.row = row.view();
-        ctx.table = TableId::of("db", "tbl");
-        ctx.zone = zone.get();
-        ctx.now_millis = 1710498030123;  // 2024-03-15T10:20:30.123Z
-        Datum d = node->eval(ctx);
-        RowBuilder b(1);
-        write_field(b, 0, d, node->type);
-        Row r = std::move(b).build();
-        return {format_field(r.view(), 0, node->type), node->type.to_string()};
+        return testing::eval_on_row(text, schema, row, tz);
     } catch (const SyntaxError& e) {
         return {"SYNTAX@" + std::to_string(e.pos + 1) + ": " + e.what(), ""};
     } catch (const CompileError& e) {

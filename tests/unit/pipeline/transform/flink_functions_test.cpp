@@ -6,10 +6,10 @@
 // known_differences.txt lists the rows cdcd does not yet match. The list is strict: a listed row
 // that passes fails the test (remove it from the list), as does an unlisted row that fails.
 #include <catch2/catch.hpp>
-#include <iostream>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +19,7 @@
 #include "pipeline/transform/compiler.h"
 #include "pipeline/transform/parser.h"
 #include "pipeline/transform/types.h"
+#include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;
@@ -75,22 +76,9 @@ struct Outcome {
 Outcome evaluate(const std::string& text, const std::string& zone_id) {
     static const Schema schema = row_schema();
     static const Row row = row_values();
-    auto zone = Zone::find(zone_id);
-    if (!zone) return {"unknown zone " + zone_id, false};
+    if (!Zone::find(zone_id)) return {"unknown zone " + zone_id, false};
     try {
-        auto expr = parse_expression(text);
-        Scope scope{&schema, nullptr, nullptr, zone.get()};
-        auto node = compile(*expr, scope);
-        EvalContext ctx;
-        ctx.row = row.view();
-        ctx.table = TableId::of("db", "tbl");
-        ctx.zone = zone.get();
-        ctx.now_millis = 1710498030123;  // 2024-03-15T10:20:30.123Z
-        Datum d = node->eval(ctx);
-        RowBuilder b(1);
-        write_field(b, 0, d, node->type);
-        Row r = std::move(b).build();
-        return {format_field(r.view(), 0, node->type), false};
+        return {testing::eval_on_row(text, schema, row, zone_id).value, false};
     } catch (const SyntaxError& e) {
         return {"ERROR (syntax, column " + std::to_string(e.pos + 1) + "): " + e.what(), true};
     } catch (const CompileError& e) {

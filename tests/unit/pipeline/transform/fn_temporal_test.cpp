@@ -10,6 +10,7 @@
 #include "pipeline/transform/compiler.h"
 #include "pipeline/transform/parser.h"
 #include "pipeline/transform/types.h"
+#include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;
@@ -59,34 +60,13 @@ Row spec_row() {
     return std::move(b).build();
 }
 
-struct Result {
-    std::string value;
-    std::string type;
-};
+using Result = testing::Evaluated;
 
 // The value as the values sink prints it, or "ERROR: ..." / "COMPILE: ..." for a failure.
 Result run(const std::string& text, const std::string& tz = "UTC") {
     static const Schema schema = spec_schema();
     static const Row row = spec_row();
-    try {
-        auto expr = parse_expression(text);
-        auto zone = Zone::find(tz);
-        Scope scope{&schema, nullptr, nullptr, zone.get()};
-        auto node = compile(*expr, scope);
-        EvalContext ctx;
-        ctx.row = row.view();
-        ctx.table = TableId::of("foo", "bar", "baz");
-        ctx.zone = zone.get();
-        Datum d = node->eval(ctx);
-        RowBuilder b(1);
-        write_field(b, 0, d, node->type);
-        Row r = std::move(b).build();
-        return {format_field(r.view(), 0, node->type), node->type.to_string()};
-    } catch (const CompileError& e) {
-        return {std::string("COMPILE: ") + e.what(), ""};
-    } catch (const EvalError& e) {
-        return {std::string("ERROR: ") + e.what(), ""};
-    }
+    return testing::eval_or_error(text, schema, row, tz);
 }
 
 std::string value(const std::string& text, const std::string& tz = "UTC") {

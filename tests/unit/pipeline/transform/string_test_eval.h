@@ -3,11 +3,8 @@
 // fn_string_test.cpp and fn_regex_test.cpp compare with the values Flink CDC pins.
 #include <string>
 
-#include "pipeline/data/field_format.h"
 #include "pipeline/data/temporal.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/parser.h"
-#include "pipeline/transform/types.h"
+#include "tests/unit/pipeline/transform/one_row_eval.h"
 
 namespace cdcd::transform::testing {
 
@@ -57,27 +54,7 @@ inline Row string_test_row() {
 inline std::string eval_printed(const std::string& text) {
     static const Schema schema = string_test_schema();
     static const Row row = string_test_row();
-    try {
-        auto expr = parse_expression(text);
-        auto zone = Zone::find("UTC");
-        Scope scope{&schema, nullptr, nullptr, zone.get()};
-        auto node = compile(*expr, scope);
-        EvalContext ctx;
-        ctx.row = row.view();
-        ctx.table = TableId::of("db", "tbl");
-        ctx.zone = zone.get();
-        Datum d = node->eval(ctx);
-        RowBuilder b(1);
-        write_field(b, 0, d, node->type);
-        Row r = std::move(b).build();
-        return format_field(r.view(), 0, node->type);
-    } catch (const SyntaxError& e) {
-        return std::string("SYNTAX: ") + e.what();
-    } catch (const CompileError& e) {
-        return std::string("COMPILE: ") + e.what();
-    } catch (const EvalError& e) {
-        return std::string("ERROR: ") + e.what();
-    }
+    return eval_or_error(text, schema, row).value;
 }
 
 }  // namespace cdcd::transform::testing
