@@ -66,17 +66,22 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
     for (int i = 0; i < 12; ++i)
         if (kMonths[i] == month) mon = i;
     if (mon < 0) return std::nullopt;
+    // An IMF-fixdate's fields are in range: anything else (a year of -1994, a day of 1e9) is no
+    // date, and timegm of it could be past what system_clock holds.
+    if (year < 1900 || year > 9999 || day < 1 || day > 31 || h < 0 || h > 23 || m < 0 || m > 59 ||
+        s < 0 || s > 60)
+        return std::nullopt;
     tm.tm_year = year - 1900;
     tm.tm_mon = mon;
     tm.tm_mday = day;
     tm.tm_hour = h;
     tm.tm_min = m;
     tm.tm_sec = s;
-    std::time_t at = timegm(&tm);
-    auto now = std::chrono::system_clock::now();
-    auto when = std::chrono::system_clock::from_time_t(at);
-    auto delta = std::chrono::duration_cast<std::chrono::milliseconds>(when - now);
-    return std::max(delta, std::chrono::milliseconds(0));
+    // In whole seconds: a date past 2262 is more than system_clock's nanoseconds hold.
+    const std::int64_t at = timegm(&tm);
+    const std::int64_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    if (at <= now) return std::chrono::milliseconds(0);
+    return std::chrono::milliseconds((at - now) * 1000);
 }
 
 boost::asio::awaitable<void> sleep_for(std::chrono::milliseconds delay,

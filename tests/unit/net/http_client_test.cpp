@@ -218,6 +218,12 @@ TEST_CASE("Retry-After parsing") {
     CHECK(parse_retry_after("1e300") == std::chrono::milliseconds::max());
     CHECK(!parse_retry_after("nan"));
     CHECK(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT") == std::chrono::milliseconds(0));
+    // Found by the small_parsers fuzz target: a date with fields out of range (year -1994, a
+    // day or hour in the millions) overflowed system_clock in from_time_t; it is no date.
+    CHECK(!parse_retry_after("Sun, 06 Nov-1994 08:49:37 GMT"));
+    CHECK(!parse_retry_after("Sun, 999999999 Nov 1994 08:49:37 GMT"));
+    CHECK(!parse_retry_after("Sun, 06 Nov 1994 2147483647:49:37 GMT"));
+    CHECK(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT") > std::chrono::hours(24 * 365));
     RetryPolicy p{.initial_backoff = 100ms, .max_backoff = 1s};
     for (int i = 0; i < 20; ++i) {
         auto d = p.backoff(i);
