@@ -46,7 +46,9 @@ case "$command" in
     export -f run; export seconds
     targets | xargs -P "${CDCD_FUZZ_JOBS:-2}" -I{} bash -c 'run "$1" "$seconds"' _ {} ;;
   *)
-    targets | grep -qx "$command" || { echo "fuzz: no target $command (scripts/fuzz.sh list)" >&2; exit 2; }
+    # grep without -q reads the whole list: -q stops at the match, and the SIGPIPE that gives
+    # `targets` fails the pipeline under pipefail.
+    targets | grep -x "$command" >/dev/null || { echo "fuzz: no target $command (scripts/fuzz.sh list)" >&2; exit 2; }
     build "fuzz_$command"
     run "$command" "${2:-60}" ;;
 esac
