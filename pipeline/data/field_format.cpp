@@ -141,9 +141,9 @@ std::string format_field(RowView row, std::size_t i, const DataType& type) {
         case TypeRoot::Time:
             return temporal::format_time(row.get_long(i));
         case TypeRoot::Timestamp:
-            return temporal::format_local_date_time(row.get_timestamp(i));
         case TypeRoot::TimestampLtz:
-            // LocalZonedTimestampData.toString(): the UTC date-time, without a zone suffix.
+            // A TIMESTAMP_LTZ prints as LocalZonedTimestampData.toString(): the UTC date-time,
+            // without a zone suffix.
             return temporal::format_local_date_time(row.get_timestamp(i));
         case TypeRoot::TimestampTz:
             // ZonedTimestampData.toString(): ISO_OFFSET_DATE_TIME.
