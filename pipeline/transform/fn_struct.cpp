@@ -28,6 +28,7 @@ std::optional<DataType> common_type(const std::vector<DataType>& types) {
     if (!nested) return least_restrictive(types);
     auto part = [&](auto get) {
         std::vector<DataType> parts;
+        parts.reserve(types.size());
         for (const auto& t : types) parts.push_back(get(t));
         return common_type(parts);
     };
