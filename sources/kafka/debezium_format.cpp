@@ -1,4 +1,6 @@
 // value.format: debezium-json, with or without the {"schema":…,"payload":…} envelope.
+#include "sources/kafka/connect_schema.h"
+#include "sources/kafka/connect_value.h"
 #include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
@@ -15,10 +17,29 @@ class DebeziumParser final : public FormatParser {
         if (type != json_type::object)
             throw ParseError(std::string("the value is ") + json_type_name(type) +
                              ", not a JSON object");
+        schema_ = nullptr;
+        scratch_.clear();
         parse_envelope(doc.get_object(), out, true);
+        if (out.connect_schema && !out.changes.empty()) apply_schema(out);
     }
 
   private:
+    // Types every image by the message's schema (wherever in the message the schema was).
+    void apply_schema(ParsedMessage& out) {
+        if (!schema_)
+            throw ParseError(
+                "debezium-json.schema-include is true but the message has no \"schema\" object "
+                "to take its column types from");
+        for (const ParsedChange& c : out.changes) {
+            if (c.before >= 0)
+                apply_connect_schema(out.images[static_cast<std::size_t>(c.before)],
+                                     schema_->before, "before", scratch_);
+            if (c.after >= 0)
+                apply_connect_schema(out.images[static_cast<std::size_t>(c.after)], schema_->after,
+                                     "after", scratch_);
+        }
+    }
+
     // Reads the table id fields of the `source` object; leaves captured_count short of the
     // number of fields when one is missing or not a string (the extractor then reports it).
     static void capture(simdjson::ondemand::value value, ParsedMessage& out, bool top) {
@@ -68,6 +89,14 @@ class DebeziumParser final : public FormatParser {
             } else if (!out.capture_key.empty() && key == out.capture_key &&
                        (top || !out.captured_top)) {
                 capture(value, out, top);
+            } else if (key == "schema" && top && out.connect_schema) {
+                const json_type type = value.type();
+                if (type != json_type::object)
+                    throw ParseError(std::string("\"schema\" is ") + json_type_name(type) +
+                                     ", not an object");
+                // A view into the message's bytes, which outlive this parse.
+                simdjson::ondemand::object schema = value.get_object();
+                schema_ = &schemas_.get(schema.raw_json());
             } else if (key == "payload" && top) {
                 saw_payload = true;
                 const json_type type = value.type();
@@ -99,6 +128,10 @@ class DebeziumParser final : public FormatParser {
                 throw ParseError("unknown op '" + std::string(op) + "'");
         }
     }
+
+    ConnectSchemaCache schemas_;
+    const ConnectSchema* schema_ = nullptr;  // of the message being parsed
+    ConnectScratch scratch_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "pipeline/data/temporal.h"
+#include "pipeline/types/type_merging.h"
 
 namespace cdcd::kafka {
 
@@ -104,6 +105,7 @@ void classify_number(FieldValue& v, std::string_view lit) {
 }
 
 DataType inferred_type(const FieldValue& v) {
+    if (v.declared) return *v.declared;
     switch (v.kind) {
         case ValueKind::Bool:
             return DataType::boolean();
@@ -119,12 +121,22 @@ DataType inferred_type(const FieldValue& v) {
             return DataType::timestamp(v.precision);
         case ValueKind::TimestampLtz:
             return DataType::timestamp_ltz(v.precision);
+        case ValueKind::Time:
+            return DataType::time(9);
+        case ValueKind::Bytes:
+            return DataType::bytes();
         default:
             return DataType::string();
     }
 }
 
 bool fits(const FieldValue& v, const DataType& t) {
+    if (v.declared) {
+        // Nullability aside, the column is the declared type or one it widens to.
+        const DataType column = t.with_nullable(true);
+        return column.equals_ignoring_nullability(*v.declared) ||
+               least_common_type(column, *v.declared) == column;
+    }
     if (v.kind == ValueKind::Null) return true;
     if (t.is_string()) return true;
     switch (v.kind) {
@@ -150,6 +162,10 @@ bool fits(const FieldValue& v, const DataType& t) {
             return t.root() == TypeRoot::Timestamp && v.precision <= t.precision();
         case ValueKind::TimestampLtz:
             return t.root() == TypeRoot::TimestampLtz && v.precision <= t.precision();
+        case ValueKind::Time:
+            return t.root() == TypeRoot::Time;
+        case ValueKind::Bytes:
+            return t.is_binary();
         default:
             return false;
     }
@@ -165,6 +181,13 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
         case TypeRoot::Varchar:
             if (v.kind == ValueKind::Bool) {
                 row.set_string(i, v.boolean ? "true" : "false");
+            } else if (v.declared && v.kind == ValueKind::Date) {
+                row.set_string(i, temporal::format_date(v.integer));  // text is epoch days
+            } else if (v.declared && v.kind == ValueKind::Timestamp) {
+                row.set_string(
+                    i, temporal::format_sql_timestamp(Timestamp{v.integer, v.nanos_of_milli}, 9));
+            } else if (v.kind == ValueKind::Time) {
+                row.set_string(i, temporal::format_time(v.integer));
             } else {
                 row.set_string(i, v.text);
             }
@@ -172,9 +195,14 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
         case TypeRoot::Boolean:
             row.set_bool(i, v.boolean);
             return true;
+        case TypeRoot::TinyInt:
+        case TypeRoot::SmallInt:
+        case TypeRoot::Int:
         case TypeRoot::BigInt:
+            if (v.kind != ValueKind::Int) return false;
             row.set_long(i, v.integer);
             return true;
+        case TypeRoot::Float:
         case TypeRoot::Double: {
             if (v.kind == ValueKind::Int) {
                 row.set_double(i, static_cast<double>(v.integer));
@@ -182,11 +210,22 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
             }
             std::string text(v.text);
             char* end = nullptr;
-            double d = std::strtod(text.c_str(), &end);
+            // A FLOAT is read as a float: 3.14 stays 3.14, not 3.140000104904175.
+            double d = t.root() == TypeRoot::Float ? std::strtof(text.c_str(), &end)
+                                                   : std::strtod(text.c_str(), &end);
             if (end != text.c_str() + text.size()) return false;
             row.set_double(i, d);
             return true;
         }
+        case TypeRoot::Binary:
+        case TypeRoot::Varbinary:
+            if (v.kind != ValueKind::Bytes) return false;
+            row.set_bytes(i, v.text);
+            return true;
+        case TypeRoot::Time:
+            if (v.kind != ValueKind::Time) return false;
+            row.set_long(i, v.integer);
+            return true;
         case TypeRoot::Decimal: {
             if (v.kind == ValueKind::Decimal && v.precision <= 18 && t.scale() >= v.scale &&
                 t.scale() - v.scale + v.precision <= 18) {

@@ -22,6 +22,9 @@ enum class ValueKind : std::uint8_t {
     Timestamp,     // "yyyy-MM-dd HH:mm:ss[.f]" or with 'T': TIMESTAMP(p)
     TimestampLtz,  // the same with a trailing 'Z' or ±HH:mm: TIMESTAMP_LTZ(p)
     Raw,           // nested object or array: STRING holding its JSON text
+    // Only from a Connect schema's declared types (connect_value.h):
+    Time,   // `integer`: nanoseconds of the day
+    Bytes,  // `text`: the bytes (base64-decoded)
 };
 
 struct FieldValue {
@@ -32,6 +35,9 @@ struct FieldValue {
     std::int32_t nanos_of_milli = 0;  // Timestamp*: as parsed by classify_string
     std::string_view text;            // string contents, number literal, or raw JSON
     std::uint8_t precision = 0, scale = 0;  // Decimal; Timestamp* precision in `precision`
+    // The type the message's Connect schema declares for the field (debezium-json with
+    // schema-include); null: the type is inferred from the value.
+    const DataType* declared = nullptr;
     // The field's column in its table's schema, found by SchemaInference::evolve for build
     // (columns keep their positions when a schema evolves); -1 unknown.
     mutable int column = -1;
@@ -44,9 +50,10 @@ void classify_string(FieldValue& v);
 /// Classifies a number literal (Int / Decimal / Double).
 void classify_number(FieldValue& v, std::string_view literal);
 
-/// The column type a value implies (Null → STRING).
+/// The column type a value implies: its declared type, else inferred (Null → STRING).
 DataType inferred_type(const FieldValue& v);
-/// True when `v` can be stored in a column of `type` without widening it.
+/// True when `v` can be stored in a column of `type` without widening it (a declared type: when
+/// `type` is that type or wider).
 bool fits(const FieldValue& v, const DataType& type);
 /// Stores `v` into field `i` of `row`, converted to `type` (which `v` fits). False when the text
 /// cannot be converted (e.g. a timestamp out of range).

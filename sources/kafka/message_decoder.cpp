@@ -37,6 +37,8 @@ MessageDecoder::MessageDecoder(const DecoderSettings& settings)
             settings_.format == ValueFormat::DebeziumJson && !settings_.table_from_key,
             settings_.limits.max_tables);
     parsed_.max_json_depth = settings_.limits.max_json_depth;
+    parsed_.connect_schema =
+        settings_.format == ValueFormat::DebeziumJson && settings_.debezium_schema_include;
 }
 
 void MessageDecoder::restore(const TableSchemas& schemas) {

@@ -3,7 +3,8 @@
 // numbers viewed in place, no allocation per field), one parser per `value.format`:
 //   json           a flat object → one INSERT
 //   debezium-json  {"before","after","op":c|r|u|d,"source"} optionally inside
-//                  {"schema":…,"payload":…}; u without before → REPLACE
+//                  {"schema":…,"payload":…}; u without before → REPLACE; with
+//                  ParsedMessage::connect_schema the schema's types (connect_value.h)
 //   canal-json     {"data":[…],"old":[…],"type":INSERT|UPDATE|DELETE,"database","table",
 //                  "pkNames":[…]}: one change per row of `data`; an UPDATE's before image is the
 //                  row with the changed columns from `old` put back (Canal's `old` holds only the
@@ -49,6 +50,9 @@ struct ParsedMessage {
     bool has_pk_names = false;
     /// MessageLimits::max_json_depth, for read_image (set by the caller).
     std::size_t max_json_depth = MessageLimits::kDefaultJsonDepth;
+    /// debezium-json.schema-include: the images' types come from the envelope's Connect schema
+    /// (FieldValue::declared), which every message must then carry (set by the caller).
+    bool connect_schema = false;
 
     // Table id fields read on the way (TableIdExtractor::capture_key): set by the caller, filled
     // by parsers that meet that object (debezium-json's `source`, at the top or under `payload`).

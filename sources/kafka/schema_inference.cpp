@@ -83,8 +83,11 @@ void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images
                 auto [at, fresh] = added_at.emplace(v.name, added.size());
                 if (fresh) {
                     check_columns(id, width + added.size() + 1);
-                    added.push_back(
-                        Column{std::string(v.name), inferred_type(v), {}, std::nullopt});
+                    // A column added to an existing table is nullable (spec), whatever a
+                    // Connect schema declares: the table's earlier rows have no value for it.
+                    DataType type = inferred_type(v);
+                    if (!creating) type = type.with_nullable(true);
+                    added.push_back(Column{std::string(v.name), std::move(type), {}, std::nullopt});
                 } else if (Column& c = added[at->second]; !fits(v, c.type)) {
                     c.type = least_common_type(c.type, inferred_type(v));
                 }
