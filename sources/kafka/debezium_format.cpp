@@ -17,7 +17,7 @@ class DebeziumParser final : public FormatParser {
         if (type != json_type::object)
             throw ParseError(std::string("the value is ") + json_type_name(type) +
                              ", not a JSON object");
-        schema_ = nullptr;
+        schema_text_ = {};
         scratch_.clear();
         parse_envelope(doc.get_object(), out, true);
         if (out.connect_schema && !out.changes.empty()) apply_schema(out);
@@ -26,16 +26,17 @@ class DebeziumParser final : public FormatParser {
   private:
     // Types every image by the message's schema (wherever in the message the schema was).
     void apply_schema(ParsedMessage& out) {
-        if (!schema_)
+        if (schema_text_.empty())
             throw ParseError(
                 "debezium-json.schema-include is true but the message has no \"schema\" object "
                 "to take its column types from");
+        const ConnectSchema& schema = schemas_.get(schema_text_);
         for (const ParsedChange& c : out.changes) {
             if (c.before >= 0)
-                apply_connect_schema(out.images[static_cast<std::size_t>(c.before)],
-                                     schema_->before, "before", scratch_);
+                apply_connect_schema(out.images[static_cast<std::size_t>(c.before)], schema.before,
+                                     "before", scratch_);
             if (c.after >= 0)
-                apply_connect_schema(out.images[static_cast<std::size_t>(c.after)], schema_->after,
+                apply_connect_schema(out.images[static_cast<std::size_t>(c.after)], schema.after,
                                      "after", scratch_);
         }
     }
@@ -94,9 +95,10 @@ class DebeziumParser final : public FormatParser {
                 if (type != json_type::object)
                     throw ParseError(std::string("\"schema\" is ") + json_type_name(type) +
                                      ", not an object");
-                // A view into the message's bytes, which outlive this parse.
+                // A view into the message's bytes, which outlive this parse; read once the rest
+                // of the message is known to be good.
                 simdjson::ondemand::object schema = value.get_object();
-                schema_ = &schemas_.get(schema.raw_json());
+                schema_text_ = schema.raw_json();
             } else if (key == "payload" && top) {
                 saw_payload = true;
                 const json_type type = value.type();
@@ -130,7 +132,7 @@ class DebeziumParser final : public FormatParser {
     }
 
     ConnectSchemaCache schemas_;
-    const ConnectSchema* schema_ = nullptr;  // of the message being parsed
+    std::string_view schema_text_;  // of the message being parsed
     ConnectScratch scratch_;
 };
 

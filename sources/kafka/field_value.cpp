@@ -133,6 +133,9 @@ DataType inferred_type(const FieldValue& v) {
 bool fits(const FieldValue& v, const DataType& t) {
     if (v.declared) {
         // Nullability aside, the column is the declared type or one it widens to.
+        // A NULL changes no column of its declared type's kind: a NULL VariableScaleDecimal
+        // or ZonedTimestamp declares no precision (and nor need a NULL TIMESTAMP(6)).
+        if (v.kind == ValueKind::Null && t.root() == v.declared->root()) return true;
         const DataType column = t.with_nullable(true);
         return column.equals_ignoring_nullability(*v.declared) ||
                least_common_type(column, *v.declared) == column;

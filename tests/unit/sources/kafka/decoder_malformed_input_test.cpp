@@ -40,6 +40,9 @@ DecoderSettings dynamic(ValueFormat f, std::vector<std::string> fields, bool fro
 
 const std::string kDbz =
     R"({"before":null,"after":{"id":1,"v":"a"},"op":"c","source":{"db":"app","table":"t"}})";
+// The Connect schema of kDbz's images, as Debezium writes it with schemas.enable.
+const std::string kDbzSchema =
+    R"({"type":"struct","fields":[{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},{"type":"string","optional":true,"field":"v"}],"optional":true,"field":"before"},{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},{"type":"string","optional":true,"field":"v"}],"optional":true,"field":"after"}],"optional":false})";
 const std::string kCanal =
     R"({"data":[{"id":1,"v":"a"}],"old":null,"type":"INSERT","database":"app","table":"t","pkNames":["id"]})";
 
@@ -61,10 +64,10 @@ std::vector<Mode> modes() {
         {"debezium-json, table from the key", dynamic(F::DebeziumJson, {"db", "tbl"}, true), kDbz,
          R"({"db":"app","tbl":"t"})"},
         {"debezium-json with schema, fixed table", fixed(F::DebeziumJson, true),
-         R"({"schema":{},"payload":)" + kDbz + "}", ""},
+         R"({"schema":)" + kDbzSchema + R"(,"payload":)" + kDbz + "}", ""},
         {"debezium-json with schema, table from source.db,source.table",
          dynamic(F::DebeziumJson, {"source.db", "source.table"}, false, true),
-         R"({"schema":{},"payload":)" + kDbz + "}", ""},
+         R"({"schema":)" + kDbzSchema + R"(,"payload":)" + kDbz + "}", ""},
         {"canal-json, fixed table", fixed(F::CanalJson), kCanal, ""},
         {"canal-json, table from database,table", dynamic(F::CanalJson, {"database", "table"}),
          kCanal, ""},
