@@ -114,6 +114,14 @@ void read_variable_scale_decimal(FieldValue& v, ConnectScratch& scratch, const F
     if (v.kind == ValueKind::Double) fail("the value has more than 38 digits");
 }
 
+// Dates and timestamps within the years 0000 to 9999, as their text forms (and Flink) allow;
+// beyond them epoch values are no calendar dates cdcd can print.
+bool within_calendar(std::int64_t epoch_days) {
+    static const std::int64_t first = temporal::days_from_civil(0, 1, 1);
+    static const std::int64_t last = temporal::days_from_civil(9999, 12, 31);
+    return epoch_days >= first && epoch_days <= last;
+}
+
 void read_time(FieldValue& v, std::int64_t nanos_per_unit, const FieldError& fail) {
     std::int64_t nanos = 0;
     if (v.kind == ValueKind::Int) {
@@ -137,6 +145,8 @@ void read_timestamp(FieldValue& v, std::int64_t units_per_milli, std::int64_t na
         v.nanos_of_milli = static_cast<std::int32_t>(
             temporal::floor_mod(v.integer, units_per_milli) * nanos_per_unit);
         v.integer = temporal::floor_div(v.integer, units_per_milli);
+        if (!within_calendar(temporal::floor_div(v.integer, temporal::kMillisPerDay)))
+            fail("epoch value out of the years 0000 to 9999");
     } else if (v.kind == ValueKind::Date) {
         v.integer *= temporal::kMillisPerDay;  // midnight
         v.nanos_of_milli = 0;
@@ -210,8 +220,9 @@ void apply_field(FieldValue& v, const ConnectField& f, ConnectScratch& scratch,
             return;
         case ConnectValue::Date:
             if (v.kind == ValueKind::Int) {
-                if (v.integer < INT32_MIN || v.integer > INT32_MAX)
-                    fail(std::to_string(v.integer) + " is out of the type's range");
+                if (!within_calendar(v.integer))
+                    fail(std::to_string(v.integer) +
+                         " epoch days is out of the years 0000 to 9999");
                 v.kind = ValueKind::Date;  // v.integer: epoch days
             } else if (v.kind != ValueKind::Date) {
                 if (is_string(v.kind)) fail("'" + std::string(v.text) + "' is not a date");

@@ -268,6 +268,10 @@ bool store(RowBuilder& row, std::size_t i, const FieldValue& v, const DataType& 
                 row.set_timestamp(i, Timestamp{v.integer, v.nanos_of_milli});
                 return true;
             }
+            if (v.kind == ValueKind::Date) {  // a declared DATE in a column widened to TIMESTAMP
+                row.set_timestamp(i, Timestamp{v.integer * temporal::kMillisPerDay, 0});
+                return true;
+            }
             auto ts = temporal::parse_timestamp(v.text);
             if (!ts) return false;
             row.set_timestamp(i, *ts);

@@ -120,8 +120,8 @@ config::ConnectorOptionsSpec kafka_source_options() {
     o.push_back(OptionSpec::boolean("debezium-json.schema-include")
                     .default_("false")
                     .desc("debezium-json: messages carry the {\"schema\",\"payload\"} envelope "
-                          "(required when true; "
-                          "detected either way)."));
+                          "(required when true; detected either way); when true, column types "
+                          "come from its Kafka Connect schema (docs/kafka.md)."));
     o.push_back(OptionSpec::integer("scan.max-batch-size")
                     .default_("2048")
                     .range(1, 1 << 20)

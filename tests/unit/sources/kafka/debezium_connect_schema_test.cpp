@@ -302,6 +302,27 @@ TEST_CASE("a new field in the schema is an added column, a wider type an altered
     CHECK(format_row(data(out[0]).after->view(), wider) == "[3, 0.00]");
 }
 
+TEST_CASE("a DATE field declared a timestamp later widens its column; dates then fit it",
+          "[debezium-schema]") {
+    MessageDecoder d(schema_included_fixed());
+    const std::string date =
+        R"({"type":"int32","optional":true,"name":"io.debezium.time.Date","field":"at"})";
+    const std::string micros =
+        R"({"type":"int64","optional":true,"name":"io.debezium.time.MicroTimestamp","field":"at"})";
+    auto out = decode(d, message(date, R"({"at":19358})"));
+    REQUIRE(out.size() == 2);
+    CHECK(create(out[0]).schema.to_string() == "columns={`at` DATE}, primaryKeys=, options=()");
+    out = decode(d, message(micros, R"({"at":1672569000123456})"));
+    REQUIRE(out.size() == 2);
+    // DATE's merging tree holds TIMESTAMP(9), as Flink CDC's.
+    CHECK(std::get<AlterColumnTypeEvent>(out[0]).new_types[0].second.to_string() == "TIMESTAMP(9)");
+    const Schema wider = SchemaBuilder().column("at", DataType::timestamp(9)).build();
+    CHECK(format_row(data(out[1]).after->view(), wider) == "[2023-01-01T10:30:00.123456]");
+    out = decode(d, message(date, R"({"at":19358})"));
+    REQUIRE(out.size() == 1);
+    CHECK(format_row(data(out[0]).after->view(), wider) == "[2023-01-01T00:00]");
+}
+
 TEST_CASE("a malformed schema or a value unlike its declared type is a ParseError naming it",
           "[debezium-schema]") {
     MessageDecoder d(schema_included_fixed());
@@ -353,6 +374,16 @@ TEST_CASE("a malformed schema or a value unlike its declared type is a ParseErro
         {message(dec, R"({"p":true})"),
          "field 'after.p' (declared bytes org.apache.kafka.connect.data.Decimal): the value is a "
          "boolean, not a base64 string or a number"},
+        {message(R"({"type":"int32","optional":true,"name":"io.debezium.time.Date","field":"d"})",
+                 R"({"d":2147483647})"),
+         "field 'after.d' (declared int32 io.debezium.time.Date): 2147483647 epoch days is out of "
+         "the years 0000 to 9999"},
+        {message(
+             R"({"type":"int64","optional":true,"name":"io.debezium.time.Timestamp","field":"t"})",
+             R"({"t":-9223372036854775808})"),
+         "field 'after.t' (declared int64 io.debezium.time.Timestamp): epoch value out of the "
+         "years "
+         "0000 to 9999"},
         {message(
              R"({"type":"int64","optional":true,"name":"io.debezium.time.MicroTime","field":"t"})",
              R"({"t":86400000000})"),
