@@ -110,6 +110,9 @@ class DebeziumParser final : public FormatParser {
             }
         }
         if (saw_payload) return;
+        if (top && out.connect_schema)
+            throw ParseError(
+                "debezium-json.schema-include is true but the message has no schema envelope");
         if (op.empty()) throw ParseError("no \"op\" field");
         switch (op[0]) {
             case 'c':

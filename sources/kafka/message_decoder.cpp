@@ -198,20 +198,8 @@ void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
                          !extractor_->capture_key().empty();
     std::optional<TableId> value_table;
     if (!settings_.fixed_table && !key_table && !capture) value_table = extractor_->extract(doc);
-    if (settings_.debezium_schema_include) {
-        if (top != simdjson::ondemand::json_type::object)
-            throw ParseError(std::string("the value is ") + json_type_name(top) +
-                             ", not a JSON object");
-        if (doc.find_field_unordered("payload").error()) {
-            if (capture) {
-                rewind(doc);
-                extractor_->extract(doc);  // a table id error comes first, as without capture
-            }
-            throw ParseError(
-                "debezium-json.schema-include is true but the message has no schema envelope");
-        }
-        rewind(doc);
-    }
+    // debezium-json.schema-include: the parser requires the envelope (and its schema) as it
+    // reads the message, without a walk of its own.
     parsed_.clear();
     if (capture) {
         parsed_.capture_key = extractor_->capture_key();
