@@ -1,6 +1,8 @@
 #include "sources/kafka/connect_schema.h"
 
 #include <charconv>
+#include <cstdint>
+#include <optional>
 
 #include "sources/kafka/message_parser.h"
 

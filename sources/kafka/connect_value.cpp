@@ -1,5 +1,7 @@
 #include "sources/kafka/connect_value.h"
 
+#include <cstdint>
+
 #include "pipeline/data/temporal.h"
 #include "pipeline/util/base64.h"
 #include "sources/kafka/message_parser.h"
@@ -47,7 +49,8 @@ struct FieldError {
 Decimal unscaled_from_bytes(std::string_view bytes, const FieldError& fail) {
     if (bytes.empty()) fail("the Decimal's value has no bytes");
     if (bytes.size() > 16) fail("the Decimal's value is wider than 38 digits");
-    __int128 v = static_cast<signed char>(bytes[0]);  // sign-extends
+    __int128 v = static_cast<unsigned char>(bytes[0]);
+    if (v >= 128) v -= 256;  // the sign bit
     for (std::size_t i = 1; i < bytes.size(); ++i)
         v = v * 256 + static_cast<unsigned char>(bytes[i]);
     return Decimal{v};
