@@ -24,7 +24,9 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                 .desc("Session time zone, e.g. Asia/Shanghai or GMT+08:00"),
             OptionSpec::enum_of("execution.runtime-mode", {"STREAMING", "BATCH"})
                 .default_("STREAMING")
-                .desc("STREAMING runs forever; BATCH stops after the snapshot"),
+                .desc("STREAMING runs until stopped; BATCH runs until the source has read "
+                      "everything and then exits 0, and refuses a source whose options make it "
+                      "follow changes (e.g. scan.startup.mode initial: use snapshot)"),
             OptionSpec::duration("schema-operator.rpc-timeout")
                 .default_("3min")
                 .desc("How long a schema change may wait for the sinks to flush"),

@@ -37,6 +37,8 @@ struct PipelinePlan {
     std::int64_t shutdown_timeout_ms = 30'000;
     BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;
     std::string dead_letter_path;  // empty: <state dir>/dead-letter/<pipeline name>.jsonl
+    /// execution.runtime-mode BATCH: the source ends (checked here), and so does the pipeline.
+    bool batch = false;
     /// transform.decimal.precision.mode ({} is UP_TO_19, the default).
     transform::DecimalPrecisionMode decimal_precision_mode{};
 

@@ -928,8 +928,9 @@ struct PipelineRuntime::Impl {
             finish();
             return;
         }
-        spdlog::info("pipeline '{}' running: {} → {} (parallelism {}, checkpoint every {} ms)",
-                     plan.settings.name, plan.definition.source.type, plan.definition.sink.type,
+        spdlog::info("pipeline '{}' running{}: {} → {} (parallelism {}, checkpoint every {} ms)",
+                     plan.settings.name, plan.batch ? " in BATCH mode (ends with its input)" : "",
+                     plan.definition.source.type, plan.definition.sink.type,
                      plan.settings.parallelism, plan.settings.checkpoint_interval_ms);
         asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
         if (transform_stage) {
