@@ -59,7 +59,12 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                 .desc("host:port of the admin HTTP endpoint (metrics, health); off if unset"),
             OptionSpec::enum_of("sink.partitioning.strategy",
                                 {"SINK_DEFINED", "PRIMARY_KEY", "TABLE_ID"})
-                .desc("How records are distributed over the parallel sink writers"),
+                .default_("SINK_DEFINED")
+                .desc("How data changes are spread over the parallel sink writers: PRIMARY_KEY "
+                      "by a hash of the primary key (every change of a key to one writer, in "
+                      "order; a table without one by table id), TABLE_ID by table id (every "
+                      "change of a table to one writer, in order); SINK_DEFINED is the sink's "
+                      "own, which for every cdcd sink is PRIMARY_KEY"),
             OptionSpec::enum_of("bad-record.policy", {"fail", "skip", "dead-letter"})
                 .default_("fail")
                 .desc("What a record that a source cannot decode, a transform cannot evaluate or "

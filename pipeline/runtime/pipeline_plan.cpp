@@ -170,6 +170,9 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
                 .value_or(transform::DecimalPrecisionMode::UpTo19);
     if (p.has("schema.change.behavior"))
         plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
+    if (p.has("sink.partitioning.strategy"))
+        plan.partitioning = parse_partitioning_strategy(p.get_enum("sink.partitioning.strategy"))
+                                .value_or(PartitioningStrategy::SinkDefined);
     plan.batch = p.has("execution.runtime-mode") && p.get_enum("execution.runtime-mode") == "BATCH";
     if (plan.batch && source_valid && plan.source_factory)
         check_batch_source(plan, definition, diags);

@@ -631,8 +631,8 @@ struct PipelineRuntime::Impl {
         std::vector<EventBatch> parts(writers.size());
         for (Event& e : out) {
             if (auto* data = std::get_if<DataChangeEvent>(&e)) {
-                std::size_t w =
-                    partition_of(*data, schema_operator->sink_schema(data->table), writers.size());
+                std::size_t w = partition_of(*data, schema_operator->sink_schema(data->table),
+                                             writers.size(), plan.partitioning);
                 parts[w].push_back(std::move(e));
             } else {
                 for (auto& p : parts) p.push_back(e);
