@@ -29,7 +29,10 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                       "follow changes (e.g. scan.startup.mode initial: use snapshot)"),
             OptionSpec::duration("schema-operator.rpc-timeout")
                 .default_("3min")
-                .desc("How long a schema change may wait for the sinks to flush"),
+                .at_least(1)
+                .desc("How long one schema change may take: the sink writers flushing the "
+                      "events before it, then the sink applying it (creating a table, ...); "
+                      "when it takes longer the pipeline fails, as in Flink CDC"),
             OptionSpec::duration("execution.checkpointing.interval")
                 .default_("10s")
                 .at_least(1)

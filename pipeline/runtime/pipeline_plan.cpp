@@ -157,6 +157,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";
     if (p.has("shutdown.timeout"))
         plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
+    if (p.has("schema-operator.rpc-timeout"))
+        plan.schema_change_timeout_ms = p.get_duration("schema-operator.rpc-timeout").count();
     if (p.has("bad-record.policy"))
         plan.bad_record_policy = parse_bad_record_policy(p.get_enum("bad-record.policy"));
     if (p.has("bad-record.dead-letter.path"))

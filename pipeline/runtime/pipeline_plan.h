@@ -36,6 +36,8 @@ struct PipelinePlan {
     int tolerable_failed_checkpoints = 0;  // consecutive ones, as Flink's option of that name
     std::string state_dir;
     std::int64_t shutdown_timeout_ms = 30'000;
+    /// schema-operator.rpc-timeout: how long one schema change may take to flush and apply.
+    std::int64_t schema_change_timeout_ms = 180'000;
     BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;
     std::string dead_letter_path;  // empty: <state dir>/dead-letter/<pipeline name>.jsonl
     /// sink.partitioning.strategy: how data changes are spread over the sink writers.
