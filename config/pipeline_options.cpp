@@ -24,10 +24,15 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                 .desc("Session time zone, e.g. Asia/Shanghai or GMT+08:00"),
             OptionSpec::enum_of("execution.runtime-mode", {"STREAMING", "BATCH"})
                 .default_("STREAMING")
-                .desc("STREAMING runs forever; BATCH stops after the snapshot"),
+                .desc("STREAMING runs until stopped; BATCH runs until the source has read "
+                      "everything and then exits 0, and refuses a source whose options make it "
+                      "follow changes (e.g. scan.startup.mode initial: use snapshot)"),
             OptionSpec::duration("schema-operator.rpc-timeout")
                 .default_("3min")
-                .desc("How long a schema change may wait for the sinks to flush"),
+                .at_least(1)
+                .desc("How long one schema change may take: the sink writers flushing the "
+                      "events before it, then the sink applying it (creating a table, ...); "
+                      "when it takes longer the pipeline fails, as in Flink CDC"),
             OptionSpec::duration("execution.checkpointing.interval")
                 .default_("10s")
                 .at_least(1)
@@ -57,7 +62,12 @@ const ConnectorOptionsSpec& pipeline_options_spec() {
                 .desc("host:port of the admin HTTP endpoint (metrics, health); off if unset"),
             OptionSpec::enum_of("sink.partitioning.strategy",
                                 {"SINK_DEFINED", "PRIMARY_KEY", "TABLE_ID"})
-                .desc("How records are distributed over the parallel sink writers"),
+                .default_("SINK_DEFINED")
+                .desc("How data changes are spread over the parallel sink writers: PRIMARY_KEY "
+                      "by a hash of the primary key (every change of a key to one writer, in "
+                      "order; a table without one by table id), TABLE_ID by table id (every "
+                      "change of a table to one writer, in order); SINK_DEFINED is the sink's "
+                      "own, which for every cdcd sink is PRIMARY_KEY"),
             OptionSpec::enum_of("bad-record.policy", {"fail", "skip", "dead-letter"})
                 .default_("fail")
                 .desc("What a record that a source cannot decode, a transform cannot evaluate or "

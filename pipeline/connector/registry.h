@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,15 @@ struct KnownTable {
     Schema schema;
 };
 
+/// The option that keeps a source from ending by itself (it follows changes for ever), for
+/// `execution.runtime-mode: BATCH`, which runs only sources that end: its key, its value, and the
+/// value with which the source ends after its snapshot.
+struct UnboundedBy {
+    std::string option;
+    std::string value;
+    std::string bounded_value;
+};
+
 struct SourceFactory {
     std::string name;
     std::string description;
@@ -84,6 +94,9 @@ struct SourceFactory {
     /// The tables known before any data is read (none when unset or unknown).
     std::function<std::vector<KnownTable>(const config::ValidatedOptions&)> known_tables;
     ValidateHook validate;
+    /// nullopt when the source, with these options, ends by itself (a snapshot-only startup, a
+    /// bounded mode); else the option that keeps it running. Unset: the source never ends.
+    std::function<std::optional<UnboundedBy>(const config::ValidatedOptions&)> unbounded_by;
     std::function<std::unique_ptr<Source>(const ConnectorContext&)> create;
 };
 

@@ -19,11 +19,20 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 }  // namespace
 
-std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers) {
+std::optional<PartitioningStrategy> parse_partitioning_strategy(std::string_view text) {
+    if (text == "SINK_DEFINED") return PartitioningStrategy::SinkDefined;
+    if (text == "PRIMARY_KEY") return PartitioningStrategy::PrimaryKey;
+    if (text == "TABLE_ID") return PartitioningStrategy::TableId;
+    return std::nullopt;
+}
+
+std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,
+                         PartitioningStrategy strategy) {
     if (writers <= 1) return 0;
     const Row* row = event.after ? &*event.after : (event.before ? &*event.before : nullptr);
     std::uint64_t h = 0;
-    if (schema && row && !schema->primary_keys().empty()) {
+    if (strategy != PartitioningStrategy::TableId && schema && row &&
+        !schema->primary_keys().empty()) {
         RowView v = row->view();
         for (int idx : schema->primary_key_indexes()) {
             if (idx < 0 || static_cast<std::uint32_t>(idx) >= v.arity()) continue;

@@ -1,13 +1,29 @@
 #pragma once
-// Assigns data changes to sink writers by a hash of their primary-key values, so every change of
-// one key goes to the same writer, in order. Tables without a primary key hash by table id.
+// Assigns data changes to sink writers (pipeline.sink.partitioning.strategy, Flink CDC's
+// HashFunctionStrategy): by a hash of their primary-key values, so every change of one key goes
+// to the same writer, in order (tables without a primary key hash by table id); or by table id
+// alone, so one writer has every change of a table, in order.
 #include <cstddef>
+#include <optional>
+#include <string_view>
 
 #include "pipeline/event/events.h"
 
 namespace cdcd {
 
+enum class PartitioningStrategy {
+    /// The sink's own partitioning; no cdcd sink defines one, so this is PrimaryKey (Flink's
+    /// default hash function, which hashes the primary key).
+    SinkDefined,
+    PrimaryKey,
+    TableId,
+};
+
+/// SINK_DEFINED, PRIMARY_KEY or TABLE_ID (the option's canonical spellings); nullopt otherwise.
+std::optional<PartitioningStrategy> parse_partitioning_strategy(std::string_view text);
+
 /// Writer index in [0, writers) for `event`, whose table has `schema` on the sink side.
-std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers);
+std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,
+                         PartitioningStrategy strategy = PartitioningStrategy::SinkDefined);
 
 }  // namespace cdcd

@@ -77,6 +77,27 @@ const config::SourceLocation& type_location(const config::ConnectorDef& def) {
     return def.type_where.line > 0 ? def.type_where : def.where;
 }
 
+// execution.runtime-mode BATCH runs a pipeline to the end of its input, so, as in Flink CDC
+// (whose sources allow BATCH only with the `snapshot` startup mode), its source must end.
+void check_batch_source(const PipelinePlan& plan, const config::PipelineDef& definition,
+                        config::Diagnostics& diags) {
+    const auto where = plan.pipeline_options.location("execution.runtime-mode");
+    const std::string prefix =
+        "execution.runtime-mode BATCH runs the pipeline until its source has read everything, "
+        "but source `" +
+        definition.source.type + "`";
+    if (!plan.source_factory->unbounded_by) {
+        diags.error(where, prefix +
+                               " never ends (it has no snapshot-only startup mode); set "
+                               "execution.runtime-mode: STREAMING");
+        return;
+    }
+    if (auto by = plan.source_factory->unbounded_by(plan.source_options))
+        diags.error(where, prefix + " with " + by->option + " `" + by->value +
+                               "` follows changes for ever; set " + by->option + ": " +
+                               by->bounded_value + ", or execution.runtime-mode: STREAMING");
+}
+
 }  // namespace
 
 PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegistry& registry) {
@@ -136,6 +157,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";
     if (p.has("shutdown.timeout"))
         plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
+    if (p.has("schema-operator.rpc-timeout"))
+        plan.schema_change_timeout_ms = p.get_duration("schema-operator.rpc-timeout").count();
     if (p.has("bad-record.policy"))
         plan.bad_record_policy = parse_bad_record_policy(p.get_enum("bad-record.policy"));
     if (p.has("bad-record.dead-letter.path"))
@@ -149,6 +172,12 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
                 .value_or(transform::DecimalPrecisionMode::UpTo19);
     if (p.has("schema.change.behavior"))
         plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
+    if (p.has("sink.partitioning.strategy"))
+        plan.partitioning = parse_partitioning_strategy(p.get_enum("sink.partitioning.strategy"))
+                                .value_or(PartitioningStrategy::SinkDefined);
+    plan.batch = p.has("execution.runtime-mode") && p.get_enum("execution.runtime-mode") == "BATCH";
+    if (plan.batch && source_valid && plan.source_factory)
+        check_batch_source(plan, definition, diags);
 
     // Route regexes and schema-change tags are checked now, so `cdcd validate` reports them.
     Router::create(definition.routes, plan.route_mode, diags);

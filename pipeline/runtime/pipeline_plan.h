@@ -10,6 +10,7 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/route/router.h"
+#include "pipeline/runtime/partitioner.h"
 #include "pipeline/schema/schema_change_filter.h"
 
 namespace cdcd {
@@ -35,8 +36,14 @@ struct PipelinePlan {
     int tolerable_failed_checkpoints = 0;  // consecutive ones, as Flink's option of that name
     std::string state_dir;
     std::int64_t shutdown_timeout_ms = 30'000;
+    /// schema-operator.rpc-timeout: how long one schema change may take to flush and apply.
+    std::int64_t schema_change_timeout_ms = 180'000;
     BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;
     std::string dead_letter_path;  // empty: <state dir>/dead-letter/<pipeline name>.jsonl
+    /// sink.partitioning.strategy: how data changes are spread over the sink writers.
+    PartitioningStrategy partitioning = PartitioningStrategy::SinkDefined;
+    /// execution.runtime-mode BATCH: the source ends (checked here), and so does the pipeline.
+    bool batch = false;
     /// transform.decimal.precision.mode ({} is UP_TO_19, the default).
     transform::DecimalPrecisionMode decimal_precision_mode{};
 

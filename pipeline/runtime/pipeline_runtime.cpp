@@ -20,6 +20,7 @@
 #include <set>
 #include <thread>
 
+#include "pipeline/event/event_format.h"
 #include "pipeline/runtime/bad_record_stage.h"
 #include "pipeline/runtime/countdown.h"
 #include "pipeline/runtime/dead_letter_file.h"
@@ -102,6 +103,7 @@ struct PipelineRuntime::Impl {
           source_channel(io, kChannelCapacity),
           checkpoint_timer(io),
           drain_timer(io),
+          schema_change_timer(io),
           signals(io) {}
 
     // ---- construction and restore ---------------------------------------------------------
@@ -146,7 +148,9 @@ struct PipelineRuntime::Impl {
         }
         schema_operator = std::make_unique<SchemaOperator>(
             plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
-            [this](EventBatch& pending) { return flush_writers(pending); },
+            [this](EventBatch& pending, const SchemaChangeEvent& change) {
+                return flush_writers(pending, change);
+            },
             plan.settings.local_time_zone);
         int n = plan.settings.parallelism;
         for (int i = 0; i < n; ++i) {
@@ -613,6 +617,7 @@ struct PipelineRuntime::Impl {
 
     awaitable<void> route(EventBatch& in, EventBatch& out) {
         co_await schema_operator->process(in, out);
+        schema_change_timer.cancel();  // its schema changes are applied
         co_await dispatch(out);
     }
 
@@ -631,8 +636,8 @@ struct PipelineRuntime::Impl {
         std::vector<EventBatch> parts(writers.size());
         for (Event& e : out) {
             if (auto* data = std::get_if<DataChangeEvent>(&e)) {
-                std::size_t w =
-                    partition_of(*data, schema_operator->sink_schema(data->table), writers.size());
+                std::size_t w = partition_of(*data, schema_operator->sink_schema(data->table),
+                                             writers.size(), plan.partitioning);
                 parts[w].push_back(std::move(e));
             } else {
                 for (auto& p : parts) p.push_back(e);
@@ -647,7 +652,10 @@ struct PipelineRuntime::Impl {
     }
 
     /// Flink's FlushEvent: everything before a schema change reaches the target before it applies.
-    awaitable<void> flush_writers(EventBatch& pending) {
+    /// The flush and the apply that follows it must end within schema-operator.rpc-timeout (as
+    /// Flink's schema operator waits that long for its coordinator), else the pipeline fails.
+    awaitable<void> flush_writers(EventBatch& pending, const SchemaChangeEvent& change) {
+        arm_schema_change_timeout(change);
         co_await dispatch(pending);
         auto done = std::make_shared<Countdown>(io.get_executor(), writers.size());
         for (std::size_t i = 0; i < writer_channels.size(); ++i) {
@@ -658,6 +666,27 @@ struct PipelineRuntime::Impl {
             co_await send_to_writer(i, std::move(element));
         }
         co_await done->wait();
+    }
+
+    void arm_schema_change_timeout(const SchemaChangeEvent& change) {
+        schema_change_timer.expires_after(std::chrono::milliseconds(plan.schema_change_timeout_ms));
+        schema_change_timer.async_wait(
+            [this, what = format_schema_change(change),
+             table = table_of(change).str()](boost::system::error_code ec) {
+                if (ec || stopping) return;
+                std::string why =
+                    "schema change " + what + " of sink table " + table +
+                    " was not applied within pipeline.schema-operator.rpc-timeout (" +
+                    std::to_string(plan.schema_change_timeout_ms) +
+                    " ms): the sink writers had not flushed the events before it, or sink `" +
+                    plan.definition.sink.type +
+                    "` had not applied it. The pipeline stops and resumes from its last "
+                    "checkpoint when restarted; raise schema-operator.rpc-timeout if the sink is "
+                    "only slow";
+                spdlog::error("{}", why);
+                rm.failures.inc();
+                fail(std::make_exception_ptr(std::runtime_error(why)));
+            });
     }
 
     // ---- writers and checkpoint completion ---------------------------------------------------
@@ -839,6 +868,7 @@ struct PipelineRuntime::Impl {
         set_phase(RuntimePhase::Stopped);
         drain_timer.cancel();
         checkpoint_timer.cancel();
+        schema_change_timer.cancel();
         signals.cancel();
         spdlog::info("pipeline '{}' finished: {} events in, {} events out, {} checkpoints",
                      plan.settings.name, events_in, events_out, checkpoints_completed);
@@ -928,8 +958,9 @@ struct PipelineRuntime::Impl {
             finish();
             return;
         }
-        spdlog::info("pipeline '{}' running: {} → {} (parallelism {}, checkpoint every {} ms)",
-                     plan.settings.name, plan.definition.source.type, plan.definition.sink.type,
+        spdlog::info("pipeline '{}' running{}: {} → {} (parallelism {}, checkpoint every {} ms)",
+                     plan.settings.name, plan.batch ? " in BATCH mode (ends with its input)" : "",
+                     plan.definition.source.type, plan.definition.sink.type,
                      plan.settings.parallelism, plan.settings.checkpoint_interval_ms);
         asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
         if (transform_stage) {
@@ -967,6 +998,7 @@ struct PipelineRuntime::Impl {
     std::vector<std::unique_ptr<WriterChannel>> writer_channels;
     asio::steady_timer checkpoint_timer;
     asio::steady_timer drain_timer;
+    asio::steady_timer schema_change_timer;  // schema-operator.rpc-timeout of the change applied
     asio::signal_set signals;
     std::set<asio::steady_timer*> sleepers;
     std::map<std::uint64_t, PendingCheckpoint> checkpoints;

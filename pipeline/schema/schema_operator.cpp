@@ -311,7 +311,7 @@ boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEv
     }
     if (deduced.empty()) co_return;
 
-    co_await flush_writers_(out);
+    co_await flush_writers_(out, deduced.front());
     for (auto& e : deduced) {
         const TableId sink = table_of(e);
         // Flink applies to the sink first: a tolerated rejection leaves the evolved schema as is.

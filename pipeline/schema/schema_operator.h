@@ -30,8 +30,10 @@ class SchemaOperator {
   public:
     /// The runtime dispatches `pending` (events produced so far, in order) to the sink writers,
     /// waits until every writer has flushed, and clears `pending`. Called before schema changes
-    /// are applied through the MetadataApplier (Flink's FlushEvent).
-    using FlushWriters = std::function<boost::asio::awaitable<void>(EventBatch& pending)>;
+    /// are applied through the MetadataApplier (Flink's FlushEvent); `change` is the first of
+    /// them (the runtime bounds the flush and the apply by schema-operator.rpc-timeout).
+    using FlushWriters = std::function<boost::asio::awaitable<void>(
+        EventBatch& pending, const SchemaChangeEvent& change)>;
 
     /// `local_time_zone` as in `pipeline.local-time-zone` (ZoneId syntax); throws
     /// std::invalid_argument when unknown.

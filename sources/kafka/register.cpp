@@ -16,6 +16,12 @@ void register_kafka_source(ConnectorRegistry& registry) {
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { kafka::validate_kafka_source(o, d); };
+    // Kafka ends only at the end offsets found at start (scan.bounded.mode latest-offset).
+    f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
+        std::string mode = o.get_enum("scan.bounded.mode");
+        if (mode == "latest-offset") return std::nullopt;
+        return UnboundedBy{"scan.bounded.mode", mode, "latest-offset"};
+    };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options),
                                                     ctx.io, *ctx.metrics,

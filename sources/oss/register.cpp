@@ -38,6 +38,12 @@ void register_oss_source(ConnectorRegistry& registry) {
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { oss::validate(o, def, d); };
+    // Only SNAPSHOT ends (after listing the bucket); the default depends on the mode.
+    f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
+        oss::StartupMode startup = oss::settings_from(o).startup;
+        if (startup == oss::StartupMode::Snapshot) return std::nullopt;
+        return UnboundedBy{"scan.startup.mode", oss::to_string(startup), "SNAPSHOT"};
+    };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         oss::OssSettings s = oss::settings_from(ctx.options);
         s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;

@@ -99,6 +99,12 @@ void register_values_source(ConnectorRegistry& registry) {
         }
         (void)def;
     };
+    // Every fixed event set ends; GENERATED ends unless generator.bounded is false.
+    f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
+        if (o.get_enum("event-set.id") != "GENERATED" || o.get_bool("generator.bounded"))
+            return std::nullopt;
+        return UnboundedBy{"generator.bounded", "false", "true"};
+    };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         const auto& o = ctx.options;
         values::ValuesSourceSettings s;

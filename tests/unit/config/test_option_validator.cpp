@@ -170,7 +170,7 @@ TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     CHECK_FALSE(opts.has("operator.uid.prefix"));
     CHECK(opts.get_duration("shutdown.timeout") == 30s);
     CHECK_FALSE(opts.has("admin.address"));
-    CHECK_FALSE(opts.has("sink.partitioning.strategy"));
+    CHECK(opts.get_enum("sink.partitioning.strategy") == "SINK_DEFINED");
     CHECK(opts.get_enum("transform.decimal.precision.mode") == "UP_TO_19");
     CHECK(opts.get_enum("bad-record.policy") == "fail");
     CHECK_FALSE(opts.has("bad-record.dead-letter.path"));

@@ -86,7 +86,7 @@ struct Harness {
         if (!filter) filter = SchemaChangeFilter::create({}, {}, false, behavior, diags, {});
         op = std::make_unique<SchemaOperator>(
             std::move(router), behavior, *filter, applier,
-            [this](EventBatch& pending) -> boost::asio::awaitable<void> {
+            [this](EventBatch& pending, const SchemaChangeEvent&) -> boost::asio::awaitable<void> {
                 ++flushes;
                 for (auto& e : pending) delivered.push_back(std::move(e));
                 pending.clear();

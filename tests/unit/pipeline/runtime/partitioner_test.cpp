@@ -1,0 +1,63 @@
+// pipeline.sink.partitioning.strategy: which sink writer each data change goes to.
+#include "pipeline/runtime/partitioner.h"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+using namespace cdcd;
+
+namespace {
+
+Schema keyed() {
+    return SchemaBuilder()
+        .column("id", DataType::bigint().not_null())
+        .column("v", DataType::string())
+        .primary_key({"id"})
+        .build();
+}
+
+DataChangeEvent insert(const TableId& table, std::int64_t id) {
+    RowBuilder b(2);
+    b.set_long(0, id);
+    b.set_string(1, "x");
+    return DataChangeEvent::insert(table, std::move(b).build());
+}
+
+}  // namespace
+
+TEST_CASE("PRIMARY_KEY (and SINK_DEFINED) spread one table's keys over the writers") {
+    const Schema schema = keyed();
+    const auto table = TableId::of("db", "t");
+    for (auto strategy : {PartitioningStrategy::PrimaryKey, PartitioningStrategy::SinkDefined}) {
+        std::set<std::size_t> used;
+        for (std::int64_t id = 1; id <= 100; ++id) {
+            std::size_t w = partition_of(insert(table, id), &schema, 4, strategy);
+            CHECK(w < 4);
+            CHECK(partition_of(insert(table, id), &schema, 4, strategy) == w);  // stable per key
+            used.insert(w);
+        }
+        CHECK(used.size() == 4);
+    }
+}
+
+TEST_CASE("TABLE_ID sends every change of a table to one writer") {
+    const Schema schema = keyed();
+    std::set<std::size_t> tables_used;
+    for (int t = 0; t < 20; ++t) {
+        const auto table = TableId::of("db", "t" + std::to_string(t));
+        std::set<std::size_t> used;
+        for (std::int64_t id = 1; id <= 50; ++id)
+            used.insert(partition_of(insert(table, id), &schema, 4, PartitioningStrategy::TableId));
+        CHECK(used.size() == 1);
+        tables_used.insert(*used.begin());
+    }
+    CHECK(tables_used.size() > 1);  // different tables still spread
+}
+
+TEST_CASE("the option's spellings parse") {
+    CHECK(parse_partitioning_strategy("TABLE_ID") == PartitioningStrategy::TableId);
+    CHECK(parse_partitioning_strategy("PRIMARY_KEY") == PartitioningStrategy::PrimaryKey);
+    CHECK(parse_partitioning_strategy("SINK_DEFINED") == PartitioningStrategy::SinkDefined);
+    CHECK(!parse_partitioning_strategy("ROUND_ROBIN"));
+}
