@@ -20,6 +20,8 @@ const char* to_string(FetchStatus s) {
             return "too large";
         case FetchStatus::TimedOut:
             return "timed out";
+        case FetchStatus::Failed:
+            return "failed";
     }
     return "?";
 }
