@@ -46,6 +46,21 @@ def test_fetch_max_duration_abandons_a_slow_fetch(emu, tmp_path, daemon):
     assert d.stop() == 0
 
 
+def test_fetch_max_duration_cuts_a_single_slow_request_short(emu, tmp_path, daemon):
+    ws = emu.create_workspace("Stuck", owner_id=OPERATOR)
+    stuck = emu.create_document(ws["rootNodeId"], "stuck", blocks=[paragraph("s")])["nodeId"]
+    emu.inject_fault("DocBlocksQuery", kind="delay", count=1, key=stuck, delayMs=20_000)
+    out = tmp_path / "out.jsonl"
+    started = time.monotonic()
+    d = daemon(pipeline_yaml(emu, out, [ws["workspaceId"]],
+                             {"scan.document.fetch.max-duration": "1s", "request.timeout": "60s"})).start()
+    wait_for(lambda: f"document {stuck} not read (timed out, over scan.document.fetch.max-duration"
+             in d.output(), timeout=10)
+    assert time.monotonic() - started < 10  # not after the 20 s answer
+    wait_for(lambda: emitted(out) == {stuck}, timeout=20)  # the next read is answered at once
+    assert d.stop() == 0
+
+
 def test_discovery_max_nodes_bounds_one_scan(emu, tmp_path, daemon):
     ws = emu.create_workspace("Wide", owner_id=OPERATOR)
     docs = [emu.create_document(ws["rootNodeId"], f"W{i}", blocks=[paragraph(f"w{i}")])["nodeId"]
