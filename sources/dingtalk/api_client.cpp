@@ -1,5 +1,7 @@
 #include "sources/dingtalk/api_client.h"
 
+#include <algorithm>
+
 #include "net/url.h"
 #include "pipeline/metrics/http_observer.h"
 #include "sources/dingtalk/api_responses.h"
@@ -90,11 +92,9 @@ DingTalkApi::DingTalkApi(net::HttpClient& http, const DingTalkOptions& options,
     fetch_ = net::RateLimiterRegistry::get(base + "fetch", options.fetch_rps, 1);
 }
 
-boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
-                                                      std::string path_and_query,
-                                                      net::RateLimiter& limiter,
-                                                      const char* limiter_label,
-                                                      std::size_t max_bytes, ErrorClass too_large) {
+boost::asio::awaitable<std::string> DingTalkApi::call(
+    const char* endpoint, std::string path_and_query, net::RateLimiter& limiter,
+    const char* limiter_label, std::size_t max_bytes, ErrorClass too_large, Deadline deadline) {
     const char* limit_name = too_large == ErrorClass::TooLarge
                                  ? "scan.document.max-bytes (plus 1 MiB for the answer's envelope)"
                                  : "the dingtalk-cdc source's fixed limit on API answers";
@@ -110,6 +110,11 @@ boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
             req.headers.set("x-acs-dingtalk-access-token", token);
             req.headers.set("Accept", "application/json");
             req.timeout = options_.request_timeout;
+            if (deadline) {
+                auto left = std::chrono::ceil<std::chrono::milliseconds>(
+                    *deadline - std::chrono::steady_clock::now());
+                req.timeout = std::clamp(left, std::chrono::milliseconds(1), req.timeout);
+            }
             req.endpoint = endpoint;
             req.max_response_bytes = max_bytes;
             req.response_limit_name = limit_name;
@@ -129,6 +134,10 @@ boost::asio::awaitable<std::string> DingTalkApi::call(const char* endpoint,
         net::RetryResult result;
         net::RetryPolicy policy = policy_;  // with this call's limiter named in the metrics
         metrics::observe_retries(policy, metrics_, limiter_label, not_found_answer);
+        if (deadline)  // no retry, and no wait for one, past the deadline
+            policy.cancelled = [stopping = policy.cancelled, at = *deadline] {
+                return (stopping && stopping()) || std::chrono::steady_clock::now() >= at;
+            };
         try {
             result = co_await net::send_with_retry(http_, make, classify, policy, &limiter);
         } catch (const net::HttpError& e) {
@@ -189,15 +198,16 @@ boost::asio::awaitable<Page<Node>> DingTalkApi::list_nodes(std::string parent_no
     co_return parse_node_page(body);
 }
 
-boost::asio::awaitable<Node> DingTalkApi::get_node(std::string node_id) {
+boost::asio::awaitable<Node> DingTalkApi::get_node(std::string node_id, Deadline deadline) {
     std::string path = "/v2.0/wiki/nodes/" + net::percent_encode(node_id) + "?" +
                        net::build_query({{"operatorId", options_.operator_id}});
-    std::string body = co_await call("GetNode", std::move(path), *metadata_, "metadata");
+    std::string body = co_await call("GetNode", std::move(path), *metadata_, "metadata",
+                                     kApiResponseLimit, ErrorClass::Fatal, deadline);
     co_return parse_node(body);
 }
 
 boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string doc_key, int start,
-                                                                     int end) {
+                                                                     int end, Deadline deadline) {
     std::string path = "/v1.0/doc/suites/documents/" + net::percent_encode(doc_key) + "/blocks?" +
                        net::build_query({{"startIndex", std::to_string(start)},
                                          {"endIndex", std::to_string(end)},
@@ -206,7 +216,7 @@ boost::asio::awaitable<std::vector<std::string>> DingTalkApi::blocks(std::string
                                   options_.document_max_bytes, std::int64_t{1} << 50)) +
                               kBlockPageEnvelope;
     std::string body = co_await call("DocBlocksQuery", std::move(path), *content_, "content", limit,
-                                     ErrorClass::TooLarge);
+                                     ErrorClass::TooLarge, deadline);
     co_return parse_blocks(body);
 }
 

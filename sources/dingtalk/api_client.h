@@ -2,7 +2,9 @@
 // Typed calls to the DingTalk OpenAPI endpoints the reader uses, with the token, the shared
 // per-app-key rate limiters, the retry policy and the spec's error classes.
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -51,6 +53,10 @@ ErrorClass classify_error(int status, std::string_view code, std::string_view me
 /// True for the QPS/QPM throttling answers (403 Forbidden.AccessDenied.Qp*, 429).
 bool is_throttled(int status, std::string_view code);
 
+/// When a document fetch must end (scan.document.fetch.max-duration): a request made for it
+/// waits at most until then, and is not retried past it.
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+
 class DingTalkApi {
   public:
     /// Counts retries, failed responses, rate-limiter waits and response bytes on `metrics`
@@ -62,10 +68,10 @@ class DingTalkApi {
     boost::asio::awaitable<Workspace> get_workspace(std::string workspace_id);
     boost::asio::awaitable<Page<Node>> list_nodes(std::string parent_node_id,
                                                   std::string next_token);
-    boost::asio::awaitable<Node> get_node(std::string node_id);
+    boost::asio::awaitable<Node> get_node(std::string node_id, Deadline deadline = {});
     /// Top-level blocks start..end (inclusive), each as minified JSON text.
-    boost::asio::awaitable<std::vector<std::string>> blocks(std::string doc_key, int start,
-                                                            int end);
+    boost::asio::awaitable<std::vector<std::string>> blocks(std::string doc_key, int start, int end,
+                                                            Deadline deadline = {});
 
     /// One token per document fetch attempt (scan.fetch.rate-limit).
     net::RateLimiter& fetch_limiter() { return *fetch_; }
@@ -78,7 +84,8 @@ class DingTalkApi {
     boost::asio::awaitable<std::string> call(const char* endpoint, std::string path_and_query,
                                              net::RateLimiter& limiter, const char* limiter_label,
                                              std::size_t max_bytes = kApiResponseLimit,
-                                             ErrorClass too_large = ErrorClass::Fatal);
+                                             ErrorClass too_large = ErrorClass::Fatal,
+                                             Deadline deadline = {});
 
     net::HttpClient& http_;
     const DingTalkOptions& options_;

@@ -20,6 +20,8 @@ const char* to_string(FetchStatus s) {
             return "too large";
         case FetchStatus::TimedOut:
             return "timed out";
+        case FetchStatus::Failed:
+            return "failed";
     }
     return "?";
 }
@@ -56,7 +58,7 @@ boost::asio::awaitable<FetchedDocument> fetch_document(DingTalkApi& api, std::st
         std::int64_t bytes = 0;
         bool truncated = false;
         try {
-            before = co_await api.get_node(doc_id);
+            before = co_await api.get_node(doc_id, deadline);
             for (int page = 0;; ++page) {
                 if (page >= limits.max_pages) {
                     truncated = true;
@@ -67,7 +69,8 @@ boost::asio::awaitable<FetchedDocument> fetch_document(DingTalkApi& api, std::st
                     break;
                 }
                 int start = page * limits.fetch_size;
-                auto items = co_await api.blocks(doc_id, start, start + limits.fetch_size - 1);
+                auto items =
+                    co_await api.blocks(doc_id, start, start + limits.fetch_size - 1, deadline);
                 for (const auto& item : items) {
                     if (blocks.size() > 1) blocks.push_back(',');
                     blocks += item;
@@ -79,9 +82,12 @@ boost::asio::awaitable<FetchedDocument> fetch_document(DingTalkApi& api, std::st
                 }
                 if (static_cast<int>(items.size()) < limits.fetch_size) break;
             }
-            if (!failed) after = co_await api.get_node(doc_id);
+            if (!failed) after = co_await api.get_node(doc_id, deadline);
         } catch (const ApiError& e) {
-            failed = status_of(e);
+            // A request cut short by the deadline fails as transient: the fetch timed out.
+            failed = e.cls() == ErrorClass::Transient && Clock::now() >= deadline
+                         ? FetchStatus::TimedOut
+                         : status_of(e);
             detail = e.what();
         }
         if (!failed && Clock::now() > deadline) failed = FetchStatus::TimedOut;

@@ -28,7 +28,9 @@ enum class FetchStatus {
     Unstable,  // metadata kept changing during the read
     TooLarge,  // over scan.document.max-bytes
     TimedOut,  // an attempt exceeded scan.document.fetch.max-duration
+    Failed,    // transient errors outlasted request.max-retries (set by the reader, not here)
 };
+inline constexpr int kFetchStatusCount = 7;
 
 const char* to_string(FetchStatus s);
 

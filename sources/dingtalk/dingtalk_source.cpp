@@ -49,6 +49,59 @@ metrics::Labels labels_with(const metrics::ConnectorMetrics& m, const char* key,
     return labels;
 }
 
+// The `reason` label of cdcd_dingtalk_documents_unreadable_total.
+const char* unreadable_reason(FetchStatus status) {
+    switch (status) {
+        case FetchStatus::Gone:
+            return "not_found";
+        case FetchStatus::Skipped:
+            return "not_readable";
+        case FetchStatus::Unstable:
+            return "unstable";
+        case FetchStatus::TooLarge:
+            return "too_large";
+        case FetchStatus::TimedOut:
+            return "timed_out";
+        case FetchStatus::Failed:
+            return "failed";
+        case FetchStatus::Ok:
+            break;
+    }
+    return "other";
+}
+
+// Outside the coroutine: GCC 12 mistakes a throw expression in one for a mismatched delete.
+[[noreturn]] void throw_transient(const std::string& what) {
+    throw ApiError(ErrorClass::Transient, 0, "", what);
+}
+
+// fetch_document, with transient errors (retries exhausted) as FetchStatus::Failed.
+boost::asio::awaitable<FetchedDocument> read_document(DingTalkApi& api, std::string doc_id,
+                                                      FetchLimits limits) {
+    std::string error;
+    try {
+        co_return co_await fetch_document(api, std::move(doc_id), limits);
+    } catch (const ApiError& e) {
+        if (e.cls() == ErrorClass::Fatal) throw;
+        error = e.what();
+    } catch (const net::HttpError& e) {
+        error = e.what();
+    }
+    FetchedDocument failed;
+    failed.status = FetchStatus::Failed;
+    failed.detail = std::move(error);
+    co_return failed;
+}
+
+// What to raise when a read failed on a limit.
+const char* limit_hint(FetchStatus status) {
+    if (status == FetchStatus::TooLarge) return ", over scan.document.max-bytes";
+    if (status == FetchStatus::TimedOut) return ", over scan.document.fetch.max-duration";
+    if (status == FetchStatus::Unstable)
+        return ", edited during each of its scan.document.consistency.max-retries reads";
+    return "";
+}
+
 std::int64_t wall_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -64,14 +117,6 @@ DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context&
       http_(io, client_options(metrics_)),
       api_(
           http_, options_, [this] { return output_ != nullptr && output_->stopping(); }, metrics_),
-      unreadable_not_readable_(registry.counter(
-          "cdcd_dingtalk_documents_unreadable_total",
-          "Failed reads of existing documents, by reason (each is read again later)",
-          labels_with(metrics_, "reason", "not_readable"))),
-      unreadable_too_large_(registry.counter(
-          "cdcd_dingtalk_documents_unreadable_total",
-          "Failed reads of existing documents, by reason (each is read again later)",
-          labels_with(metrics_, "reason", "too_large"))),
       retried_(registry.counter("cdcd_dingtalk_documents_retried_total",
                                 "Reads of documents whose previous read failed",
                                 metrics_.labels())),
@@ -85,6 +130,12 @@ DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context&
                                   "Documents emitted with content truncated at "
                                   "scan.block.max-pages",
                                   metrics_.labels())) {
+    for (FetchStatus status : {FetchStatus::Gone, FetchStatus::Skipped, FetchStatus::Unstable,
+                               FetchStatus::TooLarge, FetchStatus::TimedOut, FetchStatus::Failed})
+        unreadable_[static_cast<std::size_t>(status)] = &registry.counter(
+            "cdcd_dingtalk_documents_unreadable_total",
+            "Failed reads of existing documents, by reason (each is read again later)",
+            labels_with(metrics_, "reason", unreadable_reason(status)));
     walk_limits_.max_depth = options_.max_depth;
     walk_limits_.max_nodes = options_.max_nodes;
     walk_limits_.excluded.insert(options_.exclude_node_ids.begin(),
@@ -95,6 +146,7 @@ DingTalkSource::DingTalkSource(DingTalkOptions options, boost::asio::io_context&
     fetch_limits_.max_duration = options_.fetch_max_duration;
     fetch_limits_.max_retries = options_.consistency_max_retries;
     state_.include_raw_json = options_.include_raw_json;
+    state_.excluded = walk_limits_.excluded;
 }
 
 DingTalkSource::~DingTalkSource() = default;
@@ -111,7 +163,32 @@ void DingTalkSource::restore(std::string_view text) {
             "); restart the pipeline without state to change it");
     state_ = std::move(restored);
     restored_ = true;
+    apply_exclusions_on_restore();
     update_retry_pending();
+}
+
+void DingTalkSource::apply_exclusions_on_restore() {
+    // Ids excluded since the first discovery stay excluded; ids added since are late: what the
+    // job discovered under them stays (the spec: discovery is cumulative), only new documents
+    // there are skipped. A state from before exclusions were kept honours them all.
+    std::set<std::string> configured(options_.exclude_node_ids.begin(),
+                                     options_.exclude_node_ids.end());
+    std::set<std::string> honoured;
+    for (const auto& id : configured)
+        if (!state_.excluded || state_.excluded->contains(id)) honoured.insert(id);
+    walk_limits_.late_excluded.clear();
+    for (const auto& id : configured) {
+        if (honoured.contains(id)) continue;
+        walk_limits_.late_excluded.insert(id);
+        spdlog::warn(
+            "dingtalk-cdc: scan.document.exclude-node-ids: node {} was added after the job "
+            "discovered its content: documents already discovered there keep being read "
+            "(discovery is cumulative), new ones are skipped; restart the pipeline without "
+            "state to remove them",
+            id);
+    }
+    walk_limits_.excluded = honoured;
+    state_.excluded = std::move(honoured);
 }
 
 std::string DingTalkSource::snapshot_state() {
@@ -189,8 +266,10 @@ boost::asio::awaitable<void> DingTalkSource::discover(SourceOutput& output, bool
     auto executor = co_await boost::asio::this_coro::executor;
     for (auto& w : found) {
         if (output.stopping()) break;
-        if (walk_limits_.excluded.contains(w.root_node_id) || walk_limits_.excluded.contains(w.id))
-            continue;
+        const auto excluded = [this](const std::string& id) {
+            return walk_limits_.excluded.contains(id) || walk_limits_.late_excluded.contains(id);
+        };
+        if (excluded(w.root_node_id) || excluded(w.id)) continue;
         SplitState split;
         split.workspace_id = w.id;
         split.root_node_id = w.root_node_id;
@@ -288,7 +367,10 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
         };
         filter.record_unkept = options_.emit_deletes;
     }
-    WalkResult walk = co_await walk_tree(api_, ws, walk_limits_, std::move(filter));
+    if (!walk_limits_.late_excluded.empty())
+        filter.discovered = [&split](const std::string& id) { return split.docs.contains(id); };
+    WalkResult walk =
+        co_await walk_tree(api_, ws, walk_limits_, std::move(filter), &denied_[split.workspace_id]);
     if (split.phase == Phase::Baseline) {
         for (const auto& doc : walk.documents) {
             split.docs[doc.node.id] = fingerprint_of(doc);
@@ -378,8 +460,15 @@ boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, Split
     const auto waiting = split.retries.find(doc.node.id);
     const int failures = waiting == split.retries.end() ? 0 : waiting->second.failures;
     if (failures > 0) retried_.inc();
-    FetchedDocument f = co_await fetch_document(api_, doc.node.id, fetch_limits_);
     const std::string& ws = split.workspace_id;
+    FetchedDocument f = co_await read_document(api_, doc.node.id, fetch_limits_);
+    if (f.status == FetchStatus::Failed) {
+        // Retries exhausted on this document: it goes on its own back-off, so a document that
+        // keeps failing neither blocks the others nor costs a read every poll; the poll still
+        // ends here, so that an outage of the API marks one document per poll, not all of them.
+        retry_later(split, doc, f);
+        throw_transient("document " + doc.node.id + ": " + f.detail);
+    }
     switch (f.status) {
         case FetchStatus::Ok: {
             DocRef current{f.node, doc.parent_node_id};
@@ -413,21 +502,14 @@ boost::asio::awaitable<void> DingTalkSource::process(SourceOutput& output, Split
             co_return;
         }
         case FetchStatus::Gone:
-            spdlog::info("dingtalk-cdc: workspace {}: document {} no longer exists, skipped", ws,
-                         doc.node.id);
-            if (split.retries.erase(doc.node.id) > 0) update_retry_pending();
-            co_return;
+            // Listed in the tree but unreadable (its node or blocks answer not found): read again
+            // on the back-off; a document really deleted leaves the tree and its schedule.
         case FetchStatus::Skipped:
         case FetchStatus::TooLarge:
-            retry_later(split, doc, f);
-            co_return;
         case FetchStatus::Unstable:
         case FetchStatus::TimedOut:
-            spdlog::warn(
-                "dingtalk-cdc: workspace {}: document {} not read consistently after {} attempts "
-                "({}); "
-                "retrying at the next poll",
-                ws, doc.node.id, f.attempts, f.detail);
+        case FetchStatus::Failed:
+            retry_later(split, doc, f);
             co_return;
     }
 }
@@ -440,14 +522,14 @@ void DingTalkSource::retry_later(SplitState& split, const DocRef& doc,
     const RetryEntry& entry =
         schedule_retry(split.retries, doc.node.id, wall_ms(), options_.poll_interval.count());
     update_retry_pending();
-    const bool too_large = fetched.status == FetchStatus::TooLarge;
-    (too_large ? unreadable_too_large_ : unreadable_not_readable_).inc();
+    if (metrics::Counter* counter = unreadable_[static_cast<std::size_t>(fetched.status)])
+        counter->inc();
     const std::int64_t delay_ms = retry_delay_ms(entry.failures, options_.poll_interval.count());
     spdlog::warn(
         "dingtalk-cdc: workspace {}: document {} not read ({}{}; failed reads: {}): {}; reading "
         "it again {}",
-        split.workspace_id, doc.node.id, to_string(fetched.status),
-        too_large ? ", over scan.document.max-bytes" : "", entry.failures, fetched.detail,
+        split.workspace_id, doc.node.id, to_string(fetched.status), limit_hint(fetched.status),
+        entry.failures, fetched.detail,
         delay_ms == 0 ? std::string("at the next poll")
                       : "in " + std::to_string((delay_ms + 999) / 1000) + " s");
 }

@@ -1,11 +1,13 @@
 #pragma once
 // The `dingtalk-cdc` source: one split per DingTalk wiki workspace, each polled concurrently on
 // the event loop; documents emitted as rows of `<workspaceId>.documents`.
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <exception>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "net/http_client.h"
@@ -41,6 +43,9 @@ class DingTalkSource final : public Source {
     std::string describe_state(std::string_view state) const override;
 
   private:
+    /// Splits scan.document.exclude-node-ids into ids honoured since the first discovery and ids
+    /// added later (WalkLimits::late_excluded).
+    void apply_exclusions_on_restore();
     boost::asio::awaitable<void> discover(SourceOutput& output, bool first);
     boost::asio::awaitable<void> run_split(SourceOutput& output, std::string workspace_id);
     boost::asio::awaitable<bool> poll_split(SourceOutput& output, SplitState& split);
@@ -69,6 +74,9 @@ class DingTalkSource final : public Source {
     SourceOutput* output_ = nullptr;
     DingTalkApi api_;
     WalkLimits walk_limits_;
+    /// Per workspace: containers whose listing was refused for authorization (not asked again
+    /// until the process restarts).
+    std::map<std::string, std::set<std::string>> denied_;
     FetchLimits fetch_limits_;
     SourceState state_;
     bool restored_ = false;
@@ -78,8 +86,7 @@ class DingTalkSource final : public Source {
     std::map<std::string, std::int64_t> snapshot_expected_;  // workspace → documents
     // Documents that could not be read (by reason), reads of them retried, retries that
     // succeeded, documents waiting for a retry, documents emitted truncated.
-    metrics::Counter& unreadable_not_readable_;
-    metrics::Counter& unreadable_too_large_;
+    std::array<metrics::Counter*, kFetchStatusCount> unreadable_{};  // by FetchStatus
     metrics::Counter& retried_;
     metrics::Counter& recovered_;
     metrics::Gauge& retry_pending_;

@@ -23,7 +23,7 @@ config::ConnectorOptionsSpec option_spec() {
                   "documents."),
         OptionSpec::string("endpoint")
             .default_("https://api.dingtalk.com")
-            .desc("DingTalk OpenAPI base URL."),
+            .desc("DingTalk OpenAPI base URL; a bare domain name means https."),
         OptionSpec::list("workspace-id")
             .desc("Comma-separated workspace ids; unset: every workspace the operator can see."),
         OptionSpec::list("scan.document.exclude-node-ids")
@@ -115,6 +115,17 @@ config::ConnectorOptionsSpec option_spec() {
     return spec;
 }
 
+namespace {
+
+// The spec calls `endpoint` the OpenAPI's domain name: a bare host means https.
+std::string endpoint_url(std::string endpoint) {
+    if (endpoint.find("://") == std::string::npos) endpoint.insert(0, "https://");
+    while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
+    return endpoint;
+}
+
+}  // namespace
+
 void validate(const config::ValidatedOptions& o, config::Diagnostics& diags) {
     if (o.has("scan.startup.mode") && o.get_enum("scan.startup.mode") == "timestamp")
         diags.error(o.location("scan.startup.mode"),
@@ -123,7 +134,7 @@ void validate(const config::ValidatedOptions& o, config::Diagnostics& diags) {
                     "latest-offset)");
     if (o.has("endpoint")) {
         std::string error;
-        std::string endpoint = o.get_string("endpoint");
+        std::string endpoint = endpoint_url(o.get_string("endpoint"));
         if (!net::parse_url(endpoint, &error))
             diags.error(o.location("endpoint"),
                         "endpoint `" + endpoint + "` is not a URL: " + error);
@@ -135,8 +146,7 @@ DingTalkOptions read_options(const config::ValidatedOptions& o) {
     d.app_key = o.get_string("app-key");
     d.app_secret = o.get_string("app-secret");
     d.operator_id = o.get_string("operator-id");
-    d.endpoint = o.get_string("endpoint");
-    while (!d.endpoint.empty() && d.endpoint.back() == '/') d.endpoint.pop_back();
+    d.endpoint = endpoint_url(o.get_string("endpoint"));
     if (o.has("workspace-id")) d.workspace_ids = o.get_list("workspace-id");
     if (o.has("scan.document.exclude-node-ids"))
         d.exclude_node_ids = o.get_list("scan.document.exclude-node-ids");

@@ -41,6 +41,16 @@ void check(simdjson::error_code e, const char* what) {
 std::string encode_state(const SourceState& state) {
     std::string out = "{\"v\":1,\"rawJson\":";
     out += state.include_raw_json ? "true" : "false";
+    if (state.excluded) {
+        out += ",\"excluded\":[";
+        bool first = true;
+        for (const auto& id : *state.excluded) {  // a std::set: sorted
+            if (!first) out.push_back(',');
+            first = false;
+            json::append_quoted(out, id);
+        }
+        out += "]";
+    }
     out += ",\"workspaces\":[";
     bool first_split = true;
     for (const auto& [id, split] : state.splits) {
@@ -104,6 +114,16 @@ SourceState decode_state(std::string_view text) {
                                     std::to_string(version));
     SourceState state;
     check(doc["rawJson"].get(state.include_raw_json), "rawJson");
+    if (auto excluded_field = doc["excluded"]; !excluded_field.error()) {  // absent in older states
+        simdjson::dom::array excluded;
+        check(excluded_field.get(excluded), "excluded");
+        state.excluded.emplace();
+        for (auto e : excluded) {
+            std::string_view id;
+            check(e.get(id), "excluded node id");
+            state.excluded->emplace(id);
+        }
+    }
     simdjson::dom::array splits;
     check(doc["workspaces"].get(splits), "workspaces");
     for (auto s : splits) {

@@ -1,6 +1,6 @@
 #pragma once
 // The source's checkpoint state and its JSON encoding:
-//   {"v":1,"rawJson":false,"workspaces":[{"id":..,"root":..,"phase":"snapshot",
+//   {"v":1,"rawJson":false,"excluded":["nodeId",...],"workspaces":[{"id":..,"root":..,"phase":"snapshot",
 //     "cursor":[ms,"docId"],"docs":[["docId",ms,"hash16hex"],...],
 //     "retry":[["docId",failures,nextMs],...]},...]}
 // Per workspace (split): the read phase, the cursor (the last emitted document by modification
@@ -9,6 +9,8 @@
 // written before it existed: none).
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -40,6 +42,10 @@ struct SplitState {
 
 struct SourceState {
     bool include_raw_json = false;
+    /// The scan.document.exclude-node-ids honoured since the job's first discovery (absent in
+    /// states written before it was kept): an id added later does not hide what the job has
+    /// discovered already (the spec: discovery is cumulative).
+    std::optional<std::set<std::string>> excluded;
     std::map<std::string, SplitState> splits;  // by workspace id
 
     friend bool operator==(const SourceState&, const SourceState&) = default;

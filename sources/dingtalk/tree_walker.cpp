@@ -8,24 +8,43 @@
 namespace cdcd::dingtalk {
 
 boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& workspace,
-                                             const WalkLimits& limits, WalkFilter filter) {
+                                             const WalkLimits& limits, WalkFilter filter,
+                                             std::set<std::string>* denied) {
     WalkResult result;
-    // Depth-first; the stack holds containers to list and the depth of their children.
-    std::vector<std::pair<std::string, int>> stack{{workspace.root_node_id, 1}};
+    struct Container {
+        std::string id;
+        int depth;             // of its children
+        bool discovered_only;  // under a late exclusion
+    };
+    // Depth-first; the stack holds containers to list.
+    std::vector<Container> stack{{workspace.root_node_id, 1, false}};
     while (!stack.empty()) {
-        auto [parent, depth] = stack.back();
+        Container parent = std::move(stack.back());
         stack.pop_back();
+        if (denied && denied->contains(parent.id)) {
+            result.complete = false;  // its subtree is unknown
+            continue;
+        }
         std::string next;
-        std::vector<std::pair<std::string, int>> children;
+        std::vector<Container> children;
         do {
             Page<Node> page;
             try {
-                page = co_await api.list_nodes(parent, next);
+                page = co_await api.list_nodes(parent.id, next);
             } catch (const ApiError& e) {
                 if (e.cls() != ErrorClass::NotFound && e.cls() != ErrorClass::Skip) throw;
-                spdlog::warn("dingtalk-cdc: workspace {}: skipping the children of node {}: {}",
-                             workspace.id, parent, e.what());
                 result.complete = false;
+                if (e.cls() == ErrorClass::Skip && denied) {
+                    denied->insert(parent.id);
+                    spdlog::error(
+                        "dingtalk-cdc: workspace {}: the children of node {} cannot be read ({}; "
+                        "authorization errors are not retried): skipped until the job restarts: "
+                        "{}",
+                        workspace.id, parent.id, e.code(), e.what());
+                } else {
+                    spdlog::warn("dingtalk-cdc: workspace {}: skipping the children of node {}: {}",
+                                 workspace.id, parent.id, e.what());
+                }
                 break;
             }
             for (auto& node : page.items) {
@@ -34,6 +53,8 @@ boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& 
                     if (node.has_children) result.complete = false;  // its subtree is unknown
                     continue;
                 }
+                const bool discovered_only =
+                    parent.discovered_only || limits.late_excluded.contains(node.id);
                 if (result.nodes_visited >= limits.max_nodes) {
                     if (result.complete)
                         spdlog::warn(
@@ -44,13 +65,15 @@ boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& 
                 }
                 ++result.nodes_visited;
                 if (node.has_children) {
-                    if (depth < limits.max_depth)
-                        children.emplace_back(node.id, depth + 1);
+                    if (parent.depth < limits.max_depth)
+                        children.push_back({node.id, parent.depth + 1, discovered_only});
                     else
                         result.complete = false;
                 }
                 if (node.is_document()) {
-                    DocRef doc{std::move(node), parent};
+                    if (discovered_only && !(filter.discovered && filter.discovered(node.id)))
+                        continue;  // new under a late exclusion: not discovered
+                    DocRef doc{std::move(node), parent.id};
                     if (filter.keep && !filter.keep(doc)) {
                         if (filter.record_unkept)
                             result.unkept_ids.push_back(std::move(doc.node.id));
@@ -65,7 +88,8 @@ boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& 
             next = page.next_token;
         } while (!next.empty());
         // Keep the listing order: the first child is walked first.
-        for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+        for (auto it = children.rbegin(); it != children.rend(); ++it)
+            stack.push_back(std::move(*it));
     }
     co_return result;
 }

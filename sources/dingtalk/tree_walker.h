@@ -17,6 +17,10 @@ struct WalkLimits {
     int max_depth = 100;
     int max_nodes = 100'000;
     std::set<std::string> excluded;
+    /// Excluded only after the job had discovered what is under them (ids added to
+    /// scan.document.exclude-node-ids on a restart): discovery is cumulative, so their subtrees
+    /// are still walked, for the documents already discovered only (WalkFilter::discovered).
+    std::set<std::string> late_excluded;
 };
 
 struct WalkResult {
@@ -37,11 +41,16 @@ struct WalkResult {
 struct WalkFilter {
     std::function<bool(const DocRef&)> keep;  // empty: keep every document
     bool record_unkept = false;
+    /// Documents the job has discovered already (kept under a late exclusion); empty: none.
+    std::function<bool(const std::string& doc_id)> discovered;
 };
 
 /// Transient and fatal API errors propagate; a subtree whose listing answers not-found or
-/// not-readable is skipped (and the walk marked incomplete).
+/// not-readable is skipped (and the walk marked incomplete). A listing refused for
+/// authorization adds the container to `denied`, whose subtrees later walks skip without
+/// asking again (the spec: authorization errors are not retried).
 boost::asio::awaitable<WalkResult> walk_tree(DingTalkApi& api, const Workspace& workspace,
-                                             const WalkLimits& limits, WalkFilter filter = {});
+                                             const WalkLimits& limits, WalkFilter filter = {},
+                                             std::set<std::string>* denied = nullptr);
 
 }  // namespace cdcd::dingtalk

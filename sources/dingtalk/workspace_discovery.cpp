@@ -16,7 +16,16 @@ boost::asio::awaitable<std::vector<Workspace>> discover_workspaces(
                 if (w.id.empty()) w.id = id;
                 found.push_back(std::move(w));
             } catch (const ApiError& e) {
-                if (e.cls() != ErrorClass::NotFound && e.cls() != ErrorClass::Skip) throw;
+                if (e.cls() == ErrorClass::Skip)  // the spec: authorization errors are not retried
+                    throw ApiError(
+                        ErrorClass::Fatal, e.status(), e.code(),
+                        "dingtalk-cdc: workspace-id " + id + " cannot be read by operator-id (" +
+                            e.code() + "; authorization errors are not retried): " + e.what() +
+                            ". Give the operator at least view permission in the workspace's "
+                            "members and permissions, check that the app, the operator and the "
+                            "workspace belong to one organisation, or remove " +
+                            id + " from workspace-id");
+                if (e.cls() != ErrorClass::NotFound) throw;
                 spdlog::warn(
                     "dingtalk-cdc: workspace {} cannot be read yet ({}), retrying at the next "
                     "discovery: {}",

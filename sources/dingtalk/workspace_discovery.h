@@ -11,8 +11,9 @@
 
 namespace cdcd::dingtalk {
 
-/// Workspaces not in `known`. A configured workspace that is missing or not readable is logged
-/// and left for the next discovery; transient and fatal errors propagate.
+/// Workspaces not in `known`. A configured workspace that is missing is logged and left for the
+/// next discovery; one the operator may not read is a Fatal ApiError naming it (the spec:
+/// authorization errors are not retried); transient and fatal errors propagate.
 boost::asio::awaitable<std::vector<Workspace>> discover_workspaces(
     DingTalkApi& api, const std::vector<std::string>& configured,
     const std::set<std::string>& known);

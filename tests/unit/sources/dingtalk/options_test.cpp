@@ -120,6 +120,14 @@ TEST_CASE("values are parsed and lists split") {
     CHECK(o.include_raw_json);
 }
 
+TEST_CASE("endpoint may be the domain name alone, as the spec describes it") {
+    auto v = minimal();
+    v["endpoint"] = "api.dingtalk.com";
+    auto c = check(v);
+    REQUIRE(c.diags.ok());
+    CHECK(read_options(c.options).endpoint == "https://api.dingtalk.com");
+}
+
 TEST_CASE("mistakes are reported") {
     SECTION("missing required options") {
         auto c = check({{"object-type", "document"}});

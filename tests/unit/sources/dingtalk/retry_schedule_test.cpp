@@ -78,6 +78,7 @@ TEST_CASE("documents to read: the changed ones and the unchanged ones due for a 
 
 TEST_CASE("the retry schedule is kept in the checkpoint state") {
     SourceState s;
+    s.excluded.emplace();  // as every state is written now
     SplitState& split = s.splits["w"];
     split.workspace_id = "w";
     split.docs["d\"1"] = Fingerprint{1, 2};

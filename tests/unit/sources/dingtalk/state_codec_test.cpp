@@ -80,11 +80,46 @@ TEST_CASE("restore refuses a different scan.block.include-raw-json") {
               std::string::npos);
     }
     s.include_raw_json = false;
+    s.excluded.emplace();
     s.splits["w"].workspace_id = "w";
     s.splits["w"].docs["d"] = Fingerprint{1, 2};
     source.restore(encode_state(s));
     CHECK(source.snapshot_state() == encode_state(s));
     CHECK(source.describe_state(encode_state(s)).find("\"documents\":1") != std::string::npos);
+}
+
+TEST_CASE("the exclusions honoured since the first discovery round-trip; older states have none") {
+    SourceState s;
+    s.excluded = std::set<std::string>{"folder\"1", "doc2"};
+    CHECK(decode_state(encode_state(s)) == s);
+    CHECK(!decode_state(R"({"v":1,"rawJson":false,"workspaces":[]})").excluded);
+    CHECK_THROWS_AS(decode_state(R"({"v":1,"rawJson":false,"excluded":[1],"workspaces":[]})"),
+                    std::invalid_argument);
+}
+
+TEST_CASE("exclusions added after the first discovery are not recorded as honoured") {
+    boost::asio::io_context io;
+    DingTalkOptions o;
+    o.app_key = "k";
+    o.exclude_node_ids = {"old", "added"};
+    auto honoured_after_restore = [&](std::optional<std::set<std::string>> recorded) {
+        DingTalkSource source(o, io);
+        SourceState s;
+        s.excluded = std::move(recorded);
+        source.restore(encode_state(s));
+        return decode_state(source.snapshot_state()).excluded;
+    };
+    // A first start honours every configured exclusion.
+    CHECK(decode_state(DingTalkSource(o, io).snapshot_state()).excluded ==
+          std::set<std::string>{"added", "old"});
+    // `added` is new since the recorded discovery: late, so not honoured in full, now or later.
+    CHECK(honoured_after_restore(std::set<std::string>{"old"}) == std::set<std::string>{"old"});
+    CHECK(honoured_after_restore(std::set<std::string>{}) == std::set<std::string>{});
+    // An id no longer configured is dropped.
+    CHECK(honoured_after_restore(std::set<std::string>{"old", "removed"}) ==
+          std::set<std::string>{"old"});
+    // A state from before exclusions were recorded honours the configured ones.
+    CHECK(honoured_after_restore(std::nullopt) == std::set<std::string>{"added", "old"});
 }
 
 TEST_CASE("change detection by fingerprint, ordered by modification time") {
