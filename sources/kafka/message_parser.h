@@ -99,7 +99,14 @@ class FormatParser {
     virtual void parse(simdjson::ondemand::document& doc, ParsedMessage& out) = 0;
 };
 
-std::unique_ptr<FormatParser> make_format_parser(ValueFormat format);
+/// canal-json.database.include / canal-json.table.include: Java regexes the message's
+/// `database` / `table` must match whole (empty: no filter); other messages are skipped.
+struct CanalFilter {
+    std::string database_include, table_include;
+};
+
+/// Throws std::invalid_argument for a filter pattern that is not a valid regex.
+std::unique_ptr<FormatParser> make_format_parser(ValueFormat format, const CanalFilter& canal = {});
 
 /// The primary-key field names of a debezium key document ({"id":1} or with a schema envelope).
 std::vector<std::string> debezium_key_fields(simdjson::ondemand::document& doc);
