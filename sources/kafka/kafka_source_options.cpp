@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "pipeline/transform/java_regex.h"
@@ -30,6 +31,20 @@ T parse_number(std::string_view s, const std::string& what) {
         throw std::invalid_argument("scan.startup.specific-offsets: " + what + " '" +
                                     std::string(s) + "' is not a number");
     return v;
+}
+
+// properties.max.poll.records: as scan.max-batch-size (the consumer allocates that many slots).
+constexpr long long kMaxBatch = 1 << 20;
+
+// A Java consumer property cdcd reads itself (ClientConfig::handled), as a whole number.
+std::optional<long long> handled_number(const ClientConfig& client, const std::string& key) {
+    auto it = client.handled.find(key);
+    if (it == client.handled.end()) return std::nullopt;
+    auto n = config::parse_long(it->second);
+    if (!n)
+        throw std::invalid_argument("properties." + key + ": '" + it->second +
+                                    "' is not a whole number");
+    return n;
 }
 
 std::string first_key(const std::string& message) {
@@ -149,7 +164,7 @@ config::ConnectorOptionsSpec kafka_source_options() {
                           "detected either way)."));
     o.push_back(OptionSpec::integer("scan.max-batch-size")
                     .default_("2048")
-                    .range(1, 1 << 20)
+                    .range(1, kMaxBatch)
                     .desc("Messages taken from librdkafka at once (properties.max.poll.records "
                           "sets it too)."));
     // Limits (MessageLimits): a message over one is a bad record (bad-record.policy).
@@ -285,7 +300,17 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
         d.error(o.location("debezium-json.schema-include"),
                 "applies only to value.format debezium-json");
     try {
-        translate_properties(props, ClientRole::Consumer);
+        const ClientConfig client = translate_properties(props, ClientRole::Consumer);
+        if (handled_number(client, "partition.discovery.interval.ms") &&
+            (o.is_set("scan.partition-discovery.interval") || o.is_set(kFlinkDiscoveryInterval)))
+            d.error(o.location("properties.partition.discovery.interval.ms"),
+                    std::string("set one of `properties.partition.discovery.interval.ms`, "
+                                "`scan.partition-discovery.interval` and `") +
+                        kFlinkDiscoveryInterval + "`");
+        if (auto n = handled_number(client, "max.poll.records"); n && (*n < 1 || *n > kMaxBatch))
+            d.error(o.location("properties.max.poll.records"),
+                    "`properties.max.poll.records` must be between 1 and " +
+                        std::to_string(kMaxBatch) + ", got " + std::to_string(*n));
     } catch (const std::exception& e) {
         d.error(o.location(first_key(e.what())), e.what());
     }
@@ -313,12 +338,12 @@ ConsumerSettings kafka_source_settings(const config::ValidatedOptions& o) {
         s.discovery_interval_ms = o.get_duration(kFlinkDiscoveryInterval).count();
         if (s.discovery_interval_ms == 0) s.discovery_interval_ms = kNoDiscoveryMs;
     }
-    if (auto it = s.client.handled.find("partition.discovery.interval.ms");
-        it != s.client.handled.end())
-        s.discovery_interval_ms = std::stoll(it->second);
+    // Flink's KafkaSource: a non-positive interval turns discovery off.
+    if (auto ms = handled_number(s.client, "partition.discovery.interval.ms"))
+        s.discovery_interval_ms = *ms > 0 ? *ms : kNoDiscoveryMs;
     s.max_batch = static_cast<std::size_t>(o.get_int("scan.max-batch-size"));
-    if (auto it = s.client.handled.find("max.poll.records"); it != s.client.handled.end())
-        s.max_batch = static_cast<std::size_t>(std::max(1LL, std::stoll(it->second)));
+    if (auto n = handled_number(s.client, "max.poll.records"))
+        s.max_batch = static_cast<std::size_t>(std::clamp(*n, 1LL, kMaxBatch));
     std::string format = o.get_enum("value.format");
     s.ignore_parse_errors = o.get_bool("ignore-parse-errors");
     if (const std::string own = format + ".ignore-parse-errors"; o.is_set(own))
