@@ -37,7 +37,6 @@ class CanalParser final : public FormatParser {
         old.clear();
         std::string_view type;
         bool ddl = false, saw_data = false;
-        bool database_matched = false, table_matched = false;
         for (auto field : doc.get_object()) {
             std::string_view key = field.unescaped_key();
             simdjson::ondemand::value value = field.value();
@@ -61,11 +60,6 @@ class CanalParser final : public FormatParser {
                 if (value.get_string().get(type))
                     throw ParseError("\"type\" is " + std::string(json_type_name(value.type())) +
                                      ", not a string");
-            } else if ((key == "database" && database_) || (key == "table" && table_)) {
-                std::string_view name;
-                if (value.get_string().get(name)) continue;  // not a string: matches nothing
-                (key == "database" ? database_matched : table_matched) =
-                    RE2::FullMatch(name, *(key == "database" ? database_ : table_));
             } else if (key == "isDdl") {
                 if (value.type() == json_type::boolean) ddl = value.get_bool();
             } else if (key == "pkNames") {
@@ -81,10 +75,6 @@ class CanalParser final : public FormatParser {
             }
         }
         if (ddl) return;
-        if ((database_ && !database_matched) || (table_ && !table_matched)) {
-            out.changes.clear();
-            return;  // filtered out by canal-json.database.include / table.include
-        }
         if (type.empty()) throw ParseError("no \"type\" field");
         OpType op;
         if (type == "INSERT") {
@@ -107,6 +97,26 @@ class CanalParser final : public FormatParser {
                 out.changes.push_back({op, merge_old(out, row, i < old.size() ? old[i] : -1), row});
             }
         }
+    }
+
+    bool filters() const override { return database_ || table_; }
+
+    bool excluded(simdjson::ondemand::document& doc) override {
+        if (doc.type() != json_type::object) return false;  // parse() reports it
+        bool database_matched = false, table_matched = false;
+        for (auto field : doc.get_object()) {
+            std::string_view key = field.unescaped_key();
+            const bool database = key == "database";
+            const RE2* pattern = database         ? database_.get()
+                                 : key == "table" ? table_.get()
+                                                  : nullptr;
+            if (!pattern) continue;
+            std::string_view name;
+            if (field.value().get_string().get(name)) continue;  // not a string: matches nothing
+            (database ? database_matched : table_matched) = RE2::FullMatch(name, *pattern);
+        }
+        // A missing field matches no pattern.
+        return (database_ && !database_matched) || (table_ && !table_matched);
     }
 
   private:

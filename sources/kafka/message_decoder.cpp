@@ -191,6 +191,10 @@ std::optional<std::string> MessageDecoder::not_json(const void* data, std::size_
 }
 
 void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
+    // canal-json.*.include: a skipped message is not read further (its table id included).
+    if (parser_->filters() &&
+        parser_->excluded(iterate(value_parser_, m.payload, m.len, value_buffer_, value_doc_)))
+        return;
     // (No default-constructed TableId: that would take the interner's lock per message.)
     std::optional<TableId> key_table;
     if (!settings_.fixed_table && settings_.table_from_key) {

@@ -97,6 +97,11 @@ class FormatParser {
     /// Parses the document (already iterated by the caller); throws ParseError or
     /// simdjson::simdjson_error. Leaves out.changes empty for messages to skip (DDL, tombstones).
     virtual void parse(simdjson::ondemand::document& doc, ParsedMessage& out) = 0;
+    /// Whether the format filters messages (canal-json's include patterns).
+    virtual bool filters() const { return false; }
+    /// Whether the message is filtered out; reads the document (the caller rewinds or iterates
+    /// again). Called before the table id is read, so skipped tables never count as tracked.
+    virtual bool excluded(simdjson::ondemand::document&) { return false; }
 };
 
 /// canal-json.database.include / canal-json.table.include: Java regexes the message's

@@ -57,3 +57,11 @@ TEST_CASE("canal-json include filter that is not a regex is refused") {
     CHECK_THROWS_WITH(MessageDecoder(canal("(", "")),
                       Catch::Contains("canal-json.database.include"));
 }
+
+TEST_CASE("canal-json include filters: skipped tables do not count toward scan.max-tables") {
+    DecoderSettings s = canal("app", "");
+    s.limits.max_tables = 1;
+    MessageDecoder d(s);
+    for (int i = 0; i < 5; ++i) CHECK(rows(d, "other", "t" + std::to_string(i)) == 0);
+    CHECK(rows(d, "app", "orders") == 1);  // the one table tracked
+}
