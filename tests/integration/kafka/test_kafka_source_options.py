@@ -177,3 +177,22 @@ def test_both_discovery_interval_spellings_are_refused(kafka_broker, tmp_path):
            "  scan.topic-partition-discovery.interval: 1s\n  scan.partition-discovery.interval: 2s\n")
     p = validate(tmp_path, pipeline(kafka_broker, src, tmp_path / "o"))
     assert p.returncode != 0 and "scan.topic-partition-discovery.interval" in p.stdout + p.stderr
+
+
+def test_consumer_properties_cdcd_reads_are_validated(kafka_broker, tmp_path):
+    base = "  topic: t\n  value.format: json\n  table-id.fixed.name: db.t\n  scan.startup.mode: earliest-offset\n"
+    for extra, says in [("  properties.max.poll.records: 2000000000\n", "must be between 1 and 1048576"),
+                        ("  properties.partition.discovery.interval.ms: 5min\n", "is not a whole number")]:
+        p = validate(tmp_path, pipeline(kafka_broker, base + extra, tmp_path / "o"))
+        assert p.returncode != 0 and says in p.stdout + p.stderr, p.stdout + p.stderr
+
+
+def test_sink_options_of_a_format_not_in_use_are_refused(tmp_path):
+    text = ("source:\n  type: values\nsink:\n  type: kafka\n  properties.bootstrap.servers: 127.0.0.1:9\n"
+            "  value.format: debezium-json\n  canal-json.encode.ignore-null-fields: true\n")
+    p = validate(tmp_path, text)
+    assert p.returncode != 0
+    assert ("`canal-json.encode.ignore-null-fields` applies only to value.format canal-json, "
+            "and value.format is debezium-json") in p.stdout + p.stderr
+    p = validate(tmp_path, text.replace("debezium-json", "canal-json"))
+    assert p.returncode == 0, p.stdout + p.stderr
