@@ -1,5 +1,6 @@
 #include "sinks/kafka/kafka_sink_options.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "config/pipeline_options.h"
@@ -46,6 +47,33 @@ json::JsonFormatOptions json_format(const config::ValidatedOptions& o, const std
     f.decimal_as_plain_number = o.get_bool(prefix + "encode.decimal-as-plain-number");
     f.ignore_null_fields = o.get_bool(prefix + "encode.ignore-null-fields");
     return f;
+}
+
+// Flink accepts the format options of the formats in use only (FactoryHelper skips the prefixes
+// of key.format and value.format): options of another format would be ignored, so they are
+// refused, naming the option that picks the format.
+void refuse_unused_format_options(const config::ValidatedOptions& o, config::Diagnostics& d) {
+    const std::string value_format = o.get_enum("value.format");
+    const std::string key_format = o.get_enum("key.format");
+    for (const auto& spec : kafka_sink_options().options) {
+        const std::string& key = spec.key;
+        if (!o.is_set(key)) continue;
+        for (const char* prefix : kFormatPrefixes) {
+            if (key.rfind(prefix, 0) != 0) continue;
+            const std::string format(prefix, std::strlen(prefix) - 1);
+            const bool is_key_format = format == "json";
+            const std::string& in_use = is_key_format ? key_format : value_format;
+            if (format == in_use) continue;
+            // Leaving the Debezium schema off is what any other format does anyway.
+            if (key == "debezium-json.include-schema.enabled" && !o.get_bool(key)) continue;
+            d.error(o.location(key),
+                    "`" + key + "` applies only to " +
+                        (is_key_format ? "key.format " : "value.format ") + format + ", and " +
+                        (is_key_format ? "key.format" : "value.format") + " is " + in_use +
+                        "; remove it or set " + (is_key_format ? "key.format" : "value.format") +
+                        ": " + format);
+        }
+    }
 }
 
 }  // namespace
@@ -143,7 +171,13 @@ void validate_kafka_sink(const config::ValidatedOptions& o,
         } catch (const std::exception& e) {
             d.error(o.location("sink.delivery-guarantee"), e.what());
         }
+    } else if (o.is_set("sink.transactional-id-prefix")) {
+        d.error(o.location("sink.transactional-id-prefix"),
+                "`sink.transactional-id-prefix` applies only to sink.delivery-guarantee "
+                "exactly-once (sink.delivery-guarantee is " +
+                    o.get_enum("sink.delivery-guarantee") + ")");
     }
+    refuse_unused_format_options(o, d);
     try {
         parse_custom_headers(o.get_string("sink.custom-header"));
     } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 // value.format: canal-json.
 #include <unordered_map>
 
+#include "pipeline/transform/java_regex.h"
 #include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
@@ -9,8 +10,21 @@ namespace {
 
 using simdjson::ondemand::json_type;
 
+// A canal-json.*.include pattern, anchored (Flink: Pattern.matcher(value).matches()).
+std::unique_ptr<RE2> include_pattern(const std::string& regex, const char* option) {
+    if (regex.empty()) return nullptr;
+    std::string error;
+    auto re = transform::compile_java_regex(regex, &error);
+    if (!re) throw std::invalid_argument(std::string(option) + ": not a valid regex: " + error);
+    return re;
+}
+
 class CanalParser final : public FormatParser {
   public:
+    explicit CanalParser(const CanalFilter& filter)
+        : database_(include_pattern(filter.database_include, "canal-json.database.include")),
+          table_(include_pattern(filter.table_include, "canal-json.table.include")) {}
+
     void parse(simdjson::ondemand::document& doc, ParsedMessage& out) override {
         const json_type top = doc.type();
         if (top == json_type::null) return;  // tombstone
@@ -85,6 +99,26 @@ class CanalParser final : public FormatParser {
         }
     }
 
+    bool filters() const override { return database_ || table_; }
+
+    bool excluded(simdjson::ondemand::document& doc) override {
+        if (doc.type() != json_type::object) return false;  // parse() reports it
+        bool database_matched = false, table_matched = false;
+        for (auto field : doc.get_object()) {
+            std::string_view key = field.unescaped_key();
+            const bool database = key == "database";
+            const RE2* pattern = database         ? database_.get()
+                                 : key == "table" ? table_.get()
+                                                  : nullptr;
+            if (!pattern) continue;
+            std::string_view name;
+            if (field.value().get_string().get(name)) continue;  // not a string: matches nothing
+            (database ? database_matched : table_matched) = RE2::FullMatch(name, *pattern);
+        }
+        // A missing field matches no pattern.
+        return (database_ && !database_matched) || (table_ && !table_matched);
+    }
+
   private:
     // before = the new row with the old values of the columns `old` lists (a field named twice:
     // its first occurrence). By name through a hash index: rows can be wide.
@@ -107,27 +141,28 @@ class CanalParser final : public FormatParser {
         return static_cast<int>(out.image_count - 1);
     }
 
+    std::unique_ptr<RE2> database_, table_;  // canal-json.*.include, null: all
     std::vector<int> data_, old_;
     std::unordered_map<std::string_view, std::size_t> positions_;  // merge_old's, reused
 };
 
 }  // namespace
 
-std::unique_ptr<FormatParser> make_canal_parser() {
-    return std::make_unique<CanalParser>();
+std::unique_ptr<FormatParser> make_canal_parser(const CanalFilter& filter) {
+    return std::make_unique<CanalParser>(filter);
 }
 
 std::unique_ptr<FormatParser> make_json_parser();
 std::unique_ptr<FormatParser> make_debezium_parser();
 
-std::unique_ptr<FormatParser> make_format_parser(ValueFormat format) {
+std::unique_ptr<FormatParser> make_format_parser(ValueFormat format, const CanalFilter& canal) {
     switch (format) {
         case ValueFormat::Json:
             return make_json_parser();
         case ValueFormat::DebeziumJson:
             return make_debezium_parser();
         case ValueFormat::CanalJson:
-            return make_canal_parser();
+            return make_canal_parser(canal);
     }
     return nullptr;
 }

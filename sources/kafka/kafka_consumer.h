@@ -54,6 +54,7 @@ struct ConsumerSettings {
     std::int64_t discovery_interval_ms = 300'000;
     std::size_t max_batch = 4096;
     bool ignore_parse_errors = false;
+    std::optional<double> rate_limit;  // scan.rate-limit.records-per-second (KafkaSource)
     /// The pipeline's bad-record policy goes on past a bad message (skip, dead-letter): it is
     /// handed over in Chunk::bad_records instead of failing the source.
     bool bad_records_go_on = false;

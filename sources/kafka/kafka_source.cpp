@@ -4,12 +4,18 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
 
 #include "pipeline/schema/schema_change_apply.h"
 
 namespace cdcd::kafka {
 
 namespace asio = boost::asio;
+
+namespace {
+// How long a rate-limit wait sleeps before it looks at SourceOutput::stopping() again.
+constexpr std::chrono::milliseconds kThrottleSlice{200};
+}  // namespace
 
 KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io,
                          metrics::Registry& metrics, BadRecordSink& bad_records)
@@ -19,6 +25,9 @@ KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io,
       bad_records_(bad_records),
       wake_timer_(std::make_shared<asio::steady_timer>(io)) {
     settings_.bad_records_go_on = bad_records.policy() != BadRecordPolicy::Fail;
+    if (settings_.rate_limit)
+        limiter_ = std::make_unique<net::RateLimiter>(*settings_.rate_limit,
+                                                      std::max(1.0, *settings_.rate_limit));
 }
 
 KafkaSource::~KafkaSource() {
@@ -67,6 +76,27 @@ void KafkaSource::track_schemas(const EventBatch& events) {
     }
 }
 
+asio::awaitable<bool> KafkaSource::throttle(const EventBatch& events, SourceOutput& output) {
+    if (!limiter_) co_return true;
+    std::size_t records = 0;
+    for (const Event& e : events)
+        if (is_data_change(e)) ++records;
+    if (records == 0) co_return true;
+    const auto start = std::chrono::steady_clock::now();
+    const auto due = start + limiter_->reserve(static_cast<double>(records));
+    // In slices, so that a drain (SIGTERM) does not wait for a slow rate.
+    asio::steady_timer timer(io_);
+    while (std::chrono::steady_clock::now() < due) {
+        if (output.stopping()) co_return false;
+        timer.expires_at(std::min(due, std::chrono::steady_clock::now() + kThrottleSlice));
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    if (auto waited = std::chrono::steady_clock::now() - start; due > start)
+        metrics_.observe_rate_limiter_wait(
+            "records", std::chrono::duration_cast<std::chrono::nanoseconds>(waited));
+    co_return true;
+}
+
 asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
     std::weak_ptr<asio::steady_timer> timer = wake_timer_;
     consumer_ = std::make_unique<KafkaConsumer>(
@@ -84,6 +114,8 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
             continue;
         }
         if (chunk.error) std::rethrow_exception(chunk.error);
+        // Before the state advances: a checkpoint taken while waiting must not cover them.
+        if (!co_await throttle(chunk.events, output)) co_return;
         // Advance the state past these events before emitting them.
         for (const auto& [key, offset] : chunk.offsets) state_.offsets[key] = offset;
         // With the offsets past them: their dead-letter lines join the next checkpoint.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "net/rate_limiter.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/metrics/connector_metrics.h"
@@ -32,6 +33,9 @@ class KafkaSource final : public Source {
 
   private:
     void track_schemas(const EventBatch& events);
+    /// scan.rate-limit.records-per-second: waits until the chunk's change records may go;
+    /// false when the pipeline stops meanwhile.
+    boost::asio::awaitable<bool> throttle(const EventBatch& events, SourceOutput& output);
 
     ConsumerSettings settings_;
     boost::asio::io_context& io_;
@@ -42,6 +46,7 @@ class KafkaSource final : public Source {
     std::deque<Offsets> pending_commits_;  // snapshots awaiting their checkpoint, in order
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
     std::unique_ptr<KafkaConsumer> consumer_;
+    std::unique_ptr<net::RateLimiter> limiter_;  // scan.rate-limit.records-per-second
 };
 
 }  // namespace cdcd::kafka

@@ -1,6 +1,9 @@
 #include "sources/kafka/kafka_source_options.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "pipeline/transform/java_regex.h"
@@ -11,6 +14,11 @@ namespace cdcd::kafka {
 namespace {
 
 using config::OptionSpec;
+
+constexpr const char* kFlinkDiscoveryInterval = "scan.topic-partition-discovery.interval";
+constexpr const char* kRateLimit = "scan.rate-limit.records-per-second";
+// scan.topic-partition-discovery.interval 0: never look again (about a century).
+constexpr std::int64_t kNoDiscoveryMs = 100LL * 365 * 24 * 3600 * 1000;
 
 // What the entries of scan.startup.specific-offsets are trimmed of.
 constexpr std::string_view kBlank = " \t";
@@ -23,6 +31,20 @@ T parse_number(std::string_view s, const std::string& what) {
         throw std::invalid_argument("scan.startup.specific-offsets: " + what + " '" +
                                     std::string(s) + "' is not a number");
     return v;
+}
+
+// properties.max.poll.records: as scan.max-batch-size (the consumer allocates that many slots).
+constexpr long long kMaxBatch = 1 << 20;
+
+// A Java consumer property cdcd reads itself (ClientConfig::handled), as a whole number.
+std::optional<long long> handled_number(const ClientConfig& client, const std::string& key) {
+    auto it = client.handled.find(key);
+    if (it == client.handled.end()) return std::nullopt;
+    auto n = config::parse_long(it->second);
+    if (!n)
+        throw std::invalid_argument("properties." + key + ": '" + it->second +
+                                    "' is not a whole number");
+    return n;
 }
 
 std::string first_key(const std::string& message) {
@@ -109,6 +131,14 @@ config::ConnectorOptionsSpec kafka_source_options() {
             .default_("5 min")
             .at_least(100)
             .desc("How often new partitions and (with topic-pattern) new topics are looked for."));
+    o.push_back(OptionSpec::duration(kFlinkDiscoveryInterval)
+                    .at_least(0)
+                    .desc("Flink's spelling of scan.partition-discovery.interval (set one of "
+                          "them); 0 turns discovery off, as in Flink."));
+    o.push_back(
+        OptionSpec::double_(kRateLimit)
+            .desc("The most change records the source emits per second (a token bucket holding one "
+                  "second's worth); unset: no limit."));
     o.push_back(
         OptionSpec::list("metadata.list")
             .desc("Kafka metadata put into each event's meta: topic, partition, offset, timestamp, "
@@ -117,6 +147,16 @@ config::ConnectorOptionsSpec kafka_source_options() {
         OptionSpec::boolean("ignore-parse-errors")
             .default_("false")
             .desc("Skip (count and log) messages that cannot be parsed instead of failing."));
+    for (const char* format : {"json", "debezium-json", "canal-json"})
+        o.push_back(OptionSpec::boolean(std::string(format) + ".ignore-parse-errors")
+                        .desc("Flink's format option: ignore-parse-errors for value.format " +
+                              std::string(format) + " only."));
+    o.push_back(OptionSpec::string("canal-json.database.include")
+                    .desc("canal-json: only messages whose `database` field matches this Java "
+                          "regex (whole value) are read; others are skipped."));
+    o.push_back(OptionSpec::string("canal-json.table.include")
+                    .desc("canal-json: only messages whose `table` field matches this Java "
+                          "regex (whole value) are read; others are skipped."));
     o.push_back(OptionSpec::boolean("debezium-json.schema-include")
                     .default_("false")
                     .desc("debezium-json: messages carry the {\"schema\",\"payload\"} envelope "
@@ -124,7 +164,7 @@ config::ConnectorOptionsSpec kafka_source_options() {
                           "come from its Kafka Connect schema (docs/kafka.md)."));
     o.push_back(OptionSpec::integer("scan.max-batch-size")
                     .default_("2048")
-                    .range(1, 1 << 20)
+                    .range(1, kMaxBatch)
                     .desc("Messages taken from librdkafka at once (properties.max.poll.records "
                           "sets it too)."));
     // Limits (MessageLimits): a message over one is a bad record (bad-record.policy).
@@ -223,11 +263,54 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
                             "'; known: topic, partition, offset, timestamp, "
                             "timestamp-type, key, headers");
     }
+    if (o.is_set(kFlinkDiscoveryInterval) && o.is_set("scan.partition-discovery.interval"))
+        d.error(o.location(kFlinkDiscoveryInterval),
+                std::string("set one of `") + kFlinkDiscoveryInterval +
+                    "` (Flink's spelling) and `scan.partition-discovery.interval`, not both");
+    if (o.is_set(kRateLimit)) {
+        const double rate = o.get_double(kRateLimit);
+        if (!(rate > 0) || !std::isfinite(rate))
+            d.error(o.location(kRateLimit),
+                    std::string("`") + kRateLimit +
+                        "` must be a positive number of records per second, got " +
+                        o.raw(kRateLimit).value_or("?") + "; leave it unset for no limit");
+    }
+    const std::string format = o.get_enum("value.format");
+    for (const char* other : {"json", "debezium-json", "canal-json"}) {
+        const std::string key = std::string(other) + ".ignore-parse-errors";
+        if (o.is_set(key) && format != other)
+            d.error(o.location(key), "`" + key + "` applies only to value.format " + other +
+                                         " (value.format is " + format +
+                                         "); use `ignore-parse-errors`");
+    }
+    for (const char* key : {"canal-json.database.include", "canal-json.table.include"}) {
+        if (!o.is_set(key)) continue;
+        if (format != "canal-json") {
+            d.error(o.location(key), std::string("`") + key +
+                                         "` applies only to value.format canal-json (value.format "
+                                         "is " +
+                                         format + ")");
+            continue;
+        }
+        std::string error;
+        if (!transform::compile_java_regex(o.get_string(key), &error))
+            d.error(o.location(key), std::string("`") + key + "` is not a valid regex: " + error);
+    }
     if (o.get_bool("debezium-json.schema-include") && o.get_enum("value.format") != "debezium-json")
         d.error(o.location("debezium-json.schema-include"),
                 "applies only to value.format debezium-json");
     try {
-        translate_properties(props, ClientRole::Consumer);
+        const ClientConfig client = translate_properties(props, ClientRole::Consumer);
+        if (handled_number(client, "partition.discovery.interval.ms") &&
+            (o.is_set("scan.partition-discovery.interval") || o.is_set(kFlinkDiscoveryInterval)))
+            d.error(o.location("properties.partition.discovery.interval.ms"),
+                    std::string("set one of `properties.partition.discovery.interval.ms`, "
+                                "`scan.partition-discovery.interval` and `") +
+                        kFlinkDiscoveryInterval + "`");
+        if (auto n = handled_number(client, "max.poll.records"); n && (*n < 1 || *n > kMaxBatch))
+            d.error(o.location("properties.max.poll.records"),
+                    "`properties.max.poll.records` must be between 1 and " +
+                        std::to_string(kMaxBatch) + ", got " + std::to_string(*n));
     } catch (const std::exception& e) {
         d.error(o.location(first_key(e.what())), e.what());
     }
@@ -251,14 +334,30 @@ ConsumerSettings kafka_source_settings(const config::ValidatedOptions& o) {
         s.specific_offsets = parse_specific_offsets(o.get_string("scan.startup.specific-offsets"));
     s.bounded = o.get_enum("scan.bounded.mode") == "latest-offset";
     s.discovery_interval_ms = o.get_duration("scan.partition-discovery.interval").count();
-    if (auto it = s.client.handled.find("partition.discovery.interval.ms");
-        it != s.client.handled.end())
-        s.discovery_interval_ms = std::stoll(it->second);
+    if (o.is_set(kFlinkDiscoveryInterval)) {
+        s.discovery_interval_ms = o.get_duration(kFlinkDiscoveryInterval).count();
+        if (s.discovery_interval_ms == 0) s.discovery_interval_ms = kNoDiscoveryMs;
+    }
+    // Flink's KafkaSource: a non-positive interval turns discovery off.
+    if (auto ms = handled_number(s.client, "partition.discovery.interval.ms"))
+        s.discovery_interval_ms = *ms > 0 ? *ms : kNoDiscoveryMs;
     s.max_batch = static_cast<std::size_t>(o.get_int("scan.max-batch-size"));
-    if (auto it = s.client.handled.find("max.poll.records"); it != s.client.handled.end())
-        s.max_batch = static_cast<std::size_t>(std::max(1LL, std::stoll(it->second)));
-    s.ignore_parse_errors = o.get_bool("ignore-parse-errors");
+    if (auto n = handled_number(s.client, "max.poll.records"))
+        s.max_batch = static_cast<std::size_t>(std::clamp(*n, 1LL, kMaxBatch));
     std::string format = o.get_enum("value.format");
+    s.ignore_parse_errors = o.get_bool("ignore-parse-errors");
+    if (const std::string own = format + ".ignore-parse-errors"; o.is_set(own))
+        s.ignore_parse_errors = s.ignore_parse_errors || o.get_bool(own);
+    if (o.is_set(kRateLimit)) {
+        s.rate_limit = o.get_double(kRateLimit);
+        // A chunk is waited for whole: keep one to about a second's worth of messages.
+        s.max_batch = std::min(s.max_batch,
+                               static_cast<std::size_t>(std::max(1.0, std::floor(*s.rate_limit))));
+    }
+    if (o.has("canal-json.database.include"))
+        s.decoder.canal.database_include = o.get_string("canal-json.database.include");
+    if (o.has("canal-json.table.include"))
+        s.decoder.canal.table_include = o.get_string("canal-json.table.include");
     s.decoder.format = format == "debezium-json" ? ValueFormat::DebeziumJson
                        : format == "canal-json"  ? ValueFormat::CanalJson
                                                  : ValueFormat::Json;

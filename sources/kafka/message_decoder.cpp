@@ -19,6 +19,23 @@ const char* metadata_name(MetadataField field) {
     return kMetadataNames[static_cast<int>(field)];
 }
 
+DataType metadata_type(MetadataField field) {
+    switch (field) {
+        case MetadataField::Partition:
+            return DataType::int_();
+        case MetadataField::Offset:
+            return DataType::bigint();
+        case MetadataField::Timestamp:
+            return DataType::timestamp_ltz(3);
+        case MetadataField::Topic:
+        case MetadataField::TimestampType:
+        case MetadataField::Key:
+        case MetadataField::Headers:
+            break;
+    }
+    return DataType::string();
+}
+
 namespace {
 
 [[noreturn]] void throw_in_table(const LimitError& e, TableId table) {
@@ -29,7 +46,7 @@ namespace {
 
 MessageDecoder::MessageDecoder(const DecoderSettings& settings)
     : settings_(settings),
-      parser_(make_format_parser(settings.format)),
+      parser_(make_format_parser(settings.format, settings.canal)),
       inference_(settings.limits) {
     if (!settings_.fixed_table)
         extractor_.emplace(
@@ -109,7 +126,8 @@ EventMeta MessageDecoder::metadata(const rd_kafka_message_t& m) const {
                 break;
             }
             case MetadataField::Key:
-                if (m.key) value.assign(static_cast<const char*>(m.key), m.key_len);
+                if (!m.key) continue;  // no key: absent, NULL in a transform
+                value.assign(static_cast<const char*>(m.key), m.key_len);
                 break;
             case MetadataField::Headers: {
                 json::Writer w(value);
@@ -175,6 +193,10 @@ std::optional<std::string> MessageDecoder::not_json(const void* data, std::size_
 }
 
 void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
+    // canal-json.*.include: a skipped message is not read further (its table id included).
+    if (parser_->filters() &&
+        parser_->excluded(iterate(value_parser_, m.payload, m.len, value_buffer_, value_doc_)))
+        return;
     // (No default-constructed TableId: that would take the interner's lock per message.)
     std::optional<TableId> key_table;
     if (!settings_.fixed_table && settings_.table_from_key) {

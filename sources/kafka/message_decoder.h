@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/types/data_type.h"
 #include "sources/kafka/message_parser.h"
 #include "sources/kafka/schema_inference.h"
 #include "sources/kafka/table_id_extractor.h"
@@ -19,6 +20,9 @@ enum class MetadataField { Topic, Partition, Offset, Timestamp, TimestampType, K
 /// "topic" → Topic, …; nullopt for unknown names.
 std::optional<MetadataField> metadata_field(const std::string& name);
 const char* metadata_name(MetadataField field);
+/// The type a transform sees the field as (Flink's Kafka metadata columns; `headers` is the JSON
+/// object text of the headers, `key` the key's bytes as a string, NULL without a key).
+DataType metadata_type(MetadataField field);
 
 struct DecoderSettings {
     ValueFormat format = ValueFormat::Json;
@@ -27,6 +31,7 @@ struct DecoderSettings {
     bool table_from_key = false;
     std::vector<std::string> table_fields;
     std::vector<MetadataField> metadata;
+    CanalFilter canal;
     MessageLimits limits;
 };
 

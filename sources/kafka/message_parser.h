@@ -101,9 +101,21 @@ class FormatParser {
     /// Parses the document (already iterated by the caller); throws ParseError or
     /// simdjson::simdjson_error. Leaves out.changes empty for messages to skip (DDL, tombstones).
     virtual void parse(simdjson::ondemand::document& doc, ParsedMessage& out) = 0;
+    /// Whether the format filters messages (canal-json's include patterns).
+    virtual bool filters() const { return false; }
+    /// Whether the message is filtered out; reads the document (the caller rewinds or iterates
+    /// again). Called before the table id is read, so skipped tables never count as tracked.
+    virtual bool excluded(simdjson::ondemand::document&) { return false; }
 };
 
-std::unique_ptr<FormatParser> make_format_parser(ValueFormat format);
+/// canal-json.database.include / canal-json.table.include: Java regexes the message's
+/// `database` / `table` must match whole (empty: no filter); other messages are skipped.
+struct CanalFilter {
+    std::string database_include, table_include;
+};
+
+/// Throws std::invalid_argument for a filter pattern that is not a valid regex.
+std::unique_ptr<FormatParser> make_format_parser(ValueFormat format, const CanalFilter& canal = {});
 
 /// The primary-key field names of a debezium key document ({"id":1} or with a schema envelope).
 std::vector<std::string> debezium_key_fields(simdjson::ondemand::document& doc);

@@ -13,6 +13,15 @@ void register_kafka_source(ConnectorRegistry& registry) {
         "infers and evolves each table's schema, checkpoints offsets and commits them to the "
         "consumer group when checkpoints complete.";
     f.options = kafka::kafka_source_options();
+    // metadata.list's names, usable in transform projections and filters (`*, topic, offset`).
+    f.metadata_columns = [](const config::ValidatedOptions& o) {
+        std::vector<MetadataColumn> cols;
+        if (!o.has("metadata.list")) return cols;
+        for (const auto& name : o.get_list("metadata.list"))
+            if (auto field = kafka::metadata_field(name))
+                cols.push_back({name, kafka::metadata_type(*field)});
+        return cols;
+    };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { kafka::validate_kafka_source(o, d); };

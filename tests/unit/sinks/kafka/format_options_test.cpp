@@ -1,0 +1,58 @@
+// The sink's format options apply to the formats in use only (Flink accepts the options of
+// key.format and value.format alone): another format's options are refused, not ignored.
+#include <catch2/catch.hpp>
+
+#include "sinks/kafka/kafka_sink_options.h"
+
+using namespace cdcd;
+using namespace cdcd::kafka;
+
+namespace {
+
+std::string errors(std::map<std::string, std::string> kv) {
+    kv.emplace("properties.bootstrap.servers", "127.0.0.1:9");
+    config::RawOptions raw;
+    int line = 10;
+    for (auto& [k, v] : kv)
+        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
+    config::Diagnostics d;
+    auto o = config::validate_options(kafka_sink_options(), raw,
+                                      config::SourceLocation{"p.yaml", 9, 1}, "sink `kafka`", d);
+    config::ValidatedOptions pipeline;
+    validate_kafka_sink(o, pipeline, d);
+    return d.ok() ? std::string() : d.to_string();
+}
+
+}  // namespace
+
+TEST_CASE("value format options of the value.format in use are accepted") {
+    CHECK(errors({{"canal-json.encode.ignore-null-fields", "true"},
+                  {"value.format", "canal-json"}}) == "");
+    CHECK(errors({{"debezium-json.encode.decimal-as-plain-number", "true"},
+                  {"debezium-json.include-schema.enabled", "true"}}) == "");
+    CHECK(errors({{"json.timestamp-format.standard", "ISO-8601"}}) == "");
+}
+
+TEST_CASE("another value format's options are refused, naming value.format") {
+    auto e = errors({{"canal-json.encode.ignore-null-fields", "true"}});  // debezium-json default
+    CHECK_THAT(e, Catch::Contains("`canal-json.encode.ignore-null-fields` applies only to "
+                                  "value.format canal-json, and value.format is debezium-json"));
+    e = errors({{"debezium-json.include-schema.enabled", "true"}, {"value.format", "canal-json"}});
+    CHECK_THAT(e, Catch::Contains("debezium-json.include-schema.enabled"));
+    // false is what canal-json does anyway
+    CHECK(errors({{"debezium-json.include-schema.enabled", "false"},
+                  {"value.format", "canal-json"}}) == "");
+}
+
+TEST_CASE("json.* key options are refused with key.format csv") {
+    auto e = errors({{"json.encode.ignore-null-fields", "true"}, {"key.format", "csv"}});
+    CHECK_THAT(e, Catch::Contains("applies only to key.format json, and key.format is csv"));
+}
+
+TEST_CASE("sink.transactional-id-prefix without exactly-once is refused") {
+    CHECK_THAT(errors({{"sink.transactional-id-prefix", "p1"}}),
+               Catch::Contains("`sink.transactional-id-prefix` applies only to "
+                               "sink.delivery-guarantee exactly-once"));
+    CHECK(errors({{"sink.transactional-id-prefix", "p1"},
+                  {"sink.delivery-guarantee", "exactly-once"}}) == "");
+}
