@@ -47,7 +47,8 @@ def _certs(d):
         ssl("req", *ec, "-keyout", f"{n}.key", "-out", f"{n}.csr", "-subj", f"/CN={n}")
         ssl("x509", "-req", "-in", f"{n}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", f"{n}.crt", "-days", "2", "-extfile", "san.ext")
-    (d / "server.pem").write_text((d / "server.key").read_text() + (d / "server.crt").read_text())
+    for n in ("server", "client"):  # a Java PEM key store: the key and the chain in one file
+        (d / f"{n}.pem").write_text((d / f"{n}.key").read_text() + (d / f"{n}.crt").read_text())
     ssl("pkcs12", "-export", "-in", "client.crt", "-inkey", "client.key", "-out", "client.p12",
         "-passout", f"pass:{STORE_PASSWORD}")
 
@@ -98,11 +99,17 @@ def _client(b, listener, mechanism=None, jaas=False, password=PASSWORD, tls="pem
         else:
             p["sasl.username"] = "alice"
             p["sasl.password"] = password
-    if "SSL" in listener and tls is not None:
+    if "SSL" in listener and tls == "java-pem":  # Kafka's Java settings for PEM stores
+        p["ssl.truststore.type"] = "PEM"
+        p["ssl.truststore.location"] = d / "ca.pem"
+    elif "SSL" in listener and tls is not None:
         p["ssl.ca.location"] = d / "ca.pem"
     if listener == "SSL" and tls == "pem":
         p["ssl.certificate.location"] = d / "client.crt"
         p["ssl.key.location"] = d / "client.key"
+    elif listener == "SSL" and tls == "java-pem":
+        p["ssl.keystore.type"] = "PEM"
+        p["ssl.keystore.location"] = d / "client.pem"
     elif listener == "SSL" and tls == "pkcs12":  # the Java key store settings, as Flink users write them
         p["ssl.keystore.type"] = "PKCS12"
         p["ssl.keystore.location"] = d / "client.p12"
@@ -156,6 +163,7 @@ def _topics(b):
     ("SASL_SSL", "PLAIN", True, "pem"),
     ("SSL", None, False, "pem"),
     ("SSL", None, False, "pkcs12"),
+    ("SSL", None, False, "java-pem"),
 ])
 def test_cdcd_consumes_and_produces_through_a_secured_listener(secure_broker, cdcd, listener, mechanism, jaas,
                                                                tls):
@@ -210,4 +218,32 @@ def test_an_untrusted_broker_certificate_is_refused(secure_broker, cdcd, role):
     assert took < FAIL_FAST_SECONDS
     assert b.listener("SASL_SSL") in out and "certificate verify failed" in out, out[-3000:]
     assert "properties.ssl.ca.location" in out, out[-3000:]
+    assert PASSWORD not in out
+
+
+def test_validate_shows_no_secret_and_refuses_a_jks_trust_store_saying_what_to_write(secure_broker, tmp_path):
+    b = secure_broker
+    client = _client(b, "SASL_SSL", "PLAIN", jaas=True)
+    ssl = _client(b, "SSL", tls="pkcs12")
+    good = tmp_path / "good.yaml"
+    good.write_text(_relay(b, "in", "out", client, ssl))
+    p = subprocess.run([CDCD, "validate", str(good)], capture_output=True, text=True, timeout=30)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out
+    assert PASSWORD not in out and STORE_PASSWORD not in out
+    bad = tmp_path / "bad.yaml"
+    jks = (client + "  properties.ssl.truststore.location: /etc/kafka/truststore.jks\n"
+           f"  properties.ssl.truststore.password: {STORE_PASSWORD}\n")
+    bad.write_text(_relay(b, "in", "out", jks, _plaintext(b)))
+    p = subprocess.run([CDCD, "validate", str(bad)], capture_output=True, text=True, timeout=30)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0
+    assert "properties.ssl.truststore.location: librdkafka cannot read JKS trust stores" in out, out
+    assert "properties.ssl.ca.location: ca.pem" in out, out
+    assert PASSWORD not in out and STORE_PASSWORD not in out
+    no_user = tmp_path / "no_user.yaml"  # an error about the setting that holds the password
+    no_user.write_text(_relay(b, "in", "out", client.replace('username="alice" ', ""), _plaintext(b)))
+    p = subprocess.run([CDCD, "validate", str(no_user)], capture_output=True, text=True, timeout=30)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0 and "properties.sasl.jaas.config: needs both" in out, out
     assert PASSWORD not in out
