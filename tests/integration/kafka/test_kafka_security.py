@@ -42,7 +42,7 @@ def _certs(d):
         subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
 
     ssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=cdcd-test-ca")
-    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")  # not "localhost": see the host name test
     for n in ("server", "client"):
         ssl("req", *ec, "-keyout", f"{n}.key", "-out", f"{n}.csr", "-subj", f"/CN={n}")
         ssl("x509", "-req", "-in", f"{n}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
@@ -247,3 +247,21 @@ def test_validate_shows_no_secret_and_refuses_a_jks_trust_store_saying_what_to_w
     out = p.stdout + p.stderr
     assert p.returncode != 0 and "properties.sasl.jaas.config: needs both" in out, out
     assert PASSWORD not in out
+
+
+def test_the_broker_host_name_is_checked_against_its_certificate(secure_broker, cdcd):
+    # The certificate names 127.0.0.1 only: reached as "localhost", the broker is refused although
+    # its CA is trusted (ssl.endpoint.identification.algorithm is https by default) ...
+    b = secure_broker
+    src, dst, msgs = _topics(b)
+    by_name = _client(b, "SASL_SSL", "PLAIN").replace(b.listener("SASL_SSL"),
+                                                      b.listener("SASL_SSL").replace("127.0.0.1", "localhost"))
+    p, took = _run(cdcd, _relay(b, src, dst, by_name, _plaintext(b)))
+    out = p.stdout + p.stderr
+    assert p.returncode != 0 and took < FAIL_FAST_SECONDS, out[-3000:]
+    assert "cannot verify the broker's TLS certificate" in out and "localhost:" in out, out[-3000:]
+    # ... unless the check is turned off the Java way, with an empty algorithm.
+    off = by_name + "  properties.ssl.endpoint.identification.algorithm: ''\n"
+    p, _ = _run(cdcd, _relay(b, src, dst, off, _plaintext(b)))
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    assert len(b.consume(dst, len(msgs), timeout=10)) == len(msgs)
