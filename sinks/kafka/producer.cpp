@@ -132,7 +132,22 @@ void Producer::check_error(rd_kafka_error_t* error, const char* what) {
     throw std::runtime_error(text);
 }
 
+void Producer::await_connection(int timeout_ms) {
+    constexpr int kSliceMs = 1'000;
+    for (int waited = 0; waited < timeout_ms; waited += kSliceMs) {
+        const rd_kafka_metadata_t* md = nullptr;
+        if (rd_kafka_metadata(rk_, 0, nullptr, &md, kSliceMs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_metadata_destroy(md);
+            return;
+        }
+        rd_kafka_poll(rk_, 0);  // serves on_error
+        if (auto error = delivery_error()) throw std::runtime_error("kafka sink: " + *error);
+    }
+}
+
 void Producer::init_transactions(int timeout_ms) {
+    // init_transactions itself would wait out its timeout on refused credentials.
+    await_connection(timeout_ms);
     check_error(rd_kafka_init_transactions(rk_, timeout_ms), "init transactions");
 }
 void Producer::begin_transaction() {

@@ -57,6 +57,9 @@ class Producer {
     // Blocking (helper thread).
     /// Waits until every record is reported. Throws on timeout.
     void flush(int timeout_ms);
+    /// Waits (at most timeout_ms) until a broker answers; throws at once on a lasting
+    /// connection error (connection_error.h).
+    void await_connection(int timeout_ms);
     void init_transactions(int timeout_ms);
     void begin_transaction();
     void commit_transaction(int timeout_ms);

@@ -184,7 +184,7 @@ def test_cdcd_consumes_and_produces_through_a_secured_listener(secure_broker, cd
     assert got == [json.loads(m)["after"] for m in msgs]
 
 
-@pytest.mark.parametrize("role", ["source", "sink"])
+@pytest.mark.parametrize("role", ["source", "sink", "exactly-once sink"])
 @pytest.mark.parametrize("listener,mechanism,jaas", [
     ("SASL_PLAINTEXT", "PLAIN", True),
     ("SASL_SSL", "PLAIN", False),
@@ -195,12 +195,14 @@ def test_a_wrong_password_fails_fast_naming_the_broker_and_the_cause(secure_brok
     src, dst, _ = _topics(b)
     wrong = "wrong-" + PASSWORD
     bad = _client(b, listener, mechanism, jaas=jaas, password=wrong)
+    if role == "exactly-once sink":
+        bad += "  sink.delivery-guarantee: exactly-once\n  sink.transactional-id-prefix: " + unique("tx") + "\n"
     yaml = _relay(b, src, dst, bad, _plaintext(b)) if role == "source" else _relay(b, src, dst, _plaintext(b), bad)
     p, took = _run(cdcd, yaml)
     out = p.stdout + p.stderr
     assert p.returncode != 0, out[-3000:]
     assert took < FAIL_FAST_SECONDS
-    assert f"kafka {role}" in out and b.listener(listener) in out, out[-3000:]
+    assert f"kafka {role.split()[-1]}" in out and b.listener(listener) in out, out[-3000:]
     assert "Authentication failed" in out and "properties.sasl.password" in out, out[-3000:]
     assert PASSWORD not in out and wrong not in out
 
