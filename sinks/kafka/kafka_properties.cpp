@@ -22,7 +22,10 @@ void translate_jaas(const std::string& value, ClientConfig& out) {
         value.find("ScramLoginModule") == std::string::npos)
         reject("sasl.jaas.config",
                "only PlainLoginModule and ScramLoginModule logins can be mapped to librdkafka "
-               "(sasl.username / sasl.password); set those directly for other mechanisms");
+               "(sasl.username / sasl.password); for Kerberos (GSSAPI) set "
+               "properties.sasl.kerberos.service.name, properties.sasl.kerberos.principal and "
+               "properties.sasl.kerberos.keytab, for OAUTHBEARER librdkafka's "
+               "properties.sasl.oauthbearer.* settings, instead of properties.sasl.jaas.config");
     static const std::regex field(R"re((username|password)\s*=\s*"((?:[^"\\]|\\.)*)")re");
     bool user = false, pass = false;
     for (std::sregex_iterator it(value.begin(), value.end(), field), end; it != end; ++it) {

@@ -65,6 +65,16 @@ TEST_CASE("properties: the password inside sasl.jaas.config is redacted on its o
           "login ****** failed");
 }
 
+TEST_CASE("properties: a sasl.jaas.config login librdkafka cannot take says what to set instead") {
+    CHECK_THROWS_WITH(
+        translate_properties({{"sasl.jaas.config",
+                               "com.sun.security.auth.module.Krb5LoginModule required "
+                               "useKeyTab=true keyTab=\"/k.keytab\" principal=\"cdc@R\";"}},
+                             ClientRole::Consumer),
+        Catch::StartsWith("properties.sasl.jaas.config: only PlainLoginModule") &&
+            Catch::Contains("properties.sasl.kerberos.keytab"));
+}
+
 TEST_CASE("properties: Java trust stores: PEM maps to ssl.ca.*, JKS and PKCS12 are refused") {
     auto pem = translate_properties(
         {{"ssl.truststore.type", "PEM"}, {"ssl.truststore.location", "/ca.pem"}},
