@@ -22,7 +22,10 @@ void translate_jaas(const std::string& value, ClientConfig& out) {
         value.find("ScramLoginModule") == std::string::npos)
         reject("sasl.jaas.config",
                "only PlainLoginModule and ScramLoginModule logins can be mapped to librdkafka "
-               "(sasl.username / sasl.password); set those directly for other mechanisms");
+               "(sasl.username / sasl.password); for Kerberos (GSSAPI) set "
+               "properties.sasl.kerberos.service.name, properties.sasl.kerberos.principal and "
+               "properties.sasl.kerberos.keytab, for OAUTHBEARER librdkafka's "
+               "properties.sasl.oauthbearer.* settings, instead of properties.sasl.jaas.config");
     static const std::regex field(R"re((username|password)\s*=\s*"((?:[^"\\]|\\.)*)")re");
     bool user = false, pass = false;
     for (std::sregex_iterator it(value.begin(), value.end(), field), end; it != end; ++it) {
@@ -42,6 +45,66 @@ void translate_jaas(const std::string& value, ClientConfig& out) {
         }
     }
     if (!user || !pass) reject("sasl.jaas.config", "needs both username=\"…\" and password=\"…\"");
+}
+
+std::string store_type(const std::map<std::string, std::string>& properties,
+                       const std::string& key) {
+    auto it = properties.find(key);
+    return it == properties.end() ? "JKS" : it->second;  // Java's default store type
+}
+
+// Java trust stores: a PEM one maps to librdkafka's CA settings; JKS and PKCS12 ones librdkafka
+// cannot read.
+void translate_truststore(const std::map<std::string, std::string>& properties,
+                          const std::string& key, const std::string& value, ClientConfig& out) {
+    const std::string type = store_type(properties, "ssl.truststore.type");
+    if (type != "PEM")
+        reject(key,
+               "librdkafka cannot read " + type +
+                   " trust stores; export the CA certificates as PEM (keytool -exportcert -rfc "
+                   "-keystore <store> -alias <alias> -file ca.pem) and set "
+                   "properties.ssl.ca.location: ca.pem (or properties.ssl.truststore.type: PEM "
+                   "with properties.ssl.truststore.location: ca.pem)");
+    if (key == "ssl.truststore.location")
+        out.librdkafka.emplace_back("ssl.ca.location", value);
+    else if (key == "ssl.truststore.certificates")
+        out.librdkafka.emplace_back("ssl.ca.pem", value);
+    else if (key != "ssl.truststore.type")
+        reject(key, "does not apply to a PEM trust store (ssl.truststore.type: PEM)");
+}
+
+// Java key stores: PKCS12 is librdkafka's ssl.keystore.location too; a PEM one (key and
+// certificate chain in one file, or given inline) maps to librdkafka's certificate and key
+// settings; JKS librdkafka cannot read.
+void translate_keystore(const std::map<std::string, std::string>& properties,
+                        const std::string& key, const std::string& value, ClientConfig& out) {
+    const bool typed = properties.count("ssl.keystore.type") > 0;
+    const std::string type = store_type(properties, "ssl.keystore.type");
+    if (type == "PKCS12" || (!typed && key == "ssl.keystore.location")) {
+        // Untyped: Java would read JKS; librdkafka tries PKCS#12 and says so if it is not.
+        if (key == "ssl.keystore.location")
+            out.librdkafka.emplace_back(key, value);
+        else if (key != "ssl.keystore.type")
+            reject(key,
+                   "does not apply to a PKCS12 key store; use properties.ssl.keystore.location");
+        return;
+    }
+    if (type != "PEM")
+        reject(key, "librdkafka cannot read " + type +
+                        " key stores; convert it to PKCS12 (keytool -importkeystore -srckeystore "
+                        "<store> -destkeystore client.p12 -deststoretype PKCS12) and set "
+                        "properties.ssl.keystore.type: PKCS12 with "
+                        "properties.ssl.keystore.location: client.p12, or give PEM files with "
+                        "properties.ssl.certificate.location and properties.ssl.key.location");
+    if (key == "ssl.keystore.location") {  // one file holding the private key and the chain
+        out.librdkafka.emplace_back("ssl.certificate.location", value);
+        out.librdkafka.emplace_back("ssl.key.location", value);
+    } else if (key == "ssl.keystore.key") {
+        config::SecretRegistry::instance().add(value);
+        out.librdkafka.emplace_back("ssl.key.pem", value);
+    } else if (key == "ssl.keystore.certificate.chain") {
+        out.librdkafka.emplace_back("ssl.certificate.pem", value);
+    }
 }
 
 }  // namespace
@@ -75,18 +138,11 @@ ClientConfig translate_properties(const std::map<std::string, std::string>& prop
             out.librdkafka.emplace_back("client.id", value);
         } else if (key == "ssl.endpoint.identification.algorithm") {
             out.librdkafka.emplace_back(key, value.empty() ? "none" : value);
-        } else if (key == "ssl.truststore.location" || key == "ssl.truststore.password" ||
-                   key == "ssl.truststore.type") {
-            reject(key,
-                   "Java trust stores cannot be read by librdkafka; give the CA certificates as "
-                   "PEM with "
-                   "properties.ssl.ca.location");
-        } else if (key == "ssl.keystore.type") {
-            if (value != "PKCS12")
-                reject(
-                    key,
-                    "librdkafka reads PKCS#12 key stores only (ssl.keystore.location); for PEM use "
-                    "properties.ssl.certificate.location and properties.ssl.key.location");
+        } else if (key.rfind("ssl.truststore.", 0) == 0) {
+            translate_truststore(properties, key, value, out);
+        } else if (key == "ssl.keystore.type" || key == "ssl.keystore.location" ||
+                   key == "ssl.keystore.key" || key == "ssl.keystore.certificate.chain") {
+            translate_keystore(properties, key, value, out);
         } else if (key == "auto.offset.reset") {
             if (!consumer) reject(key, "is a consumer setting");
             out.librdkafka.emplace_back(key, value == "none" ? "error" : value);

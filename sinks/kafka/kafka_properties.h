@@ -3,8 +3,10 @@
 // passes them to librdkafka with the prefix stripped. Java names whose librdkafka spelling differs
 // are translated (sasl.mechanism → sasl.mechanisms, delivery.timeout.ms → message.timeout.ms,
 // sasl.jaas.config → sasl.username/sasl.password, …); Java-only settings cdcd honours itself are
-// taken out; what librdkafka cannot honour (JKS trust stores, unknown keys, bad values) is
-// rejected with an error naming `properties.<key>`.
+// taken out; Java PEM trust/key stores map to librdkafka's ssl.ca.* / ssl.certificate.* /
+// ssl.key.*, PKCS12 key stores are librdkafka's ssl.keystore.*; what librdkafka cannot honour
+// (JKS or PKCS12 trust stores, JKS key stores, unknown keys, bad values) is rejected with an error
+// naming `properties.<key>` and what to write instead.
 #include <librdkafka/rdkafka.h>
 
 #include <map>

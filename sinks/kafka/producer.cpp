@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "sinks/kafka/client_log.h"
+#include "sinks/kafka/connection_error.h"
 #include "sinks/kafka/kafka_properties.h"
 #include "sinks/kafka/murmur2.h"
 
@@ -18,6 +19,7 @@ Producer::Producer(const ProducerSettings& settings) : hash_by_key_(settings.has
     if (settings.transactional_id) set("transactional.id", *settings.transactional_id);
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery);
+    rd_kafka_conf_set_error_cb(conf, &Producer::on_error);
     log_through_spdlog(conf);
     rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     if (!rk_) {
@@ -88,6 +90,20 @@ void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opa
                          ", " + std::to_string(msg->key_len + msg->len) + " bytes)";
 }
 
+void Producer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+    auto lasting = lasting_connection_error(err, reason);
+    if (!lasting) {
+        log_client_error(rd_kafka_name(rk), err, reason);  // librdkafka retries by itself
+        return;
+    }
+    // Fails the sink at its next delivery check instead of after message.timeout.ms.
+    auto* self = static_cast<Producer*>(opaque);
+    self->failed_count_.fetch_add(1, std::memory_order_relaxed);
+    if (self->failed_.exchange(true)) return;
+    std::lock_guard lock(self->error_mutex_);
+    self->first_error_ = *lasting;
+}
+
 std::int32_t Producer::partition_by_murmur2(const rd_kafka_topic_t*, const void* key, size_t keylen,
                                             std::int32_t partition_count, void*, void*) {
     return key_partition(std::string_view(static_cast<const char*>(key), keylen), partition_count);
@@ -111,10 +127,27 @@ void Producer::check_error(rd_kafka_error_t* error, const char* what) {
     if (!error) return;
     std::string text = std::string("kafka sink: ") + what + ": " + rd_kafka_error_string(error);
     rd_kafka_error_destroy(error);
+    rd_kafka_poll(rk_, 0);  // serves the client errors that may say why
+    if (auto cause = delivery_error()) text += " (" + *cause + ")";
     throw std::runtime_error(text);
 }
 
+void Producer::await_connection(int timeout_ms) {
+    constexpr int kSliceMs = 1'000;
+    for (int waited = 0; waited < timeout_ms; waited += kSliceMs) {
+        const rd_kafka_metadata_t* md = nullptr;
+        if (rd_kafka_metadata(rk_, 0, nullptr, &md, kSliceMs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_metadata_destroy(md);
+            return;
+        }
+        rd_kafka_poll(rk_, 0);  // serves on_error
+        if (auto error = delivery_error()) throw std::runtime_error("kafka sink: " + *error);
+    }
+}
+
 void Producer::init_transactions(int timeout_ms) {
+    // init_transactions itself would wait out its timeout on refused credentials.
+    await_connection(timeout_ms);
     check_error(rd_kafka_init_transactions(rk_, timeout_ms), "init transactions");
 }
 void Producer::begin_transaction() {

@@ -50,12 +50,16 @@ class Producer {
     std::uint64_t delivered() const { return delivered_.load(); }
     /// Records whose delivery failed (each failed report).
     std::uint64_t failed() const { return failed_count_.load(); }
-    /// The first delivery error ("topic [partition]: reason"), if any.
+    /// The first delivery error ("topic [partition]: reason"), or a connection error that
+    /// retrying cannot cure (see connection_error.h), if any.
     std::optional<std::string> delivery_error() const;
 
     // Blocking (helper thread).
     /// Waits until every record is reported. Throws on timeout.
     void flush(int timeout_ms);
+    /// Waits (at most timeout_ms) until a broker answers; throws at once on a lasting
+    /// connection error (connection_error.h).
+    void await_connection(int timeout_ms);
     void init_transactions(int timeout_ms);
     void begin_transaction();
     void commit_transaction(int timeout_ms);
@@ -65,6 +69,7 @@ class Producer {
 
   private:
     static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+    static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
     static std::int32_t partition_by_murmur2(const rd_kafka_topic_t* topic, const void* key,
                                              size_t keylen, std::int32_t partition_count,
                                              void* topic_opaque, void* msg_opaque);

@@ -7,6 +7,7 @@
 
 #include "pipeline/transform/java_regex.h"
 #include "sinks/kafka/client_log.h"
+#include "sinks/kafka/connection_error.h"
 
 namespace cdcd::kafka {
 
@@ -80,6 +81,8 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     set("enable.auto.offset.store", "false");
     set("enable.partition.eof", settings_.bounded ? "true" : "false");
     rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::on_commit);
+    rd_kafka_conf_set_error_cb(conf, &KafkaConsumer::on_error);
+    rd_kafka_conf_set_opaque(conf, this);
     log_through_spdlog(conf);
     auto get = [&](const char* k) -> std::int64_t {
         char value[64];
@@ -311,13 +314,35 @@ void KafkaConsumer::skip_unparsable(const PartitionKey& key, std::int64_t offset
         key.first, key.second, offset, count, why);
 }
 
+void KafkaConsumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+    auto* self = static_cast<KafkaConsumer*>(opaque);
+    auto lasting = lasting_connection_error(err, reason);
+    if (!lasting) return log_client_error(rd_kafka_name(rk), err, reason);
+    if (!self->connection_error_) self->connection_error_ = std::move(lasting);
+}
+
+std::optional<std::string> KafkaConsumer::queued_connection_error() {
+    // Nothing is assigned yet, so the queue holds client errors only; serving them calls
+    // on_error.
+    while (rd_kafka_message_t* m = rd_kafka_consume_queue(queue_, 0)) rd_kafka_message_destroy(m);
+    return connection_error_;
+}
+
 void KafkaConsumer::discover(bool initial) {
     const rd_kafka_metadata_t* md = nullptr;
-    rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &md, kMetadataTimeoutMs);
+    // The first time, in slices: refused credentials or certificate end the wait at once.
+    const int slice = initial ? kMetadataTimeoutMs / 10 : kMetadataTimeoutMs;
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__TIMED_OUT;
+    for (int waited = 0; waited < kMetadataTimeoutMs; waited += slice) {
+        err = rd_kafka_metadata(rk_, 1, nullptr, &md, slice);
+        if (!err || !initial || queued_connection_error()) break;
+    }
     if (err) {
-        if (initial)
-            throw std::runtime_error(std::string("kafka source: cannot read topic metadata: ") +
-                                     rd_kafka_err2str(err));
+        if (initial) {
+            std::string why = rd_kafka_err2str(err);
+            if (auto cause = queued_connection_error()) why = *cause;
+            throw std::runtime_error("kafka source: cannot read topic metadata: " + why);
+        }
         spdlog::warn("kafka source: partition discovery failed: {}", rd_kafka_err2str(err));
         return;
     }
@@ -527,6 +552,11 @@ void KafkaConsumer::run() {
             if (n < 0)
                 throw std::runtime_error(std::string("kafka source: consume failed: ") +
                                          rd_kafka_err2str(rd_kafka_last_error()));
+            if (connection_error_) {  // set by on_error, which the consume calls above serve
+                for (ssize_t i = 0; i < n; ++i)
+                    rd_kafka_message_destroy(messages[static_cast<std::size_t>(i)]);
+                throw std::runtime_error("kafka source: " + *connection_error_);
+            }
             if (n == 0) continue;
             Chunk chunk;
             chunk.events.reserve(static_cast<std::size_t>(n));
@@ -569,6 +599,12 @@ void KafkaConsumer::run() {
                         for (ssize_t j = i; j < n; ++j)
                             rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
                         throw std::runtime_error("kafka source: fatal consumer error: " + why);
+                    }
+                    if (auto lasting =
+                            lasting_connection_error(m->err, rd_kafka_message_errstr(m))) {
+                        for (ssize_t j = i; j < n; ++j)
+                            rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                        throw std::runtime_error("kafka source: " + *lasting);
                     }
                     spdlog::warn("kafka source: {}", rd_kafka_message_errstr(m));
                 } else {

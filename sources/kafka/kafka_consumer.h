@@ -98,6 +98,9 @@ class KafkaConsumer {
     };
 
     void run();
+    /// The first lasting connection error (connection_error.h) waiting in the consumer queue.
+    std::optional<std::string> queued_connection_error();
+    static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
     void discover(bool initial);
     /// librdkafka could not fetch `key` at `offset` (retention or delete-records removed it, or
     /// it is past the end): without properties.auto.offset.reset, throws an error naming the
@@ -136,6 +139,9 @@ class KafkaConsumer {
     std::string reset_policy_;
     std::int64_t last_skip_log_ms_ = 0;
     rd_kafka_t* rk_ = nullptr;
+    // A lasting connection error (connection_error.h): set by on_error on the thread that serves
+    // the consumer queue (the consumer thread, or the destructor after it is joined).
+    std::optional<std::string> connection_error_;
     rd_kafka_queue_t* queue_ = nullptr;
     bool has_group_ = false;
     MessageDecoder decoder_;

@@ -8,6 +8,7 @@
     b.consume("t", 2, timeout=10)             # -> [Record(topic, partition, offset, key, value, headers, timestamp)]
     b.stop(keep=True); b.start(resume=True)   # same port, same data
     b.committed_offsets("group", "t")         # -> {partition: next offset}
+    KafkaBroker(extra_listeners=["SASL_SSL"], extra_props={...}).listener("SASL_SSL")  # "127.0.0.1:PORT"
     b.close()                                 # stop and wipe
 
 Or the session-scoped fixture ``kafka_broker`` (import it into a conftest.py).
@@ -51,6 +52,13 @@ class Record:
     timestamp: int  # ms since epoch (create time)
 
 
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _bytes(x: Any) -> bytes | None:
     if x is None or isinstance(x, bytes):
         return x
@@ -77,7 +85,8 @@ class KafkaBroker:
 
     def __init__(self, run_dir: str | os.PathLike | None = None, port: int | None = None, *,
                  auto_create_topics: bool = False, heap: str = "512m", quick_jvm: bool = True,
-                 extra_props: Mapping[str, Any] | None = None, bootstrap: str | None = None):
+                 extra_props: Mapping[str, Any] | None = None, bootstrap: str | None = None,
+                 extra_listeners: Iterable[str] = ()):
         self.external = bootstrap is not None
         self._own_dir = run_dir is None and not self.external
         self.run_dir = None if self.external else Path(run_dir or tempfile.mkdtemp(prefix="cdcd-kafka-"))
@@ -87,6 +96,10 @@ class KafkaBroker:
         self.heap = heap
         self.quick_jvm = quick_jvm  # C1-only JIT: faster start, lower peak throughput (False for benchmarks)
         self.extra_props = dict(extra_props or {})
+        # More listeners, each named after its protocol (SASL_PLAINTEXT, SASL_SSL, SSL): their
+        # settings go in extra_props (listener.name.ssl.ssl.keystore.location=...); addresses
+        # via listener(). Ports are picked once and kept across restarts.
+        self.listener_ports = {name.upper(): _free_port() for name in extra_listeners}
         self.startup_seconds: float | None = None
         self._admin: AdminClient | None = None
         self._atexit = False
@@ -96,6 +109,8 @@ class KafkaBroker:
         if self.external:
             raise RuntimeError("attached to an external broker: no lifecycle control")
         env = dict(os.environ, KAFKA_HEAP=self.heap)
+        if self.listener_ports:
+            env["KAFKA_EXTRA_LISTENERS"] = " ".join(f"{n}:{p}" for n, p in self.listener_ports.items())
         if self.extra_props:
             env["KAFKA_EXTRA_PROPS"] = "\n".join(f"{k}={v}" for k, v in self.extra_props.items())
         p = subprocess.run(["bash", str(KAFKA_SH), "--run-dir", str(self.run_dir), *args], env=env,
@@ -138,6 +153,10 @@ class KafkaBroker:
     def restart(self) -> str:
         self.stop(keep=True)
         return self.start(resume=True)
+
+    def listener(self, name: str) -> str:
+        """host:port of an extra listener (see ``extra_listeners``)."""
+        return f"127.0.0.1:{self.listener_ports[name.upper()]}"
 
     def is_running(self) -> bool:
         return self._sh("status", check=False).returncode == 0

@@ -23,7 +23,8 @@
 # ~/.cache/cdcd/kafka-run). One broker per run dir; use distinct run dirs for parallel brokers.
 # Env: KAFKA_VERSION, CDCD_CACHE, CDCD_KAFKA_HOME, KAFKA_START_TIMEOUT (s, default 90),
 #      KAFKA_PROBE=python (readiness via kafka_ping.py even when kcat is installed),
-#      KAFKA_STOP_TIMEOUT (s, default 30), KAFKA_HEAP (default 512m), KAFKA_EXTRA_OPTS.
+#      KAFKA_STOP_TIMEOUT (s, default 30), KAFKA_HEAP (default 512m), KAFKA_EXTRA_OPTS,
+#      KAFKA_EXTRA_PROPS (server.properties lines), KAFKA_EXTRA_LISTENERS ("SSL:PORT ...").
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=env.sh
@@ -134,16 +135,22 @@ java_tool() {  # java_tool MAIN_CLASS args...  (short-lived JVM tuned for start-
 }
 
 write_props() {  # write_props PORT CONTROLLER_PORT AUTO_CREATE
+  # KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:PORT SSL:PORT ...": more listeners, each named after its
+  # security protocol (their settings go in KAFKA_EXTRA_PROPS, e.g. listener.name.ssl.*).
+  local more="" map=""
+  for l in ${KAFKA_EXTRA_LISTENERS:-}; do
+    more+=",${l%%:*}://127.0.0.1:${l##*:}"; map+=",${l%%:*}:${l%%:*}"
+  done
   cat >"$PROPS" <<EOF
 # Written by tests/services/kafka/kafka.sh — single-node KRaft broker for tests.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$2
-listeners=PLAINTEXT://127.0.0.1:$1,CONTROLLER://127.0.0.1:$2
-advertised.listeners=PLAINTEXT://127.0.0.1:$1
+listeners=PLAINTEXT://127.0.0.1:$1,CONTROLLER://127.0.0.1:$2$more
+advertised.listeners=PLAINTEXT://127.0.0.1:$1$more
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT$map
 log.dirs=$DATA
 num.partitions=1
 default.replication.factor=1

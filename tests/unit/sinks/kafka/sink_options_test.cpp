@@ -44,9 +44,6 @@ TEST_CASE("properties: Java names translated, unsupported ones rejected by name"
     CHECK(*find_setting(c, "sasl.username") == "u");
     CHECK(*find_setting(c, "sasl.password") == "p\"w");
     CHECK(c.ignored == std::vector<std::string>{"key.serializer"});
-    CHECK_THROWS_WITH(
-        translate_properties({{"ssl.truststore.location", "/x.jks"}}, ClientRole::Producer),
-        Catch::StartsWith("properties.ssl.truststore.location"));
     CHECK_THROWS_WITH(translate_properties({{"no.such.key", "1"}}, ClientRole::Producer),
                       Catch::StartsWith("properties.no.such.key"));
     CHECK_THROWS_WITH(translate_properties({{"enable.auto.commit", "true"}}, ClientRole::Consumer),
@@ -66,4 +63,67 @@ TEST_CASE("properties: the password inside sasl.jaas.config is redacted on its o
     CHECK(*find_setting(c, "sasl.password") == "jaas-only-p\"assword");
     CHECK(config::SecretRegistry::instance().redact("login jaas-only-p\"assword failed") ==
           "login ****** failed");
+}
+
+TEST_CASE("properties: a sasl.jaas.config login librdkafka cannot take says what to set instead") {
+    CHECK_THROWS_WITH(
+        translate_properties({{"sasl.jaas.config",
+                               "com.sun.security.auth.module.Krb5LoginModule required "
+                               "useKeyTab=true keyTab=\"/k.keytab\" principal=\"cdc@R\";"}},
+                             ClientRole::Consumer),
+        Catch::StartsWith("properties.sasl.jaas.config: only PlainLoginModule") &&
+            Catch::Contains("properties.sasl.kerberos.keytab"));
+}
+
+TEST_CASE("properties: Java trust stores: PEM maps to ssl.ca.*, JKS and PKCS12 are refused") {
+    auto pem = translate_properties(
+        {{"ssl.truststore.type", "PEM"}, {"ssl.truststore.location", "/ca.pem"}},
+        ClientRole::Consumer);
+    CHECK(*find_setting(pem, "ssl.ca.location") == "/ca.pem");
+    CHECK_FALSE(find_setting(pem, "ssl.truststore.type"));
+    auto inline_pem =
+        translate_properties({{"ssl.truststore.type", "PEM"},
+                              {"ssl.truststore.certificates", "-----BEGIN CERTIFICATE-----"}},
+                             ClientRole::Producer);
+    CHECK(*find_setting(inline_pem, "ssl.ca.pem") == "-----BEGIN CERTIFICATE-----");
+    // Java's default trust store type is JKS: an untyped location is refused too.
+    for (const char* type : {"JKS", "PKCS12", ""}) {
+        std::map<std::string, std::string> p{{"ssl.truststore.location", "/t.jks"},
+                                             {"ssl.truststore.password", "changeit"}};
+        if (*type) p["ssl.truststore.type"] = type;
+        CHECK_THROWS_WITH(
+            translate_properties(p, ClientRole::Consumer),
+            Catch::StartsWith("properties.ssl.truststore.location: librdkafka cannot read") &&
+                Catch::Contains("properties.ssl.ca.location: ca.pem") &&
+                !Catch::Contains("changeit"));
+    }
+    CHECK_THROWS_WITH(translate_properties(
+                          {{"ssl.truststore.type", "PEM"}, {"ssl.truststore.password", "changeit"}},
+                          ClientRole::Consumer),
+                      Catch::StartsWith("properties.ssl.truststore.password: does not apply"));
+}
+
+TEST_CASE("properties: Java key stores: PKCS12 and PEM map to librdkafka, JKS is refused") {
+    auto p12 = translate_properties({{"ssl.keystore.type", "PKCS12"},
+                                     {"ssl.keystore.location", "/k.p12"},
+                                     {"ssl.keystore.password", "pw"}},
+                                    ClientRole::Producer);
+    CHECK(*find_setting(p12, "ssl.keystore.location") == "/k.p12");
+    CHECK(*find_setting(p12, "ssl.keystore.password") == "pw");
+    auto pem = translate_properties(
+        {{"ssl.keystore.type", "PEM"}, {"ssl.keystore.location", "/client.pem"}},
+        ClientRole::Consumer);
+    CHECK(*find_setting(pem, "ssl.certificate.location") == "/client.pem");
+    CHECK(*find_setting(pem, "ssl.key.location") == "/client.pem");
+    auto inline_pem = translate_properties({{"ssl.keystore.type", "PEM"},
+                                            {"ssl.keystore.key", "-----BEGIN PRIVATE KEY-----"},
+                                            {"ssl.keystore.certificate.chain", "-----BEGIN C"}},
+                                           ClientRole::Consumer);
+    CHECK(*find_setting(inline_pem, "ssl.key.pem") == "-----BEGIN PRIVATE KEY-----");
+    CHECK(*find_setting(inline_pem, "ssl.certificate.pem") == "-----BEGIN C");
+    CHECK_THROWS_WITH(
+        translate_properties({{"ssl.keystore.type", "JKS"}, {"ssl.keystore.location", "/k.jks"}},
+                             ClientRole::Producer),
+        Catch::StartsWith("properties.ssl.keystore.location: librdkafka cannot read JKS") &&
+            Catch::Contains("properties.ssl.keystore.type: PKCS12"));
 }
