@@ -142,15 +142,16 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
     o.push_back(OptionSpec::duration("connection.timeout")
                     .default_("10s")
                     .at_least(1)
-                    .desc("Connect timeout."));
+                    .desc("Connect timeout (TCP connect and TLS handshake), apart from the "
+                          "request's own timeout."));
     o.push_back(OptionSpec::duration("socket.timeout")
                     .default_("120s")
                     .at_least(1)
-                    .desc("Data-plane request timeout."));
+                    .desc("Data-plane request timeout, from the connection being ready."));
     o.push_back(OptionSpec::duration("read.timeout")
                     .default_("120s")
                     .at_least(1)
-                    .desc("Control-plane request timeout."));
+                    .desc("Control-plane request timeout, from the connection being ready."));
     o.push_back(OptionSpec::integer("max-retries")
                     .default_("3")
                     .at_least(0)
@@ -169,23 +170,27 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
     o.push_back(OptionSpec::integer("connection.max-total")
                     .default_("200")
                     .at_least(1)
-                    .desc("Pooled connections, total."));
+                    .desc("Connections open at once (in use or pooled), in all; a request "
+                          "finding all busy waits for one."));
     o.push_back(OptionSpec::integer("connection.max-per-route")
                     .default_("200")
                     .at_least(1)
-                    .desc("Pooled connections per host."));
+                    .desc("Connections open at once to one host (route)."));
     o.push_back(OptionSpec::duration("connection.time-to-live")
                     .default_("60s")
                     .at_least(0)
-                    .desc("Longest time a pooled connection is reused (0: the client default)."));
+                    .desc("Longest a connection lives: one older is closed, not reused (0: no "
+                          "limit)."));
     o.push_back(OptionSpec::duration("connection.validate-after-inactivity")
                     .default_("10s")
                     .at_least(0)
-                    .desc("Idle time after which a pooled connection is checked before reuse."));
+                    .desc("Idle time after which a pooled connection is checked before reuse "
+                          "(closed by the server: replaced); 0: never checked."));
     o.push_back(OptionSpec::duration("connection.idle-evict")
                     .default_("30s")
                     .at_least(0)
-                    .desc("Interval at which idle connections are evicted."));
+                    .desc("Every this often, connections idle this long are closed; 0: no "
+                          "eviction (idle connections are still dropped after 50 s)."));
     spec.prefixes.push_back(
         {kFieldPrefix,
          "vikingdb.field.<field>.type (vector, sparse_vector, list_string, list_int64, date_time, "
