@@ -238,9 +238,14 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                         " are in use (" + options.pool_limit_name + ")");
             asio::steady_timer timer(io);
             timer.expires_at(deadline);
-            auto where = slot_waiters.insert(slot_waiters.end(), &timer);
+            // Leaves the list however the wait ends (also when the event loop is destroyed with
+            // this coroutine suspended), so no one cancels a timer that is gone.
+            struct Waiting {
+                std::list<asio::steady_timer*>& list;
+                std::list<asio::steady_timer*>::iterator where;
+                ~Waiting() { list.erase(where); }
+            } waiting{slot_waiters, slot_waiters.insert(slot_waiters.end(), &timer)};
             co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-            slot_waiters.erase(where);
         }
     }
 
