@@ -163,11 +163,35 @@ TEST_CASE("field overrides and vectorize keys are checked") {
                       Catch::Contains("expected type or dim"));
 
     kv["async"] = "true";
-    kv["vikingdb.vectorize.model"] = "x";
+    kv["vikingdb.vectorize.other.model"] = "x";
     config::Diagnostics d2;
     auto o2 = validated(kv, d2);
     validate_vikingdb_sink(o2, d2, no_env);
     CHECK(d2.size() == 2);
     CHECK(d2.to_string().find("async") != std::string::npos);
     CHECK(d2.to_string().find("vikingdb.vectorize.dense.<param>") != std::string::npos);
+}
+
+TEST_CASE("vectorize keys: the spec's flat <param>, <kind>.<param>, or <kind> as a JSON object") {
+    auto kv = base();
+    kv["vikingdb.vectorize.model-name"] = "doubao-embedding";  // spec: vikingdb.vectorize.<param>
+    kv["vikingdb.vectorize.sparse"] = R"({"ModelName": "bge-m3"})";
+    config::Diagnostics d;
+    auto o = validated(kv, d);
+    validate_vikingdb_sink(o, d, no_env);
+    CHECK(d.ok());
+    CHECK(vectorize_kind("model-name") == "Dense");
+    CHECK(vectorize_kind("Sparse.ModelName") == "Sparse");
+    CHECK(!vectorize_kind("other.x"));
+
+    kv["vikingdb.vectorize.sparse.model-version"] = "1";  // Sparse given twice
+    kv["vikingdb.vectorize.dense"] = "not json";          // and Dense (with model-name)
+    config::Diagnostics d2;
+    auto o2 = validated(kv, d2);
+    validate_vikingdb_sink(o2, d2, no_env);
+    CHECK(d2.size() == 3);
+    CHECK(d2.to_string().find("Vectorize.Sparse is given both as") != std::string::npos);
+    CHECK(d2.to_string().find("Vectorize.Dense is given both as") != std::string::npos);
+    CHECK(d2.to_string().find("`vikingdb.vectorize.dense` must be a JSON object") !=
+          std::string::npos);
 }
