@@ -2,16 +2,20 @@
 #include "net/http_client.h"
 
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <cerrno>
 #include <deque>
+#include <list>
 #include <map>
 #include <optional>
 
@@ -86,14 +90,16 @@ struct Connection {
     std::optional<beast::tcp_stream> plain;
     std::optional<SslStream> tls;
     beast::flat_buffer buffer;
+    Clock::time_point opened_at = Clock::now();
     Clock::time_point idle_since;
+    std::shared_ptr<void> slot;  // its place under the pool's limits, given back on destruction
 
     beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
 };
 
 }  // namespace
 
-struct HttpClient::Impl {
+struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     Impl(asio::io_context& io_, HttpClientOptions options_)
         : io(io_), options(std::move(options_)), ssl(asio::ssl::context::tls_client) {
         ssl.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
@@ -113,6 +119,25 @@ struct HttpClient::Impl {
     std::map<std::string, std::deque<std::unique_ptr<Connection>>> idle;
     std::size_t opened = 0;
 
+    std::size_t open_total = 0;
+    std::map<std::string, std::size_t> open_by_origin;
+    std::list<asio::steady_timer*> slot_waiters;  // requests waiting for a connection slot
+    std::size_t stale_closed = 0;
+
+    bool expired(const Connection& conn, Clock::time_point now) const {
+        return options.max_connection_lifetime.count() > 0 &&
+               now - conn.opened_at >= options.max_connection_lifetime;
+    }
+
+    // Whether an idle pooled connection is still usable: the peer has not closed it and sent
+    // nothing (an HTTP/1.1 server speaks only when asked). A non-blocking peek, no I/O wait.
+    static bool still_open(Connection& conn) {
+        auto& sock = conn.lowest().socket();
+        char byte = 0;
+        ssize_t n = ::recv(sock.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+
     std::unique_ptr<Connection> take_idle(const std::string& origin) {
         auto it = idle.find(origin);
         if (it == idle.end()) return nullptr;
@@ -120,7 +145,13 @@ struct HttpClient::Impl {
         while (!it->second.empty()) {
             auto conn = std::move(it->second.back());
             it->second.pop_back();
-            if (now - conn->idle_since < options.idle_timeout) return conn;
+            if (now - conn->idle_since >= options.idle_timeout || expired(*conn, now)) continue;
+            if (options.validate_after_inactivity.count() > 0 &&
+                now - conn->idle_since >= options.validate_after_inactivity && !still_open(*conn)) {
+                ++stale_closed;
+                continue;
+            }
+            return conn;
         }
         return nullptr;
     }
@@ -129,12 +160,102 @@ struct HttpClient::Impl {
         auto& list = idle[origin];
         if (list.size() >= options.max_idle_per_origin) return;
         conn->idle_since = Clock::now();
+        if (expired(*conn, conn->idle_since)) return;
         list.push_back(std::move(conn));
+        wake_slot_waiters();  // one waiting for this origin may now reuse it
+    }
+
+    void close_idle(std::chrono::milliseconds idle_for) {
+        auto now = Clock::now();
+        for (auto& [origin, list] : idle)
+            std::erase_if(list, [&](const std::unique_ptr<Connection>& c) {
+                return now - c->idle_since >= idle_for || expired(*c, now);
+            });
+    }
+
+    bool origin_full(const std::string& origin) const {
+        if (options.max_connections_per_origin == 0) return false;
+        auto it = open_by_origin.find(origin);
+        return it != open_by_origin.end() && it->second >= options.max_connections_per_origin;
+    }
+
+    bool total_full() const {
+        return options.max_connections > 0 && open_total >= options.max_connections;
+    }
+
+    // Closes the longest-idle pooled connection of another origin, to make room under
+    // max_connections; false when there is none.
+    bool close_idle_elsewhere(const std::string& origin) {
+        std::deque<std::unique_ptr<Connection>>* oldest = nullptr;
+        for (auto& [o, list] : idle)
+            if (o != origin && !list.empty() &&
+                (!oldest || list.front()->idle_since < oldest->front()->idle_since))
+                oldest = &list;
+        if (!oldest) return false;
+        oldest->pop_front();
+        return true;
+    }
+
+    void wake_slot_waiters() {
+        for (auto* t : slot_waiters) t->cancel();
+    }
+
+    void release_slot(const std::string& origin) {
+        --open_total;
+        if (--open_by_origin[origin] == 0) open_by_origin.erase(origin);
+        wake_slot_waiters();
+    }
+
+    // Counts one more open connection to `origin`; the handle gives it back when destroyed.
+    std::shared_ptr<void> take_slot(const std::string& origin) {
+        ++open_total;
+        ++open_by_origin[origin];
+        std::weak_ptr<Impl> self = weak_from_this();
+        return std::shared_ptr<void>(nullptr, [self, origin](void*) {
+            if (auto impl = self.lock()) impl->release_slot(origin);
+        });
+    }
+
+    // A pooled connection to `origin`, or a new one when the pool's limits leave room; else
+    // waits (until `deadline`) for one in use to be given back or closed.
+    asio::awaitable<std::unique_ptr<Connection>> lease(const Url& url, Clock::time_point deadline,
+                                                       const std::string& shown, bool* reused) {
+        const std::string origin = url.origin();
+        for (;;) {
+            if (auto conn = take_idle(origin)) {
+                *reused = true;
+                co_return conn;
+            }
+            if (!origin_full(origin) && (!total_full() || close_idle_elsewhere(origin))) {
+                *reused = false;
+                co_return co_await connect(url, deadline, take_slot(origin), shown);
+            }
+            if (Clock::now() >= deadline)
+                throw HttpError(
+                    HttpError::Kind::Timeout, shown,
+                    "waiting for a free connection: all " +
+                        std::to_string(origin_full(origin) ? open_by_origin[origin] : open_total) +
+                        " are in use (" + options.pool_limit_name + ")");
+            asio::steady_timer timer(io);
+            timer.expires_at(deadline);
+            // Leaves the list however the wait ends (also when the event loop is destroyed with
+            // this coroutine suspended), so no one cancels a timer that is gone.
+            struct Waiting {
+                std::list<asio::steady_timer*>& list;
+                std::list<asio::steady_timer*>::iterator where;
+                ~Waiting() { list.erase(where); }
+            } waiting{slot_waiters, slot_waiters.insert(slot_waiters.end(), &timer)};
+            co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
     }
 
     asio::awaitable<std::unique_ptr<Connection>> connect(const Url& url, Clock::time_point deadline,
+                                                         std::shared_ptr<void> slot,
                                                          const std::string& shown) {
         auto conn = std::make_unique<Connection>(options.max_header_bytes);
+        conn->slot = std::move(slot);
+        // With a connect timeout of its own, connecting is bounded by it alone.
+        if (options.connect_timeout.count() > 0) deadline = Clock::now() + options.connect_timeout;
         tcp::resolver resolver(io);
         // Arguments are named: GCC 12 mishandles temporaries inside a co_await expression.
         const std::string service = std::to_string(url.port);
@@ -155,7 +276,11 @@ struct HttpClient::Impl {
         auto [cec, ep] = co_await low.async_connect(results, asio::as_tuple(asio::use_awaitable));
         (void)ep;
         if (cec == beast::error::timeout)
-            throw HttpError(HttpError::Kind::Timeout, shown, "while connecting");
+            throw HttpError(HttpError::Kind::Timeout, shown,
+                            options.connect_timeout.count() > 0
+                                ? "while connecting (connect timeout " +
+                                      std::to_string(options.connect_timeout.count()) + " ms)"
+                                : std::string("while connecting"));
         if (cec) throw HttpError(HttpError::Kind::Connect, shown, cec.message());
         low.socket().set_option(tcp::no_delay(true));
         if (conn->tls) {
@@ -167,6 +292,7 @@ struct HttpClient::Impl {
             if (hec) throw HttpError(HttpError::Kind::Tls, shown, hec.message());
         }
         ++opened;
+        conn->opened_at = Clock::now();
         co_return conn;
     }
 
@@ -216,6 +342,18 @@ std::size_t HttpClient::idle_connections() const {
     std::size_t n = 0;
     for (const auto& [origin, list] : impl_->idle) n += list.size();
     return n;
+}
+
+std::size_t HttpClient::open_connections() const {
+    return impl_->open_total;
+}
+
+std::size_t HttpClient::stale_connections_closed() const {
+    return impl_->stale_closed;
+}
+
+void HttpClient::close_idle(std::chrono::milliseconds idle) {
+    impl_->close_idle(idle);
 }
 
 namespace {
@@ -291,7 +429,7 @@ asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> imp
     }
     const std::string shown = url->redacted();
     const std::string origin = url->origin();
-    const auto deadline = Clock::now() + request.timeout;
+    auto deadline = Clock::now() + request.timeout;
     const std::size_t body_limit = request.max_response_bytes != 0
                                        ? request.max_response_bytes
                                        : impl->options.max_response_bytes;
@@ -317,9 +455,11 @@ asio::awaitable<HttpResponse> HttpClient::send_request(std::shared_ptr<Impl> imp
     req.prepare_payload();
 
     for (int attempt = 0;; ++attempt) {
-        auto conn = impl->take_idle(origin);
-        bool reused = conn != nullptr;
-        if (!conn) conn = co_await impl->connect(*url, deadline, shown);
+        bool reused = false;
+        auto conn = co_await impl->lease(*url, deadline, shown, &reused);
+        // With a connect timeout of its own, connecting is not part of the request's time.
+        if (!reused && impl->options.connect_timeout.count() > 0)
+            deadline = Clock::now() + request.timeout;
 
         http::response_parser<http::string_body> parser;
         parser.body_limit(body_limit);

@@ -105,7 +105,22 @@ struct HttpObservation {
 struct HttpClientOptions {
     bool verify_tls = true;
     std::size_t max_idle_per_origin = 16;
-    std::chrono::milliseconds idle_timeout{50'000};  // pooled connections older than this close
+    std::chrono::milliseconds idle_timeout{50'000};  // pooled connections idle this long close
+    /// Bounds connecting alone (resolve, TCP connect, TLS handshake); the request's timeout then
+    /// runs from the moment the connection is ready. 0: the request's timeout covers connecting.
+    std::chrono::milliseconds connect_timeout{0};
+    /// A connection this old (since it was opened) is closed instead of reused. 0: no limit.
+    std::chrono::milliseconds max_connection_lifetime{0};
+    /// A pooled connection idle this long is checked before reuse (closed by the peer, or bytes
+    /// nobody asked for: it is closed and another one taken). 0: never checked (a connection the
+    /// peer closed is still replaced once, when the request on it fails before any answer).
+    std::chrono::milliseconds validate_after_inactivity{0};
+    /// Connections open at once, in use or pooled: in all, and per origin. 0: unlimited. A request
+    /// that finds every one busy waits for one within its timeout; `pool_limit_name` names the
+    /// setting that raises the limit in that timeout's error.
+    std::size_t max_connections = 0;
+    std::size_t max_connections_per_origin = 0;
+    std::string pool_limit_name = "the HTTP client's connection limit";
     /// The default body limit of a request (HttpRequest::max_response_bytes overrides it): what a
     /// connector's API answers may hold, with room to spare. Each one in flight may hold this much.
     std::size_t max_response_bytes = 8ULL << 20;
@@ -134,6 +149,13 @@ class HttpClient {
     std::size_t connections_opened() const;
     /// Idle connections in the pool now.
     std::size_t idle_connections() const;
+    /// Connections open now (in use or pooled).
+    std::size_t open_connections() const;
+    /// Pooled connections closed because validation found them closed by the peer (or unusable).
+    std::size_t stale_connections_closed() const;
+    /// Closes every pooled connection idle for `idle` or longer, and those older than
+    /// max_connection_lifetime (an idle-connection evictor calls this periodically).
+    void close_idle(std::chrono::milliseconds idle);
 
     struct Impl;
 

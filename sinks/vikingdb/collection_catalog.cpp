@@ -46,11 +46,18 @@ std::string create_collection_body(const std::string& project, const std::string
     w.end_array();
     if (!vectorize.empty()) {
         std::map<std::string, std::map<std::string, std::string>> kinds;
+        std::map<std::string, std::string> whole;  // kind → JSON object given as is
         for (const auto& [key, value] : vectorize) {
+            std::string kind = vectorize_kind(key).value_or(pascal(key.substr(0, key.find('.'))));
             auto dot = key.find('.');
-            kinds[pascal(key.substr(0, dot))][pascal(key.substr(dot + 1))] = value;
+            std::string head = key.substr(0, dot);
+            if (dot == std::string::npos && pascal(head) == kind)
+                whole[kind] = value;
+            else
+                kinds[kind][pascal(dot == std::string::npos ? key : key.substr(dot + 1))] = value;
         }
         w.key("Vectorize").begin_object();
+        for (const auto& [kind, json] : whole) w.key(kind).raw(json);
         for (const auto& [kind, params] : kinds) {
             w.key(kind).begin_object();
             for (const auto& [k, v] : params) {

@@ -59,6 +59,8 @@ class DataPlaneClient {
     std::string delete_body(const WriteTarget& target, std::string_view ids_json) const;
 
     DataPlaneStats& stats() { return stats_; }
+    /// Closes the shared HTTP client's pooled connections idle for `idle` or longer.
+    void close_idle(std::chrono::milliseconds idle) { http_.close_idle(idle); }
     /// Counts request body bytes accepted (bytes_out) and rows upserted or ids deleted
     /// (records_out) on `metrics` too.
     void count_on(metrics::ConnectorMetrics& metrics) { metrics_ = &metrics; }

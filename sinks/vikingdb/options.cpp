@@ -1,10 +1,13 @@
 #include "sinks/vikingdb/options.h"
 
+#include <simdjson.h>
+
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
 
 #include "config/secrets.h"
+#include "text/ascii.h"
 
 namespace cdcd::vikingdb {
 
@@ -62,6 +65,15 @@ std::optional<std::string> resolve_secret(const config::ValidatedOptions& o, con
 }
 
 }  // namespace
+
+std::optional<std::string> vectorize_kind(const std::string& key) {
+    auto dot = key.find('.');
+    std::string head = ascii::to_lower(key.substr(0, dot));
+    if (head == "dense") return std::string("Dense");
+    if (head == "sparse") return std::string("Sparse");
+    if (dot == std::string::npos) return std::string("Dense");  // a flat <param>
+    return std::nullopt;
+}
 
 std::optional<std::string> read_process_env(const std::string& name) {
     const char* v = std::getenv(name.c_str());
@@ -142,15 +154,16 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
     o.push_back(OptionSpec::duration("connection.timeout")
                     .default_("10s")
                     .at_least(1)
-                    .desc("Connect timeout."));
+                    .desc("Connect timeout (TCP connect and TLS handshake), apart from the "
+                          "request's own timeout."));
     o.push_back(OptionSpec::duration("socket.timeout")
                     .default_("120s")
                     .at_least(1)
-                    .desc("Data-plane request timeout."));
+                    .desc("Data-plane request timeout, from the connection being ready."));
     o.push_back(OptionSpec::duration("read.timeout")
                     .default_("120s")
                     .at_least(1)
-                    .desc("Control-plane request timeout."));
+                    .desc("Control-plane request timeout, from the connection being ready."));
     o.push_back(OptionSpec::integer("max-retries")
                     .default_("3")
                     .at_least(0)
@@ -169,23 +182,27 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
     o.push_back(OptionSpec::integer("connection.max-total")
                     .default_("200")
                     .at_least(1)
-                    .desc("Pooled connections, total."));
+                    .desc("Connections open at once (in use or pooled), in all; a request "
+                          "finding all busy waits for one."));
     o.push_back(OptionSpec::integer("connection.max-per-route")
                     .default_("200")
                     .at_least(1)
-                    .desc("Pooled connections per host."));
+                    .desc("Connections open at once to one host (route)."));
     o.push_back(OptionSpec::duration("connection.time-to-live")
                     .default_("60s")
                     .at_least(0)
-                    .desc("Longest time a pooled connection is reused (0: the client default)."));
+                    .desc("Longest a connection lives: one older is closed, not reused (0: no "
+                          "limit)."));
     o.push_back(OptionSpec::duration("connection.validate-after-inactivity")
                     .default_("10s")
                     .at_least(0)
-                    .desc("Idle time after which a pooled connection is checked before reuse."));
+                    .desc("Idle time after which a pooled connection is checked before reuse "
+                          "(closed by the server: replaced); 0: never checked."));
     o.push_back(OptionSpec::duration("connection.idle-evict")
                     .default_("30s")
                     .at_least(0)
-                    .desc("Interval at which idle connections are evicted."));
+                    .desc("Every this often, connections idle this long are closed; 0: no "
+                          "eviction (idle connections are still dropped after 50 s)."));
     spec.prefixes.push_back(
         {kFieldPrefix,
          "vikingdb.field.<field>.type (vector, sparse_vector, list_string, list_int64, date_time, "
@@ -193,8 +210,10 @@ config::ConnectorOptionsSpec vikingdb_sink_options() {
          "with the same key win."});
     spec.prefixes.push_back(
         {kVectorizePrefix,
-         "vikingdb.vectorize.<dense|sparse>.<param> (model-name, model-version, text-field, "
-         "image-field, video-field, dim): Vectorize of auto-created collections."});
+         "vikingdb.vectorize.<param> (the dense model's: model-name, model-version, text-field, "
+         "image-field, video-field, dim), vikingdb.vectorize.<dense|sparse>.<param>, or "
+         "vikingdb.vectorize.<dense|sparse> as a JSON object passed through: Vectorize of "
+         "auto-created collections."});
     return spec;
 }
 
@@ -267,15 +286,33 @@ void validate_vikingdb_sink(const config::ValidatedOptions& o, config::Diagnosti
         }
     }
     auto vectorize = o.with_prefix(kVectorizePrefix);
+    std::set<std::string> whole, by_param;  // kinds given as one JSON object / param by param
     for (const auto& [key, value] : vectorize) {
-        auto dot = key.find('.');
-        std::string kind = dot == std::string::npos ? "" : key.substr(0, dot);
-        if (kind != "dense" && kind != "sparse" && kind != "Dense" && kind != "Sparse")
-            d.error(o.location(std::string(kVectorizePrefix) + key),
-                    "sink `vikingdb`: `" + std::string(kVectorizePrefix) + key +
-                        "`: expected vikingdb.vectorize.dense.<param> or "
-                        "vikingdb.vectorize.sparse.<param>");
+        std::string full = std::string(kVectorizePrefix) + key;
+        auto kind = vectorize_kind(key);
+        if (kind && ascii::to_lower(key) == ascii::to_lower(*kind)) {  // `dense` / `sparse`
+            whole.insert(*kind);
+            simdjson::dom::parser parser;
+            simdjson::dom::element doc;
+            if (parser.parse(value).get(doc) != simdjson::SUCCESS || !doc.is_object())
+                d.error(o.location(full), "sink `vikingdb`: `" + full +
+                                              "` must be a JSON object (the API's Vectorize." +
+                                              *kind + "), e.g. {\"ModelName\": \"bge-m3\"}");
+            continue;
+        }
+        if (!kind)
+            d.error(o.location(full),
+                    "sink `vikingdb`: `" + full +
+                        "`: expected vikingdb.vectorize.<param> (dense), "
+                        "vikingdb.vectorize.dense.<param> or vikingdb.vectorize.sparse.<param>");
+        else
+            by_param.insert(*kind);
     }
+    for (const auto& kind : whole)
+        if (by_param.count(kind))
+            d.error(o.location(std::string(kVectorizePrefix) + kind),
+                    "sink `vikingdb`: Vectorize." + kind + " is given both as `" +
+                        kVectorizePrefix + kind + "` and param by param; use one form");
     if (!vectorize.empty() && o.get_bool("async"))
         d.error(o.location("async"),
                 "sink `vikingdb`: `async: true` cannot be combined with vikingdb.vectorize.* "

@@ -62,7 +62,7 @@ struct VikingdbSettings {
     std::chrono::milliseconds idle_evict{30'000};
 
     FieldOverrides fields;                         // from sink options
-    std::map<std::string, std::string> vectorize;  // `vikingdb.vectorize.<param>` → value
+    std::map<std::string, std::string> vectorize;  // `vikingdb.vectorize.<key>` → value
 };
 
 inline constexpr const char* kFieldPrefix = "vikingdb.field.";
@@ -90,6 +90,11 @@ VikingdbSettings vikingdb_settings(const config::ValidatedOptions& options,
 /// Parses `vikingdb.field.<f>.type|dim` keys (prefix stripped: `<f>.type`) into overrides;
 /// throws std::invalid_argument naming the key on a bad suffix, type or dim.
 FieldOverrides parse_field_overrides(const std::map<std::string, std::string>& keys);
+
+/// The Vectorize object a `vikingdb.vectorize.<key>` (prefix stripped) belongs to: "Dense" for
+/// `dense`, `dense.<param>` and a flat `<param>` (the spec's form), "Sparse" for `sparse` and
+/// `sparse.<param>`; nullopt for `<other>.<param>`.
+std::optional<std::string> vectorize_kind(const std::string& key);
 
 /// "host" or "scheme://host" → (scheme, host); the scheme defaults to `fallback`.
 std::pair<std::string, std::string> split_scheme(const std::string& host,

@@ -22,9 +22,18 @@ net::HttpClientOptions client_options(const VikingdbSettings& s,
     // Upsert, delete and collection answers are KiB; a fixed limit with room to spare.
     o.max_response_bytes = 4u << 20;
     o.response_limit_name = "the vikingdb sink's fixed limit on API answers";
+    // The pool's settings mean what Apache HttpClient's do (the vendor connector's client).
     o.max_idle_per_origin =
         static_cast<std::size_t>(std::min(s.max_total_connections, s.max_per_route));
-    if (s.connection_ttl.count() > 0) o.idle_timeout = s.connection_ttl;
+    o.max_connections = static_cast<std::size_t>(s.max_total_connections);
+    o.max_connections_per_origin = static_cast<std::size_t>(s.max_per_route);
+    o.pool_limit_name = "`connection.max-total` " + std::to_string(s.max_total_connections) +
+                        ", `connection.max-per-route` " + std::to_string(s.max_per_route);
+    o.connect_timeout = s.connect_timeout;
+    o.max_connection_lifetime = s.connection_ttl;               // 0: no limit
+    o.validate_after_inactivity = s.validate_after_inactivity;  // 0: never validated
+    // A connection idle past idle-evict is not reused even between two evictor runs.
+    if (s.idle_evict.count() > 0) o.idle_timeout = s.idle_evict;
     return o;
 }
 
@@ -78,7 +87,7 @@ VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& i
     Endpoint control{settings_.control_scheme, settings_.control_host};
     Endpoint data{settings_.data_scheme, settings_.data_host};
     control_ = std::make_unique<ControlPlaneClient>(
-        http_, auth_, control, settings_.connect_timeout + settings_.read_timeout,
+        http_, auth_, control, settings_.read_timeout,
         // A 404 from the control plane is how the catalog learns that a collection does not
         // exist (yet): an answer, not an error.
         retry_policy(settings_, metrics_, "control-plane", stopping,
@@ -87,7 +96,7 @@ VikingdbSink::VikingdbSink(VikingdbSettings settings, boost::asio::io_context& i
     wo.ttl_seconds = settings_.ttl_seconds;
     wo.async_upsert = settings_.async_upsert;
     data_ = std::make_shared<DataPlaneClient>(
-        http_, auth_, data, settings_.connect_timeout + settings_.socket_timeout,
+        http_, auth_, data, settings_.socket_timeout,
         retry_policy(settings_, metrics_, "data-plane", stopping), wo);
     data_->count_on(metrics_);
     catalog_ = std::make_shared<CollectionCatalog>(settings_, *control_, zone_of(local_time_zone));

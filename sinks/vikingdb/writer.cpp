@@ -2,7 +2,9 @@
 // adds to the Batcher and waits when too many closed batches queue up; kMaxInFlight senders each
 // take a ready batch, send it and complete it, so up to kMaxInFlight requests overlap and may be
 // acknowledged out of order; the ticker seals batches older than the flush interval; flush()
-// seals everything and waits until the Batcher is empty.
+// seals everything and waits until the Batcher is empty. Writer 0 also runs the sink's idle
+// connection evictor (`connection.idle-evict`): the writers' lifetime is what bounds a timer
+// that must not keep the event loop running after the pipeline ends.
 #include "sinks/vikingdb/writer.h"
 
 #include <spdlog/spdlog.h>
@@ -61,7 +63,8 @@ struct VikingdbWriter::State {
           batcher(kMaxInFlight),
           work(ex),
           progress(ex),
-          tick(ex) {}
+          tick(ex),
+          evict(ex) {}
     asio::any_io_executor executor;
     std::shared_ptr<DataPlaneClient> data;
     BadRecordSink& bad_records;
@@ -69,6 +72,7 @@ struct VikingdbWriter::State {
     std::unordered_map<std::string, WriteTarget> targets;  // by collection name
     Signal work, progress;
     asio::steady_timer tick;
+    asio::steady_timer evict;
     std::exception_ptr error;
     bool stopping = false;
     int running = 0;  // sender and timer coroutines alive
@@ -134,6 +138,18 @@ asio::awaitable<void> ticker(std::shared_ptr<VikingdbWriter::State> s,
     --s->running;
 }
 
+/// Every `interval`, closes the pooled connections idle that long (and those past
+/// `connection.time-to-live`), as Apache HttpClient's IdleConnectionEvictor does.
+asio::awaitable<void> evictor(std::shared_ptr<VikingdbWriter::State> s,
+                              std::chrono::milliseconds interval) {
+    while (!s->stopping) {
+        s->evict.expires_after(interval);
+        co_await s->evict.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (s->stopping) break;
+        s->data->close_idle(interval);
+    }
+}
+
 }  // namespace
 
 VikingdbWriter::VikingdbWriter(const VikingdbSettings& settings,
@@ -151,6 +167,7 @@ VikingdbWriter::~VikingdbWriter() {
     state_->stopping = true;
     state_->work.notify();
     state_->tick.cancel();
+    state_->evict.cancel();
 }
 
 void VikingdbWriter::start() {
@@ -164,6 +181,8 @@ void VikingdbWriter::start() {
         ++state_->running;
         asio::co_spawn(state_->executor, ticker(state_, settings_.flush_interval), asio::detached);
     }
+    if (index_ == 0 && settings_.idle_evict.count() > 0)
+        asio::co_spawn(state_->executor, evictor(state_, settings_.idle_evict), asio::detached);
 }
 
 void VikingdbWriter::restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) {
@@ -280,6 +299,7 @@ asio::awaitable<void> VikingdbWriter::close() {
     state_->stopping = true;
     state_->work.notify();
     state_->tick.cancel();
+    state_->evict.cancel();
     co_return;
 }
 

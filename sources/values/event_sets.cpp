@@ -164,6 +164,22 @@ std::vector<Event> complex_column_name_table() {
     };
 }
 
+// cdcd's own set (not in Flink CDC's ValuesDataSourceHelper): table1 is truncated between two
+// inserts, table2 dropped after its rows, for sinks that apply DROP and TRUNCATE TABLE.
+std::vector<Event> truncate_and_drop_tables() {
+    TableId t1 = table1(), t2 = table2();
+    return {
+        CreateTableEvent{t1, two_strings()},
+        DataChangeEvent::insert(t1, strings({"1", "1"})),
+        DataChangeEvent::insert(t1, strings({"2", "2"})),
+        TruncateTableEvent{t1},
+        DataChangeEvent::insert(t1, strings({"3", "3"})),
+        CreateTableEvent{t2, two_strings()},
+        DataChangeEvent::insert(t2, strings({"1", "1"})),
+        DropTableEvent{t2},
+    };
+}
+
 const std::map<std::string, std::function<std::vector<Event>()>>& fixed_sets() {
     static const std::map<std::string, std::function<std::vector<Event>()>> sets = {
         {"SINGLE_SPLIT_SINGLE_TABLE", single_split_single_table},
@@ -173,6 +189,7 @@ const std::map<std::string, std::function<std::vector<Event>()>>& fixed_sets() {
         {"MULTI_SPLITS_SINGLE_TABLE", multi_splits_single_table},
         {"TRANSFORM_TABLE", transform_table},
         {"COMPLEX_COLUMN_NAME_TABLE", complex_column_name_table},
+        {"TRUNCATE_AND_DROP_TABLES", truncate_and_drop_tables},
     };
     return sets;
 }

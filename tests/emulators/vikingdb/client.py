@@ -135,6 +135,10 @@ class VikingDBEmulator:
     def counters(self) -> dict:
         return self.control("GET", "counters")
 
+    def connections(self) -> dict:
+        """The TCP connections vendor requests arrived on since the last reset (vdb_connections)."""
+        return self.control("GET", "connections")
+
     def reset_counters(self) -> None:
         self.control("POST", "counters/reset")
 

@@ -40,6 +40,7 @@ import vdb_data_plane as data_plane  # noqa: E402
 import vdb_emulator_api as emulator_api  # noqa: E402
 from vdb_errors import (ApiError, control_error, control_ok, data_error, data_ok,  # noqa: E402
                     invalid, new_request_id)
+from vdb_connections import ConnectionLog  # noqa: E402
 from vdb_faults import Counters, FaultInjector, fault_error, throttle_error  # noqa: E402
 from vdb_schema import Limits  # noqa: E402
 from vdb_store import Store  # noqa: E402
@@ -55,11 +56,13 @@ class State:
         self.credentials = auth.Credentials()
         self.faults = FaultInjector()
         self.counters = Counters()
+        self.connections = ConnectionLog()
 
     def reset(self, credentials: bool = False) -> None:
         self.store = Store(Limits())
         self.faults.reset()
         self.counters.reset()
+        self.connections.reset()
         if credentials:
             self.credentials = auth.Credentials()
 
@@ -111,6 +114,7 @@ class App:
         path = request.path
         if path.startswith("/_emulator/"):
             return await emulator_api.handle(self.state, request)
+        self.state.connections.seen(request.transport)
         if path == PING_PATH:
             self.state.counters.requests["Ping"] += 1
             return _response(data_ok(new_request_id()), 200, new_request_id())

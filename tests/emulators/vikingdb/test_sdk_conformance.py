@@ -169,6 +169,17 @@ def test_data_plane_addresses_collection_by_resource_id(emu):
     assert emu.rows("goods")["rows"][0]["id"] == "x"
 
 
+def test_connection_log_sees_the_sdks_pooled_connection(emu):
+    emu.create_collection("goods", BASIC_FIELDS)
+    coll = data_client(emu, "api_key").collection(collection_name="goods")
+    for i in range(3):
+        coll.upsert(UpsertDataRequest(data=[{"id": f"g{i}", "vec": [0.1, 0.2, 0.3, 0.4]}]))
+    log = emu.connections()
+    assert sum(c["requests"] for c in log["connections"]) == sum(emu.counters()["requests"].values())
+    assert log["opened"] == 1 and log["max_open"] == 1      # the SDK keeps its connection alive
+    assert log["connections"][0]["span_seconds"] >= 0
+
+
 def test_data_plane_errors_surface_in_sdk(emu):
     emu.create_collection("goods", BASIC_FIELDS)
     client = data_client(emu, "api_key")

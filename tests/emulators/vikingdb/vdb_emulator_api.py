@@ -116,7 +116,10 @@ async def _route(state, request: web.Request) -> web.Response:
         return _json(state.counters.to_json())
     if parts == ["counters", "reset"] and method == "POST":
         state.counters.reset()
+        state.connections.reset()
         return _json({"ok": True})
+    if parts == ["connections"] and method == "GET":
+        return _json(state.connections.to_json())
     if parts == ["faults"]:
         if method == "POST":
             raw_faults = body.get("faults", [body])

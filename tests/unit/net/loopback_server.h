@@ -28,8 +28,9 @@ struct Reply {
     std::map<std::string, std::string> headers;
     std::string body;
     std::chrono::milliseconds delay{0};
-    bool reset = false;  // close the connection without answering
-    std::string raw;     // when set: written as is instead of the response above
+    bool reset = false;        // close the connection without answering
+    std::string raw;           // when set: written as is instead of the response above
+    bool close_after = false;  // close the connection after answering (no Connection: close)
 };
 
 class LoopbackServer {
@@ -118,7 +119,7 @@ class LoopbackServer {
             auto [wec, wn] = co_await boost::asio::async_write(socket, boost::asio::buffer(out),
                                                                as_tuple(use_awaitable));
             (void)wn;
-            if (wec) co_return;
+            if (wec || reply.close_after) co_return;
         }
     }
 

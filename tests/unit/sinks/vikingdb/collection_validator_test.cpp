@@ -86,6 +86,12 @@ TEST_CASE("CreateVikingdbCollection bodies carry fields, the primary key, dims a
         {{"dense.model-name", "bge"}, {"dense.dim", "512"}, {"dense.text-field", "title"}});
     CHECK(v.find(R"("Vectorize":{"Dense":{"Dim":512,"ModelName":"bge","TextField":"title"}})") !=
           std::string::npos);
+    // The spec's flat vikingdb.vectorize.<param> is the dense model's; a kind's JSON passes as is.
+    std::string flat = create_collection_body(
+        "p", "docs", spec,
+        {{"model-name", "bge"}, {"dim", "512"}, {"sparse", R"({"ModelName":"bge-m3"})"}});
+    CHECK(flat.find(R"("Vectorize":{"Sparse":{"ModelName":"bge-m3"},"Dense":{"Dim":512,)"
+                    R"("ModelName":"bge"}})") != std::string::npos);
 }
 
 TEST_CASE("GetVikingdbCollection results parse") {

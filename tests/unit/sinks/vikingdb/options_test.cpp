@@ -1,6 +1,8 @@
 #include "sinks/vikingdb/options.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "config/secrets.h"
 
@@ -163,11 +165,94 @@ TEST_CASE("field overrides and vectorize keys are checked") {
                       Catch::Contains("expected type or dim"));
 
     kv["async"] = "true";
-    kv["vikingdb.vectorize.model"] = "x";
+    kv["vikingdb.vectorize.other.model"] = "x";
     config::Diagnostics d2;
     auto o2 = validated(kv, d2);
     validate_vikingdb_sink(o2, d2, no_env);
     CHECK(d2.size() == 2);
     CHECK(d2.to_string().find("async") != std::string::npos);
     CHECK(d2.to_string().find("vikingdb.vectorize.dense.<param>") != std::string::npos);
+}
+
+TEST_CASE("vectorize keys: the spec's flat <param>, <kind>.<param>, or <kind> as a JSON object") {
+    auto kv = base();
+    kv["vikingdb.vectorize.model-name"] = "doubao-embedding";  // spec: vikingdb.vectorize.<param>
+    kv["vikingdb.vectorize.sparse"] = R"({"ModelName": "bge-m3"})";
+    config::Diagnostics d;
+    auto o = validated(kv, d);
+    validate_vikingdb_sink(o, d, no_env);
+    CHECK(d.ok());
+    CHECK(vectorize_kind("model-name") == "Dense");
+    CHECK(vectorize_kind("Sparse.ModelName") == "Sparse");
+    CHECK(!vectorize_kind("other.x"));
+
+    kv["vikingdb.vectorize.sparse.model-version"] = "1";  // Sparse given twice
+    kv["vikingdb.vectorize.dense"] = "not json";          // and Dense (with model-name)
+    config::Diagnostics d2;
+    auto o2 = validated(kv, d2);
+    validate_vikingdb_sink(o2, d2, no_env);
+    CHECK(d2.size() == 3);
+    CHECK(d2.to_string().find("Vectorize.Sparse is given both as") != std::string::npos);
+    CHECK(d2.to_string().find("Vectorize.Dense is given both as") != std::string::npos);
+    CHECK(d2.to_string().find("`vikingdb.vectorize.dense` must be a JSON object") !=
+          std::string::npos);
+}
+
+TEST_CASE("every option of spec 002's tables is declared with the spec's default") {
+    // {name, default ("" for none)}, row by row from the spec's 连接与鉴权, Collection 与写入 and
+    // 连接参数 tables (`type` is the factory's). Required options: region and both hosts.
+    const std::vector<std::pair<std::string, std::string>> spec_table = {
+        {"region", ""},
+        {"control-plane.host", ""},
+        {"data-plane.host", ""},
+        {"data-plane.scheme", "https"},
+        {"api-key", ""},
+        {"api-key-env", ""},
+        {"access-key", ""},
+        {"access-key-env", ""},
+        {"secret-key", ""},
+        {"secret-key-env", ""},
+        {"collection-name-template", ""},
+        {"resource-id", ""},
+        {"project-name", "default"},
+        {"default-database", "default"},
+        {"auto-create-table", "true"},
+        {"ttl", ""},
+        {"async", "false"},
+        {"sink.bulk-flush.batch-size", "100"},
+        {"sink.bulk-flush.interval", "1s"},
+        {"sink.ignore-update-before", "false"},
+        {"sink.ignore-delete", "false"},
+        {"connection.timeout", "10s"},
+        {"socket.timeout", "120s"},
+        {"read.timeout", "120s"},
+        {"max-retries", "3"},
+        {"connection.max-total", "200"},
+        {"connection.max-per-route", "200"},
+        {"connection.time-to-live", "60s"},
+        {"connection.validate-after-inactivity", "10s"},
+        {"connection.idle-evict", "30s"},
+    };
+    // cdcd's own additions, documented as extensions in docs/vikingdb.md.
+    const std::set<std::string> extensions = {"retry.initial-backoff", "retry.max-backoff"};
+    auto spec = vikingdb_sink_options();
+    std::map<std::string, const config::OptionSpec*> declared;
+    for (const auto& o : spec.options) declared[o.key] = &o;
+    for (const auto& [name, dflt] : spec_table) {
+        INFO(name);
+        REQUIRE(declared.count(name));
+        CHECK(declared[name]->default_value.value_or("") == dflt);
+        CHECK(declared[name]->required ==
+              (name == "region" || name == "control-plane.host" || name == "data-plane.host"));
+    }
+    for (const auto& [name, o] : declared) {
+        INFO(name);
+        bool in_spec =
+            std::any_of(spec_table.begin(), spec_table.end(),
+                        [&, &name = name](const auto& row) { return row.first == name; });
+        CHECK((in_spec || extensions.count(name)));
+    }
+    std::vector<std::string> prefixes;
+    for (const auto& p : spec.prefixes) prefixes.push_back(p.prefix);
+    CHECK(prefixes == std::vector<std::string>{"vikingdb.field.", "vikingdb.vectorize."});
 }
