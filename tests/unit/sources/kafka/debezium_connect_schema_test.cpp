@@ -302,7 +302,7 @@ TEST_CASE("a new field in the schema is an added column, a wider type an altered
     CHECK(format_row(data(out[0]).after->view(), wider) == "[3, 0.00]");
 }
 
-TEST_CASE("a DATE field declared a timestamp later widens its column; dates then fit it",
+TEST_CASE("a DATE field declared a timestamp later widens its column and dates then fit it",
           "[debezium-schema]") {
     MessageDecoder d(schema_included_fixed());
     const std::string date =
