@@ -132,7 +132,7 @@ TEST_CASE("close_idle evicts connections idle that long, keeps fresher ones") {
     CHECK(client.open_connections() == 0);
 }
 
-TEST_CASE("max_connections bounds open connections; requests wait for a free one") {
+TEST_CASE("max_connections bounds open connections and requests wait for a free one") {
     asio::io_context io;
     int in_flight = 0, peak = 0;
     LoopbackServer server(io, [&](const SeenRequest&) {
