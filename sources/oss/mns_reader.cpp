@@ -163,7 +163,7 @@ asio::awaitable<void> MnsReader::receiver(int index) {
             if (bad_event) break;
             ++decided;
         }
-        co_await ctx_.throttle(records);
+        co_await ctx_.ready(batch, records);
         // State first: these messages now belong to the next checkpoint. The message of a bad
         // event under `fail` (and those after it) is not held: it is never deleted.
         for (std::size_t i = 0; i < decided; ++i)

@@ -143,7 +143,7 @@ boost::asio::awaitable<bool> PollingReader::scan_once() {
                                      changes[i].kind == ScanChange::Kind::Upsert ? upsert : remove,
                                      bucket, changes[i].object))
                     ++n;
-            co_await ctx_.throttle(n);
+            co_await ctx_.ready(batch, n);
             apply_emitted(state_.prefixes[p], changes.data() + from, changes.data() + to);
             emitted_total += n;
             ++batches;
