@@ -133,8 +133,8 @@ config::ConnectorOptionsSpec option_specs() {
         OptionSpec::integer("polling.prefix-size")
             .default_("100")
             .at_least(1)
-            .desc("POLLING: most changed objects emitted per path prefix per scan; the rest follow "
-                  "in the next scans."),
+            .desc("POLLING: most changed objects per batch and path prefix; one scan's changes "
+                  "go out in such batches back to back."),
         OptionSpec::boolean("polling.emit-deletes")
             .default_("false")
             .desc(
@@ -179,7 +179,8 @@ config::ConnectorOptionsSpec option_specs() {
         OptionSpec::duration("fetch-content.timeout")
             .default_("60s")
             .at_least(1'000)
-            .desc("cdcd extension: time limit of one FETCH_CONTENT download."),
+            .desc("cdcd extension: time limit of one FETCH_CONTENT download, retries included; "
+                  "the download is cancelled there."),
         OptionSpec::duration("request.timeout")
             .default_("30s")
             .at_least(100)
