@@ -106,11 +106,29 @@ bool MnsReader::events_of(const MnsMessage& m, EventBatch& out) {
     return any;
 }
 
+int receive_wait_seconds(std::chrono::milliseconds wait) {
+    // MNS waits whole seconds; a long poll answers as soon as a message is there, so rounding a
+    // fraction up costs no latency (and 500 ms must not become 0, a short poll).
+    return static_cast<int>((wait.count() + 999) / 1000);
+}
+
+std::int64_t EmptyReceiveBackoff::after_empty(std::int64_t elapsed_ms) {
+    if (elapsed_ms >= kQuickMs) {
+        next_ms_ = kFirstMs;  // a real long poll: it already waited
+        return 0;
+    }
+    std::int64_t pause = next_ms_;
+    next_ms_ = std::min(next_ms_ * 2, kMaxMs);
+    return pause;
+}
+
 asio::awaitable<void> MnsReader::receiver(int index) {
-    const int wait = static_cast<int>(ctx_.settings.mns_wait.count() / 1000);
+    const int wait = receive_wait_seconds(ctx_.settings.mns_wait);
+    EmptyReceiveBackoff backoff;
     while (!ctx_.stopping() && !done_) {
         std::vector<MnsMessage> messages;
         bool failed = false;
+        const std::int64_t asked = now_ms();
         try {
             messages = co_await ctx_.mns->receive(ctx_.settings.mns_batch_size, wait);
         } catch (const MnsError& e) {
@@ -122,7 +140,13 @@ asio::awaitable<void> MnsReader::receiver(int index) {
             co_await ctx_.sleep_ms(2'000);
             continue;
         }
-        if (messages.empty()) continue;
+        if (messages.empty()) {
+            // MNS bills every request: an empty answer that came back at once (wait 0, or a
+            // server that does not hold the poll) must not be asked again at once.
+            co_await ctx_.sleep_ms(backoff.after_empty(now_ms() - asked));
+            continue;
+        }
+        backoff.reset();
         EventBatch batch;
         std::size_t records = 0;
         std::size_t decided = 0;  // leading messages whose every event is emitted or dropped
@@ -139,7 +163,7 @@ asio::awaitable<void> MnsReader::receiver(int index) {
             if (bad_event) break;
             ++decided;
         }
-        co_await ctx_.throttle(records);
+        co_await ctx_.ready(batch, records);
         // State first: these messages now belong to the next checkpoint. The message of a bad
         // event under `fail` (and those after it) is not held: it is never deleted.
         for (std::size_t i = 0; i < decided; ++i)
@@ -217,7 +241,7 @@ asio::awaitable<void> MnsReader::run() {
     asio::co_spawn(executor, keep_visible(), finished);
     spdlog::info("oss-cdc: consuming MNS queue {} with {} receiver(s), batch size {}, wait {} s",
                  ctx_.settings.mns_queue, n, ctx_.settings.mns_batch_size,
-                 ctx_.settings.mns_wait.count() / 1000);
+                 receive_wait_seconds(ctx_.settings.mns_wait));
     while (*remaining > 0) {
         boost::system::error_code ec;
         co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));

@@ -8,6 +8,7 @@
 // that cannot be decoded is held only if SourceContext::on_bad_event lets it go (skip): under
 // `fail` it is never held, so never deleted.
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -63,6 +64,27 @@ class HeldMessages {
     std::deque<std::vector<std::string>> sealed_;
     std::uint64_t sealed_total_ = 0;
     std::uint64_t released_total_ = 0;
+};
+
+/// `waitseconds` of a receive for mns.polling-wait-time: whole seconds, a fraction rounded up.
+int receive_wait_seconds(std::chrono::milliseconds wait);
+
+/// The pause after an empty receive. One that returned within kQuickMs did not long-poll (wait
+/// 0, or a server that ignores waitseconds): pause kFirstMs, doubling per consecutive such answer
+/// up to kMaxMs, so an idle queue costs at most a request every kMaxMs. A long poll that waited
+/// needs no pause.
+class EmptyReceiveBackoff {
+  public:
+    static constexpr std::int64_t kQuickMs = 1'000;
+    static constexpr std::int64_t kFirstMs = 250;
+    static constexpr std::int64_t kMaxMs = 5'000;
+    /// The pause (ms) after an empty answer that took `elapsed_ms`.
+    std::int64_t after_empty(std::int64_t elapsed_ms);
+    /// Messages arrived: the next empty answer pauses kFirstMs again.
+    void reset() { next_ms_ = kFirstMs; }
+
+  private:
+    std::int64_t next_ms_ = kFirstMs;
 };
 
 class MnsReader {

@@ -73,7 +73,9 @@ config::ConnectorOptionsSpec option_specs() {
             .desc("MNS endpoint, http://{account-id}.mns.{region}.aliyuncs.com. "
                   "Required for MNS incremental consumption."),
         OptionSpec::string("mns.region")
-            .desc("MNS region, e.g. cn-hangzhou. Required for MNS incremental consumption."),
+            .desc("MNS region, e.g. cn-hangzhou. Optional (MNS signatures carry no region); when "
+                  "set and mns.endpoint names a region ({account}.mns.{region}.aliyuncs.com), "
+                  "the two must agree."),
         OptionSpec::string("mns.queue-name")
             .desc("The MNS queue OSS event notifications are delivered to."),
         OptionSpec::string("access-key-id").required().desc("Alibaba Cloud AccessKey ID."),
@@ -131,8 +133,8 @@ config::ConnectorOptionsSpec option_specs() {
         OptionSpec::integer("polling.prefix-size")
             .default_("100")
             .at_least(1)
-            .desc("POLLING: most changed objects emitted per path prefix per scan; the rest follow "
-                  "in the next scans."),
+            .desc("POLLING: most changed objects per batch and path prefix; one scan's changes "
+                  "go out in such batches back to back."),
         OptionSpec::boolean("polling.emit-deletes")
             .default_("false")
             .desc(
@@ -143,7 +145,10 @@ config::ConnectorOptionsSpec option_specs() {
                   "Required for "
                   "SNAPSHOT, INITIAL, POLLING and pre-signed URLs."),
         OptionSpec::string("oss-region")
-            .desc("OSS region, e.g. cn-hangzhou. Required for SNAPSHOT, INITIAL, POLLING and V4."),
+            .desc("OSS region, e.g. cn-hangzhou; falls back to `region` when unset. Required (one "
+                  "of the two) for SNAPSHOT, INITIAL, POLLING and V4."),
+        OptionSpec::string("region").desc(
+            "OSS region used when `oss-region` is unset (the spec's fallback)."),
         OptionSpec::string("oss-bucket")
             .desc("OSS bucket. Required for SNAPSHOT, INITIAL, POLLING and with `path`."),
         OptionSpec::boolean("oss-enable-v4-signature")
@@ -174,7 +179,8 @@ config::ConnectorOptionsSpec option_specs() {
         OptionSpec::duration("fetch-content.timeout")
             .default_("60s")
             .at_least(1'000)
-            .desc("cdcd extension: time limit of one FETCH_CONTENT download."),
+            .desc("cdcd extension: time limit of one FETCH_CONTENT download, retries included; "
+                  "the download is cancelled there."),
         OptionSpec::duration("request.timeout")
             .default_("30s")
             .at_least(100)
@@ -208,6 +214,23 @@ StartupMode startup_of(const config::ValidatedOptions& o, IncrementalMode mode) 
 std::string trimmed(const config::ValidatedOptions& o, const char* key) {
     if (!o.has(key)) return {};
     return std::string(ascii::trim(o.get_string(key), " \t"));
+}
+
+/// `oss-region`, or `region` when it is unset (the spec: "若未设置，则回退至region参数值").
+std::string oss_region_of(const config::ValidatedOptions& o) {
+    std::string r = trimmed(o, "oss-region");
+    return r.empty() ? trimmed(o, "region") : r;
+}
+
+/// The region an MNS endpoint's host names ({account}.mns.{region}[-internal|-vpc].aliyuncs.com),
+/// empty when the host is not of that form.
+std::string mns_endpoint_region(const std::string& endpoint) {
+    auto url = net::parse_url(normalize_endpoint(endpoint));
+    if (!url) return {};
+    static const RE2 re(R"(^[^.]+\.mns\.([a-z0-9-]+?)(?:-internal|-vpc)?\.aliyuncs\.com$)");
+    std::string region;
+    if (!RE2::FullMatch(url->host, re, &region)) return {};
+    return region;
 }
 
 }  // namespace
@@ -257,7 +280,7 @@ void validate(const config::ValidatedOptions& o, const config::ConnectorDef& def
 
     bool consumes_mns = mode == IncrementalMode::Mns && startup != StartupMode::Snapshot;
     if (consumes_mns) {
-        for (const char* key : {"mns.endpoint", "mns.region", "mns.queue-name"})
+        for (const char* key : {"mns.endpoint", "mns.queue-name"})
             if (trimmed(o, key).empty())
                 d.error(o.is_set(key) ? o.location(key) : where_mode,
                         std::string("`") + key +
@@ -269,6 +292,13 @@ void validate(const config::ValidatedOptions& o, const config::ConnectorDef& def
                 d.error(o.location("mns.endpoint"), "`mns.endpoint` is not a valid URL: " + err);
         }
     }
+    const std::string endpoint_region = mns_endpoint_region(trimmed(o, "mns.endpoint"));
+    if (!endpoint_region.empty() && !trimmed(o, "mns.region").empty() &&
+        trimmed(o, "mns.region") != endpoint_region)
+        d.error(o.location("mns.region"), "`mns.region` " + trimmed(o, "mns.region") +
+                                              " does not match the region " + endpoint_region +
+                                              " of `mns.endpoint`; set it to " + endpoint_region +
+                                              " (or leave it out)");
     bool lists_oss = startup == StartupMode::Snapshot || startup == StartupMode::Initial ||
                      mode == IncrementalMode::Polling;
     if (lists_oss) {
@@ -276,18 +306,21 @@ void validate(const config::ValidatedOptions& o, const config::ConnectorDef& def
                                   startup != StartupMode::Initial
                               ? std::string("scan.incremental.mode POLLING")
                               : std::string("scan.startup.mode ") + to_string(startup);
-        for (const char* key : {"oss-endpoint", "oss-bucket", "oss-region"})
+        for (const char* key : {"oss-endpoint", "oss-bucket"})
             if (trimmed(o, key).empty())
                 d.error(o.is_set(key) ? o.location(key) : where_mode,
                         std::string("`") + key + "` is required by " + why);
+        if (oss_region_of(o).empty())
+            d.error(o.is_set("oss-region") ? o.location("oss-region") : where_mode,
+                    "`oss-region` is required by " + why + " (or `region`, its fallback)");
     }
     if (o.is_set("path") && trimmed(o, "oss-bucket").empty())
         d.error(o.location("path"), "`path` requires `oss-bucket`");
     if (o.is_set("path") && config::parse_list(o.get_string("path")).empty())
         d.error(o.location("path"), "`path` lists no prefix");
-    if (o.get_bool("oss-enable-v4-signature") && trimmed(o, "oss-region").empty())
+    if (o.get_bool("oss-enable-v4-signature") && oss_region_of(o).empty())
         d.error(o.location("oss-enable-v4-signature"),
-                "`oss-enable-v4-signature` requires `oss-region`");
+                "`oss-enable-v4-signature` requires `oss-region` (or `region`, its fallback)");
     if (o.get_bool("oss-objects.pre-sign.enabled") && trimmed(o, "oss-endpoint").empty())
         d.error(o.location("oss-objects.pre-sign.enabled"),
                 "`oss-objects.pre-sign.enabled` requires `oss-endpoint`");
@@ -347,6 +380,7 @@ OssSettings settings_from(const config::ValidatedOptions& o) {
         s.mns_endpoint = s.mns_use_vpc ? mns_vpc_endpoint(trimmed(o, "mns.endpoint"))
                                        : normalize_endpoint(trimmed(o, "mns.endpoint"));
     s.mns_region = trimmed(o, "mns.region");
+    if (s.mns_region.empty()) s.mns_region = mns_endpoint_region(trimmed(o, "mns.endpoint"));
     s.mns_queue = trimmed(o, "mns.queue-name");
     s.mns_batch_size = o.get_int("mns.batch-size");
     s.mns_wait = o.get_duration("mns.polling-wait-time");
@@ -354,7 +388,7 @@ OssSettings settings_from(const config::ValidatedOptions& o) {
     s.mns_batch_delete = o.get_bool("mns.batch-delete.enabled");
     if (!trimmed(o, "oss-endpoint").empty())
         s.oss_endpoint = normalize_endpoint(trimmed(o, "oss-endpoint"));
-    s.oss_region = trimmed(o, "oss-region");
+    s.oss_region = oss_region_of(o);
     if (s.oss_region.rfind("oss-", 0) == 0) s.oss_region = s.oss_region.substr(4);
     s.oss_bucket = trimmed(o, "oss-bucket");
     s.v4 = o.get_bool("oss-enable-v4-signature");

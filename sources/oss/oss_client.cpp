@@ -1,5 +1,6 @@
 #include "sources/oss/oss_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -143,10 +144,15 @@ boost::asio::awaitable<net::RetryResult> OssClient::send(std::function<net::Http
     // The operation names the request in the metrics: `what` up to its first space.
     const std::function<net::HttpRequest()> named =
         [make, endpoint = what.substr(0, what.find(' ')), timeout = config_.request_timeout,
-         max_bytes, limit_name] {
+         deadline = config_.deadline, max_bytes, limit_name] {
             net::HttpRequest r = make();
             r.endpoint = endpoint;
             r.timeout = timeout;
+            if (deadline) {
+                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    *deadline - std::chrono::steady_clock::now());
+                r.timeout = std::clamp(left, std::chrono::milliseconds(1), timeout);
+            }
             r.max_response_bytes = max_bytes;
             r.response_limit_name = limit_name;
             return r;

@@ -2,6 +2,7 @@
 // The OSS calls the source makes: ListObjectsV2 pages and GetObject (for FETCH_CONTENT), signed
 // with V1 or V4, retried on throttling, 5xx and transport errors.
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -54,6 +55,9 @@ struct OssClientConfig {
     bool v4 = false;
     Credentials credentials;
     std::chrono::milliseconds request_timeout{30'000};
+    /// When set, every request ends by then (its timeout shortened to the time left): the
+    /// client of one FETCH_CONTENT download, bounded by fetch-content.timeout.
+    std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 class OssClient {

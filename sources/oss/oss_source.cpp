@@ -142,6 +142,9 @@ boost::asio::awaitable<void> OssSource::run(SourceOutput& output) {
                 phase_ = Phase::Snapshot;
                 break;
             case StartupMode::LatestOffset:
+            case StartupMode::CommittedOffset:
+                // The spec: COMMITTED_OFFSET with nothing committed (no checkpoint, or we
+                // would not be here) is LATEST_OFFSET, not the queue's whole backlog.
                 phase_ = Phase::Incremental;
                 mns_.skip_before_ms = now_ms();
                 break;

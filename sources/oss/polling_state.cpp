@@ -21,7 +21,7 @@ std::uint64_t object_fingerprint(std::string_view etag, std::int64_t size, std::
     h ^= h >> 27;
     h *= 0x94d049bb133111ebULL;
     h ^= h >> 31;
-    return h;
+    return h <= kDeletedFingerprint ? h + 2 : h;  // the markers stay unambiguous
 }
 
 std::uint64_t object_fingerprint(const ObjectInfo& o) {
@@ -44,6 +44,15 @@ void KeyIndex::clear() {
     fps_.clear();
 }
 
+void KeyIndex::compact() {
+    if (std::find(fps_.begin(), fps_.end(), kDeletedFingerprint) == fps_.end()) return;
+    KeyIndex kept;
+    kept.reserve(size(), arena_.size());
+    for (std::size_t i = 0; i < size(); ++i)
+        if (fps_[i] != kDeletedFingerprint) kept.append(key(i), fps_[i]);
+    *this = std::move(kept);
+}
+
 void KeyIndex::reserve(std::size_t n, std::size_t bytes) {
     arena_.reserve(bytes);
     ends_.reserve(n);
@@ -63,10 +72,15 @@ std::size_t KeyIndex::find(std::string_view k) const {
 }
 
 void KeyIndex::encode(ByteWriter& w) const {
-    w.varint(size());
-    w.varint(arena_.size());
+    // A checkpoint taken while deletes are being emitted leaves out the keys already deleted.
+    std::size_t n = 0, bytes = 0;
+    for (std::size_t i = 0; i < size(); ++i)
+        if (fps_[i] != kDeletedFingerprint) ++n, bytes += key(i).size();
+    w.varint(n);
+    w.varint(bytes);
     std::string_view prev;
     for (std::size_t i = 0; i < size(); ++i) {
+        if (fps_[i] == kDeletedFingerprint) continue;
         std::string_view k = key(i);
         std::size_t shared = 0, limit = std::min(prev.size(), k.size());
         while (shared < limit && prev[shared] == k[shared]) ++shared;

@@ -14,9 +14,14 @@ namespace cdcd::oss {
 
 struct ObjectInfo;
 
-/// 64-bit fingerprint of what makes an object "changed".
+/// 64-bit fingerprint of what makes an object "changed"; never one of the two markers below.
 std::uint64_t object_fingerprint(std::string_view etag, std::int64_t size, std::int64_t mtime_ms);
 std::uint64_t object_fingerprint(const ObjectInfo& o);
+
+/// The fingerprint of a key listed but not emitted yet: the next scan finds it changed.
+constexpr std::uint64_t kUnemittedFingerprint = 0;
+/// The fingerprint of a key whose DELETE was emitted: dropped by compact() and never encoded.
+constexpr std::uint64_t kDeletedFingerprint = 1;
 
 class KeyIndex {
   public:
@@ -26,6 +31,9 @@ class KeyIndex {
         return std::string_view(arena_).substr(b, ends_[i] - b);
     }
     std::uint64_t fingerprint(std::size_t i) const { return fps_[i]; }
+    void set_fingerprint(std::size_t i, std::uint64_t fp) { fps_[i] = fp; }
+    /// Drops the keys marked kDeletedFingerprint.
+    void compact();
     /// Keys must come in strictly increasing order; throws StateError otherwise.
     void append(std::string_view key, std::uint64_t fp);
     void clear();

@@ -75,7 +75,7 @@ boost::asio::awaitable<void> SnapshotReader::run() {
         std::size_t emitted = 0;
         for (const auto& o : page.objects)
             if (ctx_.records.add(batch, OpType::Insert, bucket, o)) ++emitted;
-        co_await ctx_.throttle(emitted);
+        co_await ctx_.ready(batch, emitted);
         // Advance the state past this page, then hand it over.
         if (polling_) {
             auto& idx = polling_->prefixes[progress_.prefix_index];

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "pipeline/metrics/http_observer.h"
+#include "sources/oss/fetch_content.h"
 
 namespace cdcd::oss {
 
@@ -44,7 +45,7 @@ SourceContext::SourceContext(boost::asio::io_context& io, OssSettings s,
         oss = std::make_unique<OssClient>(
             http,
             OssClientConfig{settings.oss_endpoint, settings.oss_region, settings.v4,
-                            credentials_of(settings), settings.request_timeout},
+                            credentials_of(settings), settings.request_timeout, std::nullopt},
             cancelled);
     if (!settings.mns_endpoint.empty() && !settings.mns_queue.empty()) {
         mns = std::make_unique<MnsClient>(http, settings.mns_endpoint, settings.mns_queue,
@@ -74,6 +75,17 @@ boost::asio::awaitable<void> SourceContext::throttle(std::size_t n) {
     if (!limiter || n == 0) co_return;
     std::chrono::nanoseconds waited = co_await limiter->acquire(static_cast<double>(n));
     if (waited.count() > 0) metrics.observe_rate_limiter_wait("records", waited);
+}
+
+boost::asio::awaitable<void> SourceContext::ready(EventBatch& batch, std::size_t records) {
+    EventBatch tables;
+    EventBatch rest;
+    for (Event& e : batch)
+        (std::holds_alternative<CreateTableEvent>(e) ? tables : rest).push_back(std::move(e));
+    batch = std::move(rest);
+    if (!tables.empty()) co_await emit(std::move(tables));
+    co_await throttle(records);
+    co_await prefetch_contents(batch);
 }
 
 boost::asio::awaitable<void> SourceContext::emit(EventBatch batch) {

@@ -37,6 +37,11 @@ struct SourceContext {
     /// Waits for `records` tokens of the rate limit (no-op when unlimited). Call it BEFORE
     /// advancing state for those records.
     boost::asio::awaitable<void> throttle(std::size_t records);
+    /// Before advancing state for `batch` (of `records` data changes): emits its CreateTableEvents
+    /// (another receiver's batch may reach the output first, with that table's data), then waits
+    /// for the rate limit and FETCH_CONTENT's downloads of its objects (without blocking the
+    /// event loop).
+    boost::asio::awaitable<void> ready(EventBatch& batch, std::size_t records);
     /// Emits `batch` to the output, counting its data changes as records read (records_in).
     boost::asio::awaitable<void> emit(EventBatch batch);
     /// Sleeps on the output (returns early when stopping).

@@ -5,8 +5,10 @@ requests. Kinds: "error" (status/code/message given), "throttle" (the vendor's t
 answer), "reset" (TCP RST, no HTTP answer), "delay" (sleep `delay_ms`, then serve normally),
 "oversize" (a 200 answer of `size` filler bytes, at most 1 GiB, streamed in 64 KiB writes:
 chunked without a length, or with its Content-Length announced when `chunked` is false; the
-stream ends early when the client hangs up). The vendor's error answers are built by each
-emulator (see `play`).
+stream ends early when the client hangs up). An "oversize" rule with `chunk_delay_ms` is a slow
+body: it sleeps that long before each 64 KiB write, and a client that hangs up mid-body is
+counted as `<action>:hung-up` (how a test sees a download cancelled). The vendor's error answers
+are built by each emulator (see `play`).
 """
 import asyncio
 import socket
@@ -35,13 +37,14 @@ class FaultRule:
     delay_ms: int = 0
     size: int = 64 << 20
     chunked: bool = True
+    chunk_delay_ms: int = 0
     fired: int = field(default=0)
 
     def to_json(self) -> dict:
         return {"action": self.action, "kind": self.kind, "remaining": self.count,
                 "status": self.status, "code": self.code, "message": self.message,
                 "delay_ms": self.delay_ms, "size": self.size, "chunked": self.chunked,
-                "fired": self.fired}
+                "chunk_delay_ms": self.chunk_delay_ms, "fired": self.fired}
 
 
 class FaultInjector:
@@ -66,7 +69,8 @@ class FaultInjector:
         rule = FaultRule(action=spec.get("action", "*"), kind=kind, count=count,
                          status=spec.get("status"), code=spec.get("code"),
                          message=spec.get("message"), delay_ms=int(spec.get("delay_ms", 0)),
-                         size=size, chunked=bool(spec.get("chunked", True)))
+                         size=size, chunked=bool(spec.get("chunked", True)),
+                         chunk_delay_ms=max(0, int(spec.get("chunk_delay_ms", 0))))
         self.rules.append(rule)
         return rule
 
@@ -103,8 +107,11 @@ async def apply_delay(rule: FaultRule) -> None:
     await asyncio.sleep(max(0, rule.delay_ms) / 1000.0)
 
 
-async def send_oversized(rule: FaultRule, request) -> web.StreamResponse:
-    """Streams the "oversize" answer: rule.size filler bytes in 64 KiB writes (a bounded loop)."""
+async def send_oversized(rule: FaultRule, request,
+                         on_hangup: Callable[[], None] | None = None) -> web.StreamResponse:
+    """Streams the "oversize" answer: rule.size filler bytes in 64 KiB writes (a bounded loop),
+    each after `chunk_delay_ms` when the rule has one; `on_hangup()` when the client hangs up."""
+    chunk_delay = getattr(rule, "chunk_delay_ms", 0) / 1000.0
     response = web.StreamResponse(status=200, headers={"Content-Type": "application/xml"})
     if rule.chunked:
         response.enable_chunked_encoding()
@@ -115,12 +122,17 @@ async def send_oversized(rule: FaultRule, request) -> web.StreamResponse:
     left = rule.size
     try:
         while left > 0:
+            if chunk_delay:
+                await asyncio.sleep(chunk_delay)
             n = min(left, OVERSIZE_CHUNK)
             await response.write(filler[:n])
             left -= n
         await response.write_eof()
     except ConnectionError:
-        pass  # the client stopped reading at its limit and hung up: what the fault is for
+        # The client stopped reading at its limit (or its time limit) and hung up: what the
+        # fault is for.
+        if on_hangup:
+            on_hangup()
     return response
 
 
@@ -136,7 +148,7 @@ async def play(faults: FaultInjector, action: str, request,
     if rule is None:
         return None
     if rule.kind == "oversize":
-        return await send_oversized(rule, request)
+        return await send_oversized(rule, request, lambda: faults.count(action + ":hung-up"))
     if rule.kind == "reset":
         reset_connection(request)
         raise ConnectionResetError("injected reset")

@@ -25,7 +25,8 @@ def keys_of(events):
 
 def mns_yaml(emu, **extra):
     return pipeline(emu, **{"mns.endpoint": emu.mns.url, "mns.region": "cn-hangzhou", "mns.queue-name": "q1",
-                            "mns.polling-wait-time": "1s", **extra})
+                            "mns.polling-wait-time": "1s",
+                            "scan.startup.mode": "EARLIEST_OFFSET", **extra})
 
 
 def poll_yaml(emu, **extra):

@@ -10,8 +10,10 @@ from oss_helpers import Daemon, fields, pipeline, run_to_end
 
 
 def mns_opts(emu, **extra):
+    # EARLIEST_OFFSET: these tests send messages before (or while) cdcd starts and expect them;
+    # the default COMMITTED_OFFSET skips what was enqueued before a first start.
     opts = {"mns.endpoint": emu.mns.url, "mns.region": "cn-hangzhou", "mns.queue-name": "q1",
-            "mns.polling-wait-time": "1s"}
+            "mns.polling-wait-time": "1s", "scan.startup.mode": "EARLIEST_OFFSET"}
     opts.update(extra)
     return opts
 
@@ -30,20 +32,42 @@ def keys_of(events):
     return [fields(e[3] if e[3] != "[]" else e[2])[0] for e in events]
 
 
-def test_committed_and_earliest_offset_consume_what_the_queue_holds(emu, tmp_path):
+def test_earliest_offset_consumes_what_the_queue_holds(emu, tmp_path):
     setup(emu)
     put(emu, "old/1", "old/2")
-    for mode in ("COMMITTED_OFFSET", "EARLIEST_OFFSET"):
-        d = Daemon(tmp_path, pipeline(emu, name=mode, **mns_opts(emu, **{"scan.startup.mode": mode})), tag=mode,
-                   state=mode).start()
-        assert d.wait_events(lambda ev: len(ev) >= 2, 20), d.stderr()
-        put(emu, f"new/{mode}")
-        assert d.wait_events(lambda ev: len(ev) >= 3, 20)
-        assert d.stop() == 0
-        assert sorted(keys_of(d.events())) == sorted(["old/1", "old/2", f"new/{mode}"])
-        assert all(e[1] == "REPLACE" for e in d.events())
-        assert emu.mns.messages("q1") == []  # deleted after the final checkpoint
-        put(emu, "old/1", "old/2")
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"scan.startup.mode": "EARLIEST_OFFSET"}))).start()
+    assert d.wait_events(lambda ev: len(ev) >= 2, 20), d.stderr()
+    put(emu, "new/1")
+    assert d.wait_events(lambda ev: len(ev) >= 3, 20)
+    assert d.stop() == 0
+    assert sorted(keys_of(d.events())) == ["new/1", "old/1", "old/2"]
+    assert all(e[1] == "REPLACE" for e in d.events())
+    assert emu.mns.messages("q1") == []  # deleted after the final checkpoint
+
+
+def test_committed_offset_with_nothing_committed_starts_at_the_latest_then_resumes(emu, tmp_path):
+    # The spec: COMMITTED_OFFSET (the MNS default) without a committed position is LATEST_OFFSET:
+    # the backlog of a first start is skipped. Once a checkpoint exists, a restart resumes it and
+    # consumes what arrived while cdcd was down.
+    setup(emu)
+    put(emu, "old/1", "old/2")
+    time.sleep(0.1)
+    opts = {k: v for k, v in mns_opts(emu).items() if k != "scan.startup.mode"}  # the default
+    d = Daemon(tmp_path, pipeline(emu, **opts)).start()
+    assert cdcd.wait_for(lambda: "consuming MNS queue" in d.stderr(), 20), d.stderr()
+    time.sleep(1.5)
+    put(emu, "new/1")
+    assert d.wait_events(lambda ev: len(ev) >= 1, 20), d.stderr()
+    time.sleep(1.5)
+    assert d.stop() == 0
+    assert keys_of(d.events()) == ["new/1"]
+    assert emu.mns.messages("q1") == []  # the skipped backlog is acknowledged too
+    put(emu, "down/1")
+    again = Daemon(tmp_path, pipeline(emu, **opts), tag="again").start()
+    assert again.wait_events(lambda ev: len(ev) >= 1, 20), again.stderr()
+    time.sleep(1)
+    assert again.stop() == 0
+    assert keys_of(again.events()) == ["down/1"]
 
 
 def test_latest_offset_skips_messages_enqueued_before_the_start(emu, tmp_path):
@@ -209,3 +233,30 @@ def test_bad_record_policy_dead_letter_keeps_the_siblings_and_deletes_the_messag
     assert record["stage"] == "source" and record["connector"] == "oss-cdc"
     assert "oss.object.key is missing" in record["error"]
     assert json.loads(record["record"]) == no_key
+
+
+def test_wait_time_zero_does_not_busy_poll_an_empty_queue(emu, tmp_path):
+    # mns.polling-wait-time 0 (allowed by the spec) is a short poll: MNS answers an empty queue at
+    # once and bills every request, so empty answers are paced (250 ms doubling up to 5 s).
+    setup(emu)
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"mns.polling-wait-time": "0s"}))).start()
+    assert cdcd.wait_for(lambda: emu.mns.counters().get("BatchReceiveMessage", 0) >= 1, 20), d.stderr()
+    emu.mns.control("DELETE", "/counters")
+    time.sleep(3)
+    receives = emu.mns.counters().get("BatchReceiveMessage", 0)
+    assert 1 <= receives <= 8, receives  # a busy loop makes hundreds
+    put(emu, "k/1")  # still consumed, within the paced interval
+    assert d.wait_events(lambda ev: len(ev) >= 1, 15), d.stderr()
+    assert d.stop() == 0
+    assert keys_of(d.events()) == ["k/1"]
+
+
+def test_sub_second_wait_time_long_polls_a_whole_second(emu, tmp_path):
+    setup(emu)
+    d = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"mns.polling-wait-time": "500ms"}))).start()
+    assert cdcd.wait_for(lambda: emu.mns.counters().get("BatchReceiveMessage", 0) >= 1, 20), d.stderr()
+    emu.mns.control("DELETE", "/counters")
+    time.sleep(3)
+    receives = emu.mns.counters().get("BatchReceiveMessage", 0)
+    assert d.stop() == 0
+    assert 1 <= receives <= 4, receives

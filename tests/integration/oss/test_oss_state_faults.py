@@ -31,7 +31,7 @@ class Mns:
 
     def options(self):
         return {"mns.endpoint": self.emu.mns.url, "mns.region": "cn-hangzhou", "mns.queue-name": "q1",
-                "mns.polling-wait-time": "1s"}
+                "mns.polling-wait-time": "1s", "scan.startup.mode": "EARLIEST_OFFSET"}
 
     def put(self, keys):
         self.emu.put_objects("b1", [{"key": k, "content": k} for k in keys], notify=True)

@@ -1,7 +1,9 @@
-"""POLLING incremental mode: LATEST_OFFSET baseline, INITIAL, SNAPSHOT, prefix-size budget,
-emit-deletes, restarts that re-emit nothing unchanged, faults."""
+"""POLLING incremental mode: LATEST_OFFSET baseline, INITIAL, SNAPSHOT, prefix-size batches,
+a backlog drained from one scan, emit-deletes, restarts that re-emit nothing unchanged, faults."""
+import re
 import time
 
+import cdcd_process as cdcd
 from oss_helpers import Daemon, fields, pipeline, run_to_end
 
 
@@ -65,7 +67,7 @@ def test_snapshot_mode_with_polling_ends(emu, tmp_path):
     assert len(d.events()) == 30
 
 
-def test_prefix_size_spreads_changes_over_scans_and_deletes_when_asked(emu, tmp_path):
+def test_prefix_size_batches_changes_and_deletes_when_asked(emu, tmp_path):
     emu.create_bucket("b1")
     put(emu, "p/keep", "q/gone")
     yaml = pipeline(emu, **poll_opts(emu, path="p/,q/", **{"polling.prefix-size": 2, "polling.interval": "1s",
@@ -79,7 +81,37 @@ def test_prefix_size_spreads_changes_over_scans_and_deletes_when_asked(emu, tmp_
     ev = d.events()
     assert sorted(keys_of(ev)) == sorted([f"p/n{i}" for i in range(5)] + ["q/gone"])
     assert [e[1] for e in ev if keys_of([e])[0] == "q/gone"] == ["DELETE"]
-    assert "deferred to the next scan" in d.stderr()
+    # The five new keys of p/ came from one scan in batches of two.
+    scans = [(int(c), int(b)) for c, b in re.findall(r"emitted (\d+) changes in (\d+) batch", d.stderr())]
+    assert any(c >= 5 and b >= 3 for c, b in scans), scans
+
+
+def test_a_backlog_is_drained_from_one_scan_at_the_default_interval(emu, tmp_path):
+    # The spec's polling.prefix-size: "the most objects output per prefix in one batch from one
+    # cached scan". 3000 new objects at the defaults (10 s, 100) came out 100 per scan, one scan
+    # every 10 s: 300 s. Now one scan lists them and emits 30 batches back to back.
+    emu.create_bucket("b1")
+    put(emu, "old")
+    opts = {"scan.incremental.mode": "POLLING", "oss-endpoint": emu.endpoint, "oss-region": "cn-hangzhou",
+            "oss-bucket": "b1"}  # polling.interval and polling.prefix-size: the defaults
+    d = Daemon(tmp_path, pipeline(emu, **opts)).start()
+    assert cdcd_wait(lambda: "baseline scan recorded 1 objects" in d.stderr(), 20), d.stderr()
+    emu.control("DELETE", "/counters")
+    emu.seed("b1", 3000, prefixes=["n/"])
+    seeded = time.monotonic()
+    assert d.wait_events(lambda ev: len(ev) >= 3000, 30), (len(d.events()), d.stderr()[-2000:])
+    drained = time.monotonic() - seeded
+    assert "emitted 3000 changes in 30 batch(es)" in d.stderr(), d.stderr()[-2000:]
+    lists = emu.counters().get("ListObjectsV2", 0)
+    time.sleep(0.5)
+    assert d.stop() == 0
+    assert len(set(keys_of(d.events()))) == 3000 and len(d.events()) == 3000
+    assert drained < 10 + 15, drained  # the one interval, then listing speed
+    assert lists <= 2 * 4, lists  # one scan is 4 pages; not 30 scans
+    # State per tracked object stays small (the target is at most 150 bytes).
+    listing = cdcd.run(["checkpoints", "list", "--state-dir", tmp_path / "state"]).stdout
+    source_bytes = max(int(x) for x in re.findall(r"source:(\d+)", listing))
+    assert source_bytes / 3001 <= 150, (source_bytes, listing)
 
 
 def test_append_only_and_faults(emu, tmp_path):

@@ -69,7 +69,14 @@ TEST_CASE("fingerprints change with eTag, size or mtime") {
     CHECK(base != object_fingerprint("E", 1, 1001));
 }
 
-TEST_CASE("prefix merge: new, changed, unchanged, deleted, budget defers the rest") {
+namespace {
+void apply_all(KeyIndex& next, const std::vector<ScanChange>& changes) {
+    apply_emitted(next, changes.data(), changes.data() + changes.size());
+    next.compact();
+}
+}  // namespace
+
+TEST_CASE("prefix merge: new, changed, unchanged, deleted, the cache limit defers the rest") {
     KeyIndex old = index_of({obj("a"), obj("b"), obj("c"), obj("d")});
     SECTION("changes within budget") {
         PrefixMerge m(old, 10, true, true);
@@ -80,6 +87,24 @@ TEST_CASE("prefix merge: new, changed, unchanged, deleted, budget defers the res
         CHECK((ch[0].kind == ScanChange::Kind::Upsert && ch[0].object.key == "b"));
         CHECK((ch[1].kind == ScanChange::Kind::Upsert && ch[1].object.key == "bb"));
         CHECK((ch[2].kind == ScanChange::Kind::Delete && ch[2].object.key == "c"));
+        // Until emitted, every change is pending: b keeps its old fingerprint, bb is unemitted,
+        // c is still tracked. A checkpoint now would find them all again.
+        REQUIRE(next.size() == 5);
+        CHECK(next.fingerprint(next.find("b")) == old.fingerprint(1));
+        CHECK(next.fingerprint(next.find("bb")) == kUnemittedFingerprint);
+        CHECK(next.find("c") != KeyIndex::npos);
+        apply_emitted(next, ch.data(), ch.data() + 2);  // the first batch: b and bb
+        CHECK(next.fingerprint(next.find("b")) == object_fingerprint(obj("b", "E2")));
+        CHECK(next.fingerprint(next.find("bb")) == object_fingerprint(obj("bb")));
+        CHECK(next.fingerprint(next.find("c")) == old.fingerprint(2));
+        apply_emitted(next, ch.data() + 2, ch.data() + 3);  // the second: c's DELETE
+        ByteWriter w;  // a checkpoint between the delete and the compaction leaves c out
+        next.encode(w);
+        ByteReader r(w.str());
+        KeyIndex decoded = KeyIndex::decode(r);
+        CHECK(decoded.size() == 4);
+        CHECK(decoded.find("c") == KeyIndex::npos);
+        next.compact();
         REQUIRE(next.size() == 4);
         CHECK(next.key(2) == "bb");
         CHECK(next.find("c") == KeyIndex::npos);
@@ -91,7 +116,7 @@ TEST_CASE("prefix merge: new, changed, unchanged, deleted, budget defers the res
         CHECK(m.changes().empty());
         CHECK(next.size() == 3);
     }
-    SECTION("budget 1: the second change waits for the next scan") {
+    SECTION("limit 1: the second change waits for the next scan") {
         PrefixMerge m(old, 1, true, true);
         for (const auto& o : {obj("a", "X"), obj("b", "Y"), obj("c"), obj("d"), obj("e")})
             m.feed(o);
@@ -99,8 +124,9 @@ TEST_CASE("prefix merge: new, changed, unchanged, deleted, budget defers the res
         REQUIRE(m.changes().size() == 1);
         CHECK(m.changes()[0].object.key == "a");
         CHECK(m.deferred() == 2);
-        CHECK(next.fingerprint(next.find("b")) == old.fingerprint(1));  // still the old one
-        CHECK(next.find("e") == KeyIndex::npos);                        // new, not yet recorded
+        apply_all(next, m.changes());
+        CHECK(next.fingerprint(next.find("b")) == old.fingerprint(1));     // still the old one
+        CHECK(next.fingerprint(next.find("e")) == kUnemittedFingerprint);  // new, not emitted
         PrefixMerge again(next, 1, true, true);
         for (const auto& o : {obj("a", "X"), obj("b", "Y"), obj("c"), obj("d"), obj("e")})
             again.feed(o);
@@ -144,10 +170,23 @@ TEST_CASE("prefix merge: a prefix whose listing is empty deletes everything it t
     KeyIndex next = m.finish();
     REQUIRE(m.changes().size() == 2);
     CHECK(m.changes()[1].kind == ScanChange::Kind::Delete);
+    CHECK(next.size() == 2);  // until the DELETEs are emitted
+    apply_all(next, m.changes());
     CHECK(next.size() == 0);
     PrefixMerge limited(old, 1, true, true);
     KeyIndex kept = limited.finish();
     CHECK(limited.changes().size() == 1);
+    apply_all(kept, limited.changes());
     CHECK(kept.size() == 1);
     CHECK(kept.key(0) == "q/gone2");
+}
+
+TEST_CASE("prefix merge: a key listed but never emitted has no DELETE when it goes") {
+    KeyIndex old;
+    old.append("a", object_fingerprint(obj("a")));
+    old.append("b", kUnemittedFingerprint);  // listed by a scan that stopped before its batch
+    PrefixMerge m(old, 10, true, true);
+    KeyIndex next = m.finish();
+    REQUIRE(m.changes().size() == 1);
+    CHECK(m.changes()[0].object.key == "a");
 }
