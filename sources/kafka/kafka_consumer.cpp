@@ -538,6 +538,8 @@ std::int64_t KafkaConsumer::group_start_offset(const std::string& topic, std::in
     std::int64_t own = -1;
     if (auto it = restored_.offsets.find({topic, partition}); it != restored_.offsets.end())
         own = it->second;
+    if (auto it = handed_over_at_.find({topic, partition}); it != handed_over_at_.end())
+        own = std::max(own, it->second);
     const std::int64_t group = committed(topic, partition);
     // Offsets only grow: the larger one is the more recent position. Ours is newer when this
     // replica stopped after a checkpoint whose commit to the group did not get through.
@@ -609,14 +611,12 @@ void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* par
         std::lock_guard lock(group_mutex_);
         rebalancing_since_ms_ = now_ms();  // until the group assigns again
     }
-    if (rd_kafka_assignment_lost(rk_)) {
-        // Another member may read them already (this one missed its session): committing now
-        // could move the group back. What we read since our last commit is read again there.
-        spdlog::warn(
-            "kafka source: lost partitions {} (the consumer group considered this member "
-            "gone); their next owner resumes from the last committed offsets",
-            names);
-    } else if (stop_) {
+    // Lost: the group moved on without this member (a missed session, or librdkafka 2.0 taking a
+    // commit refused during a rebalance as a loss, its issue #4059). Committing could move the
+    // group back; the partitions are drained all the same, so that what this replica read from
+    // them reaches the sink before their next owner (if the group still waits for us) writes.
+    const bool lost = rd_kafka_assignment_lost(rk_);
+    if (stop_) {
         // Closing: the last completed checkpoint's offsets are the durable position.
         Offsets last;
         {
@@ -625,12 +625,18 @@ void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* par
                 if (auto it = last_committed_.find(key); it != last_committed_.end())
                     last.insert(*it);
         }
-        commit_sync(last, "last checkpoint's");
+        if (!lost) commit_sync(last, "last checkpoint's");
     } else {
-        spdlog::info(
-            "kafka source: the consumer group revokes {}; handing them over after the "
-            "next checkpoint",
-            names);
+        if (lost)
+            spdlog::warn(
+                "kafka source: lost partitions {} (the consumer group went on without this "
+                "member); their next owner resumes from the last offsets committed to the group",
+                names);
+        else
+            spdlog::info(
+                "kafka source: the consumer group revokes {}; handing them over after the "
+                "next checkpoint",
+                names);
         {
             std::lock_guard lock(group_mutex_);
             handed_over_.reset();
@@ -646,7 +652,9 @@ void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* par
         handed_over_.reset();
         lock.unlock();
         if (offsets) {
-            commit_sync(*offsets, "hand-over");
+            // Durable in this replica's checkpoint: should the group give them back to us.
+            for (const auto& [key, offset] : *offsets) handed_over_at_[key] = offset;
+            if (!lost) commit_sync(*offsets, "hand-over");
         } else if (!done) {
             spdlog::warn(
                 "kafka source: no checkpoint completed within {} ms (half of "

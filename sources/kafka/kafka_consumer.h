@@ -184,6 +184,7 @@ class KafkaConsumer {
     std::set<std::string> warned_missing_;
 
     std::set<std::string> subscribed_;   // consumer thread
+    Offsets handed_over_at_;             // consumer thread: where this replica gave partitions up
     std::exception_ptr callback_error_;  // thrown in the rebalance callback, rethrown after it
     std::mutex group_mutex_;
     std::condition_variable handed_over_cv_;
