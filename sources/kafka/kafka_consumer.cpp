@@ -29,8 +29,6 @@ constexpr const char* kMaxPartitionFetchBytes = "524288";
 constexpr int kWatermarkIntervalMs = 1'000;
 // A query waits at most this long (it must not hold up shutdown while the broker is away).
 constexpr int kWatermarkTimeoutMs = 2'000;
-// Consumer group: commits wait at most this long after a revocation for the rebalance to end.
-constexpr std::int64_t kRebalanceDeferMs = 10'000;
 // At most one wake-up query per this many milliseconds.
 constexpr int kMinWakeSpacingMs = 2;
 
@@ -64,6 +62,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     };
     // Defaults a user may override, then the user's settings, then what cdcd relies on.
     set("fetch.wait.max.ms", "100");
+    if (settings_.consumer_group) set("auto.commit.interval.ms", "1000");
     set("queued.min.messages", kQueuedMinMessages);
     set("queued.max.messages.kbytes", kQueuedMaxKbytes);
     set("max.partition.fetch.bytes", kMaxPartitionFetchBytes);
@@ -84,7 +83,9 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     if (const std::string* reset = find_setting(settings_.client, "auto.offset.reset"))
         reset_policy_ = *reset;
     set("auto.offset.reset", "error");
-    set("enable.auto.commit", "false");
+    // A consumer group member commits what its checkpoints stored, through librdkafka's
+    // auto-commit (see commit()); otherwise cdcd commits itself.
+    set("enable.auto.commit", settings_.consumer_group ? "true" : "false");
     set("enable.auto.offset.store", "false");
     set("enable.partition.eof", settings_.bounded ? "true" : "false");
     rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::on_commit);
@@ -177,14 +178,6 @@ void KafkaConsumer::commit(const Offsets& offsets) {
         std::lock_guard lock(group_mutex_);
         for (const auto& [key, offset] : offsets)
             if (owned_.count(key)) owned.emplace(key, offset), last_committed_[key] = offset;
-        if (rebalancing_since_ms_ >= 0 && now_ms() - rebalancing_since_ms_ < kRebalanceDeferMs) {
-            // librdkafka 2.0 takes a commit refused for an outdated generation (sent while the
-            // group moves on) as the loss of the whole assignment: wait for the rebalance's end.
-            for (const auto& [key, offset] : owned) deferred_commit_[key] = offset;
-            return;
-        }
-        for (const auto& [key, offset] : deferred_commit_) owned.try_emplace(key, offset);
-        deferred_commit_.clear();
         to_commit = &owned;
     }
     if (to_commit->empty()) return;
@@ -192,6 +185,15 @@ void KafkaConsumer::commit(const Offsets& offsets) {
         rd_kafka_topic_partition_list_new(static_cast<int>(to_commit->size()));
     for (const auto& [key, offset] : *to_commit)
         rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset = offset;
+    if (settings_.consumer_group) {
+        // Stored for librdkafka's auto-commit, which commits only while the member is not
+        // rebalancing: librdkafka 2.0 takes a commit refused for an outdated generation (one
+        // sent while the group moves on) as the loss of the whole assignment (its issue #4059).
+        // A partition revoked meanwhile is refused here (not assigned): that is what we want.
+        rd_kafka_offsets_store(rk_, list);
+        rd_kafka_topic_partition_list_destroy(list);
+        return;
+    }
     rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, 1);
     rd_kafka_topic_partition_list_destroy(list);
     if (err) spdlog::warn("kafka source: cannot commit offsets: {}", rd_kafka_err2str(err));
@@ -583,7 +585,6 @@ void KafkaConsumer::assign_from_group(const rd_kafka_topic_partition_list_t* par
         std::lock_guard lock(group_mutex_);
         for (int i = 0; i < list->cnt; ++i)
             owned_.emplace(list->elems[i].topic, list->elems[i].partition);
-        rebalancing_since_ms_ = -1;  // the commits deferred meanwhile go with the next one
     }
     rd_kafka_error_t* error = rd_kafka_incremental_assign(rk_, list);
     rd_kafka_topic_partition_list_destroy(list);
@@ -606,10 +607,6 @@ void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* par
         keys.emplace_back(partitions->elems[i].topic, partitions->elems[i].partition);
         names += (names.empty() ? "" : ", ") + keys.back().first + " [" +
                  std::to_string(keys.back().second) + "]";
-    }
-    {
-        std::lock_guard lock(group_mutex_);
-        rebalancing_since_ms_ = now_ms();  // until the group assigns again
     }
     // Lost: the group moved on without this member (a missed session, or librdkafka 2.0 taking a
     // commit refused during a rebalance as a loss, its issue #4059). Committing could move the
@@ -654,7 +651,18 @@ void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* par
         if (offsets) {
             // Durable in this replica's checkpoint: should the group give them back to us.
             for (const auto& [key, offset] : *offsets) handed_over_at_[key] = offset;
-            if (!lost) commit_sync(*offsets, "hand-over");
+            if (!lost) {
+                // Stored too: librdkafka's auto-commit commits the stored offsets of the
+                // partitions it unassigns, which must not be an older checkpoint's.
+                rd_kafka_topic_partition_list_t* list =
+                    rd_kafka_topic_partition_list_new(static_cast<int>(offsets->size()));
+                for (const auto& [key, offset] : *offsets)
+                    rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
+                        offset;
+                rd_kafka_offsets_store(rk_, list);
+                rd_kafka_topic_partition_list_destroy(list);
+                commit_sync(*offsets, "hand-over");
+            }
         } else if (!done) {
             spdlog::warn(
                 "kafka source: no checkpoint completed within {} ms (half of "
@@ -668,7 +676,6 @@ void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* par
         for (const auto& key : keys) {
             owned_.erase(key);
             last_committed_.erase(key);
-            deferred_commit_.erase(key);
         }
     }
     {

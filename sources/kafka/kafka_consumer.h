@@ -188,12 +188,10 @@ class KafkaConsumer {
     std::exception_ptr callback_error_;  // thrown in the rebalance callback, rethrown after it
     std::mutex group_mutex_;
     std::condition_variable handed_over_cv_;
-    std::set<PartitionKey> owned_;            // group_mutex_: assigned by the group
-    Offsets last_committed_;                  // group_mutex_: of the last completed checkpoint
-    std::optional<Offsets> handed_over_;      // group_mutex_: set by hand_over()
-    std::int64_t rebalancing_since_ms_ = -1;  // group_mutex_: from a revocation to the assignment
-    Offsets deferred_commit_;                 // group_mutex_: commits held back meanwhile
-    std::int64_t hand_over_timeout_ms_ = 0;   // half of max.poll.interval.ms
+    std::set<PartitionKey> owned_;           // group_mutex_: assigned by the group
+    Offsets last_committed_;                 // group_mutex_: of the last completed checkpoint
+    std::optional<Offsets> handed_over_;     // group_mutex_: set by hand_over()
+    std::int64_t hand_over_timeout_ms_ = 0;  // half of max.poll.interval.ms
 
     metrics::ConnectorMetrics& metrics_;
     std::int64_t queue_max_messages_ = 0;  // effective queued.min.messages
