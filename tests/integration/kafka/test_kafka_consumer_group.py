@@ -191,3 +191,59 @@ pipeline:
     assert "scan.consumer-group.enabled needs `properties.group.id`" in err
     assert "scan.bounded.mode latest-offset cannot be combined with scan.consumer-group.enabled" in err
     assert "remove `properties.partition.assignment.strategy` or set it to cooperative-sticky" in err
+
+
+SINGLE = """
+source:
+  type: kafka
+  properties.bootstrap.servers: {bootstrap}
+  properties.group.id: {group}
+  topic: {topic}
+  value.format: json
+  table-id.fixed.name: app.events
+  scan.startup.mode: earliest-offset
+  scan.consumer-group.enabled: true
+sink:
+  type: file
+  path: {out}
+pipeline:
+  name: cg_single
+  execution.checkpointing.interval: 500ms
+"""
+
+
+def seqs_in(path):
+    try:
+        return sorted(json.loads(line)["after"]["seq"] for line in path.read_text().splitlines() if line)
+    except FileNotFoundError:
+        return []
+
+
+def test_a_partition_starts_at_the_newer_of_own_checkpoint_and_group_offset(kafka_broker, cdcd, tmp_path):
+    topic, group = unique("cg_start"), unique("cg_start_g")
+    kafka_broker.create_topic(topic, partitions=2)
+    send = lambda seqs: kafka_broker.produce(topic, [(f"k{s % 4}", json.dumps({"k": f"k{s % 4}", "seq": s}))
+                                                     for s in seqs])
+    send(range(20))
+    out_a, out_b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a = cdcd(SINGLE.format(bootstrap=kafka_broker.bootstrap, group=group, topic=topic, out=out_a))
+    a.start()
+    wait_for(lambda: len(seqs_in(out_a)) == 20, 30, what="replica a's output")
+    assert a.stop() == 0
+    assert sum(kafka_broker.committed_offsets(group, topic).values()) == 20
+    # Another replica, with a fresh state directory: the group's committed offsets, not the
+    # startup mode (earliest-offset), say where it starts.
+    send(range(20, 30))
+    b = cdcd(SINGLE.format(bootstrap=kafka_broker.bootstrap, group=group, topic=topic, out=out_b))
+    b.start()
+    wait_for(lambda: len(seqs_in(out_b)) == 10, 30, what="replica b's output")
+    assert b.stop() == 0
+    assert seqs_in(out_b) == list(range(20, 30))
+    # The group moved back behind b's own checkpoint: b resumes from its checkpoint, the newer.
+    kafka_broker.commit_offsets(group, topic, {0: 0, 1: 0})
+    send(range(30, 35))
+    b.start()
+    wait_for(lambda: len(seqs_in(out_b)) >= 15, 30, what="replica b's output after its restart")
+    time.sleep(1)
+    assert b.stop() == 0
+    assert seqs_in(out_b) == list(range(20, 35))
