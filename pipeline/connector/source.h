@@ -23,6 +23,9 @@ class SourceOutput {
     virtual bool stopping() const = 0;
     /// Waits up to `millis` or until stopping(); for poll intervals and back-offs.
     virtual boost::asio::awaitable<void> sleep(std::int64_t millis) = 0;
+    /// Asks for a checkpoint now rather than at the next interval (a Kafka consumer group member
+    /// handing partitions over); taken as soon as none is in flight.
+    virtual void request_checkpoint() {}
 };
 
 class Source {

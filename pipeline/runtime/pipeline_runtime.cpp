@@ -503,6 +503,12 @@ struct PipelineRuntime::Impl {
             co_await timer.async_wait(asio::as_tuple(use_awaitable));
             rt_.sleepers.erase(&timer);
         }
+        void request_checkpoint() override {
+            // Ends checkpoint_loop's wait: it takes the checkpoint at once. One in flight is
+            // left alone (the source asks again when it completes).
+            if (!rt_.stopping && !rt_.source_done && !rt_.checkpoint_in_flight)
+                rt_.checkpoint_timer.cancel();
+        }
 
       private:
         Impl& rt_;

@@ -62,6 +62,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     };
     // Defaults a user may override, then the user's settings, then what cdcd relies on.
     set("fetch.wait.max.ms", "100");
+    if (settings_.consumer_group) set("auto.commit.interval.ms", "1000");
     set("queued.min.messages", kQueuedMinMessages);
     set("queued.max.messages.kbytes", kQueuedMaxKbytes);
     set("max.partition.fetch.bytes", kMaxPartitionFetchBytes);
@@ -72,12 +73,19 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     // librdkafka's assign() needs a group even when nothing is committed; offsets are committed
     // only to a group the user named.
     if (!has_group_) set("group.id", "cdcd-kafka-source-uncommitted");
+    if (settings_.consumer_group) {
+        // Revoked partitions move one by one while the others keep being read.
+        set("partition.assignment.strategy", "cooperative-sticky");
+        rd_kafka_conf_set_rebalance_cb(conf, &KafkaConsumer::on_rebalance);  // opaque: below
+    }
     // An offset out of range comes back as an error event, which out_of_range() handles: left to
     // itself librdkafka would jump to the end of the log, silently skipping what lies between.
     if (const std::string* reset = find_setting(settings_.client, "auto.offset.reset"))
         reset_policy_ = *reset;
     set("auto.offset.reset", "error");
-    set("enable.auto.commit", "false");
+    // A consumer group member commits what its checkpoints stored, through librdkafka's
+    // auto-commit (see commit()); otherwise cdcd commits itself.
+    set("enable.auto.commit", settings_.consumer_group ? "true" : "false");
     set("enable.auto.offset.store", "false");
     set("enable.partition.eof", settings_.bounded ? "true" : "false");
     rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::on_commit);
@@ -92,6 +100,9 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     };
     queue_max_messages_ = get("queued.min.messages");
     queue_max_bytes_ = get("queued.max.messages.kbytes") * 1024;
+    // A member that does not come back from its rebalance callback within max.poll.interval.ms
+    // is removed from the group: a hand-over waits at most half of it.
+    hand_over_timeout_ms_ = std::max<std::int64_t>(1'000, get("max.poll.interval.ms") / 2);
     rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk_) {
         rd_kafka_conf_destroy(conf);
@@ -104,6 +115,10 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
 KafkaConsumer::~KafkaConsumer() {
     stop_ = true;
     not_full_.notify_all();
+    {
+        std::lock_guard lock(group_mutex_);
+        handed_over_cv_.notify_all();  // a rebalance callback waiting for a hand-over
+    }
     if (thread_.joinable()) thread_.join();
     {
         std::lock_guard lock(lag_mutex_);
@@ -155,32 +170,67 @@ void KafkaConsumer::push(Chunk chunk) {
 
 void KafkaConsumer::commit(const Offsets& offsets) {
     if (!has_group_ || offsets.empty()) return;
+    Offsets owned;
+    const Offsets* to_commit = &offsets;
+    if (settings_.consumer_group) {
+        // A partition handed over to another member is that member's to commit: an offset from
+        // an older checkpoint of ours would move the group back.
+        std::lock_guard lock(group_mutex_);
+        for (const auto& [key, offset] : offsets)
+            if (owned_.count(key)) owned.emplace(key, offset), last_committed_[key] = offset;
+        to_commit = &owned;
+    }
+    if (to_commit->empty()) return;
     rd_kafka_topic_partition_list_t* list =
-        rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
-    for (const auto& [key, offset] : offsets)
+        rd_kafka_topic_partition_list_new(static_cast<int>(to_commit->size()));
+    for (const auto& [key, offset] : *to_commit)
         rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset = offset;
+    if (settings_.consumer_group) {
+        // Stored for librdkafka's auto-commit, which commits only while the member is not
+        // rebalancing: librdkafka 2.0 takes a commit refused for an outdated generation (one
+        // sent while the group moves on) as the loss of the whole assignment (its issue #4059).
+        // A partition revoked meanwhile is refused here (not assigned): that is what we want.
+        rd_kafka_offsets_store(rk_, list);
+        rd_kafka_topic_partition_list_destroy(list);
+        return;
+    }
     rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, 1);
     rd_kafka_topic_partition_list_destroy(list);
     if (err) spdlog::warn("kafka source: cannot commit offsets: {}", rd_kafka_err2str(err));
 }
 
-std::int64_t KafkaConsumer::committed_or_reset(const std::string& topic, std::int32_t partition) {
-    // rd_kafka_committed (with retries while the group coordinator loads) rather than
-    // RD_KAFKA_OFFSET_STORED, whose lookup librdkafka 2.0 does not retry after "Not coordinator".
-    std::int64_t offset = RD_KAFKA_OFFSET_INVALID;
-    for (int attempt = 0;; ++attempt) {
-        rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
-        rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
-        rd_kafka_resp_err_t err = rd_kafka_committed(rk_, list, kMetadataTimeoutMs);
-        if (!err) err = list->elems[0].err;
-        offset = list->elems[0].offset;
-        rd_kafka_topic_partition_list_destroy(list);
-        if (!err) break;
-        if (attempt >= 30 || stop_)
-            throw std::runtime_error("kafka source: committed offset of " + topic + " [" +
-                                     std::to_string(partition) + "]: " + rd_kafka_err2str(err));
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+void KafkaConsumer::commit_sync(const Offsets& offsets, const char* why) {
+    if (offsets.empty()) return;
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
+    std::string names;
+    for (const auto& [key, offset] : offsets) {
+        rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset = offset;
+        names += (names.empty() ? "" : ", ") + key.first + " [" + std::to_string(key.second) +
+                 "] at " + std::to_string(offset);
     }
+    rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, 0);
+    for (int i = 0; !err && i < list->cnt; ++i) err = list->elems[i].err;
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err)
+        spdlog::warn(
+            "kafka source: committing the {} offsets ({}) to the consumer group failed: {}; the "
+            "partitions' next owner resumes from the group's previous committed offset and reads "
+            "what followed it again",
+            why, names, rd_kafka_err2str(err));
+    else
+        spdlog::info("kafka source: committed the {} offsets to the consumer group: {}", why,
+                     names);
+}
+
+void KafkaConsumer::hand_over(Offsets offsets) {
+    std::lock_guard lock(group_mutex_);
+    handed_over_ = std::move(offsets);
+    handed_over_cv_.notify_all();
+}
+
+std::int64_t KafkaConsumer::committed_or_reset(const std::string& topic, std::int32_t partition) {
+    const std::int64_t offset = committed(topic, partition);
     if (offset >= 0) return offset;
     // No committed offset: properties.auto.offset.reset decides (Kafka's default: latest).
     const std::string* reset = find_setting(settings_.client, "auto.offset.reset");
@@ -197,6 +247,26 @@ std::int64_t KafkaConsumer::committed_or_reset(const std::string& topic, std::in
         throw std::runtime_error("kafka source: latest offset of " + topic + ": " +
                                  rd_kafka_err2str(err));
     return hi;
+}
+
+std::int64_t KafkaConsumer::committed(const std::string& topic, std::int32_t partition) {
+    // rd_kafka_committed (with retries while the group coordinator loads) rather than
+    // RD_KAFKA_OFFSET_STORED, whose lookup librdkafka 2.0 does not retry after "Not coordinator".
+    std::int64_t offset = RD_KAFKA_OFFSET_INVALID;
+    for (int attempt = 0;; ++attempt) {
+        rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
+        rd_kafka_resp_err_t err = rd_kafka_committed(rk_, list, kMetadataTimeoutMs);
+        if (!err) err = list->elems[0].err;
+        offset = list->elems[0].offset;
+        rd_kafka_topic_partition_list_destroy(list);
+        if (!err) break;
+        if (attempt >= 30 || stop_)
+            throw std::runtime_error("kafka source: committed offset of " + topic + " [" +
+                                     std::to_string(partition) + "]: " + rd_kafka_err2str(err));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return offset;
 }
 
 std::int64_t KafkaConsumer::start_offset(const std::string& topic, std::int32_t partition,
@@ -401,6 +471,252 @@ void KafkaConsumer::discover(bool initial) {
     if (!chunk.offsets.empty()) push(std::move(chunk));
 }
 
+// ---- consumer group membership (scan.consumer-group.enabled) ---------------------------------
+
+void KafkaConsumer::subscribe() {
+    std::set<std::string> wanted(settings_.topics.begin(), settings_.topics.end());
+    if (pattern_) {
+        // The Java regex is matched here (librdkafka's own patterns are POSIX): the member
+        // subscribes to the matching topics, again at each partition discovery.
+        const rd_kafka_metadata_t* md = nullptr;
+        rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &md, kMetadataTimeoutMs);
+        if (err) {
+            if (subscribed_.empty())
+                throw std::runtime_error(std::string("kafka source: cannot read topic metadata: ") +
+                                         rd_kafka_err2str(err));
+            spdlog::warn("kafka source: topic discovery failed: {}", rd_kafka_err2str(err));
+            return;
+        }
+        for (int t = 0; t < md->topic_cnt; ++t) {
+            std::string name = md->topics[t].topic;
+            if (!md->topics[t].err && name.rfind("__", 0) != 0 && RE2::FullMatch(name, *pattern_))
+                wanted.insert(name);
+        }
+        rd_kafka_metadata_destroy(md);
+    }
+    if (wanted.empty() || wanted == subscribed_) return;
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(wanted.size()));
+    std::string names;
+    for (const auto& t : wanted) {
+        rd_kafka_topic_partition_list_add(list, t.c_str(), RD_KAFKA_PARTITION_UA);
+        names += (names.empty() ? "" : ", ") + t;
+    }
+    rd_kafka_resp_err_t err = rd_kafka_subscribe(rk_, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err)
+        throw std::runtime_error("kafka source: cannot subscribe to " + names + ": " +
+                                 rd_kafka_err2str(err));
+    subscribed_ = std::move(wanted);
+    spdlog::info("kafka source: subscribed to {} as a member of consumer group {}", names,
+                 *find_setting(settings_.client, "group.id"));
+}
+
+void KafkaConsumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                                 rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+    auto* self = static_cast<KafkaConsumer*>(opaque);
+    // Called from librdkafka's C code: nothing may be thrown through it. A failure is rethrown
+    // by run() once the consume call returns.
+    try {
+        if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+            self->assign_from_group(partitions);
+            return;
+        }
+        if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+            self->revoke_from_group(partitions);
+            return;
+        }
+        spdlog::warn("kafka source: consumer group rebalance failed: {}", rd_kafka_err2str(err));
+    } catch (...) {
+        if (!self->callback_error_) self->callback_error_ = std::current_exception();
+    }
+    // The partitions are given up so that librdkafka's rebalance goes on.
+    if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
+        if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, partitions))
+            rd_kafka_error_destroy(e);
+}
+
+std::int64_t KafkaConsumer::group_start_offset(const std::string& topic, std::int32_t partition) {
+    std::int64_t own = -1;
+    if (auto it = restored_.offsets.find({topic, partition}); it != restored_.offsets.end())
+        own = it->second;
+    if (auto it = handed_over_at_.find({topic, partition}); it != handed_over_at_.end())
+        own = std::max(own, it->second);
+    const std::int64_t group = committed(topic, partition);
+    // Offsets only grow: the larger one is the more recent position. Ours is newer when this
+    // replica stopped after a checkpoint whose commit to the group did not get through.
+    if (own >= 0 || group >= 0) return std::max(own, group);
+    return start_offset(topic, partition, true);
+}
+
+void KafkaConsumer::assign_from_group(const rd_kafka_topic_partition_list_t* partitions) {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_copy(partitions);
+    Chunk pinned;
+    for (int i = 0; i < list->cnt; ++i) {
+        rd_kafka_topic_partition_t& e = list->elems[i];
+        PartitionKey key{e.topic, e.partition};
+        Assigned a;
+        try {
+            a.start = group_start_offset(key.first, key.second);
+        } catch (...) {
+            rd_kafka_topic_partition_list_destroy(list);
+            throw;
+        }
+        e.offset = a.start;
+        if (a.start >= 0) {
+            position_[key] = a.start;
+            pinned.offsets.emplace_back(key, a.start);
+        } else {
+            position_.erase(key);
+        }
+        assigned_[key] = a;
+        spdlog::info("kafka source: the consumer group assigned {} [{}]; reading from {}",
+                     key.first, key.second,
+                     a.start >= 0                           ? std::to_string(a.start)
+                     : a.start == RD_KAFKA_OFFSET_BEGINNING ? "the earliest offset"
+                                                            : "the latest offset");
+        std::lock_guard lock(lag_mutex_);
+        auto [it, fresh] = lag_.try_emplace(key);
+        if (fresh) it->second.gauge = &metrics_.consumer_lag(key.first, key.second);
+        it->second.position = a.start >= 0 ? a.start : -1;
+        it->second.fetching = true;
+    }
+    {
+        std::lock_guard lock(group_mutex_);
+        for (int i = 0; i < list->cnt; ++i)
+            owned_.emplace(list->elems[i].topic, list->elems[i].partition);
+    }
+    rd_kafka_error_t* error = rd_kafka_incremental_assign(rk_, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (error) {
+        std::string why = rd_kafka_error_string(error);
+        rd_kafka_error_destroy(error);
+        throw std::runtime_error(
+            "kafka source: cannot take the partitions the consumer group "
+            "assigned: " +
+            why);
+    }
+    // Their start offsets join the next checkpoint (and so the next commit to the group).
+    if (!pinned.offsets.empty()) push(std::move(pinned));
+}
+
+void KafkaConsumer::revoke_from_group(const rd_kafka_topic_partition_list_t* partitions) {
+    std::vector<PartitionKey> keys;
+    std::string names;
+    for (int i = 0; i < partitions->cnt; ++i) {
+        keys.emplace_back(partitions->elems[i].topic, partitions->elems[i].partition);
+        names += (names.empty() ? "" : ", ") + keys.back().first + " [" +
+                 std::to_string(keys.back().second) + "]";
+    }
+    // Lost: the group moved on without this member (a missed session, or librdkafka 2.0 taking a
+    // commit refused during a rebalance as a loss, its issue #4059). Committing could move the
+    // group back; the partitions are drained all the same, so that what this replica read from
+    // them reaches the sink before their next owner (if the group still waits for us) writes.
+    const bool lost = rd_kafka_assignment_lost(rk_);
+    if (stop_) {
+        // Closing: the last completed checkpoint's offsets are the durable position.
+        Offsets last;
+        {
+            std::lock_guard lock(group_mutex_);
+            for (const auto& key : keys)
+                if (auto it = last_committed_.find(key); it != last_committed_.end())
+                    last.insert(*it);
+        }
+        if (!lost) commit_sync(last, "last checkpoint's");
+    } else {
+        if (lost)
+            spdlog::warn(
+                "kafka source: lost partitions {} (the consumer group went on without this "
+                "member); their next owner resumes from the last offsets committed to the group",
+                names);
+        else
+            spdlog::info(
+                "kafka source: the consumer group revokes {}; handing them over after the "
+                "next checkpoint",
+                names);
+        {
+            std::lock_guard lock(group_mutex_);
+            handed_over_.reset();
+        }
+        Chunk chunk;
+        chunk.revoked = keys;
+        push(std::move(chunk));
+        std::unique_lock lock(group_mutex_);
+        const bool done =
+            handed_over_cv_.wait_for(lock, std::chrono::milliseconds(hand_over_timeout_ms_),
+                                     [&] { return handed_over_.has_value() || stop_.load(); });
+        std::optional<Offsets> offsets = std::move(handed_over_);
+        handed_over_.reset();
+        lock.unlock();
+        if (offsets) {
+            // Durable in this replica's checkpoint: should the group give them back to us.
+            for (const auto& [key, offset] : *offsets) handed_over_at_[key] = offset;
+            if (!lost) {
+                // Stored too: librdkafka's auto-commit commits the stored offsets of the
+                // partitions it unassigns, which must not be an older checkpoint's.
+                rd_kafka_topic_partition_list_t* list =
+                    rd_kafka_topic_partition_list_new(static_cast<int>(offsets->size()));
+                for (const auto& [key, offset] : *offsets)
+                    rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset =
+                        offset;
+                rd_kafka_offsets_store(rk_, list);
+                rd_kafka_topic_partition_list_destroy(list);
+                commit_sync(*offsets, "hand-over");
+            }
+        } else if (!done) {
+            spdlog::warn(
+                "kafka source: no checkpoint completed within {} ms (half of "
+                "properties.max.poll.interval.ms) to hand over {}; giving them up: their next "
+                "owner resumes from the last committed offsets and reads what followed again",
+                hand_over_timeout_ms_, names);
+        }
+    }
+    {
+        std::lock_guard lock(group_mutex_);
+        for (const auto& key : keys) {
+            owned_.erase(key);
+            last_committed_.erase(key);
+        }
+    }
+    {
+        std::lock_guard lock(lag_mutex_);
+        for (const auto& key : keys)
+            if (auto it = lag_.find(key); it != lag_.end()) {
+                it->second.gauge->set(0);  // another member's lag now
+                lag_.erase(it);
+            }
+    }
+    for (const auto& key : keys) {
+        assigned_.erase(key);
+        position_.erase(key);
+    }
+    rd_kafka_error_t* error = rd_kafka_incremental_unassign(rk_, partitions);
+    if (error) {
+        std::string why = rd_kafka_error_string(error);
+        rd_kafka_error_destroy(error);
+        throw std::runtime_error("kafka source: cannot give up the revoked partitions " + names +
+                                 ": " + why);
+    }
+}
+
+void KafkaConsumer::resume_at(const PartitionKey& key, std::int64_t offset) {
+    if (!settings_.consumer_group) {
+        reassign();
+        return;
+    }
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(list, key.first.c_str(), key.second)->offset = offset;
+    rd_kafka_error_t* error = rd_kafka_seek_partitions(rk_, list, kMetadataTimeoutMs);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (error) {
+        std::string why = rd_kafka_error_string(error);
+        rd_kafka_error_destroy(error);
+        throw std::runtime_error("kafka source: cannot resume topic " + key.first + ", partition " +
+                                 std::to_string(key.second) + " at offset " +
+                                 std::to_string(offset) + ": " + why);
+    }
+}
+
 void KafkaConsumer::reassign() {
     rd_kafka_topic_partition_list_t* list =
         rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
@@ -529,7 +845,10 @@ void KafkaConsumer::watermarks() {
 void KafkaConsumer::run() {
     std::vector<rd_kafka_message_t*> messages(settings_.max_batch);
     try {
-        discover(true);
+        if (settings_.consumer_group)
+            subscribe();
+        else
+            discover(true);
         std::int64_t next_discovery = now_ms() + settings_.discovery_interval_ms;
         while (!stop_) {
             if (settings_.bounded && all_done()) {
@@ -539,7 +858,12 @@ void KafkaConsumer::run() {
                 return;
             }
             if (!settings_.bounded && now_ms() >= next_discovery) {
-                discover(false);
+                // A member's new partitions come from the group (librdkafka follows the topics'
+                // metadata); only a pattern's new topics need a new subscription.
+                if (!settings_.consumer_group)
+                    discover(false);
+                else if (pattern_)
+                    subscribe();
                 next_discovery = now_ms() + settings_.discovery_interval_ms;
             }
             // What is queued, without waiting: librdkafka 2.0 would wait for a full batch, and
@@ -556,6 +880,11 @@ void KafkaConsumer::run() {
                 for (ssize_t i = 0; i < n; ++i)
                     rd_kafka_message_destroy(messages[static_cast<std::size_t>(i)]);
                 throw std::runtime_error("kafka source: " + *connection_error_);
+            }
+            if (callback_error_) {
+                for (ssize_t j = 0; j < n; ++j)
+                    rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                std::rethrow_exception(callback_error_);
             }
             if (n == 0) continue;
             Chunk chunk;
@@ -592,7 +921,7 @@ void KafkaConsumer::run() {
                     }
                     position_[key] = target;
                     moved[key] = target;
-                    reassign();
+                    resume_at(key, target);
                 } else if (m->err) {
                     if (rd_kafka_fatal_error(rk_, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
                         std::string why = rd_kafka_message_errstr(m);
@@ -613,9 +942,17 @@ void KafkaConsumer::run() {
                     // Messages of one partition come in runs: look its entries up once per run.
                     if (m->rkt != last_topic || m->partition != last_partition) {
                         PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
+                        auto found = assigned_.find(key);
+                        if (found == assigned_.end() && settings_.consumer_group) {
+                            // Fetched before the partition was revoked: its next owner reads
+                            // it from the offset handed over.
+                            rd_kafka_message_destroy(m);
+                            continue;
+                        }
                         last_topic = m->rkt;
                         last_partition = m->partition;
-                        current = &*assigned_.try_emplace(key).first;
+                        current =
+                            found != assigned_.end() ? &*found : &*assigned_.try_emplace(key).first;
                         moved_offset = nullptr;  // an entry only once a message moved it
                         position = &position_[key];
                     }

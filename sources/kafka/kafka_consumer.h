@@ -6,6 +6,15 @@
 // Partitions are assigned explicitly (no group membership, like Flink's KafkaSource), so a
 // restarted cdcd resumes at once; the consumer group only receives offset commits.
 //
+// With scan.consumer-group.enabled the consumer instead subscribes as a member of the group
+// (cooperative-sticky), so that several cdcd replicas share the partitions. A partition assigned
+// to it starts at the newer of this replica's checkpointed offset and the group's committed one
+// (else the startup mode). A partition revoked from it is handed over: the rebalance callback
+// (consumer thread) queues a hand-over chunk and waits until the source reports a completed
+// checkpoint taken after everything read from it (hand_over()), commits those offsets to the
+// group synchronously, and only then gives the partition up. The next owner is another process
+// with its own state directory: the group's committed offset is all it sees.
+//
 // A second thread keeps librdkafka fetching with a small prefetch queue (4 MB unless the user sets
 // properties.queued.*) and measures the lag:
 // librdkafka 2.0 stops fetching while its queue is over queued.min.messages or
@@ -51,6 +60,7 @@ struct ConsumerSettings {
     std::int64_t startup_timestamp_ms = 0;
     std::map<std::int32_t, std::int64_t> specific_offsets;  // partition → offset
     bool bounded = false;                                   // scan.bounded.mode: latest-offset
+    bool consumer_group = false;                            // scan.consumer-group.enabled
     std::int64_t discovery_interval_ms = 300'000;
     std::size_t max_batch = 4096;
     bool ignore_parse_errors = false;
@@ -69,6 +79,9 @@ struct Chunk {
     /// Messages that could not be parsed (bad_records_go_on), for the source to hand to the
     /// bad-record policy on the event loop, with the offsets of this chunk.
     std::vector<BadRecord> bad_records;
+    /// Consumer group: these partitions are being revoked. The consumer waits in the rebalance
+    /// callback until hand_over() is called with their offsets from a completed checkpoint.
+    std::vector<PartitionKey> revoked;
 };
 
 class KafkaConsumer {
@@ -82,7 +95,11 @@ class KafkaConsumer {
     /// is.
     bool try_pop(Chunk& chunk);
     /// Commits offsets to the consumer group (asynchronously; thread-safe). No-op without group.id.
+    /// With a consumer group, only the partitions this member owns are committed.
     void commit(const Offsets& offsets);
+    /// Consumer group: the checkpoint covering the last hand-over chunk is durable; `offsets` are
+    /// its revoked partitions' next offsets (thread-safe; releases the rebalance callback).
+    void hand_over(Offsets offsets);
     std::uint64_t skipped() const { return skipped_.load(); }
     /// ListOffsets queries sent to wake the fetcher or refresh the lag (for tests and logs).
     std::uint64_t watermark_queries() const { return watermark_queries_.load(); }
@@ -129,6 +146,21 @@ class KafkaConsumer {
     static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* offsets, void*);
 
+    // Consumer group membership (scan.consumer-group.enabled).
+    static void on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t* partitions, void* opaque);
+    void subscribe();  // to the topics, or (topic-pattern) to the existing ones that match
+    void assign_from_group(const rd_kafka_topic_partition_list_t* partitions);
+    void revoke_from_group(const rd_kafka_topic_partition_list_t* partitions);
+    /// The newer of this replica's restored offset and the group's committed one, else the
+    /// startup mode.
+    std::int64_t group_start_offset(const std::string& topic, std::int32_t partition);
+    /// The group's committed offset (RD_KAFKA_OFFSET_INVALID when none), with retries.
+    std::int64_t committed(const std::string& topic, std::int32_t partition);
+    /// Restarts fetching `key` at `offset` after librdkafka stopped it (offset out of range).
+    void resume_at(const PartitionKey& key, std::int64_t offset);
+    void commit_sync(const Offsets& offsets, const char* why);
+
     ConsumerSettings settings_;
     SourceState restored_;
     boost::asio::io_context& io_;
@@ -150,6 +182,16 @@ class KafkaConsumer {
     rd_kafka_topic_partition_list_t* assignment_ = nullptr;  // what is being fetched
     std::map<PartitionKey, std::int64_t> position_;  // next offset per partition, consumer thread
     std::set<std::string> warned_missing_;
+
+    std::set<std::string> subscribed_;   // consumer thread
+    Offsets handed_over_at_;             // consumer thread: where this replica gave partitions up
+    std::exception_ptr callback_error_;  // thrown in the rebalance callback, rethrown after it
+    std::mutex group_mutex_;
+    std::condition_variable handed_over_cv_;
+    std::set<PartitionKey> owned_;           // group_mutex_: assigned by the group
+    Offsets last_committed_;                 // group_mutex_: of the last completed checkpoint
+    std::optional<Offsets> handed_over_;     // group_mutex_: set by hand_over()
+    std::int64_t hand_over_timeout_ms_ = 0;  // half of max.poll.interval.ms
 
     metrics::ConnectorMetrics& metrics_;
     std::int64_t queue_max_messages_ = 0;  // effective queued.min.messages

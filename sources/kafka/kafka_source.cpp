@@ -42,7 +42,12 @@ void KafkaSource::restore(std::string_view state) {
 }
 
 std::string KafkaSource::snapshot_state() {
-    pending_commits_.push_back(state_.offsets);
+    PendingCommit pending{state_.offsets, false};
+    if (hand_over_ && !hand_over_->snapshotted) {
+        hand_over_->snapshotted = true;
+        pending.hands_over = true;
+    }
+    pending_commits_.push_back(std::move(pending));
     return encode_state(state_);
 }
 
@@ -53,11 +58,39 @@ std::string KafkaSource::describe_state(std::string_view state) const {
 asio::awaitable<void> KafkaSource::notify_checkpoint_complete(std::uint64_t) {
     // Checkpoints complete in the order they were taken; commit that checkpoint's offsets.
     if (!pending_commits_.empty()) {
-        Offsets offsets = std::move(pending_commits_.front());
+        PendingCommit pending = std::move(pending_commits_.front());
         pending_commits_.pop_front();
-        if (consumer_) consumer_->commit(offsets);
+        if (consumer_) consumer_->commit(pending.offsets);
+        if (pending.hands_over) finish_hand_over(pending.offsets);
     }
+    // A checkpoint taken before the hand-over began does not cover it: ask for the next one.
+    if (hand_over_ && !hand_over_->snapshotted && output_) output_->request_checkpoint();
     co_return;
+}
+
+void KafkaSource::begin_hand_over(std::vector<PartitionKey> partitions) {
+    bool read_any = false;
+    for (const auto& key : partitions) read_any = read_any || state_.offsets.count(key);
+    if (!read_any || !consumer_) {
+        // Nothing read from them, nothing to commit: the next owner starts as this one did.
+        if (consumer_) consumer_->hand_over({});
+        return;
+    }
+    hand_over_ = HandOver{std::move(partitions), false};
+    if (output_) output_->request_checkpoint();
+}
+
+void KafkaSource::finish_hand_over(const Offsets& checkpointed) {
+    if (!hand_over_) return;
+    Offsets offsets;
+    for (const auto& key : hand_over_->partitions) {
+        if (auto it = checkpointed.find(key); it != checkpointed.end()) offsets.insert(*it);
+        // No longer ours: neither in our later checkpoints nor in their commits.
+        state_.offsets.erase(key);
+        for (auto& pending : pending_commits_) pending.offsets.erase(key);
+    }
+    hand_over_.reset();
+    consumer_->hand_over(std::move(offsets));
 }
 
 void KafkaSource::track_schemas(const EventBatch& events) {
@@ -98,6 +131,11 @@ asio::awaitable<bool> KafkaSource::throttle(const EventBatch& events, SourceOutp
 }
 
 asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
+    output_ = &output;
+    struct Forget {
+        SourceOutput*& output;
+        ~Forget() { output = nullptr; }
+    } forget{output_};
     std::weak_ptr<asio::steady_timer> timer = wake_timer_;
     consumer_ = std::make_unique<KafkaConsumer>(
         settings_, state_, io_,
@@ -114,6 +152,11 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
             continue;
         }
         if (chunk.error) std::rethrow_exception(chunk.error);
+        if (!chunk.revoked.empty()) {
+            begin_hand_over(std::move(chunk.revoked));
+            chunk = Chunk{};
+            continue;
+        }
         // Before the state advances: a checkpoint taken while waiting must not cover them.
         if (!co_await throttle(chunk.events, output)) co_return;
         // Advance the state past these events before emitting them.

@@ -4,11 +4,18 @@
 // offset per partition, advanced before the events are emitted) plus the inferred schemas.
 // Restored offsets override scan.startup.mode. When a checkpoint completes, its offsets are
 // committed to the consumer group (properties.group.id).
+//
+// With scan.consumer-group.enabled, a hand-over chunk (partitions the group revokes) asks the
+// runtime for a checkpoint at once; when the first checkpoint taken after it completes, the
+// partitions' offsets in it go back to the consumer, which commits them to the group before
+// giving the partitions up, and they leave this replica's state.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "net/rate_limiter.h"
 #include "pipeline/connector/bad_records.h"
@@ -37,13 +44,29 @@ class KafkaSource final : public Source {
     /// false when the pipeline stops meanwhile.
     boost::asio::awaitable<bool> throttle(const EventBatch& events, SourceOutput& output);
 
+    /// Consumer group: `partitions` are being revoked; hands them over once a checkpoint covers
+    /// everything read from them.
+    void begin_hand_over(std::vector<PartitionKey> partitions);
+    void finish_hand_over(const Offsets& checkpointed);
+
+    struct PendingCommit {
+        Offsets offsets;
+        bool hands_over = false;  // the first snapshot taken after the pending hand-over
+    };
+    struct HandOver {
+        std::vector<PartitionKey> partitions;
+        bool snapshotted = false;
+    };
+
     ConsumerSettings settings_;
     boost::asio::io_context& io_;
     metrics::ConnectorMetrics metrics_;  // records_in, bytes_in, consumer lag
     BadRecordSink& bad_records_;
     SourceState state_;  // as of the last emitted event (event loop)
     std::unordered_map<TableId, std::size_t> schema_at_;  // state_.schemas' index of a table
-    std::deque<Offsets> pending_commits_;  // snapshots awaiting their checkpoint, in order
+    std::deque<PendingCommit> pending_commits_;  // snapshots awaiting their checkpoint, in order
+    std::optional<HandOver> hand_over_;          // revoked partitions awaiting a checkpoint
+    SourceOutput* output_ = nullptr;             // while run() runs: to ask for a checkpoint
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
     std::unique_ptr<KafkaConsumer> consumer_;
     std::unique_ptr<net::RateLimiter> limiter_;  // scan.rate-limit.records-per-second

@@ -127,6 +127,13 @@ config::ConnectorOptionsSpec kafka_source_options() {
                     .desc("latest-offset: stop at the end offsets found at start (the pipeline "
                           "then finishes)."));
     o.push_back(
+        OptionSpec::boolean(kConsumerGroupOption)
+            .default_("false")
+            .desc("cdcd extension: join the consumer group properties.group.id (cooperative-sticky "
+                  "assignment), so that several cdcd replicas share the topics' partitions; each "
+                  "checkpoints the partitions it owns and hands a revoked partition over through "
+                  "the group's committed offset (docs/scaling.md)."));
+    o.push_back(
         OptionSpec::duration("scan.partition-discovery.interval")
             .default_("5 min")
             .at_least(100)
@@ -255,6 +262,28 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
     if ((mode == "group-offsets" || mode == "specific-offsets") && !props.count("group.id"))
         d.error(o.location("scan.startup.mode"),
                 "scan.startup.mode " + mode + " needs `properties.group.id`");
+    if (o.get_bool(kConsumerGroupOption)) {
+        if (!props.count("group.id"))
+            d.error(
+                o.location(kConsumerGroupOption),
+                std::string(kConsumerGroupOption) +
+                    " needs `properties.group.id`: the group whose members share the partitions");
+        if (o.get_enum("scan.bounded.mode") != "unbounded")
+            d.error(o.location("scan.bounded.mode"),
+                    "scan.bounded.mode latest-offset cannot be combined with " +
+                        std::string(kConsumerGroupOption) +
+                        ": a group member's partitions change at every rebalance, so it has no end "
+                        "offsets of its own to stop at");
+        if (auto it = props.find("partition.assignment.strategy");
+            it != props.end() && it->second != "cooperative-sticky" &&
+            it->second != "org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
+            d.error(o.location("properties.partition.assignment.strategy"),
+                    "with " + std::string(kConsumerGroupOption) +
+                        " the assignment strategy is cooperative-sticky (a replica keeps reading "
+                        "its partitions while others are moved); remove "
+                        "`properties.partition.assignment.strategy` or set it to "
+                        "cooperative-sticky");
+    }
     if (o.has("metadata.list")) {
         for (const auto& name : o.get_list("metadata.list"))
             if (!metadata_field(name))
@@ -333,6 +362,7 @@ ConsumerSettings kafka_source_settings(const config::ValidatedOptions& o) {
     if (s.startup == StartupMode::SpecificOffsets)
         s.specific_offsets = parse_specific_offsets(o.get_string("scan.startup.specific-offsets"));
     s.bounded = o.get_enum("scan.bounded.mode") == "latest-offset";
+    s.consumer_group = o.get_bool(kConsumerGroupOption);
     s.discovery_interval_ms = o.get_duration("scan.partition-discovery.interval").count();
     if (o.is_set(kFlinkDiscoveryInterval)) {
         s.discovery_interval_ms = o.get_duration(kFlinkDiscoveryInterval).count();

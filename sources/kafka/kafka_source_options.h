@@ -9,6 +9,9 @@
 
 namespace cdcd::kafka {
 
+/// Subscribes as a member of the consumer group instead of assigning every partition itself.
+inline constexpr const char* kConsumerGroupOption = "scan.consumer-group.enabled";
+
 config::ConnectorOptionsSpec kafka_source_options();
 void validate_kafka_source(const config::ValidatedOptions& options,
                            config::Diagnostics& diagnostics);
