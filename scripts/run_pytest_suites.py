@@ -39,7 +39,9 @@ def suites():
 def run_suite(folder):
     rel = folder.relative_to(REPO)
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(rel)],
+    # --durations: the slowest tests of each suite, to see where CI's 25 minutes go.
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--durations=5", str(rel)],
                           cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return rel, proc, time.monotonic() - started
 
