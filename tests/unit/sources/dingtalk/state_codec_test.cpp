@@ -88,7 +88,8 @@ TEST_CASE("restore refuses a different scan.block.include-raw-json") {
     CHECK(source.describe_state(encode_state(s)).find("\"documents\":1") != std::string::npos);
 }
 
-TEST_CASE("the exclusions honoured since the first discovery round-trip and older states have none") {
+TEST_CASE(
+    "the exclusions honoured since the first discovery round-trip and older states have none") {
     SourceState s;
     s.excluded = std::set<std::string>{"folder\"1", "doc2"};
     CHECK(decode_state(encode_state(s)) == s);
