@@ -304,17 +304,19 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
                         "` must be a positive number of records per second, got " +
                         o.raw(kRateLimit).value_or("?") + "; leave it unset for no limit");
     }
-    const std::string format = o.get_enum("value.format");
+    // value.format is required: when it is missing that error is already reported, and the
+    // checks against the format are left out.
+    const std::string format = o.has("value.format") ? o.get_enum("value.format") : "";
     for (const char* other : {"json", "debezium-json", "canal-json"}) {
         const std::string key = std::string(other) + ".ignore-parse-errors";
-        if (o.is_set(key) && format != other)
+        if (o.is_set(key) && !format.empty() && format != other)
             d.error(o.location(key), "`" + key + "` applies only to value.format " + other +
                                          " (value.format is " + format +
                                          "); use `ignore-parse-errors`");
     }
     for (const char* key : {"canal-json.database.include", "canal-json.table.include"}) {
         if (!o.is_set(key)) continue;
-        if (format != "canal-json") {
+        if (!format.empty() && format != "canal-json") {
             d.error(o.location(key), std::string("`") + key +
                                          "` applies only to value.format canal-json (value.format "
                                          "is " +
@@ -325,7 +327,7 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
         if (!transform::compile_java_regex(o.get_string(key), &error))
             d.error(o.location(key), std::string("`") + key + "` is not a valid regex: " + error);
     }
-    if (o.get_bool("debezium-json.schema-include") && o.get_enum("value.format") != "debezium-json")
+    if (o.get_bool("debezium-json.schema-include") && !format.empty() && format != "debezium-json")
         d.error(o.location("debezium-json.schema-include"),
                 "applies only to value.format debezium-json");
     try {

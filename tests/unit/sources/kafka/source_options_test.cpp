@@ -116,3 +116,20 @@ TEST_CASE("canal-json include filters reach the decoder") {
     CHECK(s.decoder.canal.database_include == "app.*");
     CHECK(s.decoder.canal.table_include == "orders");
 }
+
+TEST_CASE("a missing value.format is reported once and the other checks still run") {
+    // The pipeline planner runs validate_kafka_source after a failed generic validation too; it
+    // asked for value.format regardless and threw (found by fuzz_pipeline_yaml).
+    config::RawOptions raw;
+    raw["properties.bootstrap.servers"] = config::RawValue{"127.0.0.1:9", {"p.yaml", 10, 3}};
+    raw["topic"] = config::RawValue{"t", {"p.yaml", 11, 3}};
+    raw["table-id.fixed.name"] = config::RawValue{"db.t", {"p.yaml", 12, 3}};
+    raw["canal-json.table.include"] = config::RawValue{"(", {"p.yaml", 13, 3}};
+    config::Diagnostics d;
+    auto options = config::validate_options(
+        kafka_source_options(), raw, config::SourceLocation{"p.yaml", 9, 1}, "source `kafka`", d);
+    REQUIRE_NOTHROW(validate_kafka_source(options, d));
+    const std::string errors = d.to_string();
+    CHECK(errors.find("value.format") != std::string::npos);
+    CHECK(errors.find("canal-json.table.include` is not a valid regex") != std::string::npos);
+}
