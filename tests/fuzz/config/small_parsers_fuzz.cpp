@@ -1,8 +1,8 @@
 // The small parsers from hostile text, the first byte picking one: durations and memory sizes
 // (Flink's spellings and ISO 8601), URLs, Retry-After, percent-encoding, base64, data types,
-// table ids, decimals, secrets files and JSON string escaping. Each either refuses the text or
-// gives a value that survives a round trip through its printer (JSON: a UTF-8 text quoted by
-// cdcd's writer reads back as itself).
+// table ids, decimals, secrets files, Java's sasl.jaas.config and JSON string escaping. Each either
+// refuses the text or gives a value that survives a round trip through its printer (JSON: a UTF-8
+// text quoted by cdcd's writer reads back as itself).
 #include <simdjson.h>
 
 #include <cstddef>
@@ -21,6 +21,7 @@
 #include "pipeline/types/data_type.h"
 #include "pipeline/util/base64.h"
 #include "pipeline/util/json_escape.h"
+#include "sinks/kafka/kafka_properties.h"
 
 using namespace cdcd;
 
@@ -35,7 +36,7 @@ void check(bool ok) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-    switch (data[0] % 11) {
+    switch (data[0] % 12) {
         case 0:
             if (auto d = config::parse_duration(text))
                 check(config::parse_duration(config::format_duration(*d)) == d);
@@ -89,6 +90,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             try {
                 (void)config::Secrets::from_string(text, "secrets.env");
             } catch (const config::ConfigError&) {
+            }
+            break;
+        case 10:
+            try {
+                (void)kafka::translate_properties({{"sasl.jaas.config", std::string(text)}},
+                                                  kafka::ClientRole::Consumer);
+            } catch (const kafka::PropertyError&) {
             }
             break;
         default:
