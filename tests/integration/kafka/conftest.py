@@ -1,4 +1,5 @@
 # Kafka integration tests: the real cdcd binary against a real Kafka broker (tests/services/kafka).
+import json
 import os
 import signal
 import subprocess
@@ -115,6 +116,14 @@ _counter = [0]
 def unique(prefix: str) -> str:
     _counter[0] += 1
     return f"{prefix}_{os.getpid()}_{_counter[0]}_{int(time.time() * 1000) % 100000}"
+
+
+def read_jsonl(path):
+    """The JSON lines a file sink has written so far (none before it creates the file)."""
+    try:
+        return [json.loads(x) for x in open(path).read().splitlines() if x]
+    except FileNotFoundError:
+        return []
 
 
 def wait_for(cond, timeout=60, what="condition", interval=0.2):

@@ -4,7 +4,7 @@ import json
 import re
 import time
 
-from conftest import unique, wait_for
+from conftest import read_jsonl, unique, wait_for
 
 PIPE = """
 source:
@@ -27,11 +27,7 @@ def pipeline(kafka_broker, source, out=None, sink=None, interval="1s"):
                        interval=interval)
 
 
-def lines(path):
-    try:
-        return [json.loads(x) for x in open(path).read().splitlines() if x]
-    except FileNotFoundError:
-        return []
+lines = read_jsonl
 
 
 def after_ids(path):

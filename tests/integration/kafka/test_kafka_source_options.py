@@ -5,7 +5,7 @@ from datetime import datetime
 import subprocess
 import time
 
-from conftest import CDCD, unique, wait_for
+from conftest import CDCD, read_jsonl, unique, wait_for
 
 PIPE = """
 source:
@@ -31,10 +31,7 @@ def pipeline(kafka_broker, source, out, transform=""):
 
 
 def rows(path):
-    try:
-        return [json.loads(x)["after"] for x in open(path).read().splitlines() if x]
-    except FileNotFoundError:
-        return []
+    return [line["after"] for line in read_jsonl(path)]
 
 
 def validate(tmp_path, text):
