@@ -8,9 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want="${1:-build}"
-build_packages=(build-essential cmake ninja-build ccache pkg-config
-  libboost1.81-dev libyaml-cpp-dev libsimdjson-dev librdkafka-dev librocksdb-dev libspdlog-dev
-  catch2 libssl-dev libre2-dev libsystemd-dev libicu-dev)
+# librdkafka itself is built from source by install_librdkafka.sh (Debian's 2.0.2 is too old);
+# its -dev dependencies are here.
+build_packages=(build-essential cmake ninja-build ccache pkg-config curl ca-certificates
+  libboost1.81-dev libyaml-cpp-dev libsimdjson-dev librocksdb-dev libspdlog-dev
+  catch2 libssl-dev libre2-dev libsystemd-dev libicu-dev
+  libsasl2-dev libzstd-dev liblz4-dev zlib1g-dev libcurl4-openssl-dev)
 test_packages=(kcat maven default-jdk-headless python3-pip python3-venv clang-format clang-tidy systemd
   clang-14 libclang-rt-14-dev)
 
@@ -38,6 +41,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+scripts/install_librdkafka.sh
 
 if [[ "$want" == test ]]; then
   python3 -m pip --version >/dev/null 2>&1 || { echo "setup: pip is missing" >&2; exit 1; }

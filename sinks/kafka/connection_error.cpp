@@ -5,28 +5,11 @@
 
 namespace cdcd::kafka {
 
-namespace {
-
-// librdkafka before 2.6.1 sends a SCRAM client-final-message with the client nonce twice;
-// Kafka 4.0 and later brokers check it as RFC 5802 says and refuse every such login
-// (confluentinc/librdkafka#4895).
-bool scram_nonce_bug() {
-    return rd_kafka_version() < 0x020601ff;
-}
-
-}  // namespace
-
 std::optional<std::string> lasting_connection_error(int err, const std::string& reason) {
     if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
-        std::string text = "cannot log in to the broker: " + reason +
-                           " (check properties.sasl.mechanism and properties.sasl.username / "
-                           "properties.sasl.password, or properties.sasl.jaas.config)";
-        if (reason.find("SCRAM") != std::string::npos && scram_nonce_bug())
-            text += "; note: the librdkafka cdcd runs with (" +
-                    std::string(rd_kafka_version_str()) +
-                    ") cannot log in with SCRAM to Kafka 4.0 or later brokers (fixed in librdkafka "
-                    "2.6.1): use SASL PLAIN over SASL_SSL with those brokers";
-        return text;
+        return "cannot log in to the broker: " + reason +
+               " (check properties.sasl.mechanism and properties.sasl.username / "
+               "properties.sasl.password, or properties.sasl.jaas.config)";
     }
     if (err == RD_KAFKA_RESP_ERR__SSL &&
         reason.find("certificate verify failed") != std::string::npos)

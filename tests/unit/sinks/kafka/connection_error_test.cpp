@@ -18,16 +18,16 @@ TEST_CASE(
     CHECK_THAT(*e, !Catch::Contains("SCRAM"));
 }
 
-TEST_CASE("connection errors: a SCRAM refusal explains librdkafka's SCRAM bug when it has it") {
+TEST_CASE("connection errors: cdcd links a librdkafka whose SCRAM logins Kafka 4 accepts") {
+    // Before 2.6.1 librdkafka sent the client nonce twice and Kafka 4 brokers refused every SCRAM
+    // login (confluentinc/librdkafka#4895); scripts/install_librdkafka.sh builds a newer one.
+    CHECK(rd_kafka_version() >= 0x020601ff);
     auto e = lasting_connection_error(RD_KAFKA_RESP_ERR__AUTHENTICATION,
                                       "b:9093/bootstrap: SASL authentication error: Authentication "
                                       "failed during authentication due to invalid credentials "
                                       "with SASL mechanism SCRAM-SHA-256");
     REQUIRE(e);
-    if (rd_kafka_version() < 0x020601ff)
-        CHECK_THAT(*e, Catch::Contains("cannot log in with SCRAM to Kafka 4.0 or later brokers"));
-    else
-        CHECK_THAT(*e, !Catch::Contains("Kafka 4.0"));
+    CHECK_THAT(*e, Catch::StartsWith("cannot log in to the broker: b:9093/bootstrap: "));
 }
 
 TEST_CASE("connection errors: an unverifiable certificate lasts and points at ssl.ca.location") {
