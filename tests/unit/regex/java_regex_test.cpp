@@ -87,7 +87,7 @@ TEST_CASE("what Java rejects is refused as invalid, with Java's words and index"
     CHECK(starts_with(full_match("(", ""), "invalid regular expression '(': missing )"));
 }
 
-TEST_CASE("the two old translators disagreed on these; now one answer") {
+TEST_CASE("where the two old translators disagreed there is now one answer") {
     // Route passed (?U) to RE2, where it means ungreedy (Java: Unicode classes); transform
     // refused it. Refused (above). Route refused \u00e9 (RE2: invalid escape); transform took it.
     CHECK(full_match("caf\\u00e9", "caf\u00e9") == "match");

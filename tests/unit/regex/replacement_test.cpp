@@ -53,7 +53,7 @@ TEST_CASE("bad replacement strings get Java's messages") {
     CHECK(replace_all("a", "a", "${n}") == "ERROR: No group with name {n}");
 }
 
-TEST_CASE("a literal replacement takes $ and \\ as they are") {
+TEST_CASE("a literal replacement takes dollar signs and backslashes as they are") {
     CHECK(replace_literal("l", "Alice", "$1\\") == "A$1\\ice");
     Replacement r = Replacement::literal("a.b");
     CHECK_FALSE(r.has_group_reference());
