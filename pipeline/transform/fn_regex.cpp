@@ -5,7 +5,9 @@
 #include <string>
 
 #include "pipeline/transform/functions.h"
-#include "pipeline/transform/java_regex.h"
+#include "regex/java_regex.h"
+#include "regex/replacement.h"
+#include "regex/sql_pattern.h"
 
 namespace cdcd::transform {
 
@@ -14,7 +16,7 @@ namespace {
 enum Flavor { kJava, kLike, kSimilar };
 
 // A pattern compiled once when constant, or cached on its last text when it comes from a column.
-// `re` is null when the pattern does not compile; `unsupported` then says whether Java would have
+// `re` is null when the pattern does not compile; `error` then says whether Java would have
 // accepted it (cdcd cannot run it) or rejected it too.
 struct PatternCache {
     Flavor flavor = kJava;
@@ -24,22 +26,20 @@ struct PatternCache {
     mutable std::string text;
     mutable char escape = 0;
     mutable std::unique_ptr<RE2> re;
-    mutable std::string error;
-    mutable bool unsupported = false;
+    mutable regex::Error error;
     mutable bool cached = false;
 
     void compile(std::string_view pattern_text, char esc) const {
-        error.clear();
-        unsupported = false;
+        error = {};
         switch (flavor) {
             case kJava:
-                re = compile_java_regex(pattern_text, &error, &unsupported);
+                re = regex::compile_java(pattern_text, &error);
                 break;
             case kLike:
-                re = compile_sql_like(pattern_text, esc, &error);
+                re = regex::compile_sql_like(pattern_text, esc, &error.detail);
                 break;
             case kSimilar:
-                re = compile_similar(pattern_text, esc, &error);
+                re = regex::compile_similar(pattern_text, esc, &error.detail);
                 break;
         }
         text = std::string(pattern_text);
@@ -48,8 +48,8 @@ struct PatternCache {
     }
     // Whether a pattern that did not compile fails the row (or the validation) rather than
     // giving NULL.
-    bool fails() const { return !re && (unsupported || !null_when_invalid); }
-    std::string message() const { return "invalid regular expression '" + text + "': " + error; }
+    bool fails() const { return !re && (error.unsupported() || !null_when_invalid); }
+    std::string message() const { return regex::refusal(text, error); }
 };
 
 // The compiled pattern, or nullptr when Java rejects it and the function gives NULL for that.
@@ -122,7 +122,8 @@ Datum eval_replace(const Node& n, EvalContext& c) {
     const RE2* re = pattern(n, p.s, 0);
     if (!re) return Datum{};
     std::string out;
-    replace_all_literal(*re, s.s, r.s, out);
+    // Flink: String.replaceAll(regex, Matcher.quoteReplacement(replacement)).
+    regex::Replacement::literal(r.s).replace_all(*re, s.s, out);
     return Datum::of_string(c.arena.copy(out));
 }
 NodePtr b_replace(CallSite& c) {

@@ -12,9 +12,9 @@
 #include "config/pipeline_def.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
+#include "pipeline/route/selectors.h"
 #include "pipeline/transform/compiler.h"
 #include "pipeline/transform/projection.h"
-#include "pipeline/transform/selectors.h"
 
 namespace cdcd::transform {
 

@@ -47,7 +47,7 @@ TopicSelector::TopicSelector(std::optional<std::string> topic, const std::string
     : topic_(std::move(topic)) {
     for (auto& [selector, target] : parse_mapping(mapping)) {
         std::string error;
-        auto parsed = transform::Selectors::parse(selector, &error);
+        auto parsed = Selectors::parse(selector, &error);
         if (!parsed)
             throw std::invalid_argument("sink.tableId-to-topic.mapping: selector '" + selector +
                                         "': " + error);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pipeline/data/table_id.h"
-#include "pipeline/transform/selectors.h"
+#include "pipeline/route/selectors.h"
 
 namespace cdcd::kafka {
 
@@ -27,7 +27,7 @@ class TopicSelector {
 
   private:
     std::optional<std::string> topic_;
-    std::vector<std::pair<std::unique_ptr<transform::Selectors>, std::string>> rules_;
+    std::vector<std::pair<std::unique_ptr<Selectors>, std::string>> rules_;
 };
 
 }  // namespace cdcd::kafka

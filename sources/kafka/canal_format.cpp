@@ -1,7 +1,7 @@
 // value.format: canal-json.
 #include <unordered_map>
 
-#include "pipeline/transform/java_regex.h"
+#include "regex/java_regex.h"
 #include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
@@ -13,9 +13,11 @@ using simdjson::ondemand::json_type;
 // A canal-json.*.include pattern, anchored (Flink: Pattern.matcher(value).matches()).
 std::unique_ptr<RE2> include_pattern(const std::string& regex, const char* option) {
     if (regex.empty()) return nullptr;
-    std::string error;
-    auto re = transform::compile_java_regex(regex, &error);
-    if (!re) throw std::invalid_argument(std::string(option) + ": not a valid regex: " + error);
+    regex::Error error;
+    auto re = regex::compile_java(regex, &error);
+    if (!re)
+        throw std::invalid_argument("`" + std::string(option) +
+                                    "`: " + regex::refusal(regex, error));
     return re;
 }
 

@@ -5,7 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
-#include "pipeline/transform/java_regex.h"
+#include "regex/java_regex.h"
 #include "sinks/kafka/client_log.h"
 #include "sinks/kafka/connection_error.h"
 
@@ -51,9 +51,11 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
       metrics_(metrics) {
     decoder_.restore(restored_.schemas);
     if (settings_.topic_pattern) {
-        std::string error;
-        pattern_ = transform::compile_java_regex(*settings_.topic_pattern, &error);
-        if (!pattern_) throw std::invalid_argument("kafka source: topic-pattern: " + error);
+        regex::Error error;
+        pattern_ = regex::compile_java(*settings_.topic_pattern, &error);
+        if (!pattern_)
+            throw std::invalid_argument("kafka source: `topic-pattern`: " +
+                                        regex::refusal(*settings_.topic_pattern, error));
     }
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char err[512];

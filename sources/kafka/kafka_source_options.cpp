@@ -6,7 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "pipeline/transform/java_regex.h"
+#include "regex/java_regex.h"
 #include "text/ascii.h"
 
 namespace cdcd::kafka {
@@ -209,9 +209,11 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
         d.error(o.location(topic ? "topic-pattern" : "topic"),
                 "exactly one of `topic` and `topic-pattern` must be set");
     if (pattern) {
-        std::string error;
-        if (!transform::compile_java_regex(o.get_string("topic-pattern"), &error))
-            d.error(o.location("topic-pattern"), "`topic-pattern` is not a valid regex: " + error);
+        const std::string value = o.get_string("topic-pattern");
+        regex::Error error;
+        if (!regex::compile_java(value, &error))
+            d.error(o.location("topic-pattern"),
+                    "`topic-pattern`: " + regex::refusal(value, error));
     }
     bool fixed = o.has("table-id.fixed.name");
     bool from = o.has("table-id.dynamic.from"), fields = o.has("table-id.dynamic.fields");
@@ -323,9 +325,10 @@ void validate_kafka_source(const config::ValidatedOptions& o, config::Diagnostic
                                          format + ")");
             continue;
         }
-        std::string error;
-        if (!transform::compile_java_regex(o.get_string(key), &error))
-            d.error(o.location(key), std::string("`") + key + "` is not a valid regex: " + error);
+        const std::string value = o.get_string(key);
+        regex::Error error;
+        if (!regex::compile_java(value, &error))
+            d.error(o.location(key), std::string("`") + key + "`: " + regex::refusal(value, error));
     }
     if (o.get_bool("debezium-json.schema-include") && !format.empty() && format != "debezium-json")
         d.error(o.location("debezium-json.schema-include"),

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "net/url.h"
+#include "regex/java_regex.h"
 #include "text/ascii.h"
 
 namespace cdcd::oss {
@@ -87,7 +88,7 @@ config::ConnectorOptionsSpec option_specs() {
             .secret()
             .desc("cdcd extension: STS security token sent with every OSS and MNS request."),
         OptionSpec::string("oss-key.to.table-id.matching.pattern")
-            .desc("RE2 regex matched against oss://<bucket>/<key>; 1-3 capture groups give table, "
+            .desc("Java regex matched against oss://<bucket>/<key>; 1-3 capture groups give table, "
                   "namespace.table or namespace.schema.table; objects that do not match are "
                   "filtered out."),
         // Startup
@@ -351,16 +352,17 @@ void validate(const config::ValidatedOptions& o, const config::ConnectorDef& def
         }
     }
     if (o.is_set("oss-key.to.table-id.matching.pattern")) {
-        RE2 re(o.get_string("oss-key.to.table-id.matching.pattern"), RE2::Quiet);
-        if (!re.ok())
-            d.error(
-                o.location("oss-key.to.table-id.matching.pattern"),
-                "`oss-key.to.table-id.matching.pattern` is not a valid RE2 regex: " + re.error());
-        else if (re.NumberOfCapturingGroups() < 1 || re.NumberOfCapturingGroups() > 3)
+        const std::string value = o.get_string("oss-key.to.table-id.matching.pattern");
+        regex::Error error;
+        auto re = regex::compile_java(value, &error);
+        if (!re)
+            d.error(o.location("oss-key.to.table-id.matching.pattern"),
+                    "`oss-key.to.table-id.matching.pattern`: " + regex::refusal(value, error));
+        else if (re->NumberOfCapturingGroups() < 1 || re->NumberOfCapturingGroups() > 3)
             d.error(
                 o.location("oss-key.to.table-id.matching.pattern"),
                 "`oss-key.to.table-id.matching.pattern` must have 1 to 3 capture groups, it has " +
-                    std::to_string(re.NumberOfCapturingGroups()));
+                    std::to_string(re->NumberOfCapturingGroups()));
     }
     (void)mode_name;
 }

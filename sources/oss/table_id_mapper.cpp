@@ -4,12 +4,17 @@
 
 #include <stdexcept>
 
+#include "regex/java_regex.h"
+
 namespace cdcd::oss {
 
 TableIdMapper::TableIdMapper(const std::string& pattern) {
     if (pattern.empty()) return;
-    re_ = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
-    if (!re_->ok()) throw std::invalid_argument("invalid table-id pattern: " + re_->error());
+    regex::Error error;
+    re_ = regex::compile_java(pattern, &error);
+    if (!re_)
+        throw std::invalid_argument("`oss-key.to.table-id.matching.pattern`: " +
+                                    regex::refusal(pattern, error));
     groups_ = re_->NumberOfCapturingGroups();
     if (groups_ < 1 || groups_ > 3)
         throw std::invalid_argument("table-id pattern needs 1 to 3 capture groups, has " +

@@ -1,7 +1,7 @@
 #pragma once
-// Object → TableId: the bucket name by default; with oss-key.to.table-id.matching.pattern, the
-// 1-3 capture groups of an RE2 full match of oss://<bucket>/<key> (table, namespace.table,
-// namespace.schema.table); objects that do not match are filtered out.
+// Object → TableId: the bucket name by default; with oss-key.to.table-id.matching.pattern (a Java
+// regex, regex/java_regex.h), the 1-3 capture groups of a full match of oss://<bucket>/<key>
+// (table, namespace.table, namespace.schema.table); objects that do not match are filtered out.
 #include <memory>
 #include <optional>
 #include <string>

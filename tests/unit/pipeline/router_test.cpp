@@ -110,7 +110,7 @@ TEST_CASE("bad rules are diagnosed with their position", "[router]") {
         CHECK(diags.items()[static_cast<std::size_t>(i)].where.line == i + 2);
     CHECK(diags.items()[0].message.find("backreference") != std::string::npos);
     CHECK(diags.items()[1].message.find("lookahead") != std::string::npos);
-    CHECK(diags.items()[2].message.find("not a valid regular expression") != std::string::npos);
+    CHECK(diags.items()[2].message.find("invalid regular expression") != std::string::npos);
     CHECK(diags.items()[3].message.find("not a table id") != std::string::npos);
     CHECK(diags.items()[4].message.find("No group 2") != std::string::npos);
     CHECK(diags.items()[5].message.find("possessive") != std::string::npos);
@@ -122,4 +122,26 @@ TEST_CASE("a target that resolves to more than 3 parts fails at routing time", "
     Router r = make({def("db.(\\.*)", "a.b.c.$1")});
     CHECK_THROWS_WITH(r.route(TableId::of("db", "t")),
                       Catch::Contains("resolves to 'a.b.c.t' for table db.t"));
+}
+
+TEST_CASE("source-table is a Java regex in the one dialect of regex/", "[router]") {
+    // The route's own translator passed these to RE2 as they were: (?U) became ungreedy, the
+    // nested class matched differently, \u00e9 was refused. Now as everywhere else.
+    config::Diagnostics diags;
+    Router::create({def("db.(?U)t", "x", {}, 2), def("db.[a[b]]", "x", {}, 3)}, RouteMode::AllMatch,
+                   diags);
+    REQUIRE(diags.size() == 2);
+    CHECK(diags.items()[0].message ==
+          "route source-table 'db.(?U)t': unsupported regular expression 'db\\.(?U)t': inline "
+          "flag '(?U)' at index 4 is not supported: RE2, which cdcd matches with, cannot run it");
+    CHECK(diags.items()[1].message.find("nested character class '[' at index 6") !=
+          std::string::npos);
+    CHECK(routed(make({def("db.caf\\u00e9", "x.y")}), "db.caf\u00e9") == "x.y");
+}
+
+TEST_CASE("sink-table replacement moves past an empty match by a whole character", "[router]") {
+    // The old loop moved on by one byte and wrote "t\xC3t\xA9t" (not UTF-8) where Java gives
+    // "tét".
+    Router r = make({def("(?:|\u00e9)", "t")});
+    CHECK(routed(r, "\u00e9") == "t\u00e9t");
 }

@@ -127,3 +127,11 @@ TEST_CASE("properties: Java key stores: PKCS12 and PEM map to librdkafka, JKS is
         Catch::StartsWith("properties.ssl.keystore.location: librdkafka cannot read JKS") &&
             Catch::Contains("properties.ssl.keystore.type: PKCS12"));
 }
+
+TEST_CASE("topic: a mapping selector RE2 cannot run is refused as every regex option refuses") {
+    CHECK_THROWS_WITH(TopicSelector(std::nullopt, "app_db.(?U)t:x"),
+                      "sink.tableId-to-topic.mapping: selector 'app_db.(?U)t': invalid table "
+                      "selector 'app_db.(?U)t': unsupported regular expression '(?U)t': inline "
+                      "flag '(?U)' at index 0 is not supported: RE2, which cdcd matches with, "
+                      "cannot run it");
+}

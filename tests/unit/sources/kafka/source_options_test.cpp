@@ -131,5 +131,6 @@ TEST_CASE("a missing value.format is reported once and the other checks still ru
     REQUIRE_NOTHROW(validate_kafka_source(options, d));
     const std::string errors = d.to_string();
     CHECK(errors.find("value.format") != std::string::npos);
-    CHECK(errors.find("canal-json.table.include` is not a valid regex") != std::string::npos);
+    CHECK(errors.find("canal-json.table.include`: invalid regular expression '('") !=
+          std::string::npos);
 }

@@ -190,3 +190,14 @@ TEST_CASE("prefix merge: a key listed but never emitted has no DELETE when it go
     REQUIRE(m.changes().size() == 1);
     CHECK(m.changes()[0].object.key == "a");
 }
+
+TEST_CASE("table-id mapper: the pattern is a Java regex, refused as every regex option refuses") {
+    // Raw RE2 had no \p{Lower} and took (?U) as "ungreedy"; Java's dialect applies now.
+    TableIdMapper posix(R"(oss://[^/]+/(\p{Lower}+)/.*)");
+    CHECK(posix.map("b1", "logs/a.txt")->str() == "logs");
+    CHECK_FALSE(posix.map("b1", "LOGS/a.txt"));
+    CHECK_THROWS_WITH(TableIdMapper(R"(oss://(?U)([^/]+)/.*)"),
+                      "`oss-key.to.table-id.matching.pattern`: unsupported regular expression "
+                      "'oss://(?U)([^/]+)/.*': inline flag '(?U)' at index 6 is not supported: "
+                      "RE2, which cdcd matches with, cannot run it");
+}

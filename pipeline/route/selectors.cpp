@@ -1,9 +1,9 @@
-#include "pipeline/transform/selectors.h"
+#include "pipeline/route/selectors.h"
 
-#include "pipeline/transform/java_regex.h"
+#include "regex/java_regex.h"
 #include "text/ascii.h"
 
-namespace cdcd::transform {
+namespace cdcd {
 
 namespace {
 
@@ -39,10 +39,10 @@ std::unique_ptr<Selectors> Selectors::parse(std::string_view text, std::string* 
         }
         Alternative alt;
         for (const auto& p : parts) {
-            std::string err;
-            auto re = compile_java_regex("(?i)(?:" + p + ")", &err);
+            regex::Error err;
+            auto re = regex::compile_java(p, &err, {.case_insensitive = true});
             if (!re) {
-                if (error) *error = "invalid table selector '" + a + "': " + err;
+                if (error) *error = "invalid table selector '" + a + "': " + regex::refusal(p, err);
                 return nullptr;
             }
             alt.parts.push_back(std::move(re));
@@ -72,4 +72,4 @@ bool Selectors::matches(TableId t) const {
     return false;
 }
 
-}  // namespace cdcd::transform
+}  // namespace cdcd

@@ -1,7 +1,9 @@
 #pragma once
 // Flink CDC's Selectors for transform `source-table`: comma-separated alternatives, each 1-3
 // dot-separated parts; every part is a case-insensitive regex matched in full; the part count
-// must equal the TableId's. `\.` is a regex any-char inside a part, `\,` a literal comma.
+// must equal the TableId's. `\.` is a regex any-char inside a part, `\,` a literal comma. Used by
+// transform `source-table` and the Kafka sink's `sink.tableId-to-topic.mapping`; each part is a
+// Java regex of regex/.
 #include <re2/re2.h>
 
 #include <memory>
@@ -11,7 +13,7 @@
 
 #include "pipeline/data/table_id.h"
 
-namespace cdcd::transform {
+namespace cdcd {
 
 class Selectors {
   public:
@@ -26,4 +28,4 @@ class Selectors {
     std::vector<Alternative> alternatives_;
 };
 
-}  // namespace cdcd::transform
+}  // namespace cdcd
