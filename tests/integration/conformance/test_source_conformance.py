@@ -1,0 +1,70 @@
+"""Every source (harnesses.SOURCES) through the binary: SIGTERM drains it with a final checkpoint
+and exit 0; a restart restores that checkpoint and the source goes on where it stopped, so each
+record reaches the sink exactly once; a record it cannot decode follows bad-record.policy
+dead-letter (kept once, with its position) while the good ones go on."""
+import json
+
+import pytest
+
+import cdcd_process as cdcd
+from harnesses import SOURCES, TOTAL
+from pipeline_run import PipelineRun
+
+
+def pipeline(source_block, out, name, extra=""):
+    return (f"{source_block}sink:\n  type: file\n  path: {out}\n"
+            f"pipeline:\n  name: {name}\n  execution.checkpointing.interval: 300ms\n{extra}")
+
+
+def ids(path):
+    if not path.exists():
+        return []
+    return [json.loads(line)["after"]["id"] for line in path.read_text().splitlines() if line]
+
+
+@pytest.mark.parametrize("harness", SOURCES, ids=lambda h: h.type)
+def test_sigterm_drains_with_a_final_checkpoint_and_a_restart_resumes_from_it(
+        request, tmp_path, harness):
+    h = harness(request)
+    out = tmp_path / "out.jsonl"
+    h.prepare()
+    first = PipelineRun(tmp_path, pipeline(h.block(1), out, f"conformance-{h.type}"), "first")
+    try:
+        first.start()
+        assert cdcd.wait_for(lambda: h.first_half_delivered(ids(out)), timeout=30), first.log()
+        assert first.terminate() == 0, first.log()
+    finally:
+        first.kill()
+    assert "SIGTERM: draining" in first.log()
+    final = first.final_checkpoint()
+    assert final is not None, first.log()
+    listed = cdcd.run(["checkpoints", "list", "--state-dir", first.state])
+    assert listed.returncode == 0 and f" {final} " in listed.stdout, listed.stdout + listed.stderr
+
+    h.between_runs()
+    second = PipelineRun(tmp_path, pipeline(h.block(2), out, f"conformance-{h.type}"), "second")
+    try:
+        second.start()
+        assert cdcd.wait_for(lambda: len(ids(out)) >= TOTAL, timeout=30), second.log()
+        code = cdcd.wait_exit(second.proc, 30) if h.ends_by_itself else second.terminate()
+        assert code == 0, second.log()
+    finally:
+        second.kill()
+    assert second.restored_checkpoint() == final, second.log()
+    delivered = ids(out)
+    assert sorted(delivered) == list(range(1, TOTAL + 1)), "a record was lost or written twice"
+
+
+@pytest.mark.parametrize("harness", [h for h in SOURCES if h.bad_record], ids=lambda h: h.type)
+def test_an_undecodable_record_is_dead_lettered_once_and_the_rest_goes_on(
+        request, tmp_path, harness):
+    h = harness(request)
+    out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
+    block, position = h.bad_record()
+    policy = f"  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n"
+    run = PipelineRun(tmp_path, pipeline(block, out, f"conformance-bad-{h.type}", policy), "bad")
+    assert run.run() == 0, run.log()
+    assert ids(out) == [1, 3]
+    records = [json.loads(line) for line in dead.read_text().splitlines()]
+    assert [(r["stage"], r["connector"], r["reason"], r["position"]) for r in records] == [
+        ("source", h.type, "parse-error", position)]
