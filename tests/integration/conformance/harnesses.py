@@ -2,8 +2,8 @@
 delivered. The generic tests (test_*_conformance.py) run over SOURCES and SINKS; a connector is
 added to the suite by adding its class here (docs/adding-a-connector.md).
 
-A source harness offers records with ids 1..TOTAL in two halves, one per run, and names how the
-source is stopped; the pipeline writes them to a file sink. A sink harness receives the `values`
+A source harness offers records with ids 1..TOTAL in two halves, one per run, says how the second
+run ends, and maps a row the file sink wrote to its id (`id_of`). A sink harness receives the `values`
 source's GENERATED rows (ids 1..TOTAL) and reads back the ids it delivered. `bad_*` build a
 pipeline with one bad record among good ones, or are None when the connector has none (the
 `values` source cannot be fed one; the `file` and `values` sinks never reject a record)."""
@@ -50,6 +50,10 @@ class ValuesSource:
 
     ends_by_itself = True  # the second run ends with its input
 
+    @staticmethod
+    def id_of(after):
+        return after["id"]
+
 
 class KafkaSource:
     """debezium-json messages on a fresh topic: half before the first run, half before the second."""
@@ -81,14 +85,104 @@ class KafkaSource:
 
     ends_by_itself = False
 
+    @staticmethod
+    def id_of(after):
+        return after["id"]
+
     def bad_record(self):
-        """(source block, the bad record's position as the dead-letter file names it)."""
+        """(source block, the bad record's position as the dead-letter file names it, the ids of
+        the good records around it)."""
         self.broker.create_topic(self.topic)
         self.broker.produce(self.topic, [self.MESSAGE % 1, "not json", self.MESSAGE % 3])
-        return self.block(1, bounded=True), f"topic {self.topic}, partition 0, offset 1"
+        return self.block(1), f"topic {self.topic}, partition 0, offset 1", [1, 3]
 
 
-SOURCES = [ValuesSource, KafkaSource]
+class OssSource:
+    """Objects k/1..k/TOTAL put into a bucket whose notifications go to an MNS queue."""
+    type = "oss-cdc"
+    ends_by_itself = False
+
+    def __init__(self, request):
+        self.emu = request.getfixturevalue("oss_emulator")
+        self.bucket, self.queue = unique("b"), unique("q")
+        self.emu.create_bucket(self.bucket)
+        self.emu.mns.create_queue(self.queue, visibility_timeout=2)
+        self.emu.add_notification(self.bucket, self.queue)
+
+    def put(self, ids):
+        self.emu.put_objects(self.bucket, [{"key": f"k/{i}", "content": str(i)} for i in ids], notify=True)
+
+    def prepare(self):
+        self.put(range(1, TOTAL // 2 + 1))
+
+    def block(self, run):
+        return ("source:\n  type: oss-cdc\n"
+                f"  access-key-id: {self.emu.access_key_id}\n"
+                f"  access-key-secret: {self.emu.access_key_secret}\n"
+                f"  mns.endpoint: {self.emu.mns.url}\n  mns.region: cn-hangzhou\n"
+                f"  mns.queue-name: {self.queue}\n  mns.polling-wait-time: 1s\n"
+                "  scan.startup.mode: EARLIEST_OFFSET\n")
+
+    def first_half_delivered(self, ids):
+        return len(ids) >= TOTAL // 2
+
+    def between_runs(self):
+        self.put(range(TOTAL // 2 + 1, TOTAL + 1))
+
+    @staticmethod
+    def id_of(after):
+        return int(after["key"].split("/")[1])
+
+    def bad_record(self):
+        event = {"eventName": "ObjectCreated:PutObject", "eventTime": "2024-01-02T03:04:05.000Z",
+                 "region": "cn-hangzhou",
+                 "oss": {"bucket": {"name": self.bucket}, "object": {"key": "k/1", "size": 1}}}
+        no_key = {"eventName": "ObjectCreated:PutObject",
+                  "oss": {"bucket": {"name": self.bucket}, "object": {"size": 1}}}
+        third = json.loads(json.dumps(event))
+        third["oss"]["object"]["key"] = "k/3"
+        sent = self.emu.mns.send(self.queue, json.dumps({"events": [event, no_key, third]}))
+        return self.block(1), f"MNS queue {self.queue}, message {sent['message_id']}, event 1", [1, 3]
+
+
+class DingtalkSource:
+    """Documents "doc 1".."doc TOTAL" in one workspace; the second half created between the runs.
+    A document that cannot be read is retried, never a bad record: no bad_record."""
+    type = "dingtalk-cdc"
+    ends_by_itself = False
+    bad_record = None
+
+    def __init__(self, request):
+        import dingtalk_env
+        self.env = dingtalk_env
+        self.emu = request.getfixturevalue("dingtalk_emulator")
+        workspace = self.emu.create_workspace(unique("Conformance"), owner_id=dingtalk_env.OPERATOR)
+        self.workspace, self.root = workspace["workspaceId"], workspace["rootNodeId"]
+
+    def create(self, ids):
+        for i in ids:
+            self.emu.create_document(self.root, f"doc {i}", blocks=[])
+
+    def prepare(self):
+        self.create(range(1, TOTAL // 2 + 1))
+
+    def block(self, run):
+        # dingtalk_env's pipeline, without its sink block (the test adds its own).
+        text = self.env.pipeline_yaml(self.emu, "unused", [self.workspace])
+        return text[text.index("source:"):text.index("sink:")]
+
+    def first_half_delivered(self, ids):
+        return len(ids) >= TOTAL // 2
+
+    def between_runs(self):
+        self.create(range(TOTAL // 2 + 1, TOTAL + 1))
+
+    @staticmethod
+    def id_of(after):
+        return int(after["title"].split()[1])
+
+
+SOURCES = [ValuesSource, KafkaSource, OssSource, DingtalkSource]
 
 
 # ---- sinks -----------------------------------------------------------------------------------
@@ -155,11 +249,15 @@ class KafkaSink:
             "  properties.max.request.size: 10000\n")
         return blocks, 5
 
+    @staticmethod
+    def record_id(record):
+        """The id of a dead-lettered record (its `record` field)."""
+        return json.loads(record)["after"]["id"]
+
 
 class VikingdbSink:
     type = "vikingdb"
     duplicates_visible = False  # upserts by primary key: a replay overwrites, it cannot show
-    bad_record = None
     COLLECTION = "default_namespace_default_schema_generated"
 
     def __init__(self, request, tmp):
@@ -177,6 +275,18 @@ class VikingdbSink:
         if not self.emu.collections():
             return []
         return [int(r["id"]) for r in self.emu.rows(self.COLLECTION)["rows"]]
+
+    def bad_record(self):
+        """Row 5's payload outgrows the emulator's string limit: HTTP 400 for that record only."""
+        self.emu.configure(string_max_bytes=100)
+        transform = ("transform:\n  - source-table: default_namespace.default_schema.generated\n"
+                     "    projection: id, version, IF(id = CAST(5 AS BIGINT), "
+                     "RPAD(payload, 200, 'y'), payload) AS payload\n")
+        return generated(rows=10, transform=transform) + self.block(), 5
+
+    @staticmethod
+    def record_id(record):
+        return json.loads(record)["id"]
 
 
 SINKS = [FileSink, ValuesSink, KafkaSink, VikingdbSink]
