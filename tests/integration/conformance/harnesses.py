@@ -254,6 +254,10 @@ class KafkaSink:
         """The id of a dead-lettered record (its `record` field)."""
         return json.loads(record)["after"]["id"]
 
+    def failure_names(self, rejected):
+        """What the error of a pipeline stopped by the rejected record says to name it."""
+        return [f"topic {self.topic}, key ", f'"id":{rejected}']
+
 
 class VikingdbSink:
     type = "vikingdb"
@@ -287,6 +291,9 @@ class VikingdbSink:
     @staticmethod
     def record_id(record):
         return json.loads(record)["id"]
+
+    def failure_names(self, rejected):
+        return [f"collection '{self.COLLECTION}'", f"primary key {rejected}"]
 
 
 SINKS = [FileSink, ValuesSink, KafkaSink, VikingdbSink]

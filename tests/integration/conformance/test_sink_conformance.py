@@ -1,7 +1,8 @@
 """Every sink (harnesses.SINKS) through the binary, fed by the `values` source's GENERATED rows:
 SIGTERM drains it with a final checkpoint and exit 0; a restart restores that checkpoint (every
 writer's part) and the rows reach the sink once each, none lost; a record the sink rejects
-follows bad-record.policy dead-letter (kept once) while the others are written."""
+is kept once under bad-record.policy dead-letter while the others are written, and stops the
+pipeline under fail, with an error that names it."""
 import json
 
 import pytest
@@ -48,7 +49,7 @@ def test_sigterm_drains_with_a_final_checkpoint_and_a_restart_resumes_from_it(
 
 
 @pytest.mark.parametrize("harness", [h for h in SINKS if h.bad_record], ids=lambda h: h.type)
-def test_a_rejected_record_is_dead_lettered_once_and_the_rest_is_written(
+def test_a_rejected_record_is_dead_lettered_once_under_dead_letter_and_stops_the_pipeline_under_fail(
         request, tmp_path, harness):
     h = harness(request, tmp_path)
     dead = tmp_path / "dead.jsonl"
@@ -61,3 +62,10 @@ def test_a_rejected_record_is_dead_lettered_once_and_the_rest_is_written(
     assert [(r["stage"], r["connector"], r["reason"]) for r in records] == [
         ("sink", h.type, "rejected")]
     assert h.record_id(records[0]["record"]) == rejected
+
+    # fail (the default): the same record stops the pipeline, and the error names it.
+    (tmp_path / "fail").mkdir()
+    failed = PipelineRun(tmp_path / "fail", pipeline(blocks, f"conformance-fail-{h.type}"), "fail")
+    assert failed.run() == 1, failed.log()
+    for words in h.failure_names(rejected):
+        assert words in failed.log(), failed.log()

@@ -1,7 +1,8 @@
 """Every source (harnesses.SOURCES) through the binary: SIGTERM drains it with a final checkpoint
 and exit 0; a restart restores that checkpoint and the source goes on where it stopped, so each
-record reaches the sink exactly once; a record it cannot decode follows bad-record.policy
-dead-letter (kept once, with its position) while the good ones go on."""
+record reaches the sink exactly once; a record it cannot decode stops the pipeline under
+bad-record.policy fail, naming its position, and under dead-letter is kept once with its position
+while the good ones go on."""
 import json
 
 import pytest
@@ -61,11 +62,20 @@ def test_sigterm_drains_with_a_final_checkpoint_and_a_restart_resumes_from_it(
 
 
 @pytest.mark.parametrize("harness", [h for h in SOURCES if h.bad_record], ids=lambda h: h.type)
-def test_an_undecodable_record_is_dead_lettered_once_and_the_rest_goes_on(
+def test_an_undecodable_record_stops_the_pipeline_under_fail_and_is_dead_lettered_once_under_dead_letter(
         request, tmp_path, harness):
     h = harness(request)
     out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
     block, position, good = h.bad_record()
+
+    # fail (the default): the pipeline stops, naming the record's position.
+    (tmp_path / "fail").mkdir()
+    failed = PipelineRun(tmp_path / "fail", pipeline(block, tmp_path / "fail.jsonl",
+                                                     f"conformance-fail-{h.type}"), "fail")
+    assert failed.run() == 1, failed.log()
+    assert position in failed.log(), failed.log()
+
+    # dead-letter: kept once with its position, the good records go on.
     policy = f"  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n"
     run = PipelineRun(tmp_path, pipeline(block, out, f"conformance-bad-{h.type}", policy), "bad")
     try:
