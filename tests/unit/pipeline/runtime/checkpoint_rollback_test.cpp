@@ -22,6 +22,7 @@
 #include "pipeline/runtime/pipeline_plan.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 #include "state/checkpoint_store.h"
+#include "tests/unit/pipeline/connector/fake_connectors.h"
 
 using namespace cdcd;
 
@@ -87,11 +88,6 @@ class SeqSource final : public Source {
     std::int64_t position_ = 0;
 };
 
-class AcceptAll final : public MetadataApplier {
-  public:
-    boost::asio::awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
-};
-
 class TwoPhaseWriter final : public SinkWriter {
   public:
     // A new producer aborts what the previous one left prepared.
@@ -146,30 +142,10 @@ class TwoPhaseWriter final : public SinkWriter {
     std::set<std::uint64_t> pending_;
 };
 
-class TwoPhaseSink final : public Sink {
-  public:
-    std::unique_ptr<SinkWriter> create_writer(int, int) override {
-        return std::make_unique<TwoPhaseWriter>();
-    }
-    MetadataApplier& metadata_applier() override { return applier_; }
-
-  private:
-    AcceptAll applier_;
-};
-
 const ConnectorRegistry& registry() {
-    static ConnectorRegistry r = [] {
-        ConnectorRegistry reg;
-        SourceFactory source;
-        source.name = "seq";
-        source.create = [](const ConnectorContext&) { return std::make_unique<SeqSource>(); };
-        reg.add(std::move(source));
-        SinkFactory sink;
-        sink.name = "two-phase";
-        sink.create = [](const ConnectorContext&) { return std::make_unique<TwoPhaseSink>(); };
-        reg.add(std::move(sink));
-        return reg;
-    }();
+    static ConnectorRegistry r = fakes::registry_of(
+        "seq", [](const ConnectorContext&) { return std::make_unique<SeqSource>(); }, "two-phase",
+        [](const ConnectorContext&) { return std::make_unique<fakes::SinkOf<TwoPhaseWriter>>(); });
     return r;
 }
 

@@ -13,6 +13,7 @@
 #include "pipeline/runtime/pipeline_plan.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 #include "state/checkpoint_store.h"
+#include "tests/unit/pipeline/connector/fake_connectors.h"
 
 using namespace cdcd;
 
@@ -38,11 +39,6 @@ class FailingSource final : public Source {
     std::string snapshot_state() override { return "position"; }
 };
 
-class AcceptAll final : public MetadataApplier {
-  public:
-    boost::asio::awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
-};
-
 class ClaimingWriter final : public SinkWriter {
   public:
     std::optional<std::string> fresh_start_state() override {
@@ -54,30 +50,11 @@ class ClaimingWriter final : public SinkWriter {
     boost::asio::awaitable<std::string> flush(std::uint64_t) override { co_return "flushed"; }
 };
 
-class ClaimingSink final : public Sink {
-  public:
-    std::unique_ptr<SinkWriter> create_writer(int, int) override {
-        return std::make_unique<ClaimingWriter>();
-    }
-    MetadataApplier& metadata_applier() override { return applier_; }
-
-  private:
-    AcceptAll applier_;
-};
-
 const ConnectorRegistry& registry() {
-    static ConnectorRegistry r = [] {
-        ConnectorRegistry reg;
-        SourceFactory source;
-        source.name = "failing";
-        source.create = [](const ConnectorContext&) { return std::make_unique<FailingSource>(); };
-        reg.add(std::move(source));
-        SinkFactory sink;
-        sink.name = "claiming";
-        sink.create = [](const ConnectorContext&) { return std::make_unique<ClaimingSink>(); };
-        reg.add(std::move(sink));
-        return reg;
-    }();
+    static ConnectorRegistry r = fakes::registry_of(
+        "failing", [](const ConnectorContext&) { return std::make_unique<FailingSource>(); },
+        "claiming",
+        [](const ConnectorContext&) { return std::make_unique<fakes::SinkOf<ClaimingWriter>>(); });
     return r;
 }
 

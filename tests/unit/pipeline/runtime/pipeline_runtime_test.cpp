@@ -30,6 +30,7 @@
 #include "config/secrets.h"
 #include "pipeline/runtime/pipeline_plan.h"
 #include "state/checkpoint_store.h"
+#include "tests/unit/pipeline/connector/fake_connectors.h"
 #include "tests/unit/state/raw_checkpoint.h"
 
 namespace asio = boost::asio;
@@ -83,45 +84,18 @@ class GatedSource final : public Source {
     Gate& gate_;
 };
 
-class NullApplier final : public MetadataApplier {
-  public:
-    asio::awaitable<void> apply(const SchemaChangeEvent&) override { co_return; }
-};
-
-class NullWriter final : public SinkWriter {
-  public:
-    asio::awaitable<void> write(EventBatch&) override { co_return; }
-    asio::awaitable<std::string> flush(std::uint64_t) override { co_return std::string(); }
-};
-
-class NullSink final : public Sink {
-  public:
-    std::unique_ptr<SinkWriter> create_writer(int, int) override {
-        return std::make_unique<NullWriter>();
-    }
-    MetadataApplier& metadata_applier() override { return applier_; }
-
-  private:
-    NullApplier applier_;
-};
-
 ConnectorRegistry test_registry(Gate& gate) {
-    ConnectorRegistry registry;
-    SourceFactory source;
-    source.name = "gated";
-    source.create = [&gate](const ConnectorContext&) -> std::unique_ptr<Source> {
-        ++gate.connectors_created;
-        return std::make_unique<GatedSource>(gate);
-    };
-    registry.add(std::move(source));
-    SinkFactory sink;
-    sink.name = "discard";
-    sink.create = [&gate](const ConnectorContext&) -> std::unique_ptr<Sink> {
-        ++gate.connectors_created;
-        return std::make_unique<NullSink>();
-    };
-    registry.add(std::move(sink));
-    return registry;
+    return fakes::registry_of(
+        "gated",
+        [&gate](const ConnectorContext&) -> std::unique_ptr<Source> {
+            ++gate.connectors_created;
+            return std::make_unique<GatedSource>(gate);
+        },
+        "discard",
+        [&gate](const ConnectorContext&) -> std::unique_ptr<Sink> {
+            ++gate.connectors_created;
+            return std::make_unique<fakes::SinkOf<fakes::DiscardingWriter>>();
+        });
 }
 
 PipelinePlan test_plan(const ConnectorRegistry& registry) {
