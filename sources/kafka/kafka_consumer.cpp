@@ -18,13 +18,16 @@ constexpr int kPollMs = 100;
 constexpr int kMetadataTimeoutMs = 10'000;
 // librdkafka's prefetch queue (defaults a user may override with properties.*): bounded in bytes
 // rather than by librdkafka's 100000 messages, which for ~300-byte messages held 32 MB. The
-// watermark thread keeps the fetcher going (see kafka_consumer.h), so a small queue no longer
-// stalls the way librdkafka 2.0 otherwise does (fetch.queue.backoff.ms came in 2.1). A fetch
-// brings at most max.partition.fetch.bytes per partition, and the fetcher is woken when the queue
-// is below half its size.
+// watermark thread keeps the fetcher going (see kafka_consumer.h). A fetch brings at most
+// max.partition.fetch.bytes per partition, and the fetcher is woken when the queue is below half
+// its size.
 constexpr const char* kQueuedMinMessages = "100000";
 constexpr const char* kQueuedMaxKbytes = "4096";
 constexpr const char* kMaxPartitionFetchBytes = "524288";
+// After a fetch finds the queue above those bounds, librdkafka (2.1 and later) waits this long
+// before the partition's next fetch; its default, 1 s, stalls a consumer whose queue is small
+// next to its throughput for a second at every refill.
+constexpr const char* kFetchQueueBackoffMs = "10";
 // The lag gauges are refreshed by a query at least this often, also while nothing is read.
 constexpr int kWatermarkIntervalMs = 1'000;
 // A query waits at most this long (it must not hold up shutdown while the broker is away).
@@ -68,6 +71,7 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     set("queued.min.messages", kQueuedMinMessages);
     set("queued.max.messages.kbytes", kQueuedMaxKbytes);
     set("max.partition.fetch.bytes", kMaxPartitionFetchBytes);
+    set("fetch.queue.backoff.ms", kFetchQueueBackoffMs);
     for (const auto& [k, v] : settings_.client.librdkafka) {
         set(k, v);
         if (k == "group.id" && !v.empty()) has_group_ = true;

@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
 from broker import KafkaBroker
-from conftest import unique
+from conftest import CDCD, unique
 
 PASSWORD = "s3cret-Pw-7f41"  # grep'd for in every output
 STORE_PASSWORD = "store-Pw-93ad"
