@@ -5,9 +5,9 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
+#include "kafka_client/client_log.h"
+#include "kafka_client/connection_error.h"
 #include "pipeline/transform/java_regex.h"
-#include "sinks/kafka/client_log.h"
-#include "sinks/kafka/connection_error.h"
 
 namespace cdcd::kafka {
 

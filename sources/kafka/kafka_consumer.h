@@ -41,10 +41,10 @@
 #include <thread>
 #include <vector>
 
+#include "kafka_client/kafka_properties.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/metrics/connector_metrics.h"
-#include "sinks/kafka/kafka_properties.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
 

@@ -1,6 +1,6 @@
 // librdkafka's log lines reach cdcd's logger (and so --log-format, --log-file and redaction)
 // instead of stderr.
-#include "sinks/kafka/client_log.h"
+#include "kafka_client/client_log.h"
 
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>

@@ -1,4 +1,4 @@
-#include "sinks/kafka/client_log.h"
+#include "kafka_client/client_log.h"
 
 #include <spdlog/spdlog.h>
 

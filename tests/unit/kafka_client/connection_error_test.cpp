@@ -1,4 +1,4 @@
-#include "sinks/kafka/connection_error.h"
+#include "kafka_client/connection_error.h"
 
 #include <librdkafka/rdkafka.h>
 

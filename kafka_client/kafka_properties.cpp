@@ -1,4 +1,4 @@
-#include "sinks/kafka/kafka_properties.h"
+#include "kafka_client/kafka_properties.h"
 
 #include <librdkafka/rdkafka.h>
 
