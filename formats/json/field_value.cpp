@@ -1,4 +1,4 @@
-#include "sources/kafka/field_value.h"
+#include "formats/json/field_value.h"
 
 #include <charconv>
 #include <cstdlib>

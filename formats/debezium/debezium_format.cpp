@@ -1,7 +1,7 @@
 // value.format: debezium-json, with or without the {"schema":…,"payload":…} envelope.
-#include "sources/kafka/connect_schema.h"
-#include "sources/kafka/connect_value.h"
-#include "sources/kafka/message_parser.h"
+#include "formats/debezium/connect_schema.h"
+#include "formats/debezium/connect_value.h"
+#include "formats/json/message_parser.h"
 
 namespace cdcd::kafka {
 

@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/json/field_value.h"
+#include "formats/json/message_limits.h"
 #include "pipeline/event/events.h"
-#include "sources/kafka/field_value.h"
-#include "sources/kafka/message_limits.h"
 
 namespace cdcd::kafka {
 

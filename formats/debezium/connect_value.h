@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "sources/kafka/connect_schema.h"
-#include "sources/kafka/field_value.h"
+#include "formats/debezium/connect_schema.h"
+#include "formats/json/field_value.h"
 
 namespace cdcd::kafka {
 

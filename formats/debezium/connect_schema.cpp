@@ -1,10 +1,10 @@
-#include "sources/kafka/connect_schema.h"
+#include "formats/debezium/connect_schema.h"
 
 #include <charconv>
 #include <cstdint>
 #include <optional>
 
-#include "sources/kafka/message_parser.h"
+#include "formats/json/message_parser.h"
 
 namespace cdcd::kafka {
 

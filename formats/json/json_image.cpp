@@ -1,7 +1,7 @@
 // Reading one JSON object into a row image, and small helpers (shared by the three value formats).
 #include <algorithm>
 
-#include "sources/kafka/message_parser.h"
+#include "formats/json/message_parser.h"
 
 namespace cdcd::kafka {
 

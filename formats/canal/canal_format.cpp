@@ -1,8 +1,8 @@
 // value.format: canal-json.
 #include <unordered_map>
 
+#include "formats/json/message_parser.h"
 #include "pipeline/transform/java_regex.h"
-#include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
 

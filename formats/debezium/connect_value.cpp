@@ -1,10 +1,10 @@
-#include "sources/kafka/connect_value.h"
+#include "formats/debezium/connect_value.h"
 
 #include <cstdint>
 
+#include "formats/json/message_parser.h"
 #include "pipeline/data/temporal.h"
 #include "pipeline/util/base64.h"
-#include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
 

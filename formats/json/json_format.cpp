@@ -1,5 +1,5 @@
 // value.format: json — every message is one flat JSON object, read as an INSERT.
-#include "sources/kafka/message_parser.h"
+#include "formats/json/message_parser.h"
 
 namespace cdcd::kafka {
 
