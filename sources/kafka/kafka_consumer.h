@@ -142,6 +142,9 @@ class KafkaConsumer {
     void watermarks();  // the watermark thread
     void query_watermarks();
     void set_lag(PartitionLag& p);
+    // A watermark query waits at most this long (it must not hold up shutdown while the broker is
+    // away); also the timeout of the offset lookups of a timestamp startup.
+    static constexpr int kWatermarkTimeoutMs = 2'000;
 
     static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* offsets, void*);
