@@ -12,8 +12,8 @@
 #include "config/pipeline_def.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/projection.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/projection.h"
 #include "pipeline/transform/selectors.h"
 
 namespace cdcd::transform {

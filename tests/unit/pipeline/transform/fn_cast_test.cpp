@@ -6,11 +6,11 @@
 #include "config/diagnostics.h"
 #include "pipeline/data/field_format.h"
 #include "pipeline/event/event_format.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/parser.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/functions/functions.h"
+#include "pipeline/transform/syntax/parser.h"
 #include "pipeline/transform/transform_operator.h"
-#include "pipeline/transform/types.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;

@@ -1,6 +1,6 @@
 // UPPER and LOWER against the JVM's own String.toUpperCase/toLowerCase(Locale.ROOT): tables that
 // java_case/JavaCase.java writes with Java 17.
-#include "pipeline/transform/java_case.h"
+#include "pipeline/transform/functions/java_case.h"
 
 #include <unicode/uchar.h>
 

@@ -1,11 +1,11 @@
 // What `cdcd validate` finds in an expression before any table schema is known: unknown
 // functions (with a suggestion), wrong argument counts, and errors of literal-only parts; what
 // depends on a column's type is left to the compile against the schema.
-#include "pipeline/transform/schema_free_check.h"
+#include "pipeline/transform/compile/schema_free_check.h"
 
 #include <catch2/catch.hpp>
 
-#include "pipeline/transform/parser.h"
+#include "pipeline/transform/syntax/parser.h"
 
 using namespace cdcd::transform;
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <random>
 
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/java_number.h"
-#include "pipeline/transform/operand.h"
+#include "pipeline/transform/compile/operand.h"
+#include "pipeline/transform/functions/functions.h"
+#include "pipeline/transform/functions/java_number.h"
 
 namespace cdcd::transform {
 

@@ -1,4 +1,4 @@
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/types.h"
 
 #include <algorithm>
 #include <charconv>

@@ -3,7 +3,7 @@
 // except 'İ' (full mapping) and 'Σ', whose final form Java decides by word boundaries
 // (java.lang.ConditionalSpecialCasing.isFinalCased with java.text.BreakIterator's word rules)
 // instead of Unicode's Final_Sigma context; ICU's lowercasing would differ, e.g. for "ΑΣ-ΒΑ".
-#include "pipeline/transform/java_case.h"
+#include "pipeline/transform/functions/java_case.h"
 
 #include <unicode/bytestream.h>
 #include <unicode/casemap.h>

@@ -1,4 +1,4 @@
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/functions/functions.h"
 
 #include <set>
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "pipeline/event/events.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/types.h"
 
 namespace cdcd::transform {
 

@@ -7,7 +7,7 @@
 
 #include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/data/row.h"
-#include "pipeline/transform/datum.h"
+#include "pipeline/transform/compile/datum.h"
 #include "pipeline/types/data_type.h"
 
 namespace cdcd::transform {

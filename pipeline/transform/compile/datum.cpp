@@ -1,4 +1,4 @@
-#include "pipeline/transform/datum.h"
+#include "pipeline/transform/compile/datum.h"
 
 #include <algorithm>
 

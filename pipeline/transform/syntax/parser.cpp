@@ -1,4 +1,4 @@
-#include "pipeline/transform/parser.h"
+#include "pipeline/transform/syntax/parser.h"
 
 #include <algorithm>
 #include <cctype>

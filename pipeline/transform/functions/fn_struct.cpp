@@ -6,8 +6,8 @@
 
 #include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/data/field_format.h"
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 

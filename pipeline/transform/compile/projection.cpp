@@ -1,12 +1,12 @@
-#include "pipeline/transform/projection.h"
+#include "pipeline/transform/compile/projection.h"
 
 #include <algorithm>
 #include <new>
 #include <type_traits>
 
 #include "pipeline/data/field_format.h"
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 namespace {

@@ -1,4 +1,4 @@
-#include "pipeline/transform/zone.h"
+#include "pipeline/transform/functions/zone.h"
 
 #include <map>
 #include <mutex>

@@ -1,5 +1,5 @@
 // Conditional functions: CASE (simple and searched), COALESCE, IF, IFNULL, NULLIF.
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 

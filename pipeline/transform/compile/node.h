@@ -11,8 +11,8 @@
 #include "pipeline/data/row.h"
 #include "pipeline/data/table_id.h"
 #include "pipeline/event/events.h"
-#include "pipeline/transform/datum.h"
-#include "pipeline/transform/zone.h"
+#include "pipeline/transform/compile/datum.h"
+#include "pipeline/transform/functions/zone.h"
 #include "pipeline/types/data_type.h"
 
 namespace cdcd::transform {

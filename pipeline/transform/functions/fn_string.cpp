@@ -6,10 +6,10 @@
 #include <cstring>
 #include <memory>
 
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/java_bytes.h"
-#include "pipeline/transform/java_case.h"
-#include "pipeline/transform/operand.h"
+#include "pipeline/transform/compile/operand.h"
+#include "pipeline/transform/functions/functions.h"
+#include "pipeline/transform/functions/java_bytes.h"
+#include "pipeline/transform/functions/java_case.h"
 #include "pipeline/util/base64.h"
 
 namespace cdcd::transform {

@@ -1,4 +1,4 @@
-#include "pipeline/transform/java_number.h"
+#include "pipeline/transform/functions/java_number.h"
 
 #include <charconv>
 #include <cmath>

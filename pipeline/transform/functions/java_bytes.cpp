@@ -1,4 +1,4 @@
-#include "pipeline/transform/java_bytes.h"
+#include "pipeline/transform/functions/java_bytes.h"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-#include "pipeline/transform/ast.h"
+#include "pipeline/transform/syntax/ast.h"
 
 namespace cdcd::transform {
 

@@ -4,7 +4,7 @@
 // (one indirect call and one Datum fewer per operand). The choice is made at compile time.
 #include <cstdint>
 
-#include "pipeline/transform/node.h"
+#include "pipeline/transform/compile/node.h"
 
 namespace cdcd::transform {
 

@@ -1,4 +1,4 @@
-#include "pipeline/transform/schema_free_check.h"
+#include "pipeline/transform/compile/schema_free_check.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,8 +6,8 @@
 #include <unordered_set>
 
 #include "config/suggest.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "pipeline/data/temporal.h"
-#include "pipeline/transform/date_format.h"
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/functions/date_format.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/transform/ast.h"
-#include "pipeline/transform/zone.h"
+#include "pipeline/transform/functions/zone.h"
+#include "pipeline/transform/syntax/ast.h"
 
 namespace cdcd::transform {
 

@@ -1,8 +1,8 @@
 // Comparison and logical operators: = <> < <= > >=, AND, OR, NOT, IS ..., BETWEEN, IN.
 #include <cstring>
 
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/operand.h"
+#include "pipeline/transform/compile/operand.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 

@@ -1,11 +1,11 @@
-#include "pipeline/transform/compiler.h"
+#include "pipeline/transform/compile/compiler.h"
 
 #include <charconv>
 #include <set>
 
 #include "pipeline/data/temporal.h"
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/operand.h"
+#include "pipeline/transform/compile/operand.h"
+#include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
 

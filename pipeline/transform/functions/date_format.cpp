@@ -1,4 +1,4 @@
-#include "pipeline/transform/date_format.h"
+#include "pipeline/transform/functions/date_format.h"
 
 #include <algorithm>
 #include <cctype>

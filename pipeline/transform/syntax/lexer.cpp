@@ -1,4 +1,4 @@
-#include "pipeline/transform/lexer.h"
+#include "pipeline/transform/syntax/lexer.h"
 
 #include <cctype>
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "pipeline/schema/schema.h"
-#include "pipeline/transform/ast.h"
-#include "pipeline/transform/node.h"
+#include "pipeline/transform/compile/node.h"
+#include "pipeline/transform/syntax/ast.h"
 
 namespace cdcd::transform {
 

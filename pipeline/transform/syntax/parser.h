@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/transform/ast.h"
-#include "pipeline/transform/lexer.h"
+#include "pipeline/transform/syntax/ast.h"
+#include "pipeline/transform/syntax/lexer.h"
 
 namespace cdcd::transform {
 

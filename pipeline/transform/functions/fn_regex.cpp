@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/functions/functions.h"
 #include "pipeline/transform/java_regex.h"
 
 namespace cdcd::transform {

@@ -6,9 +6,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pipeline/transform/ast.h"
-#include "pipeline/transform/node.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/node.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/syntax/ast.h"
 
 namespace cdcd::transform {
 

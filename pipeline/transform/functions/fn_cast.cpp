@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "pipeline/data/temporal.h"
-#include "pipeline/transform/functions.h"
-#include "pipeline/transform/java_number.h"
+#include "pipeline/transform/functions/functions.h"
+#include "pipeline/transform/functions/java_number.h"
 #include "text/ascii.h"
 
 namespace cdcd::transform {
