@@ -24,7 +24,7 @@ namespace {
 fs::path data_dir() {
     // ctest sets CDCD_SOURCE_DIR; __FILE__ may be relative to the build folder (ccache base_dir).
     if (const char* src = std::getenv("CDCD_SOURCE_DIR"))
-        return fs::path(src) / "tests/unit/pipeline/transform/java_case";
+        return fs::path(src) / "tests/unit/pipeline/transform/functions/java_case";
     return fs::path(__FILE__).parent_path() / "java_case";
 }
 
