@@ -42,9 +42,9 @@
 #include <vector>
 
 #include "kafka_client/kafka_properties.h"
+#include "metrics/connector_metrics.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/metrics/progress.h"
+#include "metrics/progress.h"
 
 #include <spdlog/spdlog.h>
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 
 namespace cdcd::metrics {
 

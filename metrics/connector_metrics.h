@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 
 namespace cdcd::metrics {
 

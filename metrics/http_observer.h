@@ -8,16 +8,16 @@
 //   net::HttpClient client(ctx.io, options);
 //   HttpRequest req{.url = ..., .endpoint = "ListNodes"};   // a stable label, not the URL
 //
-// Header-only so that cdcd_pipeline does not depend on cdcd_net; include it from connectors that
+// Header-only so that cdcd_metrics does not depend on cdcd_net; include it from connectors that
 // link both. Failed requests are counted with the transport error as status ("timeout", ...).
 #include <chrono>
 #include <functional>
 #include <string>
 #include <utility>
 
+#include "metrics/connector_metrics.h"
 #include "net/http_client.h"
 #include "net/retry.h"
-#include "pipeline/metrics/connector_metrics.h"
 
 namespace cdcd::metrics {
 

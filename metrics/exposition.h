@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 
 namespace cdcd::metrics {
 

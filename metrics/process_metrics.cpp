@@ -1,4 +1,4 @@
-#include "pipeline/metrics/process_metrics.h"
+#include "metrics/process_metrics.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

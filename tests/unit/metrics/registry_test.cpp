@@ -1,10 +1,11 @@
+#include "metrics/registry.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <thread>
 
-#include "pipeline/metrics/connector_metrics.h"
-#include "pipeline/metrics/exposition.h"
-#include "pipeline/metrics/registry.h"
+#include "metrics/connector_metrics.h"
+#include "metrics/exposition.h"
 
 using namespace cdcd::metrics;
 

@@ -1,4 +1,4 @@
-#include "pipeline/metrics/connector_metrics.h"
+#include "metrics/connector_metrics.h"
 
 namespace cdcd::metrics {
 

@@ -1,9 +1,9 @@
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "pipeline/metrics/exposition.h"
+#include "metrics/exposition.h"
 
 namespace cdcd::metrics {
 

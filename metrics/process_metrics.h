@@ -2,7 +2,7 @@
 // Process-level series: resident memory, CPU time, open descriptors, start time, build info.
 #include <string>
 
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 
 namespace cdcd::metrics {
 

@@ -1,4 +1,4 @@
-#include "pipeline/metrics/exposition.h"
+#include "metrics/exposition.h"
 
 #include <charconv>
 #include <cmath>
