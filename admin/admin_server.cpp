@@ -14,7 +14,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 
 namespace cdcd::admin {
 

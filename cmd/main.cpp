@@ -17,8 +17,8 @@
 #include "config/pipeline_def.h"
 #include "config/pipeline_options.h"
 #include "config/secrets.h"
+#include "metrics/process_metrics.h"
 #include "pipeline/connector/registry.h"
-#include "pipeline/metrics/process_metrics.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 
 #ifndef CDCD_VERSION

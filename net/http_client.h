@@ -130,7 +130,7 @@ struct HttpClientOptions {
     std::size_t max_header_bytes = 64 * 1024;
     std::string user_agent = "cdcd/0.1";
     /// Called on the event loop once per send(), after the response or the failure (metrics:
-    /// see pipeline/metrics/http_observer.h). Must not throw.
+    /// see metrics/http_observer.h). Must not throw.
     std::function<void(const HttpObservation&)> observer;
 };
 

@@ -40,7 +40,7 @@ struct RetryPolicy {
     /// Polled while waiting; true stops retrying (the last failure is returned or rethrown).
     std::function<bool()> cancelled;
 
-    /// Observers for metrics (pipeline/metrics/http_observer.h: observe_retries()), all optional
+    /// Observers for metrics (metrics/http_observer.h: observe_retries()), all optional
     /// and called on the event loop. on_retry: before each retry (after its backoff).
     /// on_failure: each attempt whose response was classified Retryable or Permanent (transport
     /// failures go to HttpClientOptions::observer instead). on_limiter_wait: after each token

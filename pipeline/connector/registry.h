@@ -14,11 +14,11 @@
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 #include "config/pipeline_def.h"
+#include "metrics/registry.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/data/table_id.h"
-#include "pipeline/metrics/registry.h"
 #include "pipeline/schema/schema.h"
 
 namespace cdcd {
@@ -36,7 +36,7 @@ struct ConnectorContext {
     const config::ConnectorDef& definition;
     const PipelineSettings& pipeline;
     boost::asio::io_context& io;
-    /// Where the connector reports its metrics (see pipeline/metrics/connector_metrics.h and
+    /// Where the connector reports its metrics (see metrics/connector_metrics.h and
     /// docs/operations.md). Never null: outside a pipeline run it is a registry nobody scrapes.
     metrics::Registry* metrics = &metrics::Registry::detached();
     /// The pipeline's bad-record policy (see pipeline/connector/bad_records.h): a source hands

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
+#include "metrics/registry.h"
 #include "pipeline/connector/bad_records.h"
-#include "pipeline/metrics/registry.h"
 
 namespace cdcd {
 

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "pipeline/metrics/registry.h"
+#include "metrics/registry.h"
 #include "pipeline/runtime/pipeline_plan.h"
 
 namespace cdcd {

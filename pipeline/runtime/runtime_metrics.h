@@ -1,12 +1,12 @@
 #pragma once
 // The runtime's own series: records through the source and sinks (per batch), checkpoints,
 // restores, readiness and channel occupancy. Connector-reported series share the same
-// {role, connector} families (pipeline/metrics/connector_metrics.h).
+// {role, connector} families (metrics/connector_metrics.h).
 #include <chrono>
 #include <cstdint>
 
-#include "pipeline/metrics/connector_metrics.h"
-#include "pipeline/metrics/registry.h"
+#include "metrics/connector_metrics.h"
+#include "metrics/registry.h"
 
 namespace cdcd {
 

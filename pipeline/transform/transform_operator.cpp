@@ -6,8 +6,8 @@
 #include "pipeline/data/field_format.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
-#include "pipeline/transform/parser.h"
-#include "pipeline/transform/schema_free_check.h"
+#include "pipeline/transform/compile/schema_free_check.h"
+#include "pipeline/transform/syntax/parser.h"
 #include "pipeline/util/json_escape.h"
 #include "text/ascii.h"
 

@@ -13,8 +13,8 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/route/selectors.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/projection.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/projection.h"
 
 namespace cdcd::transform {
 

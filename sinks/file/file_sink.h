@@ -7,8 +7,8 @@
 #include <string>
 
 #include "formats/json/change_serializers.h"
+#include "metrics/connector_metrics.h"
 #include "pipeline/connector/sink.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "pipeline/output/append_only_file.h"
 
 namespace cdcd::file {

@@ -14,7 +14,7 @@
 
 #include "formats/csv/csv_key.h"
 #include "formats/json/change_key.h"
-#include "pipeline/metrics/connector_metrics.h"
+#include "metrics/connector_metrics.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/blocking_calls.h"

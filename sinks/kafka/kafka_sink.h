@@ -30,9 +30,9 @@
 // topic's max.message.bytes so such records are caught at produce().
 #include <memory>
 
+#include "metrics/registry.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
-#include "pipeline/metrics/registry.h"
 #include "sinks/kafka/kafka_sink_options.h"
 
 namespace cdcd::kafka {

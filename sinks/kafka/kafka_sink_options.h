@@ -8,7 +8,7 @@
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 #include "formats/json/change_serializers.h"
-#include "sinks/kafka/kafka_properties.h"
+#include "kafka_client/kafka_properties.h"
 #include "sinks/kafka/producer.h"
 
 namespace cdcd::kafka {

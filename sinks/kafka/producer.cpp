@@ -2,9 +2,9 @@
 
 #include <stdexcept>
 
-#include "sinks/kafka/client_log.h"
-#include "sinks/kafka/connection_error.h"
-#include "sinks/kafka/kafka_properties.h"
+#include "kafka_client/client_log.h"
+#include "kafka_client/connection_error.h"
+#include "kafka_client/kafka_properties.h"
 #include "sinks/kafka/murmur2.h"
 
 namespace cdcd::kafka {

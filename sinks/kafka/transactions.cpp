@@ -13,9 +13,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "kafka_client/client_log.h"
+#include "kafka_client/kafka_properties.h"
 #include "pipeline/util/json_escape.h"
-#include "sinks/kafka/client_log.h"
-#include "sinks/kafka/kafka_properties.h"
 #include "sinks/kafka/producer_config.h"
 
 namespace cdcd::kafka {

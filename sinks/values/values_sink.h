@@ -9,8 +9,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "metrics/connector_metrics.h"
 #include "pipeline/connector/sink.h"
-#include "pipeline/metrics/connector_metrics.h"
 
 namespace cdcd::values {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "metrics/connector_metrics.h"
 #include "net/http_client.h"
 #include "net/retry.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "sinks/vikingdb/auth.h"
 #include "sinks/vikingdb/batcher.h"
 #include "sinks/vikingdb/control_plane_client.h"

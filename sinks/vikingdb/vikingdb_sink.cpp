@@ -6,8 +6,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "metrics/http_observer.h"
 #include "net/adaptive_rate.h"
-#include "pipeline/metrics/http_observer.h"
 #include "sinks/vikingdb/throttle_log.h"
 #include "sinks/vikingdb/writer.h"
 

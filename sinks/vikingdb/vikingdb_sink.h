@@ -7,10 +7,10 @@
 #include <functional>
 #include <memory>
 
+#include "metrics/connector_metrics.h"
 #include "net/http_client.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "sinks/vikingdb/auth.h"
 #include "sinks/vikingdb/collection_catalog.h"
 #include "sinks/vikingdb/metadata_applier.h"

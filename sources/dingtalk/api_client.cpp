@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "metrics/http_observer.h"
 #include "net/url.h"
-#include "pipeline/metrics/http_observer.h"
 #include "sources/dingtalk/api_responses.h"
 
 namespace cdcd::dingtalk {

@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "metrics/connector_metrics.h"
 #include "net/http_client.h"
 #include "net/rate_limiter.h"
 #include "net/retry.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "sources/dingtalk/model.h"
 #include "sources/dingtalk/options.h"
 #include "sources/dingtalk/token_cache.h"

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "metrics/http_observer.h"
 #include "net/retry.h"
-#include "pipeline/metrics/http_observer.h"
 #include "pipeline/util/json_escape.h"
 #include "sources/dingtalk/change_detector.h"
 #include "sources/dingtalk/workspace_discovery.h"

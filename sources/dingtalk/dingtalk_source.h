@@ -10,10 +10,10 @@
 #include <set>
 #include <string>
 
+#include "metrics/connector_metrics.h"
+#include "metrics/progress.h"
 #include "net/http_client.h"
 #include "pipeline/connector/source.h"
-#include "pipeline/metrics/connector_metrics.h"
-#include "pipeline/metrics/progress.h"
 #include "sources/dingtalk/api_client.h"
 #include "sources/dingtalk/block_fetcher.h"
 #include "sources/dingtalk/options.h"

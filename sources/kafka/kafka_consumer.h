@@ -41,10 +41,10 @@
 #include <thread>
 #include <vector>
 
+#include "kafka_client/kafka_properties.h"
+#include "metrics/connector_metrics.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
-#include "pipeline/metrics/connector_metrics.h"
-#include "sinks/kafka/kafka_properties.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
 
@@ -142,6 +142,9 @@ class KafkaConsumer {
     void watermarks();  // the watermark thread
     void query_watermarks();
     void set_lag(PartitionLag& p);
+    // A watermark query waits at most this long (it must not hold up shutdown while the broker is
+    // away); also the timeout of the offset lookups of a timestamp startup.
+    static constexpr int kWatermarkTimeoutMs = 2'000;
 
     static void on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* offsets, void*);

@@ -17,10 +17,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "metrics/connector_metrics.h"
 #include "net/rate_limiter.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "sources/kafka/kafka_consumer.h"
 
 namespace cdcd::kafka {

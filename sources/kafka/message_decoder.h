@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "formats/json/message_parser.h"
 #include "pipeline/types/data_type.h"
-#include "sources/kafka/message_parser.h"
 #include "sources/kafka/schema_inference.h"
 #include "sources/kafka/table_id_extractor.h"
 

@@ -1,7 +1,7 @@
 #include "sources/kafka/schema_inference.h"
 
+#include "formats/json/message_parser.h"
 #include "pipeline/types/type_merging.h"
-#include "sources/kafka/message_parser.h"
 
 namespace cdcd::kafka {
 

@@ -14,10 +14,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/json/field_value.h"
+#include "formats/json/message_limits.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/schema/schema_json.h"
-#include "sources/kafka/field_value.h"
-#include "sources/kafka/message_limits.h"
 
 namespace cdcd::kafka {
 

@@ -1,6 +1,6 @@
 #include "sources/kafka/table_id_extractor.h"
 
-#include "sources/kafka/message_parser.h"
+#include "formats/json/message_parser.h"
 
 namespace cdcd::kafka {
 

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/json/message_limits.h"
 #include "pipeline/data/table_id.h"
-#include "sources/kafka/message_limits.h"
 
 namespace cdcd::kafka {
 

@@ -19,7 +19,7 @@
 #include <unordered_set>
 #include <variant>
 
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/functions/functions.h"
 #include "sources/oss/oss_client.h"
 
 namespace cdcd::oss {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "metrics/registry.h"
 #include "net/http_client.h"
 #include "net/retry.h"
-#include "pipeline/metrics/registry.h"
 #include "sources/oss/credentials.h"
 #include "sources/oss/service_call.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "pipeline/metrics/progress.h"
+#include "metrics/progress.h"
 #include "sources/oss/snapshot_reader.h"
 
 namespace cdcd::oss {

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <limits>
 
-#include "pipeline/metrics/progress.h"
+#include "metrics/progress.h"
 
 namespace cdcd::oss {
 

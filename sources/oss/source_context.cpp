@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "pipeline/metrics/http_observer.h"
+#include "metrics/http_observer.h"
 #include "sources/oss/fetch_content.h"
 
 namespace cdcd::oss {

@@ -5,10 +5,10 @@
 #include <boost/asio/io_context.hpp>
 #include <memory>
 
+#include "metrics/connector_metrics.h"
 #include "net/http_client.h"
 #include "net/rate_limiter.h"
 #include "pipeline/connector/source.h"
-#include "pipeline/metrics/connector_metrics.h"
 #include "sources/oss/bad_event.h"
 #include "sources/oss/mns_client.h"
 #include "sources/oss/options.h"

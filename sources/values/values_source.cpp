@@ -6,7 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "pipeline/metrics/progress.h"
+#include "metrics/progress.h"
 #include "sources/values/event_sets.h"
 
 namespace cdcd::values {

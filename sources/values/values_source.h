@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "metrics/registry.h"
 #include "pipeline/connector/source.h"
-#include "pipeline/metrics/registry.h"
 #include "sources/values/generator.h"
 
 namespace cdcd::values {

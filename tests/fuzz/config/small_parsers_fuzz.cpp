@@ -14,6 +14,7 @@
 #include "config/diagnostics.h"
 #include "config/interpolation.h"
 #include "config/units.h"
+#include "kafka_client/kafka_properties.h"
 #include "net/retry.h"
 #include "net/url.h"
 #include "pipeline/data/table_id.h"
@@ -21,7 +22,6 @@
 #include "pipeline/types/data_type.h"
 #include "pipeline/util/base64.h"
 #include "pipeline/util/json_escape.h"
-#include "sinks/kafka/kafka_properties.h"
 
 using namespace cdcd;
 

@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "metrics/http_observer.h"
 #include "net/rate_limiter.h"
 #include "net/retry.h"
-#include "pipeline/metrics/http_observer.h"
 #include "tests/unit/net/loopback_server.h"
 
 using namespace cdcd;

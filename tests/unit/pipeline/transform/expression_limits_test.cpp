@@ -9,9 +9,9 @@
 #include <functional>
 
 #include "pipeline/data/field_format.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/parser.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/syntax/parser.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;

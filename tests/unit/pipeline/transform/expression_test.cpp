@@ -4,10 +4,10 @@
 
 #include "pipeline/data/field_format.h"
 #include "pipeline/data/temporal.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/parser.h"
-#include "pipeline/transform/schema_free_check.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/schema_free_check.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/syntax/parser.h"
 #include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;

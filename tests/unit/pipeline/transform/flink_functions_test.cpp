@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "pipeline/data/field_format.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/parser.h"
-#include "pipeline/transform/types.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/syntax/parser.h"
 #include "tests/unit/pipeline/transform/one_row_eval.h"
 
 using namespace cdcd;

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "pipeline/data/field_format.h"
-#include "pipeline/transform/compiler.h"
-#include "pipeline/transform/parser.h"
-#include "pipeline/transform/types.h"
-#include "pipeline/transform/zone.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/functions/zone.h"
+#include "pipeline/transform/syntax/parser.h"
 
 namespace cdcd::transform::testing {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "pipeline/event/event_format.h"
-#include "pipeline/transform/functions.h"
+#include "pipeline/transform/functions/functions.h"
 
 using namespace cdcd;
 using namespace cdcd::transform;

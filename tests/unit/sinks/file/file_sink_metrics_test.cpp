@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "pipeline/metrics/connector_metrics.h"
+#include "metrics/connector_metrics.h"
 #include "sinks/file/file_sink.h"
 
 using namespace cdcd;

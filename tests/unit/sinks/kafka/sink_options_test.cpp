@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/secrets.h"
-#include "sinks/kafka/kafka_properties.h"
+#include "kafka_client/kafka_properties.h"
 #include "sinks/kafka/kafka_sink_options.h"
 #include "sinks/kafka/topic_selector.h"
 

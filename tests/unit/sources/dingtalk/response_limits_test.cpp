@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "pipeline/metrics/connector_metrics.h"
+#include "metrics/connector_metrics.h"
 #include "sources/dingtalk/api_client.h"
 #include "sources/dingtalk/block_fetcher.h"
 #include "tests/unit/net/loopback_server.h"

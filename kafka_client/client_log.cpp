@@ -1,0 +1,28 @@
+#include "kafka_client/client_log.h"
+
+#include <spdlog/spdlog.h>
+
+namespace cdcd::kafka {
+
+namespace {
+
+void on_log(const rd_kafka_t* rk, int level, const char* facility, const char* message) {
+    spdlog::log(log_level_of(level), "librdkafka {} {}: {}", rk ? rd_kafka_name(rk) : "client",
+                facility, message);
+}
+
+}  // namespace
+
+spdlog::level::level_enum log_level_of(int syslog_level) {
+    if (syslog_level <= 2) return spdlog::level::critical;  // emergency, alert, critical
+    if (syslog_level == 3) return spdlog::level::err;
+    if (syslog_level == 4) return spdlog::level::warn;
+    if (syslog_level <= 6) return spdlog::level::info;  // notice, info
+    return spdlog::level::debug;
+}
+
+void log_through_spdlog(rd_kafka_conf_t* conf) {
+    rd_kafka_conf_set_log_cb(conf, &on_log);
+}
+
+}  // namespace cdcd::kafka

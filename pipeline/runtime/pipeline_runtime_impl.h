@@ -1,0 +1,215 @@
+#pragma once
+// The pipeline runtime's state and steps, shared by the files that implement them:
+//   pipeline_runtime.cpp        wiring: builds the stages, runs the source, processing and writer
+//                               tasks, drains and stops
+//   recovery.cpp                opens the state directory and restores a checkpoint (or claims a
+//                               fresh start)
+//   checkpoint_coordinator.cpp  barriers, acks, writing checkpoints and notifying their completion
+// Private to pipeline/runtime: include only from those files.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "pipeline/runtime/bad_record_stage.h"
+#include "pipeline/runtime/countdown.h"
+#include "pipeline/runtime/dead_letter_file.h"
+#include "pipeline/runtime/pipeline_runtime.h"
+#include "pipeline/runtime/runtime_metrics.h"
+#include "pipeline/runtime/transform_stage.h"
+#include "pipeline/schema/schema_operator.h"
+#include "pipeline/transform/transform_operator.h"
+#include "state/checkpoint_store.h"
+#include "state/state_dir_lock.h"
+
+namespace cdcd {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+
+struct PipelineRuntime::Impl {
+    struct FlushRequest {
+        std::shared_ptr<Countdown> done;
+    };
+    using WriterElement = std::variant<EventBatch, Barrier, FlushRequest, EndOfInput>;
+    using SourceChannel =
+        asio::experimental::channel<void(boost::system::error_code, StreamElement)>;
+    using WriterChannel =
+        asio::experimental::channel<void(boost::system::error_code, WriterElement)>;
+
+    // Batches in flight between stages; with ~1k events per batch this bounds memory while keeping
+    // every stage busy.
+    static constexpr std::size_t kChannelCapacity = 4;
+
+    // Dead-letter bytes one stage may hold between two checkpoints: a flood of bad records stops
+    // the pipeline instead of exhausting memory.
+    static constexpr std::size_t kMaxPendingDeadLetterBytes = 64 << 20;
+
+    static std::int64_t now_ms() {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
+
+    /// A complete checkpoint whose write to the store failed, kept to be written again.
+    struct UnwrittenCheckpoint {
+        state::Checkpoint checkpoint;
+        std::chrono::steady_clock::time_point started;
+    };
+
+    struct PendingCheckpoint {
+        std::string source_state;
+        std::string schema_state;
+        std::string transform_state;
+        std::string dead_letters;  // every stage's dead-letter lines cut at this checkpoint
+        std::vector<std::string> writer_states;
+        std::size_t acks_remaining = 0;
+        bool final = false;
+        std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    };
+
+    Impl(PipelinePlan p, RunOptions o)
+        : plan(std::move(p)),
+          options(std::move(o)),
+          registry(metrics::Labels{{"pipeline", plan.settings.name}}),
+          rm(registry, plan.definition.source.type, plan.definition.sink.type),
+          source_channel(io, kChannelCapacity),
+          checkpoint_timer(io),
+          drain_timer(io),
+          schema_change_timer(io),
+          signals(io) {}
+
+    // ---- construction (pipeline_runtime.cpp) ----------------------------------------------------
+    /// The bad-record policy's stages: the source, the transform thread, each writer.
+    class BadRecordStages final : public BadRecordHandlers {
+      public:
+        BadRecordStages(const PipelinePlan& plan, metrics::Registry& registry) {
+            auto make = [&](const char* stage, const std::string& connector) {
+                return std::make_unique<BadRecordStage>(stage, connector, plan.settings.name,
+                                                        plan.bad_record_policy, registry,
+                                                        kMaxPendingDeadLetterBytes);
+            };
+            source_stage = make("source", plan.definition.source.type);
+            transform_stage = make("transform", "transform");
+            for (int i = 0; i < plan.settings.parallelism; ++i)
+                writer_stages.push_back(make("sink", plan.definition.sink.type));
+        }
+        BadRecordSink& source() override { return *source_stage; }
+        BadRecordSink& writer(int index) override {
+            return *writer_stages.at(static_cast<std::size_t>(index));
+        }
+
+        std::unique_ptr<BadRecordStage> source_stage;
+        std::unique_ptr<BadRecordStage> transform_stage;
+        std::vector<std::unique_ptr<BadRecordStage>> writer_stages;
+    };
+
+    void build();
+    void register_channel_metrics();
+    awaitable<void> send_to_source_channel(StreamElement element);
+    awaitable<void> send_to_writer(std::size_t i, WriterElement element);
+
+    // ---- recovery (recovery.cpp) ----------------------------------------------------------------
+    std::string dead_letter_path(const std::string& state_dir) const;
+    std::string state_dir() const;
+    void open_store(const std::string& dir);
+    void restore();
+    static std::string id_list(const std::vector<std::uint64_t>& ids);
+    std::vector<state::Checkpoint> decodable_candidates(
+        std::vector<state::StoredCheckpoint>& stored, const std::string& dir) const;
+    std::vector<state::Checkpoint> requested_candidates(
+        const std::vector<state::StoredCheckpoint>& stored, std::uint64_t id,
+        const std::string& dir) const;
+    void restore_parts(const state::Checkpoint& chosen,
+                       const std::vector<state::StoredCheckpoint>& stored, const std::string& dir);
+    std::string part_error(const state::Checkpoint& chosen, const std::string& part,
+                           const std::string& who, const std::string& what,
+                           const std::vector<state::StoredCheckpoint>& stored,
+                           const std::string& dir) const;
+    void claim_fresh_outputs();
+    void check_fingerprint(const state::Checkpoint& checkpoint, const std::string& dir) const;
+    const state::Checkpoint* choose_recoverable(const std::vector<state::Checkpoint>& stored,
+                                                const std::string& dir);
+
+    // ---- source ---------------------------------------------------------------------------------
+    class Output;
+    awaitable<void> source_task();
+
+    // ---- checkpoint coordination (checkpoint_coordinator.cpp) -----------------------------------
+    awaitable<void> checkpoint_loop();
+    awaitable<void> pass_barrier(const Barrier& barrier, std::string& transform_state,
+                                 std::string& transform_dead_letters);
+    awaitable<void> acknowledge(std::uint64_t id, std::size_t writer, std::string state,
+                                std::string dead_letter_lines);
+    awaitable<void> complete_checkpoint(std::uint64_t id);
+    awaitable<void> persist(state::Checkpoint checkpoint,
+                            std::chrono::steady_clock::time_point started, bool final);
+    awaitable<void> write_unwritten_again();
+
+    // ---- processing and writers -----------------------------------------------------------------
+    awaitable<void> processor_task();
+    awaitable<void> transform_feeder_task();
+    awaitable<void> transform_router_task();
+    awaitable<void> end_writers();
+    awaitable<void> route(EventBatch& in, EventBatch& out);
+    awaitable<void> dispatch(EventBatch& out);
+    awaitable<void> flush_writers(EventBatch& pending, const SchemaChangeEvent& change);
+    void arm_schema_change_timeout(const SchemaChangeEvent& change);
+    awaitable<void> writer_task(std::size_t index);
+
+    // ---- lifecycle ------------------------------------------------------------------------------
+    void begin_drain(const char* why);
+    void wait_for_signal();
+    void set_phase(RuntimePhase p);
+    void finish();
+    void fail(std::exception_ptr error);
+    std::function<void(std::exception_ptr)> on_exit(const std::string& task);
+    int run();
+    void start(const std::exception_ptr& restore_error);
+
+    PipelinePlan plan;
+    RunOptions options;
+    metrics::Registry registry;
+    RuntimeMetrics rm;
+    RuntimePhase phase = RuntimePhase::Starting;
+    std::vector<std::int64_t> queued;
+    asio::io_context io{1};
+    state::StateDirLock state_lock;  // released after the store has closed
+    std::unique_ptr<state::CheckpointStore> store;
+    BadRecordStages bad_records{plan, registry};
+    std::unique_ptr<DeadLetterFile> dead_letters;  // policy dead-letter only
+    std::unique_ptr<Source> source;
+    std::unique_ptr<Sink> sink;
+    std::unique_ptr<transform::TransformOperator> transform;
+    std::unique_ptr<TransformStage> transform_stage;  // joined before `transform` is destroyed
+    std::unique_ptr<SchemaOperator> schema_operator;
+    std::vector<std::unique_ptr<SinkWriter>> writers;
+    SourceChannel source_channel;
+    std::vector<std::unique_ptr<WriterChannel>> writer_channels;
+    asio::steady_timer checkpoint_timer;
+    asio::steady_timer drain_timer;
+    asio::steady_timer schema_change_timer;  // schema-operator.rpc-timeout of the change applied
+    asio::signal_set signals;
+    std::set<asio::steady_timer*> sleepers;
+    std::map<std::uint64_t, PendingCheckpoint> checkpoints;
+    std::uint64_t next_checkpoint_id = 1;
+    std::uint64_t previous_checkpoint_id = 0;  // the last one written or restored
+    int retained = 3;                          // checkpoints kept in the store
+    bool checkpoint_in_flight = false;
+    std::optional<UnwrittenCheckpoint> unwritten;  // its write failed; written again next tick
+    int consecutive_failed_checkpoints = 0;
+    bool source_done = false;
+    bool stopping = false;
+    std::size_t writers_closed = 0;
+    std::uint64_t events_in = 0, events_out = 0, checkpoints_completed = 0;
+    std::exception_ptr first_error;
+};
+
+}  // namespace cdcd

@@ -1,0 +1,106 @@
+#pragma once
+// Compiled expression trees: every node has its result type, its children and a function
+// pointer chosen at compile time for the argument types, so evaluation does no lookups.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pipeline/data/row.h"
+#include "pipeline/data/table_id.h"
+#include "pipeline/event/events.h"
+#include "pipeline/transform/compile/datum.h"
+#include "pipeline/transform/functions/zone.h"
+#include "pipeline/types/data_type.h"
+
+namespace cdcd::transform {
+
+/// Everything an expression can see while one row is evaluated.
+struct EvalContext {
+    RowView row;
+    TableId table;
+    const char* op_string = "+I";  // __data_event_type__
+    const EventMeta* meta = nullptr;
+    std::int64_t now_millis = 0;  // one instant per event: see now()
+    bool now_pending = false;     // set per event; the clock is read on first use only
+    const Zone* zone = nullptr;   // pipeline.local-time-zone
+    Arena arena;
+
+    /// `zone`'s UTC offset at an instant (seconds). The span of instants that share the last
+    /// offset looked up is kept: successive events are close in time, so they rarely need a
+    /// lookup (which costs a search, for some zones a computation of the year's rules).
+    std::int32_t zone_offset_at(std::int64_t epoch_seconds) {
+        if (epoch_seconds < offset_from_ || epoch_seconds >= offset_until_ || offset_zone_ != zone)
+            refresh_offset(epoch_seconds);
+        return offset_;
+    }
+
+    std::int64_t now() {
+        if (now_pending) {
+            now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+            now_pending = false;
+        }
+        return now_millis;
+    }
+
+  private:
+    void refresh_offset(std::int64_t epoch_seconds) {
+        const Zone& z = zone ? *zone : *Zone::utc();
+        offset_ = z.offset_at_instant(epoch_seconds, &offset_from_, &offset_until_);
+        offset_zone_ = zone;
+    }
+    const Zone* offset_zone_ = nullptr;
+    std::int64_t offset_from_ = 0, offset_until_ = 0;  // empty until the first lookup
+    std::int32_t offset_ = 0;
+};
+
+struct Node;
+using NodePtr = std::unique_ptr<Node>;
+using EvalFn = Datum (*)(const Node&, EvalContext&);
+
+struct Node {
+    EvalFn fn = nullptr;
+    DataType type = DataType::boolean();
+    std::vector<NodePtr> args;
+    int column = -1;         // column reference: position in the upstream row
+    Datum constant;          // literal value (strings point into `text`)
+    std::string text;        // literal bytes, metadata key, unit, ...
+    std::int64_t param = 0;  // function-specific (scale, unit, flags)
+    std::int64_t param2 = 0;
+    std::shared_ptr<const void> state;  // compiled regex, date format, ...
+    bool is_constant = false;           // literal (or folded constant): value known at compile time
+    bool null_literal = false;
+    int interval = 0;  // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
+    // Fused integer nodes (operand.h): the column or constant value of args[0] and args[1],
+    // copied here so that reading an operand takes no trip through args.
+    std::int64_t operand[2] = {0, 0};
+
+    Datum eval(EvalContext& c) const { return fn(*this, c); }
+    template <typename T>
+    const T& st() const {
+        return *static_cast<const T*>(state.get());
+    }
+};
+
+/// A problem found while resolving names and types; pos is the 0-based offset in the expression.
+struct CompileError : std::runtime_error {
+    CompileError(int pos, const std::string& message) : std::runtime_error(message), pos(pos) {}
+    int pos;
+};
+
+/// A call with the wrong number of arguments: wrong whatever the argument types, so `cdcd
+/// validate` reports it without the table's schema.
+struct ArityError : CompileError {
+    using CompileError::CompileError;
+};
+
+/// A failure while evaluating a row (failed CAST, division by zero, ...).
+struct EvalError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace cdcd::transform

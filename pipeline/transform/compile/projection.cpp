@@ -1,0 +1,390 @@
+#include "pipeline/transform/compile/projection.h"
+
+#include <algorithm>
+#include <new>
+#include <type_traits>
+
+#include "pipeline/data/field_format.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/functions/functions.h"
+
+namespace cdcd::transform {
+namespace {
+
+// Flink CDC types a computed column by
+// CalciteDataTypeConverter#convertCalciteRelDataTypeToDataType, not by the expression's own type:
+// nullable, CHAR and VARCHAR of any length as STRING, and the same inside ARRAY, MAP and ROW. Only
+// the schema changes: CHAR and STRING values are stored alike.
+DataType computed_column_type(const DataType& t) {
+    switch (t.root()) {
+        case TypeRoot::Char:
+        case TypeRoot::Varchar:
+            return DataType::string();
+        case TypeRoot::Array:
+            return DataType::array(computed_column_type(t.element()));
+        case TypeRoot::Map:
+            return DataType::map(computed_column_type(t.key()), computed_column_type(t.value()));
+        case TypeRoot::Row: {
+            std::vector<RowField> fields;
+            for (const auto& f : t.fields())
+                fields.push_back(RowField{
+                    f.name, std::make_shared<const DataType>(computed_column_type(*f.type)), ""});
+            return DataType::row(std::move(fields));
+        }
+        default:
+            return t.with_nullable(true);
+    }
+}
+
+bool is_ifnull_call(const Expr& e) {
+    return e.kind == ExprKind::Call && e.name == "IFNULL";
+}
+
+}  // namespace
+
+std::unique_ptr<BoundProjection> BoundProjection::bind(
+    const ParsedRule& rule, const Schema& upstream, const std::vector<SourceMetadataColumn>& meta,
+    const Zone* zone, bool* error_in_filter, DecimalPrecisionMode decimal_mode) {
+    auto p = std::make_unique<BoundProjection>();
+    *error_in_filter = false;
+    Scope scope{&upstream, &meta, nullptr, zone};
+    scope.decimal_mode = decimal_mode;
+    std::vector<Column> cols;
+    std::vector<BoundColumn> bound;
+    auto place = [&](Column col, BoundColumn b) {
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            if (cols[i].name == col.name) {  // a later item replaces the earlier in its position
+                cols[i] = std::move(col);
+                bound[i] = std::move(b);
+                return;
+            }
+        }
+        cols.push_back(std::move(col));
+        bound.push_back(std::move(b));
+    };
+    for (const auto& item : rule.items) {
+        if (item.star) {
+            for (std::size_t i = 0; i < upstream.size(); ++i) {
+                BoundColumn b;
+                b.copy_from = static_cast<int>(i);
+                b.item = &item;
+                place(upstream.columns()[i], std::move(b));
+            }
+            continue;
+        }
+        // Flink reserves every metadata column name, built-in or the source's, and types a
+        // metadata column referenced by name NOT NULL
+        // (TransformParser#resolveProjectionColumnFromIdentifier).
+        auto is_source_meta = [&](const std::string& name) {
+            return std::any_of(meta.begin(), meta.end(),
+                               [&](const auto& m) { return m.name == name; });
+        };
+        bool is_meta_name = builtin_metadata(item.name) || is_source_meta(item.name);
+        if (is_meta_name && !(item.expr->kind == ExprKind::Column && item.expr->name == item.name))
+            throw CompileError(item.pos,
+                               "Column name `" + item.name +
+                                   "` is reserved as a metadata column; shading it is not allowed");
+        BoundColumn b;
+        b.item = &item;
+        Column col;
+        col.name = item.name;
+        if (item.expr->kind == ExprKind::Column && !builtin_metadata(item.expr->name) &&
+            upstream.index_of(item.expr->name) >= 0 &&
+            std::none_of(meta.begin(), meta.end(),
+                         [&](const auto& m) { return m.name == item.expr->name; })) {
+            int idx = upstream.index_of(item.expr->name);
+            b.copy_from = idx;
+            col = upstream.columns()[idx];
+            col.name = item.name;
+        } else {
+            NodePtr compiled = compile(*item.expr, scope);
+            // Calcite's nullability, before fit_decimal makes every DECIMAL value nullable.
+            const bool declared_nullable = compiled->type.nullable();
+            b.expr = fit_decimal(std::move(compiled));
+            bool metadata_ref =
+                item.expr->kind == ExprKind::Column &&
+                (builtin_metadata(item.expr->name) || is_source_meta(item.expr->name));
+            col.type = computed_column_type(b.expr->type);
+            // A metadata column is never null; IFNULL keeps its own nullability (Flink CDC's
+            // TransformParser special-cases both).
+            if (metadata_ref) col.type = col.type.not_null();
+            if (is_ifnull_call(*item.expr)) col.type = col.type.with_nullable(declared_nullable);
+            if (b.expr->null_literal) col.type = DataType::string();
+        }
+        place(std::move(col), std::move(b));
+    }
+    std::vector<std::string> pks =
+        rule.primary_keys.empty() ? upstream.primary_keys() : rule.primary_keys;
+    for (const auto& k : pks) {
+        auto it =
+            std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == k; });
+        if (it != cols.end()) it->type = it->type.not_null();
+    }
+    std::map<std::string, std::string> options = upstream.options();
+    for (const auto& [k, v] : rule.options) options[k] = v;
+    p->output_ =
+        Schema(std::move(cols), pks,
+               rule.partition_keys.empty() ? upstream.partition_keys() : rule.partition_keys,
+               std::move(options), upstream.comment());
+    p->columns_ = std::move(bound);
+    p->prepare_layout(upstream.size());
+    if (rule.filter) {
+        std::vector<std::pair<std::string, const Expr*>> computed;
+        for (const auto& item : rule.items) {
+            if (item.star) continue;
+            if (item.expr->kind == ExprKind::Column && item.expr->name == item.name) continue;
+            computed.emplace_back(item.name, item.expr.get());
+        }
+        Scope fscope{&upstream, &meta, &computed, zone};
+        fscope.decimal_mode = decimal_mode;
+        try {
+            p->filter_ = compile(*rule.filter, fscope);
+        } catch (const CompileError&) {
+            *error_in_filter = true;
+            throw;
+        }
+        if (p->filter_->type.root() != TypeRoot::Boolean && !p->filter_->null_literal) {
+            *error_in_filter = true;
+            throw CompileError(rule.filter->pos, "filter must be a BOOLEAN expression, not " +
+                                                     p->filter_->type.to_string());
+        }
+        p->filter_text_ = rule.filter_text;
+    }
+    return p;
+}
+
+bool BoundProjection::filter(EvalContext& c) const {
+    if (!filter_) return true;
+    current_ = &filter_text_;
+    return filter_->eval(c).truth();
+}
+
+void BoundProjection::prepare_layout(std::size_t upstream_arity) {
+    const auto& out = output_.columns();
+    upstream_arity_ = upstream_arity;
+    fields_.clear();
+    prefix_variable_.clear();
+    computed_.clear();
+    copied_variable_.clear();
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+        OutField f;
+        f.copy_from = columns_[i].copy_from;
+        f.variable = is_variable_length(out[i].type);
+        f.expr = columns_[i].expr.get();
+        f.slot = value_class(out[i].type.root());
+        if (f.copy_from < 0) {
+            f.value = computed_.size();
+            computed_.push_back(ComputedField{f.expr, i, f.slot});
+        } else if (f.variable) {
+            copied_variable_.push_back(static_cast<std::uint32_t>(i));
+        }
+        fields_.push_back(f);
+    }
+    values_.assign(computed_.size(), Datum{});
+    prefix_ = 0;
+    while (prefix_ < fields_.size() && prefix_ < upstream_arity &&
+           fields_[prefix_].copy_from == static_cast<int>(prefix_))
+        ++prefix_;
+    if (prefix_ != upstream_arity) prefix_ = 0;  // the block copy needs every upstream field
+    for (std::size_t i = 0; i < prefix_; ++i)
+        if (fields_[i].variable) prefix_variable_.push_back(static_cast<std::uint32_t>(i));
+}
+
+namespace {
+
+inline std::uint64_t load64(const char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline void store64(char* p, std::uint64_t v) {
+    std::memcpy(p, &v, 8);
+}
+
+}  // namespace
+
+static_assert(std::is_trivially_destructible_v<Datum>);
+
+// Writes the output row directly, in one allocation, with the same bytes RowBuilder would
+// produce field by field: NULL fields have a zero slot, the variable part holds the fields'
+// bytes in field order. Every byte is written once (no zero fill of the whole row first).
+Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) const {
+    const std::size_t arity = fields_.size();
+    // 1. Computed values (strings stay valid: they point into the input row, constants, node
+    //    caches or the arena, which is reset only between rows).
+    std::size_t k = 0;
+    try {
+        // Constructed in place: the evaluator writes its result straight into values_
+        // (a Datum copied right after its fields were stored stalls store forwarding).
+        for (; k < computed_.size(); ++k)
+            ::new (static_cast<void*>(&values_[k])) Datum(computed_[k].expr->eval(c));
+    } catch (...) {  // EvalError, or anything a connector's function throws
+        std::size_t i = computed_[k].field;
+        current_ = columns_[i].item ? &columns_[i].item->text : &output_.columns()[i].name;
+        throw;
+    }
+    const RowView in = c.row;
+    const std::string_view in_bytes = in.bytes();
+    const std::size_t in_arity = in.arity();
+    const std::size_t in_words = (in_arity + 63) / 64;
+    const std::size_t in_fixed = RowView::fixed_size(in_arity);
+    const std::size_t words = (arity + 63) / 64;
+    const std::size_t fixed = RowView::fixed_size(arity);
+
+    // 2. The size of the variable part. The prefix is one block when its variable fields are laid
+    //    out back to back in field order, covering the input's whole variable part.
+    std::size_t prefix = in_arity == upstream_arity_ ? prefix_ : 0;
+    bool block = prefix > 0;
+    std::size_t var = 0;
+    if (block) {
+        std::size_t cursor = in_fixed;
+        for (std::uint32_t j : prefix_variable_) {
+            if (in.is_null(j)) continue;
+            std::uint64_t ref = load64(in_bytes.data() + 8 + in_words * 8 + j * 8);
+            if ((ref >> 32) != cursor) {
+                block = false;
+                break;
+            }
+            cursor += static_cast<std::uint32_t>(ref);
+        }
+        if (block && cursor != in_bytes.size()) block = false;
+        if (block) var = in_bytes.size() - in_fixed;
+    }
+    for (std::uint32_t j : copied_variable_) {
+        if (block && j < prefix) continue;
+        auto from = static_cast<std::size_t>(fields_[j].copy_from);
+        if (!in.is_null(from)) var += in.get_bytes(from).size();
+    }
+    for (k = 0; k < computed_.size(); ++k) {
+        const Datum& d = values_[k];
+        if (d.null) continue;
+        switch (computed_[k].slot) {
+            case ValueClass::Bytes:
+                var += d.s.size();
+                break;
+            case ValueClass::Decimal:
+                var += 16;
+                break;
+            case ValueClass::Timestamp:
+                var += 12;
+                break;
+            case ValueClass::Zoned:
+                var += 16;
+                break;
+            default:
+                break;
+        }
+    }
+    if (fixed + var > 0xFFFFFFFFULL) throw std::length_error("row larger than 4 GiB");
+
+    // 3. Header, NULL bits and slots.
+    std::string buf;
+    if (spare) {
+        // A spare too small for this row (rows grew) is dropped, not left to block the others.
+        while (!spare->empty() && spare->back().capacity() < fixed + var) spare->pop_back();
+        if (!spare->empty()) {
+            buf = std::move(spare->back());
+            spare->pop_back();
+            // The spares were last written on another thread: fetch the next one's bytes for
+            // writing, and the string a few entries further down, whose pointer that will need.
+            std::size_t left = spare->size();
+            if (left > 0) __builtin_prefetch((*spare)[left - 1].data(), 1);
+            if (left > 4) __builtin_prefetch(&(*spare)[left - 5]);
+        } else {
+            // None left: a new buffer with room for somewhat larger rows, to serve as a spare too.
+            buf.reserve(((fixed + var) * 9 / 8 + 15) & ~std::size_t{15});
+        }
+    }
+    // Within the spare's capacity: no allocation, and no fill when it was as large before.
+    buf.resize(fixed + var);
+    char* base = buf.data();
+    store64(base, arity);  // arity, then four unused bytes that are zero
+    char* nulls = base + 8;
+    char* slots = base + 8 + words * 8;
+    std::memset(nulls, 0, words * 8);
+    std::size_t cursor = fixed;
+    auto set_null = [&](std::size_t j) {
+        std::uint64_t w = load64(nulls + (j / 64) * 8);
+        store64(nulls + (j / 64) * 8, w | (1ULL << (j % 64)));
+        store64(slots + j * 8, 0);
+    };
+    auto put_bytes = [&](std::size_t j, const void* data, std::size_t n) {
+        store64(slots + j * 8, (static_cast<std::uint64_t>(cursor) << 32) | n);
+        copy_bytes(base + cursor, static_cast<const char*>(data), n);
+        cursor += n;
+    };
+    std::size_t start = 0;
+    if (block) {
+        // NULL words of the prefix (bits past the input's arity are zero), slots, variable part.
+        const char* in_nulls = in_bytes.data() + 8;
+        for (std::size_t w = 0; w < in_words; ++w) {
+            std::uint64_t word = load64(in_nulls + w * 8);
+            std::size_t bits = std::min<std::size_t>(64, prefix - w * 64);
+            if (bits < 64) word &= (1ULL << bits) - 1;
+            store64(nulls + w * 8, word);
+        }
+        std::memcpy(slots, in_bytes.data() + 8 + in_words * 8, prefix * 8);
+        const std::uint64_t shift = static_cast<std::uint64_t>(fixed - in_fixed) << 32;
+        for (std::uint32_t j : prefix_variable_)
+            if (!in.is_null(j)) store64(slots + j * 8, load64(slots + j * 8) + shift);
+        for (std::size_t w = 0; w < in_words; ++w) {  // a NULL field's slot is zero
+            for (std::uint64_t word = load64(nulls + w * 8); word != 0; word &= word - 1)
+                store64(slots + (w * 64 + static_cast<std::size_t>(__builtin_ctzll(word))) * 8, 0);
+        }
+        if (var) std::memcpy(base + fixed, in_bytes.data() + in_fixed, in_bytes.size() - in_fixed);
+        cursor = fixed + (in_bytes.size() - in_fixed);
+        start = prefix;
+    }
+    for (std::size_t j = start; j < arity; ++j) {
+        const OutField& f = fields_[j];
+        if (f.copy_from >= 0) {
+            auto from = static_cast<std::size_t>(f.copy_from);
+            if (in.is_null(from)) {
+                set_null(j);
+            } else if (f.variable) {
+                auto b = in.get_bytes(from);
+                put_bytes(j, b.data(), b.size());
+            } else {
+                store64(slots + j * 8, static_cast<std::uint64_t>(in.get_long(from)));
+            }
+            continue;
+        }
+        const Datum& d = values_[f.value];
+        if (d.null) {
+            set_null(j);
+            continue;
+        }
+        switch (f.slot) {
+            case ValueClass::Long:
+                store64(slots + j * 8, static_cast<std::uint64_t>(d.i));
+                break;
+            case ValueClass::Double:
+                std::memcpy(slots + j * 8, &d.d, 8);
+                break;
+            case ValueClass::Bytes:
+                put_bytes(j, d.s.data(), d.s.size());
+                break;
+            case ValueClass::Decimal:
+                put_bytes(j, &d.dec, 16);
+                break;
+            case ValueClass::Timestamp: {
+                char ts[12];
+                std::memcpy(ts, &d.i, 8);
+                std::memcpy(ts + 8, &d.nanos, 4);
+                put_bytes(j, ts, 12);
+                break;
+            }
+            case ValueClass::Zoned: {
+                char ts[16];
+                std::memcpy(ts, &d.i, 8);
+                std::memcpy(ts + 8, &d.nanos, 4);
+                std::memcpy(ts + 12, &d.off, 4);
+                put_bytes(j, ts, 16);
+                break;
+            }
+        }
+    }
+    return Row(std::move(buf));
+}
+
+}  // namespace cdcd::transform

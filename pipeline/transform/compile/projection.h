@@ -1,0 +1,80 @@
+#pragma once
+// One transform rule bound to one table schema: the output schema, compiled projection columns
+// and filter, and the evaluation of a row.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/event/events.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/types.h"
+
+namespace cdcd::transform {
+
+/// A parsed rule (once, at start).
+struct ParsedRule {
+    std::vector<ProjectionItem> items;
+    bool has_star = false;
+    ExprPtr filter;
+    std::string projection_text, filter_text;
+    std::vector<std::string> primary_keys, partition_keys;
+    std::vector<std::pair<std::string, std::string>> options;
+    bool soft_delete = false;
+};
+
+struct BoundColumn {
+    int copy_from = -1;  // upstream position for plain column references
+    NodePtr expr;        // computed otherwise
+    const ProjectionItem* item = nullptr;
+};
+
+class BoundProjection {
+  public:
+    /// Throws CompileError (pos inside projection_text, or filter_text when in_filter is set).
+    static std::unique_ptr<BoundProjection> bind(
+        const ParsedRule& rule, const Schema& upstream,
+        const std::vector<SourceMetadataColumn>& meta, const Zone* zone, bool* error_in_filter,
+        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19);
+    const Schema& output() const { return output_; }
+    bool has_filter() const { return filter_ != nullptr; }
+    bool filter(EvalContext& c) const;
+    /// The projected row; written into the last of `spare` when its capacity suffices.
+    Row project(EvalContext& c, std::vector<std::string>* spare = nullptr) const;
+    /// The expression text of the column or filter being evaluated when an EvalError happened.
+    const std::string& current_text() const { return *current_; }
+
+  private:
+    struct OutField {
+        int copy_from = -1;  // upstream position, or -1 for a computed column
+        bool variable = false;
+        ValueClass slot = ValueClass::Long;  // how it is encoded, from its type
+        const Node* expr = nullptr;
+        std::size_t value = 0;  // index into values_ for computed columns
+    };
+    struct ComputedField {
+        const Node* expr = nullptr;
+        std::size_t field = 0;  // output position
+        ValueClass slot = ValueClass::Long;
+    };
+    void prepare_layout(std::size_t upstream_arity);
+
+    Schema output_;
+    std::vector<BoundColumn> columns_;
+    NodePtr filter_;
+    std::string filter_text_;
+    mutable const std::string* current_ = &filter_text_;
+    // The output row's layout: output fields 0..prefix_-1 are upstream fields 0..prefix_-1 (a
+    // leading `*`), copied as one block when the input's variable part is in field order.
+    std::vector<OutField> fields_;
+    std::size_t upstream_arity_ = 0;
+    std::size_t prefix_ = 0;
+    std::vector<std::uint32_t> prefix_variable_;  // variable-length fields among the prefix
+    // The computed fields (values_[k] is computed_[k]'s value) and the copied variable-length
+    // fields, in output order, so that sizing the row visits only the fields that need it.
+    std::vector<ComputedField> computed_;
+    std::vector<std::uint32_t> copied_variable_;
+    mutable std::vector<Datum> values_;  // computed values of the row being projected
+};
+
+}  // namespace cdcd::transform
