@@ -6,8 +6,9 @@
 clang-tidy parses each file with every header it includes (Asio, Beast, simdjson...), which costs
 tens of seconds a file: a full run is most of an hour on 2 cores. Its verdict is a function of
 its version, the .clang-tidy files, the compile flags and the preprocessed text of the file
-(comments kept, so NOLINT counts), so a file whose key is unchanged since a clean run is clean
-now: only the files a change reaches are checked again. Only clean verdicts are kept, in
+(comments kept, so NOLINT counts; line markers kept, so which file a line comes from and where,
+as NOLINTNEXTLINE and the header filter see it, count too), so a file whose key is unchanged
+since a clean run is clean now: only the files a change reaches are checked again. Only clean verdicts are kept, in
 $CDCD_TIDY_CACHE (default ~/.cache/cdcd-clang-tidy); the key holds no absolute path, so a clone
 in another folder (CI's) reuses them. Exits 1 when clang-tidy reports anything, printing it."""
 import argparse
@@ -56,7 +57,7 @@ def file_key(base, entry):
         if arg in ("-c", entry["file"]):
             continue
         flags.append(arg)
-    command = [CLANG, *flags, EXTRA, f"-fmacro-prefix-map={REPO}=.", "-E", "-P", "-C",
+    command = [CLANG, *flags, EXTRA, f"-fmacro-prefix-map={REPO}=.", "-E", "-C",
                entry["file"]]
     pre = subprocess.run(command, cwd=entry["directory"], capture_output=True)
     if pre.returncode != 0:
@@ -64,7 +65,7 @@ def file_key(base, entry):
     h = hashlib.sha256(base.encode())
     h.update(portable(" ".join(flags)).encode() + b"\0")
     h.update(portable(entry["file"]).encode() + b"\0")
-    h.update(pre.stdout)
+    h.update(pre.stdout.replace(str(REPO).encode(), b"."))
     return h.hexdigest()
 
 
