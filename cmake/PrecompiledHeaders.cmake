@@ -5,8 +5,8 @@
 #
 # One PCH is built per kind of target and reused by every target of that kind (REUSE_FROM), so a
 # cold build compiles two PCHs, not one per library. A PCH is only valid for the exact macros and
-# flags it was built with; GCC's -Winvalid-pch (added by CMake) under -Werror makes a mismatch a
-# build error rather than a silent slowdown. Hence the kinds:
+# flags it was built with; clang refuses a mismatch, and GCC's -Winvalid-pch (added by CMake)
+# under -Werror does too, rather than a silent slowdown. Hence the kinds:
 #   - targets that link cdcd_pipeline (its usage requirements set the spdlog, simdjson and
 #     -pthread flags): cdcd_pch, or cdcd_test_pch for unit tests (adds Catch2);
 #   - unit tests that do not link cdcd_pipeline: a PCH of their own with Catch2 and the
