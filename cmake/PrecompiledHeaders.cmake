@@ -14,18 +14,18 @@
 #   - the few small libraries below cdcd_pipeline (text, config, state, net): none.
 # New folders are picked up without edits: every target in the tree is classified here.
 #
-# On by default with clang (the asan preset) only. GCC 12 loses, for code read from a PCH, the
-# system-header status that silences its middle-end warnings: -Warray-bounds and
-# -Wstringop-overflow then fire inside <string> (bits/char_traits.h) in files such as
-# pipeline/data/values.cpp that are clean without the PCH, and -Werror fails the build.
-# -DCDCD_PCH=ON/OFF overrides; -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns all of it off.
-if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-  option(CDCD_PCH "Precompiled headers for the third-party headers (cmake/PrecompiledHeaders.cmake)"
-         ON)
-else()
-  option(CDCD_PCH "Precompiled headers for the third-party headers (cmake/PrecompiledHeaders.cmake)"
-         OFF)
-endif()
+# Off by default; -DCDCD_PCH=ON for a local loop in one checkout (clang: the asan preset).
+# - GCC 12 loses, for code read from a PCH, the system-header status that silences its middle-end
+#   warnings: -Warray-bounds and -Wstringop-overflow then fire inside <string>
+#   (bits/char_traits.h) in files such as pipeline/data/values.cpp that are clean without it,
+#   and -Werror fails the release build.
+# - With clang, the PCH and every object built with it are keyed by ccache on the checkout's
+#   absolute path (CMake passes the PCH through -Xclang, which CCACHE_BASEDIR does not rewrite,
+#   and the PCH records its header's absolute path). A clone in another folder, as CI's is, then
+#   misses the cache on every file: a cold build instead of a warm one.
+# -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns it off whatever CDCD_PCH says.
+option(CDCD_PCH "Precompiled headers for the third-party headers (cmake/PrecompiledHeaders.cmake)"
+       OFF)
 
 set(CDCD_PCH_STD_HEADERS
     <algorithm> <chrono> <cstdint> <functional> <map> <memory> <optional> <stdexcept> <string>
