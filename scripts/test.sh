@@ -1,32 +1,80 @@
 #!/usr/bin/env bash
 # Sets up, builds (release with g++; ASan+UBSan with clang, which also builds the libFuzzer
-# targets) and runs the whole test suite: unit tests in both builds, each fuzz target briefly,
-# then the integration tests of the real binary against a real Kafka broker and the emulators.
-# Exits non-zero when anything fails.
+# targets) and runs the whole test suite: clang-format and clang-tidy, unit tests in both builds,
+# each fuzz target briefly, then the integration tests of the real binary against a real Kafka
+# broker and the emulators. Exits non-zero when anything fails.
+#   scripts/test.sh                  everything (what CI runs)
+#   scripts/test.sh --quick [PRESET] the unit tests of one preset (release by default, or asan):
+#                                    build and ctest only, no setup, lint, fuzz or pytest
+# Each phase's time and exit status are printed as it ends and again as a table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Each phase prints how long it took (CI keeps the whole run under 25 minutes on 2 cores).
-phase() {
+
+summary=()
+phase() {  # phase NAME COMMAND...: runs COMMAND, records how long it took
   local name="$1" started=$SECONDS rc=0
   shift
   "$@" || rc=$?
-  echo "test.sh: $name took $((SECONDS - started)) s (exit $rc)" >&2
+  record "$name" $((SECONDS - started)) $rc
   return $rc
 }
-phase setup scripts/setup.sh test
+record() {  # record NAME SECONDS EXIT
+  echo "test.sh: $1 took $2 s (exit $3)" >&2
+  summary+=("$(printf '%-16s %6s s  %s' "$1" "$2" "$([[ $3 == 0 ]] && echo ok || echo "FAILED (exit $3)")")")
+}
+print_summary() {
+  local line
+  echo "test.sh: phase times (total $SECONDS s)" >&2
+  for line in "${summary[@]}"; do echo "  $line" >&2; done
+}
+trap print_summary EXIT
 
 status=0
+run_ctest() {  # run_ctest PRESET
+  if [[ $1 == asan ]]; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --preset asan -j2
+  else
+    ctest --preset "$1" -j2
+  fi
+}
+
+if [[ "${1:-}" == --quick ]]; then
+  preset="${2:-release}"
+  phase "$preset build" scripts/build.sh "$preset"
+  phase "$preset ctest" run_ctest "$preset" || status=1
+  ((status)) && echo "test.sh: a suite failed (see above)" >&2
+  exit $status
+fi
+
+phase setup scripts/setup.sh test
+phase clang-format scripts/lint.sh format || status=1
+
 phase "release build" scripts/build.sh release
-phase "release ctest" ctest --preset release -j2 || status=1
+phase "release ctest" run_ctest release || status=1
 
 phase "asan build" scripts/build.sh asan
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  phase "asan ctest" ctest --preset asan -j2 || status=1
+phase "asan ctest" run_ctest asan || status=1
 
-phase "fuzz" scripts/fuzz.sh ci || status=1
+phase fuzz scripts/fuzz.sh ci || status=1
+
+# clang-tidy runs beside the integration tests, which mostly wait on brokers and emulators:
+# at the lowest priority, so the tests keep the cores they need (files unchanged since a clean
+# run are skipped).
+tidy_log=$(mktemp)
+tidy_started=$SECONDS
+nice -n 19 scripts/lint.sh tidy 2 >"$tidy_log" 2>&1 &
+tidy_pid=$!
 
 export CDCD_BIN="$PWD/build/release/cmd/cdcd"
 phase pytest python3 scripts/run_pytest_suites.py || status=1
+
+tidy_rc=0
+wait $tidy_pid || tidy_rc=$?
+cat "$tidy_log" >&2
+rm -f "$tidy_log"
+record clang-tidy $((SECONDS - tidy_started)) $tidy_rc
+((tidy_rc)) && status=1
 
 ((status)) && echo "test.sh: a suite failed (see above)" >&2
 exit $status
