@@ -19,7 +19,8 @@
 // initial value (a missing required option has already been reported by the validator). The
 // binding is checked when it is made (std::logic_error): the member's type must hold the option's
 // type (integers their whole range), an option without a default that is not required needs a
-// std::optional member, and an enum option binds to a C++ enum only if declared with its values.
+// std::optional member (a list may stay empty instead), and an enum option binds to a C++ enum (or
+// a bool) only if declared with its values: enum_of<Mode>("mode", {{"fast", Mode::Fast}, ...}).
 #pragma once
 
 #include <chrono>
@@ -63,7 +64,7 @@ inline constexpr bool kUnsupported = false;
 template <typename T>
 bool holds(OptionType type) {
     if constexpr (std::is_same_v<T, bool>) {
-        return type == OptionType::Boolean;
+        return type == OptionType::Boolean || type == OptionType::Enum;
     } else if constexpr (std::is_same_v<T, std::string>) {
         return type == OptionType::String || type == OptionType::Enum;
     } else if constexpr (std::is_same_v<T, std::chrono::milliseconds>) {
@@ -110,6 +111,15 @@ bool fits(const OptionSpec& spec) {
 // The member value of a validated (canonical) option value.
 template <typename T>
 T parse(const OptionSpec& spec, const std::string& canonical) {
+    if constexpr (std::is_enum_v<T> || std::is_same_v<T, bool>) {
+        if (spec.type == OptionType::Enum) {
+            for (std::size_t i = 0; i < spec.enum_values.size(); ++i) {
+                if (spec.enum_values[i] == canonical) return static_cast<T>(spec.enum_codes.at(i));
+            }
+            throw std::logic_error("option `" + spec.key + "`: `" + canonical +
+                                   "` is not declared");
+        }
+    }
     if constexpr (std::is_same_v<T, bool>) {
         return parse_bool(canonical).value();
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -119,10 +129,7 @@ T parse(const OptionSpec& spec, const std::string& canonical) {
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
         return parse_list(canonical);
     } else if constexpr (std::is_enum_v<T>) {
-        for (std::size_t i = 0; i < spec.enum_values.size(); ++i) {
-            if (spec.enum_values[i] == canonical) return static_cast<T>(spec.enum_codes.at(i));
-        }
-        throw std::logic_error("option `" + spec.key + "`: `" + canonical + "` is not declared");
+        throw std::logic_error("option `" + spec.key + "` is not an enum");
     } else if constexpr (std::is_integral_v<T>) {
         if (spec.type == OptionType::MemorySize) {
             return static_cast<T>(parse_memory_size(canonical).value());
@@ -318,8 +325,8 @@ OptionBinding<Settings> OptionBuilder::to(Member Settings::*member, Nested... ne
     if (!binding_detail::holds<Value>(spec.type)) {
         throw fail("a " + std::string(to_string(spec.type)) + " option does not fit its member");
     }
-    if constexpr (std::is_enum_v<Value>) {
-        if (spec.enum_type != std::type_index(typeid(Value))) {
+    if constexpr (std::is_enum_v<Value> || std::is_same_v<Value, bool>) {
+        if (spec.type == OptionType::Enum && spec.enum_type != std::type_index(typeid(Value))) {
             throw fail("declare it with enum_of<Enum>(key, {{\"value\", Enum::Value}, ...})");
         }
     } else if constexpr (std::is_integral_v<Value> && !std::is_same_v<Value, bool>) {
@@ -327,7 +334,9 @@ OptionBinding<Settings> OptionBuilder::to(Member Settings::*member, Nested... ne
             throw fail("its range does not fit the member's integer type");
         }
     }
-    if (!binding_detail::Optional<Leaf>::value && !spec.required && !spec.default_value) {
+    // A list left unset is empty, as an empty value gives; anything else needs a std::optional.
+    if (!binding_detail::Optional<Leaf>::value && !spec.required && !spec.default_value &&
+        !std::is_same_v<Leaf, std::vector<std::string>>) {
         throw fail("it has no default and is not required: bind it to a std::optional member");
     }
     Settings probe{};

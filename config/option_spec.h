@@ -126,7 +126,8 @@ std::string describe(const ConnectorOptionsSpec& spec, std::string_view connecto
 template <typename E>
 OptionBuilder OptionSpec::enum_of(std::string key,
                                   std::initializer_list<std::pair<const char*, E>> values) {
-    static_assert(std::is_enum_v<E>, "enum_of with values maps option values to a C++ enum");
+    static_assert(std::is_enum_v<E> || std::is_same_v<E, bool>,
+                  "enum_of with values maps option values to a C++ enum (or a bool)");
     OptionSpec spec;
     spec.key = std::move(key);
     spec.type = OptionType::Enum;

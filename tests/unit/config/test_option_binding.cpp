@@ -22,6 +22,7 @@ struct Settings {
     std::optional<long long> start;
     double ratio = 0;
     bool ssl = false;
+    bool iso_timestamps = false;
     std::chrono::milliseconds timeout{0};
     Limits limits;
     std::vector<std::string> hosts;
@@ -40,6 +41,9 @@ const OptionBindings<Settings>& bindings() {
             OptionSpec::long_("start").to(&Settings::start),
             OptionSpec::double_("ratio").default_("0.5").to(&Settings::ratio),
             OptionSpec::boolean("ssl").default_("false").to(&Settings::ssl),
+            OptionSpec::enum_of<bool>("timestamps", {{"SQL", false}, {"ISO-8601", true}})
+                .default_("SQL")
+                .to(&Settings::iso_timestamps),
             OptionSpec::duration("timeout").default_("30s").to(&Settings::timeout),
             OptionSpec::memory_size("buffer").default_("64mb").to(&Settings::limits,
                                                                   &Limits::max_bytes),
@@ -64,7 +68,7 @@ const SourceLocation kBlock{"p.yaml", 5, 1};
 
 TEST_CASE("binding: the declarations are the spec the validator and describe use") {
     const ConnectorOptionsSpec& spec = bindings().spec();
-    REQUIRE(spec.options.size() == 10);
+    REQUIRE(spec.options.size() == 11);
     CHECK(spec.options[0].key == "topic");
     CHECK(spec.options[1].enum_values == std::vector<std::string>{"earliest", "latest"});
     CHECK(spec.prefixes.at(0).prefix == "properties.");
@@ -78,6 +82,7 @@ TEST_CASE("binding: reading fills every member from the YAML or the default") {
                                    {"mode", "EARLIEST"},
                                    {"start", "1700000000000"},
                                    {"buffer", "1kb"},
+                                   {"timestamps", "iso-8601"},
                                    {"properties.acks", "all"}}),
                               kBlock, "source `kafka`", d);
     REQUIRE(d.ok());
@@ -88,6 +93,7 @@ TEST_CASE("binding: reading fills every member from the YAML or the default") {
     CHECK(o->start == 1700000000000LL);
     CHECK(o->ratio == 0.5);
     CHECK_FALSE(o->ssl);
+    CHECK(o->iso_timestamps);
     CHECK(o->timeout == 30s);
     CHECK(o->limits.max_bytes == 1024);
     CHECK(o->hosts == std::vector<std::string>{"a", "b"});
@@ -132,6 +138,7 @@ struct Narrow {
     std::optional<std::string> maybe;
     Mode mode = Mode::Earliest;
     int a = 0;
+    std::vector<std::string> list;
 };
 }  // namespace
 
@@ -146,6 +153,7 @@ TEST_CASE("binding: a binding that could not hold its option is refused when mad
     CHECK_THROWS_WITH(OptionSpec::string("s").to(&Narrow::text),
                       Catch::Contains("bind it to a std::optional member"));
     CHECK_NOTHROW(OptionSpec::string("s").to(&Narrow::maybe));
+    CHECK_NOTHROW(OptionSpec::list("l").to(&Narrow::list));  // unset: empty
     // An enum option binds to a C++ enum only when declared with its values.
     CHECK_THROWS_WITH(OptionSpec::enum_of("m", {"earliest"}).default_("earliest").to(&Narrow::mode),
                       Catch::Contains("enum_of<Enum>(key, {{"));
