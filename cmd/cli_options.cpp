@@ -18,7 +18,7 @@ Usage:
   cdcd validate PIPELINE.yaml [--secrets FILE]
   cdcd checkpoints list|show|export --state-dir DIR [--pipeline NAME]
            [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
-  cdcd describe [CONNECTOR|pipeline]
+  cdcd describe [CONNECTOR|pipeline] [--format text|markdown]
   cdcd version
   cdcd --help
 
@@ -100,6 +100,11 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             if (o.log_format != "text" && o.log_format != "json")
                 throw std::invalid_argument("--log-format must be text or json, not '" +
                                             o.log_format + "'");
+        } else if (flag == "--format") {
+            o.describe_format = value_of(i, flag);
+            if (o.describe_format != "text" && o.describe_format != "markdown")
+                throw std::invalid_argument("--format must be text or markdown, not '" +
+                                            o.describe_format + "'");
         } else if (flag == "--log-level") {
             o.log_level = log_level_of(value_of(i, flag));
         } else if (flag == "--log-file") {

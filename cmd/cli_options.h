@@ -19,7 +19,8 @@ struct CliOptions {
     std::string log_format = "text";               // text | json
     std::string log_level = "info";                // a level of log_level_of()
     std::string log_file;
-    std::string admin_address;  // overrides pipeline.admin.address
+    std::string admin_address;             // overrides pipeline.admin.address
+    std::string describe_format = "text";  // cdcd describe: text | markdown (docs/*.md tables)
     // cdcd checkpoints
     std::string pipeline_name;
     std::string pipeline_file;

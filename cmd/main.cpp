@@ -13,6 +13,7 @@
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
 #include "config/diagnostics.h"
+#include "config/option_docs.h"
 #include "config/option_spec.h"
 #include "config/pipeline_def.h"
 #include "config/pipeline_options.h"
@@ -69,8 +70,16 @@ int describe(const cli::CliOptions& o) {
             "`pipeline` block's (checkpoints, bad-record policy, ...).\n");
         return 0;
     }
+    // Text for a terminal; Markdown as in docs/*.md (cmd/option_tables.h).
+    auto print = [&o](const config::ConnectorOptionsSpec& spec, const std::string& what) {
+        if (o.describe_format == "markdown")
+            std::printf("Options of %s:\n\n%s\n", what.c_str(),
+                        config::markdown_table(spec).c_str());
+        else
+            std::printf("%s\n", config::describe(spec, what).c_str());
+    };
     if (*o.argument == "pipeline") {
-        std::printf("%s\n", config::describe(config::pipeline_options_spec(), "pipeline").c_str());
+        print(config::pipeline_options_spec(), "pipeline");
         return 0;
     }
     const auto* source = registry.source(*o.argument);
@@ -80,9 +89,8 @@ int describe(const cli::CliOptions& o) {
                      o.argument->c_str());
         return 1;
     }
-    if (source)
-        std::printf("%s\n", config::describe(source->options, "source " + *o.argument).c_str());
-    if (sink) std::printf("%s\n", config::describe(sink->options, "sink " + *o.argument).c_str());
+    if (source) print(source->options, "source " + *o.argument);
+    if (sink) print(sink->options, "sink " + *o.argument);
     return 0;
 }
 
@@ -102,8 +110,10 @@ PipelinePlan load_plan(const cli::CliOptions& o) {
 /// The admin endpoint's address: --admin-address, else pipeline.admin.address, else none.
 std::optional<admin::Address> admin_address(const cli::CliOptions& o, const PipelinePlan& plan) {
     std::string text = o.admin_address;
-    if (text.empty() && plan.pipeline_options.has("admin.address"))
-        text = plan.pipeline_options.get_string("admin.address");
+    if (text.empty())
+        text = config::pipeline_option_bindings()
+                   .read(plan.pipeline_options)
+                   ->admin_address.value_or("");
     if (text.empty()) return std::nullopt;
     return admin::parse_address(text);
 }

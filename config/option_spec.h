@@ -10,9 +10,14 @@
 //       {PrefixSpec{"properties.", "passed to librdkafka as-is"}}};
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace cdcd::config {
@@ -35,6 +40,10 @@ struct OptionSpec {
     // the YAML loader leaves them for the connector instead of reading the environment.
     bool templated = false;
     std::vector<std::string> enum_values;  // Enum: allowed values, canonical spelling
+    // Enum declared with C++ values (enum_of(key, {{"a", E::A}, ...})): the value of each entry
+    // of enum_values, as its underlying integer, and E; an option binds only to a member of E.
+    std::vector<long long> enum_codes;
+    std::optional<std::type_index> enum_type;
     std::optional<double> min,
         max;  // inclusive; Int/Long/Double, Duration (ms), MemorySize (bytes)
 
@@ -49,7 +58,16 @@ struct OptionSpec {
     static OptionBuilder memory_size(std::string key);
     static OptionBuilder list(std::string key);
     static OptionBuilder enum_of(std::string key, std::vector<std::string> values);
+    // An enum whose values map to a C++ enum: enum_of<Mode>("mode", {{"fast", Mode::Fast}, ...}).
+    template <typename E>
+    static OptionBuilder enum_of(std::string key,
+                                 std::initializer_list<std::pair<const char*, E>> values);
 };
+
+template <typename Settings>
+class OptionBinding;
+template <typename Settings>
+class PrefixBinding;
 
 // Fluent construction of an OptionSpec; converts implicitly to OptionSpec.
 class OptionBuilder {
@@ -66,6 +84,12 @@ class OptionBuilder {
     OptionBuilder& at_most(double hi);
 
     const OptionSpec& spec() const { return spec_; }
+
+    // Binds the option to a member of Settings, reached through nested members if needed:
+    // .to(&Settings::retries) or .to(&Settings::decoder, &DecoderSettings::limit). Defined in
+    // config/option_binding.h.
+    template <typename Settings, typename Member, typename... Nested>
+    OptionBinding<Settings> to(Member Settings::*member, Nested... nested) const;
     operator OptionSpec() const { return spec_; }  // NOLINT(google-explicit-constructor)
 
   private:
@@ -76,6 +100,11 @@ class OptionBuilder {
 struct PrefixSpec {
     std::string prefix;
     std::string description;
+
+    // Binds the keys with this prefix (prefix stripped) to a std::map<std::string, std::string>
+    // member of Settings. Defined in config/option_binding.h.
+    template <typename Settings, typename Member, typename... Nested>
+    PrefixBinding<Settings> to(Member Settings::*member, Nested... nested) const;
 };
 
 struct ConnectorOptionsSpec {
@@ -93,6 +122,22 @@ std::vector<std::string> check_spec(const ConnectorOptionsSpec& spec);
 // Aligned text table (key, type, default, required, description; secrets marked) for
 // `cdcd describe`.
 std::string describe(const ConnectorOptionsSpec& spec, std::string_view connector_name);
+
+template <typename E>
+OptionBuilder OptionSpec::enum_of(std::string key,
+                                  std::initializer_list<std::pair<const char*, E>> values) {
+    static_assert(std::is_enum_v<E> || std::is_same_v<E, bool>,
+                  "enum_of with values maps option values to a C++ enum (or a bool)");
+    OptionSpec spec;
+    spec.key = std::move(key);
+    spec.type = OptionType::Enum;
+    for (const auto& [name, value] : values) {
+        spec.enum_values.emplace_back(name);
+        spec.enum_codes.push_back(static_cast<long long>(value));
+    }
+    spec.enum_type = std::type_index(typeid(E));
+    return OptionBuilder(std::move(spec));
+}
 
 }  // namespace cdcd::config
 

@@ -81,7 +81,8 @@ const config::SourceLocation& type_location(const config::ConnectorDef& def) {
 // (whose sources allow BATCH only with the `snapshot` startup mode), its source must end.
 void check_batch_source(const PipelinePlan& plan, const config::PipelineDef& definition,
                         config::Diagnostics& diags) {
-    const auto where = plan.pipeline_options.location("execution.runtime-mode");
+    const auto options = config::pipeline_option_bindings().read(plan.pipeline_options);
+    const auto where = options.where(options->batch);
     const std::string prefix =
         "execution.runtime-mode BATCH runs the pipeline until its source has read everything, "
         "but source `" +
@@ -137,45 +138,28 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
                                         diags);
     }
 
-    const auto& p = plan.pipeline_options;
-    if (p.has("name")) plan.settings.name = p.get_string("name");
-    if (p.has("parallelism")) plan.settings.parallelism = p.get_int("parallelism");
-    plan.settings.local_time_zone = resolve_time_zone(
-        p.has("local-time-zone") ? p.get_string("local-time-zone") : "systemDefault");
+    const auto p = config::pipeline_option_bindings().read(plan.pipeline_options);
+    plan.settings.name = p->name;
+    plan.settings.parallelism = p->parallelism;
+    plan.settings.local_time_zone = resolve_time_zone(p->local_time_zone);
     std::string zone_error;
     if (!TimeZone::of(plan.settings.local_time_zone, &zone_error))
-        diags.error(p.location("local-time-zone"),
-                    "invalid pipeline.local-time-zone: " + zone_error);
-    if (p.has("execution.checkpointing.interval"))
-        plan.settings.checkpoint_interval_ms =
-            p.get_duration("execution.checkpointing.interval").count();
-    if (p.has("execution.checkpointing.tolerable-failed-checkpoints"))
-        plan.tolerable_failed_checkpoints =
-            p.get_int("execution.checkpointing.tolerable-failed-checkpoints");
-    if (p.has("state.checkpoints.num-retained"))
-        plan.checkpoints_retained = p.get_int("state.checkpoints.num-retained");
-    plan.state_dir = p.has("state.dir") ? p.get_string("state.dir") : "./cdcd-state";
-    if (p.has("shutdown.timeout"))
-        plan.shutdown_timeout_ms = p.get_duration("shutdown.timeout").count();
-    if (p.has("schema-operator.rpc-timeout"))
-        plan.schema_change_timeout_ms = p.get_duration("schema-operator.rpc-timeout").count();
-    if (p.has("bad-record.policy"))
-        plan.bad_record_policy = parse_bad_record_policy(p.get_enum("bad-record.policy"));
-    if (p.has("bad-record.dead-letter.path"))
-        plan.dead_letter_path = p.get_string("bad-record.dead-letter.path");
-    if (p.has("route-mode"))
-        plan.route_mode =
-            p.get_enum("route-mode") == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;
-    if (p.has("transform.decimal.precision.mode"))
-        plan.decimal_precision_mode =
-            transform::parse_decimal_precision_mode(p.get_enum("transform.decimal.precision.mode"))
-                .value_or(transform::DecimalPrecisionMode::UpTo19);
-    if (p.has("schema.change.behavior"))
-        plan.behavior = behavior_of(p.get_enum("schema.change.behavior"));
-    if (p.has("sink.partitioning.strategy"))
-        plan.partitioning = parse_partitioning_strategy(p.get_enum("sink.partitioning.strategy"))
-                                .value_or(PartitioningStrategy::SinkDefined);
-    plan.batch = p.has("execution.runtime-mode") && p.get_enum("execution.runtime-mode") == "BATCH";
+        diags.error(p.where(p->local_time_zone), "invalid pipeline.local-time-zone: " + zone_error);
+    plan.settings.checkpoint_interval_ms = p->checkpoint_interval.count();
+    plan.tolerable_failed_checkpoints = p->tolerable_failed_checkpoints;
+    plan.checkpoints_retained = p->checkpoints_retained;
+    plan.state_dir = p->state_dir;
+    plan.shutdown_timeout_ms = p->shutdown_timeout.count();
+    plan.schema_change_timeout_ms = p->schema_change_timeout.count();
+    plan.bad_record_policy = parse_bad_record_policy(p->bad_record_policy);
+    if (p->dead_letter_path) plan.dead_letter_path = *p->dead_letter_path;
+    plan.route_mode = p->route_mode == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;
+    plan.decimal_precision_mode = transform::parse_decimal_precision_mode(p->decimal_precision_mode)
+                                      .value_or(transform::DecimalPrecisionMode::UpTo19);
+    plan.behavior = behavior_of(p->schema_change_behavior);
+    plan.partitioning = parse_partitioning_strategy(p->partitioning_strategy)
+                            .value_or(PartitioningStrategy::SinkDefined);
+    plan.batch = p->batch;
     if (plan.batch && source_valid && plan.source_factory)
         check_batch_source(plan, definition, diags);
 

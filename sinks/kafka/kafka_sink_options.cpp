@@ -13,100 +13,88 @@ namespace {
 
 using config::OptionSpec;
 
+using Options = config::BoundOptions<KafkaSinkOptions>;
+using Binding = config::OptionBinding<KafkaSinkOptions>;
+
 const char* const kFormatPrefixes[] = {"debezium-json.", "canal-json.", "json."};
 
-void add_json_format_options(std::vector<OptionSpec>& out, const std::string& prefix,
-                             const std::string& what) {
+// The options of one JSON format (prefix "debezium-json.", ...), bound to the JsonFormatOptions
+// member reached by path.
+template <typename... Path>
+void add_json_format_options(std::vector<Binding>& out, const std::string& prefix,
+                             const std::string& what, Path... path) {
+    using F = json::JsonFormatOptions;
+    using MapNullKey = F::MapNullKey;
     out.push_back(
-        OptionSpec::enum_of(prefix + "timestamp-format.standard", {"SQL", "ISO-8601"})
+        OptionSpec::enum_of<bool>(prefix + "timestamp-format.standard",
+                                  {{"SQL", false}, {"ISO-8601", true}})
             .default_("SQL")
-            .desc(what +
-                  ": timestamp text, 'yyyy-MM-dd HH:mm:ss' (SQL) or 'yyyy-MM-ddTHH:mm:ss'."));
-    out.push_back(OptionSpec::enum_of(prefix + "map-null-key.mode", {"FAIL", "DROP", "LITERAL"})
+            .desc(what + ": timestamp text, 'yyyy-MM-dd HH:mm:ss' (SQL) or 'yyyy-MM-ddTHH:mm:ss'.")
+            .to(path..., &F::iso8601_timestamps));
+    out.push_back(OptionSpec::enum_of<MapNullKey>(prefix + "map-null-key.mode",
+                                                  {{"FAIL", MapNullKey::Fail},
+                                                   {"DROP", MapNullKey::Drop},
+                                                   {"LITERAL", MapNullKey::Literal}})
                       .default_("FAIL")
-                      .desc(what + ": what to do with a NULL map key."));
+                      .desc(what + ": what to do with a NULL map key.")
+                      .to(path..., &F::map_null_key));
     out.push_back(OptionSpec::string(prefix + "map-null-key.literal")
                       .default_("null")
-                      .desc(what + ": the key written for a NULL map key in LITERAL mode."));
+                      .desc(what + ": the key written for a NULL map key in LITERAL mode.")
+                      .to(path..., &F::map_null_key_literal));
     out.push_back(OptionSpec::boolean(prefix + "encode.decimal-as-plain-number")
                       .default_("false")
-                      .desc(what + ": write decimals without scientific notation."));
+                      .desc(what + ": write decimals without scientific notation.")
+                      .to(path..., &F::decimal_as_plain_number));
     out.push_back(OptionSpec::boolean(prefix + "encode.ignore-null-fields")
                       .default_("false")
-                      .desc(what + ": omit NULL fields."));
+                      .desc(what + ": omit NULL fields.")
+                      .to(path..., &F::ignore_null_fields));
 }
 
-json::JsonFormatOptions json_format(const config::ValidatedOptions& o, const std::string& prefix) {
-    json::JsonFormatOptions f;
-    f.iso8601_timestamps = o.get_enum(prefix + "timestamp-format.standard") == "ISO-8601";
-    std::string mode = o.get_enum(prefix + "map-null-key.mode");
-    f.map_null_key = mode == "DROP"      ? json::JsonFormatOptions::MapNullKey::Drop
-                     : mode == "LITERAL" ? json::JsonFormatOptions::MapNullKey::Literal
-                                         : json::JsonFormatOptions::MapNullKey::Fail;
-    f.map_null_key_literal = o.get_string(prefix + "map-null-key.literal");
-    f.decimal_as_plain_number = o.get_bool(prefix + "encode.decimal-as-plain-number");
-    f.ignore_null_fields = o.get_bool(prefix + "encode.ignore-null-fields");
-    return f;
-}
-
-// Flink accepts the format options of the formats in use only (FactoryHelper skips the prefixes
-// of key.format and value.format): options of another format would be ignored, so they are
-// refused, naming the option that picks the format.
-void refuse_unused_format_options(const config::ValidatedOptions& o, config::Diagnostics& d) {
-    const std::string value_format = o.get_enum("value.format");
-    const std::string key_format = o.get_enum("key.format");
-    for (const auto& spec : kafka_sink_options().options) {
-        const std::string& key = spec.key;
-        if (!o.is_set(key)) continue;
-        for (const char* prefix : kFormatPrefixes) {
-            if (key.rfind(prefix, 0) != 0) continue;
-            const std::string format(prefix, std::strlen(prefix) - 1);
-            const bool is_key_format = format == "json";
-            const std::string& in_use = is_key_format ? key_format : value_format;
-            if (format == in_use) continue;
-            // Leaving the Debezium schema off is what any other format does anyway.
-            if (key == "debezium-json.include-schema.enabled" && !o.get_bool(key)) continue;
-            d.error(o.location(key),
-                    "`" + key + "` applies only to " +
-                        (is_key_format ? "key.format " : "value.format ") + format + ", and " +
-                        (is_key_format ? "key.format" : "value.format") + " is " + in_use +
-                        "; remove it or set " + (is_key_format ? "key.format" : "value.format") +
-                        ": " + format);
-        }
-    }
-}
-
-}  // namespace
-
-config::ConnectorOptionsSpec kafka_sink_options() {
-    config::ConnectorOptionsSpec spec;
-    auto& o = spec.options;
-    o.push_back(
-        OptionSpec::string("topic").desc("Write every record to this topic (highest precedence)."));
+std::vector<Binding> option_list() {
+    using O = KafkaSinkOptions;
+    std::vector<Binding> o;
+    o.push_back(OptionSpec::string("topic")
+                    .desc("Write every record to this topic (highest precedence).")
+                    .to(&O::topic));
     o.push_back(
         OptionSpec::string("sink.tableId-to-topic.mapping")
             .desc("`selector:topic;selector:topic`: first matching table selector picks the topic; "
-                  "unmatched tables go to the topic named like the table id."));
+                  "unmatched tables go to the topic named like the table id.")
+            .to(&O::topic_mapping));
     o.push_back(
-        OptionSpec::enum_of("partition.strategy", {"all-to-zero", "hash-by-key"})
+        OptionSpec::enum_of<bool>("partition.strategy",
+                                  {{"all-to-zero", false}, {"hash-by-key", true}})
             .default_("all-to-zero")
             .desc(
                 "all-to-zero: partition 0; hash-by-key: murmur2(key) % partitions, as Kafka's Java "
-                "client places keyed records."));
-    o.push_back(OptionSpec::enum_of("key.format", {"json", "csv"})
+                "client places keyed records.")
+            .to(&O::hash_by_key));
+    o.push_back(OptionSpec::enum_of<KeyFormat>("key.format",
+                                               {{"json", KeyFormat::Json}, {"csv", KeyFormat::Csv}})
                     .default_("json")
-                    .desc("Message key: the table id and primary-key values as JSON or CSV."));
-    o.push_back(OptionSpec::enum_of("value.format", {"debezium-json", "canal-json"})
+                    .desc("Message key: the table id and primary-key values as JSON or CSV.")
+                    .to(&O::key_format));
+    o.push_back(OptionSpec::enum_of<ValueFormat>("value.format",
+                                                 {{"debezium-json", ValueFormat::DebeziumJson},
+                                                  {"canal-json", ValueFormat::CanalJson}})
                     .default_("debezium-json")
-                    .desc("Message value format."));
+                    .desc("Message value format.")
+                    .to(&O::value_format));
     o.push_back(OptionSpec::boolean("sink.add-tableId-to-header-enabled")
                     .default_("false")
-                    .desc("Add headers namespace, schemaName, tableName."));
+                    .desc("Add headers namespace, schemaName, tableName.")
+                    .to(&O::table_id_headers));
     o.push_back(OptionSpec::string("sink.custom-header")
                     .default_("")
-                    .desc("Static headers `k1:v1;k2:v2` (';' between pairs, ':' within)."));
+                    .desc("Static headers `k1:v1;k2:v2` (';' between pairs, ':' within).")
+                    .to(&O::custom_headers));
     o.push_back(
-        OptionSpec::enum_of("sink.delivery-guarantee", {"none", "at-least-once", "exactly-once"})
+        OptionSpec::enum_of<DeliveryGuarantee>("sink.delivery-guarantee",
+                                               {{"none", DeliveryGuarantee::None},
+                                                {"at-least-once", DeliveryGuarantee::AtLeastOnce},
+                                                {"exactly-once", DeliveryGuarantee::ExactlyOnce}})
             .default_("at-least-once")
             .desc("none: fire and forget; at-least-once: every record acknowledged at each "
                   "checkpoint; exactly-once: one Kafka transaction per checkpoint for the whole "
@@ -115,23 +103,68 @@ config::ConnectorOptionsSpec kafka_sink_options() {
                   "cdcd-eos-<pipeline.name>) and the records are written again (read with "
                   "isolation.level=read_committed). Producers are idempotent unless "
                   "properties.enable.idempotence is false, so a key's records keep their order "
-                  "across retries."));
+                  "across retries.")
+            .to(&O::delivery));
     o.push_back(
         OptionSpec::string("sink.transactional-id-prefix")
             .desc("exactly-once: the prefix of the Kafka transactional ids (<prefix>-0-<n>) and "
                   "of the commit-marker group (<prefix>-eos); unique per pipeline, as two "
                   "pipelines with one prefix fence each other. Without it they derive from "
                   "pipeline.name (cdcd-<pipeline.name>-0-<n>), which must then not be the "
-                  "default."));
+                  "default.")
+            .to(&O::transactional_id_prefix));
     o.push_back(OptionSpec::boolean("debezium-json.include-schema.enabled")
                     .default_("false")
-                    .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}."));
-    add_json_format_options(o, "debezium-json.", "debezium-json value");
-    add_json_format_options(o, "canal-json.", "canal-json value");
-    add_json_format_options(o, "json.", "json key");
-    spec.prefixes.push_back(
-        {"properties.", "Kafka producer settings, passed to librdkafka (Java names translated)."});
-    return spec;
+                    .desc("Wrap debezium-json in {\"schema\":…,\"payload\":…}.")
+                    .to(&O::debezium, &json::DebeziumJsonOptions::include_schema));
+    add_json_format_options(o, "debezium-json.", "debezium-json value", &O::debezium,
+                            &json::DebeziumJsonOptions::json);
+    add_json_format_options(o, "canal-json.", "canal-json value", &O::canal);
+    add_json_format_options(o, "json.", "json key", &O::key_json);
+    return o;
+}
+
+// Flink accepts the format options of the formats in use only (FactoryHelper skips the prefixes
+// of key.format and value.format): options of another format would be ignored, so they are
+// refused, naming the option that picks the format.
+void refuse_unused_format_options(const Options& o, config::Diagnostics& d) {
+    const std::string value_format = o.text(o->value_format);
+    const std::string key_format = o.text(o->key_format);
+    for (const auto& spec : kafka_sink_options().options) {
+        const std::string& key = spec.key;
+        if (!o.options().is_set(key)) continue;
+        for (const char* prefix : kFormatPrefixes) {
+            if (key.rfind(prefix, 0) != 0) continue;
+            const std::string format(prefix, std::strlen(prefix) - 1);
+            const bool is_key_format = format == "json";
+            const std::string& in_use = is_key_format ? key_format : value_format;
+            if (format == in_use) continue;
+            // Leaving the Debezium schema off is what any other format does anyway.
+            if (key == o.key(o->debezium.include_schema) && !o->debezium.include_schema) continue;
+            const std::string& chooser =
+                is_key_format ? o.key(o->key_format) : o.key(o->value_format);
+            d.error(o.options().location(key), "`" + key + "` applies only to " + chooser + " " +
+                                                   format + ", and " + chooser + " is " + in_use +
+                                                   "; remove it or set " + chooser + ": " + format);
+        }
+    }
+}
+
+}  // namespace
+
+const config::OptionBindings<KafkaSinkOptions>& kafka_sink_bindings() {
+    static const config::OptionBindings<KafkaSinkOptions> bindings{
+        option_list(),
+        {config::PrefixSpec{"properties.",
+                            "Kafka producer settings, passed to librdkafka (Java "
+                            "names translated)."}
+             .to(&KafkaSinkOptions::properties)},
+    };
+    return bindings;
+}
+
+config::ConnectorOptionsSpec kafka_sink_options() {
+    return kafka_sink_bindings().spec();
 }
 
 Headers parse_custom_headers(const std::string& text) {
@@ -156,76 +189,70 @@ Headers parse_custom_headers(const std::string& text) {
     return out;
 }
 
-void validate_kafka_sink(const config::ValidatedOptions& o,
+void validate_kafka_sink(const config::ValidatedOptions& options,
                          const config::ValidatedOptions& pipeline, config::Diagnostics& d) {
-    if (o.get_enum("sink.delivery-guarantee") == "exactly-once") {
+    const Options o = kafka_sink_bindings().read(options);
+    if (o->delivery == DeliveryGuarantee::ExactlyOnce) {
         // The same rule as at start (transactional_names()), so `cdcd validate` reports it.
         KafkaSinkSettings names;
         names.delivery = DeliveryGuarantee::ExactlyOnce;
-        if (o.has("sink.transactional-id-prefix"))
-            names.transactional_id_prefix = o.get_string("sink.transactional-id-prefix");
-        names.pipeline_name = pipeline.has("name") ? pipeline.get_string("name")
-                                                   : std::string(config::kDefaultPipelineName);
+        names.transactional_id_prefix = o->transactional_id_prefix;
+        config::PipelineOptions unset;
+        unset.name = config::kDefaultPipelineName;
+        names.pipeline_name = config::pipeline_option_bindings().read(pipeline, unset)->name;
         try {
             transactional_names(names);
         } catch (const std::exception& e) {
-            d.error(o.location("sink.delivery-guarantee"), e.what());
+            d.error(o.where(o->delivery), e.what());
         }
-    } else if (o.is_set("sink.transactional-id-prefix")) {
-        d.error(o.location("sink.transactional-id-prefix"),
-                "`sink.transactional-id-prefix` applies only to sink.delivery-guarantee "
-                "exactly-once (sink.delivery-guarantee is " +
-                    o.get_enum("sink.delivery-guarantee") + ")");
+    } else if (o.is_set(o->transactional_id_prefix)) {
+        d.error(o.where(o->transactional_id_prefix), "`" + o.key(o->transactional_id_prefix) +
+                                                         "` applies only to " + o.key(o->delivery) +
+                                                         " exactly-once (" + o.key(o->delivery) +
+                                                         " is " + o.text(o->delivery) + ")");
     }
     refuse_unused_format_options(o, d);
     try {
-        parse_custom_headers(o.get_string("sink.custom-header"));
+        parse_custom_headers(o->custom_headers);
     } catch (const std::exception& e) {
-        d.error(o.location("sink.custom-header"), e.what());
+        d.error(o.where(o->custom_headers), e.what());
     }
-    if (o.has("sink.tableId-to-topic.mapping")) {
+    if (o->topic_mapping) {
         try {
-            TopicSelector(std::nullopt, o.get_string("sink.tableId-to-topic.mapping"));
+            TopicSelector(std::nullopt, *o->topic_mapping);
         } catch (const std::exception& e) {
-            d.error(o.location("sink.tableId-to-topic.mapping"), e.what());
+            d.error(o.where(o->topic_mapping), e.what());
         }
     }
-    auto props = o.with_prefix("properties.");
+    const auto& props = o->properties;
     if (!props.count("bootstrap.servers"))
-        d.error(o.location("properties.bootstrap.servers"),
-                "`properties.bootstrap.servers` is required");
+        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
     try {
         translate_properties(props, ClientRole::Producer);
     } catch (const std::exception& e) {
         std::string key = std::string(e.what()).substr(0, std::string(e.what()).find(':'));
-        d.error(o.location(key), e.what());
+        d.error(o.options().location(key), e.what());
     }
 }
 
-KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& o,
+KafkaSinkSettings kafka_sink_settings(const config::ValidatedOptions& options,
                                       const std::string& pipeline_name) {
+    const KafkaSinkOptions o = kafka_sink_bindings().read(options).take();
     KafkaSinkSettings s;
-    s.client = translate_properties(o.with_prefix("properties."), ClientRole::Producer);
-    if (o.has("topic")) s.topic = o.get_string("topic");
-    if (o.has("sink.tableId-to-topic.mapping"))
-        s.topic_mapping = o.get_string("sink.tableId-to-topic.mapping");
-    s.hash_by_key = o.get_enum("partition.strategy") == "hash-by-key";
-    s.key_format = o.get_enum("key.format") == "csv" ? KeyFormat::Csv : KeyFormat::Json;
-    s.value_format = o.get_enum("value.format") == "canal-json" ? ValueFormat::CanalJson
-                                                                : ValueFormat::DebeziumJson;
-    s.table_id_headers = o.get_bool("sink.add-tableId-to-header-enabled");
-    s.custom_headers = parse_custom_headers(o.get_string("sink.custom-header"));
-    std::string dg = o.get_enum("sink.delivery-guarantee");
-    s.delivery = dg == "none"           ? DeliveryGuarantee::None
-                 : dg == "exactly-once" ? DeliveryGuarantee::ExactlyOnce
-                                        : DeliveryGuarantee::AtLeastOnce;
-    s.debezium.include_schema = o.get_bool("debezium-json.include-schema.enabled");
-    s.debezium.json = json_format(o, kFormatPrefixes[0]);
-    s.canal = json_format(o, kFormatPrefixes[1]);
-    s.key_json = json_format(o, kFormatPrefixes[2]);
+    s.client = translate_properties(o.properties, ClientRole::Producer);
+    s.topic = o.topic;
+    if (o.topic_mapping) s.topic_mapping = *o.topic_mapping;
+    s.hash_by_key = o.hash_by_key;
+    s.key_format = o.key_format;
+    s.value_format = o.value_format;
+    s.table_id_headers = o.table_id_headers;
+    s.custom_headers = parse_custom_headers(o.custom_headers);
+    s.delivery = o.delivery;
+    s.debezium = o.debezium;
+    s.canal = o.canal;
+    s.key_json = o.key_json;
     s.pipeline_name = pipeline_name;
-    if (o.has("sink.transactional-id-prefix"))
-        s.transactional_id_prefix = o.get_string("sink.transactional-id-prefix");
+    s.transactional_id_prefix = o.transactional_id_prefix;
     if (s.delivery == DeliveryGuarantee::ExactlyOnce) transactional_names(s);  // throws if unset
     return s;
 }

@@ -1,10 +1,12 @@
 #pragma once
 // The Kafka sink's options (reference §6.2), declared as data, and the settings parsed from them.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/diagnostics.h"
+#include "config/option_binding.h"
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 #include "formats/json/change_serializers.h"
@@ -34,6 +36,25 @@ struct KafkaSinkSettings {
     std::optional<std::string> transactional_id_prefix;  // sink.transactional-id-prefix
 };
 
+/// The options as written, one member per option; KafkaSinkSettings is derived from them.
+struct KafkaSinkOptions {
+    std::optional<std::string> topic;
+    std::optional<std::string> topic_mapping;
+    bool hash_by_key = false;  // partition.strategy hash-by-key
+    KeyFormat key_format = KeyFormat::Json;
+    ValueFormat value_format = ValueFormat::DebeziumJson;
+    bool table_id_headers = false;
+    std::string custom_headers;  // unparsed
+    DeliveryGuarantee delivery = DeliveryGuarantee::AtLeastOnce;
+    std::optional<std::string> transactional_id_prefix;
+    json::DebeziumJsonOptions debezium;
+    json::JsonFormatOptions canal;
+    json::JsonFormatOptions key_json;
+    std::map<std::string, std::string> properties;  // properties.*, prefix stripped
+};
+
+/// Every option, declared and bound to its member of KafkaSinkOptions.
+const config::OptionBindings<KafkaSinkOptions>& kafka_sink_bindings();
 config::ConnectorOptionsSpec kafka_sink_options();
 /// Cross-option checks (malformed headers / mapping, properties librdkafka rejects, exactly-once
 /// without transactional ids of the pipeline's own); `pipeline`: the pipeline block's options.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "config/diagnostics.h"
+#include "config/option_binding.h"
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 
@@ -68,6 +69,47 @@ struct VikingdbSettings {
 inline constexpr const char* kFieldPrefix = "vikingdb.field.";
 inline constexpr const char* kVectorizePrefix = "vikingdb.vectorize.";
 
+/// The options as written, one member per option; VikingdbSettings is derived from them
+/// (schemes split off the hosts, secrets read from the environment, field overrides parsed).
+struct VikingdbOptions {
+    std::string region;
+    std::string control_host;
+    std::string data_host;
+    std::string data_scheme;
+    std::optional<std::string> api_key;
+    std::optional<std::string> api_key_env;
+    std::optional<std::string> access_key;
+    std::optional<std::string> access_key_env;
+    std::optional<std::string> secret_key;
+    std::optional<std::string> secret_key_env;
+    std::optional<std::string> name_template;
+    std::optional<std::string> resource_id;
+    std::string project_name;
+    std::string default_database;
+    bool auto_create = true;
+    std::optional<std::int64_t> ttl_seconds;
+    bool async_upsert = false;
+    int batch_size = 0;
+    std::chrono::milliseconds flush_interval{0};
+    bool ignore_update_before = false;
+    bool ignore_delete = false;
+    std::chrono::milliseconds connect_timeout{0};
+    std::chrono::milliseconds socket_timeout{0};
+    std::chrono::milliseconds read_timeout{0};
+    int max_retries = 0;
+    std::chrono::milliseconds retry_initial_backoff{0};
+    std::chrono::milliseconds retry_max_backoff{0};
+    int max_total_connections = 0;
+    int max_per_route = 0;
+    std::chrono::milliseconds connection_ttl{0};
+    std::chrono::milliseconds validate_after_inactivity{0};
+    std::chrono::milliseconds idle_evict{0};
+    std::map<std::string, std::string> fields;     // vikingdb.field.*, prefix stripped
+    std::map<std::string, std::string> vectorize;  // vikingdb.vectorize.*, prefix stripped
+};
+
+/// Every option, declared and bound to its member of VikingdbOptions.
+const config::OptionBindings<VikingdbOptions>& vikingdb_sink_bindings();
 config::ConnectorOptionsSpec vikingdb_sink_options();
 
 /// Reads an environment variable; replaceable in tests.

@@ -15,14 +15,13 @@ void register_vikingdb_sink(ConnectorRegistry& registry) {
         "deletes it, TRUNCATE "
         "TABLE deletes all records; batched, at-least-once.";
     f.options = vikingdb::vikingdb_sink_options();
-    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
+    f.validate = [](const config::ValidatedOptions& options, const config::ConnectorDef&,
                     const config::ValidatedOptions&, config::Diagnostics& d) {
-        vikingdb::validate_vikingdb_sink(o, d);
-        if (o.has("collection-name-template")) {
-            std::string error = vikingdb::CollectionNaming::check_template(
-                o.get_string("collection-name-template"));
-            if (!error.empty())
-                d.error(o.location("collection-name-template"), "sink `vikingdb`: " + error);
+        vikingdb::validate_vikingdb_sink(options, d);
+        const auto o = vikingdb::vikingdb_sink_bindings().read(options);
+        if (o->name_template) {
+            std::string error = vikingdb::CollectionNaming::check_template(*o->name_template);
+            if (!error.empty()) d.error(o.where(o->name_template), "sink `vikingdb`: " + error);
         }
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Sink> {

@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "config/diagnostics.h"
+#include "config/option_binding.h"
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 
 namespace cdcd::dingtalk {
 
-enum class StartupMode { Initial, Snapshot, LatestOffset };
+// Timestamp is declared (Flink CDC has it) and refused by validate().
+enum class StartupMode { Initial, Snapshot, LatestOffset, Timestamp };
 
 struct DingTalkOptions {
     std::string app_key;
@@ -43,6 +45,8 @@ struct DingTalkOptions {
     double fetch_rps = 10;
 };
 
+/// Every option, declared and bound to its member of DingTalkOptions.
+const config::OptionBindings<DingTalkOptions>& option_bindings();
 /// The declaration of every option.
 config::ConnectorOptionsSpec option_spec();
 /// Rules beyond single values (startup mode `timestamp`, object-type, endpoint URL).

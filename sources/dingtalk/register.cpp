@@ -29,10 +29,10 @@ void register_dingtalk_source(ConnectorRegistry& registry) {
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { dingtalk::validate(o, d); };
     // Only the snapshot startup mode ends (after the snapshot), as spec 000 says of BATCH jobs.
-    f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
-        std::string mode = o.get_enum("scan.startup.mode");
-        if (mode == "snapshot") return std::nullopt;
-        return UnboundedBy{"scan.startup.mode", mode, "snapshot"};
+    f.unbounded_by = [](const config::ValidatedOptions& options) -> std::optional<UnboundedBy> {
+        auto o = dingtalk::option_bindings().read(options);
+        if (o->startup_mode == dingtalk::StartupMode::Snapshot) return std::nullopt;
+        return UnboundedBy{o.key(o->startup_mode), o.text(o->startup_mode), "snapshot"};
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<dingtalk::DingTalkSource>(dingtalk::read_options(ctx.options),

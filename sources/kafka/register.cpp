@@ -14,10 +14,11 @@ void register_kafka_source(ConnectorRegistry& registry) {
         "consumer group when checkpoints complete.";
     f.options = kafka::kafka_source_options();
     // metadata.list's names, usable in transform projections and filters (`*, topic, offset`).
-    f.metadata_columns = [](const config::ValidatedOptions& o) {
+    f.metadata_columns = [](const config::ValidatedOptions& options) {
         std::vector<MetadataColumn> cols;
-        if (!o.has("metadata.list")) return cols;
-        for (const auto& name : o.get_list("metadata.list"))
+        const auto o = kafka::kafka_source_bindings().read(options);
+        if (!o->metadata_list) return cols;
+        for (const auto& name : *o->metadata_list)
             if (auto field = kafka::metadata_field(name))
                 cols.push_back({name, kafka::metadata_type(*field)});
         return cols;
@@ -26,10 +27,10 @@ void register_kafka_source(ConnectorRegistry& registry) {
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { kafka::validate_kafka_source(o, d); };
     // Kafka ends only at the end offsets found at start (scan.bounded.mode latest-offset).
-    f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
-        std::string mode = o.get_enum("scan.bounded.mode");
-        if (mode == "latest-offset") return std::nullopt;
-        return UnboundedBy{"scan.bounded.mode", mode, "latest-offset"};
+    f.unbounded_by = [](const config::ValidatedOptions& options) -> std::optional<UnboundedBy> {
+        const auto o = kafka::kafka_source_bindings().read(options);
+        if (o->bounded) return std::nullopt;
+        return UnboundedBy{o.key(o->bounded), o.text(o->bounded), "latest-offset"};
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options),

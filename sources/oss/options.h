@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/diagnostics.h"
+#include "config/option_binding.h"
 #include "config/option_spec.h"
 #include "config/option_validator.h"
 #include "config/pipeline_def.h"
@@ -80,6 +81,47 @@ const std::vector<std::string>& metadata_keys();
 /// The declared type of a metadata key ("STRING", "BIGINT", "TIMESTAMP_LTZ(3)").
 std::string metadata_type(const std::string& key);
 
+/// The options as written, one member per option; OssSettings is derived from them (defaults
+/// that depend on the mode, endpoints normalised, regions resolved).
+struct OssOptions {
+    IncrementalMode mode = IncrementalMode::Mns;
+    std::optional<std::string> mns_endpoint;
+    std::optional<std::string> mns_region;
+    std::optional<std::string> mns_queue;
+    std::string access_key_id;
+    std::string access_key_secret;
+    std::optional<std::string> security_token;
+    std::optional<std::string> table_id_pattern;
+    std::optional<StartupMode> startup;  // unset: by mode (startup_of)
+    std::optional<std::int64_t> startup_timestamp_ms;
+    bool append_only = false;
+    int mns_batch_size = 0;
+    std::chrono::milliseconds mns_wait{0};
+    int mns_delete_max_retries = 0;
+    std::optional<double> rate_limit;
+    std::optional<int> parallelism;
+    bool mns_use_vpc = false;
+    bool mns_batch_delete = false;
+    std::chrono::milliseconds polling_interval{0};
+    int polling_prefix_size = 0;
+    bool polling_emit_deletes = false;
+    std::optional<std::string> oss_endpoint;
+    std::optional<std::string> oss_region;
+    std::optional<std::string> region;
+    std::optional<std::string> oss_bucket;
+    bool v4 = false;
+    std::optional<std::string> path;
+    std::optional<std::string> metadata_list;
+    bool presign = false;
+    std::chrono::milliseconds presign_ttl{0};
+    std::uint64_t fetch_max_bytes = 0;
+    bool fetch_ignore_errors = false;
+    std::chrono::milliseconds fetch_timeout{0};
+    std::chrono::milliseconds request_timeout{0};
+};
+
+/// Every option, declared and bound to its member of OssOptions.
+const config::OptionBindings<OssOptions>& option_bindings();
 config::ConnectorOptionsSpec option_specs();
 void validate(const config::ValidatedOptions& o, const config::ConnectorDef& def,
               config::Diagnostics& d);

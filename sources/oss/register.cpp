@@ -42,7 +42,8 @@ void register_oss_source(ConnectorRegistry& registry) {
     f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
         oss::StartupMode startup = oss::settings_from(o).startup;
         if (startup == oss::StartupMode::Snapshot) return std::nullopt;
-        return UnboundedBy{"scan.startup.mode", oss::to_string(startup), "SNAPSHOT"};
+        const auto bound = oss::option_bindings().read(o);
+        return UnboundedBy{bound.key(bound->startup), oss::to_string(startup), "SNAPSHOT"};
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         oss::OssSettings s = oss::settings_from(ctx.options);

@@ -1,6 +1,7 @@
 // Registers the `values` source under the name Flink CDC uses.
 #include <spdlog/spdlog.h>
 
+#include "config/option_binding.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "sources/values/event_sets.h"
@@ -9,48 +10,66 @@
 
 namespace cdcd {
 
+namespace {
+
+// failure.injection.index's default: no failure is injected.
+constexpr std::int64_t kNoFailureInjection = 2147483647;
+
+}  // namespace
+
 void register_values_source(ConnectorRegistry& registry) {
     using config::OptionSpec;
-    SourceFactory f;
-    f.name = "values";
-    f.description =
-        "Flink CDC's test source: fixed event sets, and GENERATED, a deterministic stream of "
-        "inserts, updates and deletes for demos, crash tests and benchmarks.";
-    f.options.options = {
+    using Settings = values::ValuesSourceSettings;
+    using values::GeneratorSpec;
+    static const config::OptionBindings<Settings> bindings{{
         OptionSpec::enum_of("event-set.id", values::event_set_names())
             .default_("SINGLE_SPLIT_SINGLE_TABLE")
-            .desc("Which events to emit."),
+            .desc("Which events to emit.")
+            .to(&Settings::event_set),
         OptionSpec::integer("failure.injection.index")
-            .default_("2147483647")
+            .default_(std::to_string(kNoFailureInjection))
             .at_least(0)
-            .desc("Fail the pipeline when the event with this index is reached."),
+            .desc("Fail the pipeline when the event with this index is reached.")
+            .to(&Settings::failure_injection_index),
         OptionSpec::boolean("batch-mode.enabled")
             .default_("false")
             .desc("Flink CDC's batch mode flag; cdcd reads every set as a stream."),
         OptionSpec::long_("generator.rows")
             .default_("1000")
             .at_least(0)
-            .desc("GENERATED: rows inserted, ids 1..N."),
+            .desc("GENERATED: rows inserted, ids 1..N.")
+            .to(&Settings::generator, &GeneratorSpec::rows),
         OptionSpec::long_("generator.updates-per-row")
             .default_("0")
             .at_least(0)
-            .desc("GENERATED: update rounds; round r sets every row's version to r."),
+            .desc("GENERATED: update rounds; round r sets every row's version to r.")
+            .to(&Settings::generator, &GeneratorSpec::updates_per_row),
         OptionSpec::long_("generator.delete-every")
             .default_("0")
             .at_least(0)
-            .desc("GENERATED: after the updates, delete every id divisible by this (0 = none)."),
+            .desc("GENERATED: after the updates, delete every id divisible by this (0 = none).")
+            .to(&Settings::generator, &GeneratorSpec::delete_every),
         OptionSpec::integer("generator.payload-bytes")
             .default_("100")
             .range(0, 16 << 20)
-            .desc("GENERATED: payload padded with 'x' to this many bytes."),
+            .desc("GENERATED: payload padded with 'x' to this many bytes.")
+            .to(&Settings::generator, &GeneratorSpec::payload_bytes),
         OptionSpec::long_("generator.rate")
             .default_("0")
             .at_least(0)
-            .desc("GENERATED: events per second, 0 = unlimited."),
+            .desc("GENERATED: events per second, 0 = unlimited.")
+            .to(&Settings::rate),
         OptionSpec::boolean("generator.bounded")
             .default_("true")
-            .desc("GENERATED: end after the last event (true) or stay idle (false)."),
-    };
+            .desc("GENERATED: end after the last event (true) or stay idle (false).")
+            .to(&Settings::bounded),
+    }};
+    SourceFactory f;
+    f.name = "values";
+    f.description =
+        "Flink CDC's test source: fixed event sets, and GENERATED, a deterministic stream of "
+        "inserts, updates and deletes for demos, crash tests and benchmarks.";
+    f.options = bindings.spec();
     // Flink's values source supports these metadata columns (op_ts, timestamp-type).
     f.metadata_columns = [](const config::ValidatedOptions&) {
         return std::vector<MetadataColumn>{{"op_ts", DataType::bigint()},
@@ -59,7 +78,7 @@ void register_values_source(ConnectorRegistry& registry) {
     // Every schema each table of the chosen set takes, in order.
     f.known_tables = [](const config::ValidatedOptions& o) {
         std::vector<KnownTable> known;
-        const std::string set = o.get_enum("event-set.id");
+        const std::string set = bindings.read(o)->event_set;
         if (set == "GENERATED") {
             known.push_back({values::Generator::table(), values::Generator::schema()});
             return known;
@@ -86,37 +105,32 @@ void register_values_source(ConnectorRegistry& registry) {
         }
         return known;
     };
-    f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef& def,
+    f.validate = [](const config::ValidatedOptions& options, const config::ConnectorDef&,
                     const config::ValidatedOptions&, config::Diagnostics& d) {
-        if (o.get_enum("event-set.id") != "GENERATED") {
-            for (const char* key :
-                 {"generator.rows", "generator.updates-per-row", "generator.delete-every",
-                  "generator.payload-bytes", "generator.rate", "generator.bounded"}) {
-                if (o.is_set(key))
-                    d.error(o.location(key),
-                            std::string("`") + key + "` applies only to event-set.id GENERATED");
-            }
-        }
-        (void)def;
+        auto o = bindings.read(options);
+        if (o->event_set == "GENERATED") return;
+        const GeneratorSpec& g = o->generator;
+        auto generated_only = [&](const auto& member) {
+            if (o.is_set(member))
+                d.error(o.where(member),
+                        "`" + o.key(member) + "` applies only to event-set.id GENERATED");
+        };
+        generated_only(g.rows);
+        generated_only(g.updates_per_row);
+        generated_only(g.delete_every);
+        generated_only(g.payload_bytes);
+        generated_only(o->rate);
+        generated_only(o->bounded);
     };
     // Every fixed event set ends; GENERATED ends unless generator.bounded is false.
-    f.unbounded_by = [](const config::ValidatedOptions& o) -> std::optional<UnboundedBy> {
-        if (o.get_enum("event-set.id") != "GENERATED" || o.get_bool("generator.bounded"))
-            return std::nullopt;
-        return UnboundedBy{"generator.bounded", "false", "true"};
+    f.unbounded_by = [](const config::ValidatedOptions& options) -> std::optional<UnboundedBy> {
+        auto o = bindings.read(options);
+        if (o->event_set != "GENERATED" || o->bounded) return std::nullopt;
+        return UnboundedBy{o.key(o->bounded), "false", "true"};
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
-        const auto& o = ctx.options;
-        values::ValuesSourceSettings s;
-        s.event_set = o.get_enum("event-set.id");
-        int injection = o.get_int("failure.injection.index");
-        s.failure_injection_index = injection == 2147483647 ? -1 : injection;
-        s.generator.rows = o.get_long("generator.rows");
-        s.generator.updates_per_row = o.get_long("generator.updates-per-row");
-        s.generator.delete_every = o.get_long("generator.delete-every");
-        s.generator.payload_bytes = o.get_int("generator.payload-bytes");
-        s.rate = o.get_long("generator.rate");
-        s.bounded = o.get_bool("generator.bounded");
+        Settings s = bindings.read(ctx.options).take();
+        if (s.failure_injection_index == kNoFailureInjection) s.failure_injection_index = -1;
         return std::make_unique<values::ValuesSource>(std::move(s), *ctx.metrics);
     };
     registry.add(std::move(f));

@@ -51,6 +51,18 @@ def test_describe_prints_option_tables():
     assert "execution.checkpointing.interval" in pipeline.stdout
 
 
+def test_describe_prints_markdown_tables_as_in_the_docs():
+    result = cdcd.run(["describe", "--format", "markdown", "file"])
+    assert result.returncode == 0, result.stderr
+    assert "Options of sink file:" in result.stdout
+    assert "| Option | Type | Default | Required | Description |" in result.stdout
+    assert "| `path` | STRING | – | yes | File to write. |" in result.stdout
+    assert "| `if-exists` | ENUM: `fail`, `append`, `overwrite` | `fail` | no |" in result.stdout
+    bad = cdcd.run(["describe", "--format", "html", "file"])
+    assert bad.returncode != 0
+    assert "--format must be text or markdown, not 'html'" in bad.stderr
+
+
 def test_version_and_help():
     assert cdcd.run(["version"]).stdout.startswith("cdcd ")
     assert "cdcd run PIPELINE.yaml" in cdcd.run(["--help"]).stdout

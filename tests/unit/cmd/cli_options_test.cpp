@@ -27,3 +27,12 @@ TEST_CASE("an unknown --log-level is refused with the valid levels") {
                               Contains(std::string("not '") + bad + "'"));
     }
 }
+
+TEST_CASE("describe --format is text or markdown") {
+    CHECK(cli::parse_cli({"describe", "kafka"}).describe_format == "text");
+    CHECK(cli::parse_cli({"describe", "--format", "markdown", "kafka"}).describe_format ==
+          "markdown");
+    CHECK(cli::parse_cli({"describe", "kafka", "--format=text"}).describe_format == "text");
+    CHECK_THROWS_WITH(cli::parse_cli({"describe", "--format", "html"}),
+                      Contains("--format must be text or markdown, not 'html'"));
+}
