@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "sources/oss/oss_source.h"
+#include "tests/unit/testdata.h"
 
 using namespace cdcd;
 using namespace cdcd::oss;
@@ -127,4 +128,60 @@ TEST_CASE("a key count the remaining bytes cannot hold is refused before allocat
     k.encode(ok);
     ByteReader back(ok.str());
     CHECK(KeyIndex::decode(back).size() == 2);
+}
+
+namespace {
+
+OssSettings polling_with_oss() {
+    OssSettings s;
+    s.mode = IncrementalMode::Polling;
+    s.startup = StartupMode::Initial;
+    s.oss_endpoint = "http://127.0.0.1:1";
+    s.oss_region = "cn-hangzhou";
+    s.oss_bucket = "b1";
+    return s;
+}
+
+std::string golden(const char* name) {
+    return cdcd::testing::from_hex(
+        cdcd::testing::testdata(std::string("sources/oss/testdata/") + name));
+}
+
+/// The source's state after restoring `state`, as `cdcd checkpoints show` describes it.
+std::string described_after_restore(OssSettings settings, const std::string& state) {
+    boost::asio::io_context io;
+    OssSource source(io, std::move(settings));
+    source.restore(state);
+    return source.describe_state(source.snapshot_state());
+}
+
+}  // namespace
+
+TEST_CASE("states written before the state envelope restore, phase and position") {
+    CHECK_THAT(
+        described_after_restore(polling_with_oss(), golden("checkpoint-state-v1-polling.hex")),
+        Contains("\"phase\":\"incremental\"") &&
+            Contains("\"polling\":{\"baseline_done\":true,\"scans\":7,\"objects\":4"));
+    CHECK_THAT(
+        described_after_restore(oss_snapshot_only(), golden("checkpoint-state-v1-snapshot.hex")),
+        Contains("\"phase\":\"snapshot\"") &&
+            Contains("{\"prefix_index\":1,\"start_after\":\"q/0042.json\",\"emitted\":42}"));
+    CHECK_THAT(described_after_restore(mns_only(), golden("checkpoint-state-v1-mns.hex")),
+               Contains("\"phase\":\"incremental\"") &&
+                   Contains("\"mns\":{\"skip_before_ms\":1700000000000}"));
+}
+
+TEST_CASE("the golden samples are what that release's encoder wrote") {
+    for (const char* name : {"checkpoint-state-v1-polling.hex", "checkpoint-state-v1-snapshot.hex",
+                             "checkpoint-state-v1-mns.hex"}) {
+        INFO(name);
+        boost::asio::io_context io;
+        OssSettings settings = std::string(name).find("mns") != std::string::npos ? mns_only()
+                               : std::string(name).find("snapshot") != std::string::npos
+                                   ? oss_snapshot_only()
+                                   : polling_with_oss();
+        OssSource source(io, settings);
+        source.restore(golden(name));
+        CHECK(source.snapshot_state() == golden(name));
+    }
 }
