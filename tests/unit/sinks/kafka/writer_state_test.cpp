@@ -60,9 +60,29 @@ TEST_CASE("kafka sink: writer states written before the state envelope restore")
     CHECK_FALSE(d.transactions);
 }
 
-TEST_CASE("kafka sink: the golden samples are what that release's encoder wrote") {
+TEST_CASE("kafka sink: writer states are version 1 of the connector state envelope") {
     const std::string legacy =
         cdcd::testing::testdata("sinks/kafka/testdata/writer-state-exactly-once.json");
     DecodedWriterState d = decode_writer_state(legacy);
-    CHECK(encode_writer_state(d.schemas_json, *d.transactions) == legacy);
+    const std::string blob = encode_writer_state(d.schemas_json, *d.transactions);
+    // The payload is the object stored bare before the envelope.
+    std::string payload = legacy;
+    while (!payload.empty() && payload.back() == '\n') payload.pop_back();
+    CHECK(blob == R"({"connector":"kafka-sink","version":1,"state":)" + payload + "}");
+    DecodedWriterState back = decode_writer_state(blob);
+    CHECK(back.schemas_json == d.schemas_json);
+    REQUIRE(back.transactions);
+    CHECK(back.transactions->pending.size() == 2);
+
+    const std::string schemas_only =
+        cdcd::testing::testdata("sinks/kafka/testdata/writer-state-schemas-only.json");
+    const std::string at_least_once = encode_writer_state(schemas_only);
+    CHECK_THAT(at_least_once, Catch::Matchers::StartsWith(
+                                  R"({"connector":"kafka-sink","version":1,"state":{"tables":[)"));
+    back = decode_writer_state(at_least_once);
+    CHECK(back.schemas_json == schemas_only);
+    CHECK_FALSE(back.transactions);
+    CHECK(decode_writer_state(encode_writer_state("")).schemas_json == "[]");
+    CHECK_THROWS_WITH(decode_writer_state(R"({"connector":"kafka-sink","version":1,"state":[]})"),
+                      Catch::Matchers::Contains("kafka-sink checkpoint state: not a JSON object"));
 }
