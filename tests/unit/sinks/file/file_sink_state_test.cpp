@@ -1,6 +1,7 @@
 // The file sink's checkpoint state names the file and its committed length
 // (pipeline/output/append_only_file.h). A state stored by an earlier release, the file's own
-// state without the connector state envelope, still resumes the file it names.
+// state without the connector state envelope, still resumes the file it names; the state now is
+// that object in the envelope (pipeline/connector/connector_state.h).
 #include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -61,6 +62,10 @@ TEST_CASE("file sink: a state stored before the state envelope resumes the file 
     writer->restore(legacy);
     CHECK(file_text(path) == "committed\n");  // cut back to the committed length
     std::string state = flush(*writer, 1);
+    CHECK_THAT(
+        state,
+        Catch::Matchers::StartsWith(
+            R"({"connector":"file-sink","version":1,"state":{"format":"append-only-file/1",)"));
     // The new state resumes too.
     auto again = sink.create_writer(0, 1);
     again->restore(state);
