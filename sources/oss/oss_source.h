@@ -1,6 +1,6 @@
 #pragma once
 // The oss-cdc source: a snapshot phase (SNAPSHOT, INITIAL), then MNS or POLLING incremental
-// discovery, with everything a restart needs in one compact state blob.
+// discovery, with everything a restart needs in one state (source_state.h).
 #include <memory>
 
 #include "pipeline/connector/bad_records.h"
@@ -9,6 +9,7 @@
 #include "sources/oss/polling_state.h"
 #include "sources/oss/snapshot_reader.h"
 #include "sources/oss/source_context.h"
+#include "sources/oss/source_state.h"
 
 namespace cdcd::oss {
 
@@ -29,7 +30,7 @@ class OssSource final : public Source {
     /// Keeps `resource` (the FETCH_CONTENT fetcher) alive as long as the source.
     void keep_alive(std::shared_ptr<void> resource) { keep_alive_ = std::move(resource); }
 
-    enum class Phase : std::uint8_t { Start = 0, Snapshot = 1, Incremental = 2, Done = 3 };
+    using Phase = SourcePhase;
 
   private:
     /// Throws StateError when phase_ (restored from a checkpoint) cannot run with the current
