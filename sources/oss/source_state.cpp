@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "pipeline/connector/connector_state.h"
-#include "sources/oss/crypto.h"
+#include "pipeline/util/base64.h"
 
 namespace cdcd::oss {
 
@@ -39,8 +39,7 @@ SourceState decode_binary(std::string_view state) {
 
 std::string base64_field(const ConnectorStateReader& reader, std::string_view text,
                          const char* field) {
-    if (text.empty()) return {};  // base64_decode refuses it: it means no bytes here
-    auto bytes = base64_decode(text);
+    auto bytes = cdcd::base64_decode(text);  // strict (oss::base64_decode is lenient)
     if (!bytes) throw reader.error(std::string("field \"") + field + "\" is not base64");
     return std::move(*bytes);
 }
