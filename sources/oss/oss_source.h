@@ -27,8 +27,11 @@ class OssSource final : public Source {
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
 
-    /// Keeps `resource` (the FETCH_CONTENT fetcher) alive as long as the source.
-    void keep_alive(std::shared_ptr<void> resource) { keep_alive_ = std::move(resource); }
+    /// The downloader of FETCH_CONTENT, which the source prefetches with (fetch_content.h).
+    void set_fetch_content(std::shared_ptr<FetchContent> downloader) {
+        ctx_->fetch_content = std::move(downloader);
+    }
+    std::shared_ptr<FetchContent> fetch_content() const { return ctx_->fetch_content; }
 
     using Phase = SourcePhase;
 
@@ -45,7 +48,6 @@ class OssSource final : public Source {
     MnsState mns_;
     HeldMessages held_;
     std::unique_ptr<MnsReader> mns_reader_;
-    std::shared_ptr<void> keep_alive_;
 };
 
 }  // namespace cdcd::oss
