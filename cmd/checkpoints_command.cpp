@@ -9,6 +9,7 @@
 
 #include "config/pipeline_def.h"
 #include "config/secrets.h"
+#include "net/digest.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/runtime/pipeline_plan.h"
 #include "pipeline/util/json_escape.h"
@@ -51,13 +52,7 @@ std::string raw_part(std::string_view blob) {
     if (printable(shown)) {
         out += ",\"text\":" + json::quoted(shown);
     } else {
-        static const char* digits = "0123456789abcdef";
-        std::string hex;
-        for (unsigned char c : shown) {
-            hex += digits[c >> 4];
-            hex += digits[c & 15];
-        }
-        out += ",\"hex\":\"" + hex + "\"";
+        out += ",\"hex\":\"" + net::hex_lower(shown) + "\"";
     }
     if (shown.size() < blob.size()) out += ",\"truncated\":true";
     return out + "}";

@@ -18,6 +18,7 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "pipeline/connector/source.h"
+#include "pipeline/connector/transform_functions.h"
 #include "pipeline/data/table_id.h"
 #include "pipeline/schema/schema.h"
 
@@ -98,6 +99,10 @@ struct SourceFactory {
     /// bounded mode); else the option that keeps it running. Unset: the source never ends.
     std::function<std::optional<UnboundedBy>(const config::ValidatedOptions&)> unbounded_by;
     std::function<std::unique_ptr<Source>(const ConnectorContext&)> create;
+    /// The functions this source adds to its pipeline's transform expressions (oss-cdc's
+    /// FETCH_CONTENT), working with `source`, the one create() made for the pipeline (null when
+    /// the pipeline is only validated). Unset: none.
+    std::function<TransformFunctions(Source* source)> transform_functions;
 };
 
 struct SinkFactory {

@@ -21,14 +21,20 @@ Router PipelinePlan::make_router() const {
     return Router::create(definition.routes, route_mode, ignored);
 }
 
-std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform() const {
+std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform(Source* source) const {
     if (definition.transforms.empty()) return nullptr;
     config::Diagnostics diags;
-    auto op =
-        transform::TransformOperator::create(definition.transforms, settings.local_time_zone, diags,
-                                             source_metadata(), decimal_precision_mode);
+    auto op = transform::TransformOperator::create(definition.transforms, settings.local_time_zone,
+                                                   diags, source_metadata(), decimal_precision_mode,
+                                                   source_functions(source));
     if (!diags.ok()) throw config::ConfigError(diags);
     return op;
+}
+
+TransformFunctions PipelinePlan::source_functions(Source* source) const {
+    if (source_factory && source_factory->transform_functions)
+        return source_factory->transform_functions(source);
+    return {};
 }
 
 std::vector<transform::SourceMetadataColumn> PipelinePlan::source_metadata() const {
@@ -172,7 +178,8 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
         auto transform = transform::TransformOperator::create(
             definition.transforms, plan.settings.local_time_zone, diags,
             source_valid ? plan.source_metadata() : std::vector<transform::SourceMetadataColumn>{},
-            plan.decimal_precision_mode);
+            plan.decimal_precision_mode,
+            source_valid ? plan.source_functions(nullptr) : TransformFunctions{});
         // Column names and argument types are checked now for the tables whose schema the
         // source's options already tell (parse errors above would only repeat here).
         // A table is reported once, at the first of its schemas that fails.

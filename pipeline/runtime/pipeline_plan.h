@@ -49,10 +49,13 @@ struct PipelinePlan {
 
     /// A fresh router (routers cache per table, so each run gets its own).
     Router make_router() const;
-    /// A fresh transform operator, or nullptr when the pipeline has no transform.
-    std::unique_ptr<transform::TransformOperator> make_transform() const;
+    /// A fresh transform operator, or nullptr when the pipeline has no transform. `source`: the
+    /// pipeline's source, which the functions it adds to expressions work with (FETCH_CONTENT).
+    std::unique_ptr<transform::TransformOperator> make_transform(Source* source = nullptr) const;
     /// The source's metadata columns, for transform expressions.
     std::vector<transform::SourceMetadataColumn> source_metadata() const;
+    /// The functions the source adds to transform expressions (SourceFactory::transform_functions).
+    TransformFunctions source_functions(Source* source) const;
     /// What a checkpoint must match to be restored into this pipeline.
     std::map<std::string, std::string> fingerprint() const;
 

@@ -38,7 +38,7 @@ void PipelineRuntime::Impl::build() {
         plan.sink_options,          def.sink, plan.settings, io, &registry, &bad_records,
         [this] { return stopping; }};
     sink = plan.sink_factory->create(sink_ctx);
-    transform = plan.make_transform();
+    transform = plan.make_transform(source.get());
     if (transform) {
         transform->set_bad_records(bad_records.transform_stage.get());
         transform_stage =

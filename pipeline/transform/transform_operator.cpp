@@ -55,8 +55,9 @@ std::string excerpt(std::string_view text) {
 
 // Reports what can be found wrong in a parsed expression without the table's schema.
 void check_expression(const Expr& e, const char* what, const config::SourceLocation& where,
-                      std::string_view text, const Zone* zone, config::Diagnostics& diags) {
-    for (const auto& p : check_without_schema(e, zone))
+                      std::string_view text, const Zone* zone, const TransformFunctions& functions,
+                      config::Diagnostics& diags) {
+    for (const auto& p : check_without_schema(e, zone, &functions))
         diags.error(locate(where, text, p.pos), std::string("error in ") + what + " at column " +
                                                     std::to_string(p.pos + 1) + ": " + p.message +
                                                     " in `" + excerpt(text) + "`");
@@ -97,9 +98,10 @@ void prefetch_rows(const Event& ev) {
 std::unique_ptr<TransformOperator> TransformOperator::create(
     const std::vector<config::TransformDef>& rules, const std::string& local_time_zone,
     config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata,
-    DecimalPrecisionMode decimal_mode) {
+    DecimalPrecisionMode decimal_mode, TransformFunctions functions) {
     auto op = std::unique_ptr<TransformOperator>(new TransformOperator());
     op->source_metadata_ = std::move(source_metadata);
+    op->functions_ = std::move(functions);
     op->decimal_mode_ = decimal_mode;
     op->zone_ = Zone::find(local_time_zone.empty() ? "UTC" : local_time_zone);
     if (!op->zone_) {
@@ -135,7 +137,7 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
         for (const auto& item : r.parsed.items)
             if (!item.star)
                 check_expression(*item.expr, "projection", def.projection_where, projection,
-                                 op->zone_.get(), diags);
+                                 op->zone_.get(), op->functions_, diags);
         if (!ascii::trim(def.filter).empty()) {
             r.parsed.filter_text = def.filter;
             try {
@@ -147,7 +149,7 @@ std::unique_ptr<TransformOperator> TransformOperator::create(
             }
             if (r.parsed.filter)
                 check_expression(*r.parsed.filter, "filter", def.filter_where, def.filter,
-                                 op->zone_.get(), diags);
+                                 op->zone_.get(), op->functions_, diags);
         }
         r.parsed.primary_keys = split_trim(def.primary_keys, ",");
         r.parsed.partition_keys = split_trim(def.partition_keys, ",");
@@ -188,7 +190,7 @@ std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, Table
     bool in_filter = false;
     try {
         return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(), &in_filter,
-                                     decimal_mode_);
+                                     decimal_mode_, &functions_);
     } catch (const CompileError& e) {
         const std::string& text = in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
         BindFailure f{

@@ -12,9 +12,7 @@
 #include "config/pipeline_def.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
-#include "pipeline/route/selectors.h"
-#include "pipeline/transform/compile/compiler.h"
-#include "pipeline/transform/compile/projection.h"
+#include "pipeline/connector/transform_functions.h"
 
 namespace cdcd::transform {
 
@@ -44,7 +42,8 @@ class TransformOperator {
     static std::unique_ptr<TransformOperator> create(
         const std::vector<config::TransformDef>& rules, const std::string& local_time_zone,
         config::Diagnostics& diags, std::vector<SourceMetadataColumn> source_metadata = {},
-        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19);
+        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19,
+        TransformFunctions functions = {});
     /// Row memory exchanged with a caller that runs the operator on a thread of its own, so that
     /// rows are allocated and freed on the caller's thread (freeing memory another thread
     /// allocated is slow): the operator writes projected rows into `spare` buffers when one is
@@ -110,6 +109,7 @@ class TransformOperator {
     std::shared_ptr<const Zone> zone_;
     DecimalPrecisionMode decimal_mode_ = DecimalPrecisionMode::UpTo19;
     std::vector<SourceMetadataColumn> source_metadata_;
+    TransformFunctions functions_;  // the pipeline's connector functions (FETCH_CONTENT, ...)
     std::unordered_map<TableId, TableState> tables_;
     TableId last_table_;                // the table of the last data change event
     TableState* last_state_ = nullptr;  // its state in tables_ (cleared when tables_ is)

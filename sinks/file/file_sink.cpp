@@ -3,6 +3,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "pipeline/connector/connector_state.h"
 #include "pipeline/schema/schema_change_apply.h"
 
 namespace cdcd::file {
@@ -24,11 +25,16 @@ class FileWriter final : public SinkWriter {
     /// crash before the first checkpoint resumes into this file rather than refusing it.
     std::optional<std::string> fresh_start_state() override {
         open();
-        return file_->state();
+        return wrap(file_->state());
     }
 
     void restore(std::string_view state) override {
-        file_ = output::AppendOnlyFile::resume(path_, state);
+        if (!is_connector_state(state)) {  // stored before the envelope: the file's state bare
+            file_ = output::AppendOnlyFile::resume(path_, state);
+            return;
+        }
+        ConnectorStateReader reader(state, kStateName, kStateVersion);
+        file_ = output::AppendOnlyFile::resume(path_, reader.payload_json());
     }
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
@@ -61,7 +67,7 @@ class FileWriter final : public SinkWriter {
     boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
         open();
         write_out();
-        co_return checkpoint_id != 0 ? file_->commit() : file_->state();
+        co_return wrap(checkpoint_id != 0 ? file_->commit() : file_->state());
     }
 
     boost::asio::awaitable<void> close() override {
@@ -72,6 +78,13 @@ class FileWriter final : public SinkWriter {
     }
 
   private:
+    static constexpr std::string_view kStateName = "file-sink";
+    static constexpr int kStateVersion = 1;  // the AppendOnlyFile's state (JSON)
+
+    static std::string wrap(const std::string& file_state) {
+        return wrap_connector_state(kStateName, kStateVersion, file_state);
+    }
+
     /// A fresh start that was not claimed (fresh_start_state()) opens the file at first use.
     void open() {
         if (!file_)

@@ -135,7 +135,7 @@ class KafkaWriter final : public SinkWriter {
         if (txn_) {
             if (checkpoint_id == 0) {  // not a barrier: only make the records acknowledged
                 if (active_ != kNone) co_await flush_producer(producer());
-                co_return schemas_state();
+                co_return encode_writer_state(schemas_state());
             }
             co_await txn_->arrive(epoch_, checkpoint_id);
             ++epoch_;
@@ -144,10 +144,10 @@ class KafkaWriter final : public SinkWriter {
         }
         if (settings_.delivery == DeliveryGuarantee::None) {
             producer().poll();
-            co_return schemas_state();
+            co_return encode_writer_state(schemas_state());
         }
         co_await flush_producer(producer());
-        co_return schemas_state();
+        co_return encode_writer_state(schemas_state());
     }
 
     awaitable<void> notify_checkpoint_complete(std::uint64_t id) override {

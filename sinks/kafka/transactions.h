@@ -47,9 +47,15 @@ struct TransactionsState {
     std::vector<Pending> pending;  // prepared, not known committed; ascending checkpoints
 };
 
-/// The writer state of an exactly-once Kafka writer: its table schemas and the transactions.
+/// The writer state of an at-least-once Kafka writer: its table schemas (JSON, or empty for none),
+/// in the connector state envelope (pipeline/connector/connector_state.h), `kafka-sink` version 1:
+///   {"tables":[...]}
+std::string encode_writer_state(const std::string& schemas_json);
+/// The writer state of an exactly-once Kafka writer: its table schemas and the transactions,
+///   {"tables":[...],"transactions":{"group":..,"token":..,"pending":[{"checkpoint":..,"topic":..}]}}
 std::string encode_writer_state(const std::string& schemas_json, const TransactionsState& txn);
-/// Accepts that and the schemas-only state (at-least-once, and earlier versions of cdcd).
+/// Accepts both, and what releases before the envelope stored: that object bare, or the bare
+/// schemas' array (at-least-once), or nothing.
 struct DecodedWriterState {
     std::string schemas_json;  // empty when there are none
     std::optional<TransactionsState> transactions;

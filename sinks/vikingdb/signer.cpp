@@ -1,19 +1,20 @@
 #include "sinks/vikingdb/signer.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <ctime>
 #include <map>
 
+#include "net/digest.h"
 #include "net/url.h"
 #include "text/ascii.h"
 
 namespace cdcd::vikingdb {
 
 namespace {
+
+std::string sha256_hex(std::string_view data) {
+    return net::hex_lower(net::sha256(data));
+}
 
 bool signed_header(const std::string& lname) {
     return lname == "content-type" || lname == "content-md5" || lname == "host" ||
@@ -33,31 +34,6 @@ std::string host_value(std::string_view v) {
 }
 
 }  // namespace
-
-std::string hex(std::string_view bytes) {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    out.reserve(bytes.size() * 2);
-    for (unsigned char c : bytes) {
-        out.push_back(digits[c >> 4]);
-        out.push_back(digits[c & 15]);
-    }
-    return out;
-}
-
-std::string sha256_hex(std::string_view data) {
-    unsigned char digest[SHA256_DIGEST_LENGTH];
-    SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-    return hex(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
-}
-
-std::string hmac_sha256(std::string_view key, std::string_view data) {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-         reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-    return std::string(reinterpret_cast<const char*>(out), len);
-}
 
 std::string x_date(std::chrono::system_clock::time_point when) {
     std::time_t t = std::chrono::system_clock::to_time_t(when);
@@ -128,13 +104,13 @@ SignedParts V4Signer::sign(const SignRequest& request, const std::string& date) 
     std::string scope = day + "/" + region_ + "/" + service_ + "/request";
     parts.string_to_sign =
         "HMAC-SHA256\n" + date + "\n" + scope + "\n" + sha256_hex(parts.canonical_request);
-    std::string k = hmac_sha256(secret_key_, day);
-    k = hmac_sha256(k, region_);
-    k = hmac_sha256(k, service_);
-    k = hmac_sha256(k, "request");
+    std::string k = net::hmac_sha256(secret_key_, day);
+    k = net::hmac_sha256(k, region_);
+    k = net::hmac_sha256(k, service_);
+    k = net::hmac_sha256(k, "request");
     parts.authorization = "HMAC-SHA256 Credential=" + access_key_ + "/" + scope +
-                          ", SignedHeaders=" + parts.signed_headers +
-                          ", Signature=" + hex(hmac_sha256(k, parts.string_to_sign));
+                          ", SignedHeaders=" + parts.signed_headers + ", Signature=" +
+                          net::hex_lower(net::hmac_sha256(k, parts.string_to_sign));
     return parts;
 }
 

@@ -2,7 +2,7 @@
 // Volcengine Signature V4 (HMAC-SHA256), as volcengine/auth/SignerV4.py computes it
 // (vendor-apis.md §5.1): X-Date and X-Content-Sha256 headers, signed headers = Content-Type,
 // Content-Md5, Host and every X-* header, scope <date>/<region>/<service>/request, signing key
-// derived from the secret key with no prefix.
+// derived from the secret key with no prefix. The digests are net/digest.h.
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -10,10 +10,6 @@
 #include <vector>
 
 namespace cdcd::vikingdb {
-
-std::string sha256_hex(std::string_view data);
-std::string hmac_sha256(std::string_view key, std::string_view data);  // raw bytes
-std::string hex(std::string_view bytes);
 
 /// yyyyMMdd'T'HHmmss'Z' of a UTC instant.
 std::string x_date(std::chrono::system_clock::time_point when);

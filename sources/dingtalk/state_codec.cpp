@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "pipeline/connector/connector_state.h"
 #include "pipeline/util/json_escape.h"
 
 namespace cdcd::dingtalk {
@@ -32,6 +33,10 @@ Phase parse_phase(std::string_view s) {
     throw std::invalid_argument("unknown phase `" + std::string(s) + "`");
 }
 
+constexpr std::string_view kStateName = "dingtalk-cdc";
+// The payload is the object releases before the connector state envelope stored bare with "v":1.
+constexpr int kStateVersion = 1;
+
 void check(simdjson::error_code e, const char* what) {
     if (e) throw std::invalid_argument(std::string("dingtalk-cdc state: bad ") + what);
 }
@@ -39,7 +44,7 @@ void check(simdjson::error_code e, const char* what) {
 }  // namespace
 
 std::string encode_state(const SourceState& state) {
-    std::string out = "{\"v\":1,\"rawJson\":";
+    std::string out = "{\"rawJson\":";
     out += state.include_raw_json ? "true" : "false";
     if (state.excluded) {
         out += ",\"excluded\":[";
@@ -99,19 +104,13 @@ std::string encode_state(const SourceState& state) {
         out += "]}";
     }
     out += "]}";
-    return out;
+    return wrap_connector_state(kStateName, kStateVersion, out);
 }
 
-SourceState decode_state(std::string_view text) {
-    simdjson::dom::parser parser;
-    simdjson::padded_string padded(text);
-    simdjson::dom::element doc;
-    check(parser.parse(padded).get(doc), "JSON");
-    std::int64_t version = 0;
-    check(doc["v"].get(version), "version");
-    if (version != 1)
-        throw std::invalid_argument("dingtalk-cdc state: unsupported version " +
-                                    std::to_string(version));
+namespace {
+
+/// The payload object (or, before the envelope, the whole state, with its own "v":1).
+SourceState decode_object(simdjson::dom::element doc) {
     SourceState state;
     check(doc["rawJson"].get(state.include_raw_json), "rawJson");
     if (auto excluded_field = doc["excluded"]; !excluded_field.error()) {  // absent in older states
@@ -177,6 +176,29 @@ SourceState decode_state(std::string_view text) {
         state.splits.emplace(split.workspace_id, std::move(split));
     }
     return state;
+}
+
+}  // namespace
+
+SourceState decode_state(std::string_view text) {
+    if (is_connector_state(text)) {
+        try {
+            ConnectorStateReader reader(text, kStateName, kStateVersion);
+            return decode_object(reader.payload());
+        } catch (const ConnectorStateError& e) {
+            throw std::invalid_argument(e.what());
+        }
+    }
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded(text);
+    simdjson::dom::element doc;
+    check(parser.parse(padded).get(doc), "JSON");
+    std::int64_t version = 0;
+    check(doc["v"].get(version), "version");
+    if (version != 1)
+        throw std::invalid_argument("dingtalk-cdc state: unsupported version " +
+                                    std::to_string(version));
+    return decode_object(doc);
 }
 
 }  // namespace cdcd::dingtalk

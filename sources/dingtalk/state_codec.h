@@ -1,12 +1,14 @@
 #pragma once
-// The source's checkpoint state and its JSON encoding:
-//   {"v":1,"rawJson":false,"excluded":["nodeId",...],"workspaces":[{"id":..,"root":..,"phase":"snapshot",
+// The source's checkpoint state and its JSON encoding, in the connector state envelope
+// (pipeline/connector/connector_state.h) as `dingtalk-cdc` version 1, whose payload is
+//   {"rawJson":false,"excluded":["nodeId",...],"workspaces":[{"id":..,"root":..,"phase":"snapshot",
 //     "cursor":[ms,"docId"],"docs":[["docId",ms,"hash16hex"],...],
 //     "retry":[["docId",failures,nextMs],...]},...]}
 // Per workspace (split): the read phase, the cursor (the last emitted document by modification
 // time), a fingerprint per emitted document, so that a restart neither loses an update nor
 // re-emits an unchanged document, and the documents waiting to be read again (absent in states
-// written before it existed: none).
+// written before it existed: none). Releases before the envelope stored the payload bare, with
+// "v":1 as its first field; decode_state() reads both.
 #include <cstdint>
 #include <map>
 #include <optional>

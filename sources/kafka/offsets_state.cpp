@@ -1,15 +1,21 @@
 #include "sources/kafka/offsets_state.h"
 
 #include <charconv>
+#include <limits>
 #include <stdexcept>
 
 #include "formats/json/json_writer.h"
+#include "pipeline/connector/connector_state.h"
 
 namespace cdcd::kafka {
 
 namespace {
 
-constexpr std::string_view kHeader = "cdcd-kafka-source 1";
+constexpr std::string_view kStateName = "kafka-source";
+// 1 was the text format before the connector state envelope (decode_text_state); 2 is
+// describe_state_json()'s object in the envelope.
+constexpr int kStateVersion = 2;
+constexpr std::string_view kTextHeader = "cdcd-kafka-source 1";
 
 [[noreturn]] void bad(const std::string& why) {
     throw std::runtime_error("kafka source: unreadable checkpoint state: " + why);
@@ -27,26 +33,13 @@ T number(std::string_view s) {
 }  // namespace
 
 std::string encode_state(const SourceState& state) {
-    std::string out(kHeader);
-    out.push_back('\n');
-    for (const auto& [key, offset] : state.offsets) {
-        out += "o ";
-        out += key.first;
-        out += ' ';
-        out += std::to_string(key.second);
-        out += ' ';
-        out += std::to_string(offset);
-        out.push_back('\n');
-    }
-    if (!state.schemas.empty()) {
-        out += "s ";
-        append_table_schemas_json(out, state.schemas);
-        out.push_back('\n');
-    }
-    return out;
+    return wrap_connector_state(kStateName, kStateVersion, describe_state_json(state));
 }
 
-SourceState decode_state(std::string_view blob) {
+namespace {
+
+/// The text format of the releases before the connector state envelope.
+SourceState decode_text_state(std::string_view blob) {
     SourceState state;
     std::size_t pos = 0;
     bool first = true;
@@ -56,7 +49,7 @@ SourceState decode_state(std::string_view blob) {
         std::string_view line = blob.substr(pos, end - pos);
         pos = end + 1;
         if (first) {
-            if (line != kHeader) bad("unknown header '" + std::string(line) + "'");
+            if (line != kTextHeader) bad("unknown header '" + std::string(line) + "'");
             first = false;
             continue;
         }
@@ -76,6 +69,27 @@ SourceState decode_state(std::string_view blob) {
         }
     }
     if (first) bad("empty");
+    return state;
+}
+
+}  // namespace
+
+SourceState decode_state(std::string_view blob) {
+    if (!is_connector_state(blob)) return decode_text_state(blob);
+    ConnectorStateReader reader(blob, kStateName, kStateVersion);
+    StateFields payload(reader, reader.payload());
+    SourceState state;
+    for (simdjson::dom::element e : payload.array("offsets")) {
+        StateFields entry(reader, e, "offsets[]");
+        std::int64_t partition = entry.integer("partition");
+        if (partition < std::numeric_limits<std::int32_t>::min() ||
+            partition > std::numeric_limits<std::int32_t>::max())
+            throw reader.error("partition " + std::to_string(partition) + " out of range");
+        PartitionKey key{std::string(entry.string("topic")), static_cast<std::int32_t>(partition)};
+        if (!state.offsets.emplace(std::move(key), entry.integer("offset")).second)
+            throw reader.error("partition listed twice");
+    }
+    state.schemas = table_schemas_from_json(simdjson::minify(payload.element("tables")));
     return state;
 }
 

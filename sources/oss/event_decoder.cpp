@@ -7,7 +7,7 @@
 #include <limits>
 #include <string_view>
 
-#include "sources/oss/crypto.h"
+#include "sources/oss/encoding.h"
 #include "sources/oss/oss_client.h"
 #include "sources/oss/xml.h"
 

@@ -266,29 +266,20 @@ class Fetcher {
     std::thread thread_;
 };
 
-std::mutex g_mutex;
-std::weak_ptr<Fetcher> g_fetcher;  // owned by the source: gone before static destruction
-std::atomic<bool> g_used{false};   // a transform compiled FETCH_CONTENT
-
-std::shared_ptr<Fetcher> current() {
-    std::lock_guard lock(g_mutex);
-    return g_fetcher.lock();
-}
-
 transform::Datum eval_fetch_content(const transform::Node& n, transform::EvalContext& c) {
     transform::Datum url = n.args[0]->fn(*n.args[0], c);
     if (url.null) return transform::Datum{};
     std::string u(url.s);
-    auto fetcher = current();
-    if (!fetcher)
+    const auto* downloader = static_cast<const FetchContent*>(n.state.get());
+    if (!downloader)  // compiled for validation only
         throw transform::EvalError("FETCH_CONTENT needs an oss-cdc source in the pipeline");
     try {
-        auto bytes = fetcher->fetch(u);
+        auto bytes = downloader->fetch(u);
         if (!bytes) return transform::Datum{};
         return transform::Datum::of_string(c.arena.copy(*bytes));
     } catch (const std::exception& e) {
         // The message never carries the URL's query (a pre-signed signature).
-        if (fetcher->ignore_errors()) {
+        if (downloader->ignore_errors()) {
             spdlog::warn("FETCH_CONTENT failed, yielding NULL: {}", e.what());
             return transform::Datum{};
         }
@@ -299,30 +290,38 @@ transform::Datum eval_fetch_content(const transform::Node& n, transform::EvalCon
 transform::NodePtr build_fetch_content(transform::CallSite& c) {
     c.arity(1, 1);
     c.require_text(0);
-    g_used = true;
-    return transform::make_node(eval_fetch_content, DataType::bytes(), std::move(c.args));
+    if (c.context) static_cast<FetchContent*>(c.context.get())->mark_used();
+    auto node = transform::make_node(eval_fetch_content, DataType::bytes(), std::move(c.args));
+    node->state = c.context;
+    return node;
 }
 
 }  // namespace
 
-void register_fetch_content_function() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        transform::register_extension_function("FETCH_CONTENT", build_fetch_content, true);
-    });
+struct FetchContent::Impl {
+    explicit Impl(const OssSettings& settings) : fetcher(settings) {}
+    Fetcher fetcher;
+    std::atomic<bool> used{false};  // a transform compiled FETCH_CONTENT
+};
+
+FetchContent::FetchContent(const OssSettings& settings) : impl_(std::make_unique<Impl>(settings)) {}
+
+FetchContent::~FetchContent() = default;
+
+bool FetchContent::ignore_errors() const {
+    return impl_->fetcher.ignore_errors();
 }
 
-std::shared_ptr<void> install_fetch_content(const OssSettings& settings) {
-    auto f = std::make_shared<Fetcher>(settings);
-    std::lock_guard lock(g_mutex);
-    g_fetcher = f;
-    return f;
+void FetchContent::mark_used() {
+    impl_->used = true;
 }
 
-boost::asio::awaitable<void> prefetch_contents(const EventBatch& batch) {
-    if (!g_used) co_return;
-    auto fetcher = current();
-    if (!fetcher) co_return;
+std::optional<std::string> FetchContent::fetch(const std::string& url) const {
+    return impl_->fetcher.fetch(url);
+}
+
+boost::asio::awaitable<void> FetchContent::prefetch(const EventBatch& batch) {
+    if (!impl_->used) co_return;
     std::vector<std::pair<std::string, std::int64_t>> wanted;
     for (const Event& e : batch) {
         const auto* change = std::get_if<DataChangeEvent>(&e);
@@ -332,13 +331,11 @@ boost::asio::awaitable<void> prefetch_contents(const EventBatch& batch) {
         RowView v = row->view();
         wanted.emplace_back(std::string(v.get_string(1)), v.is_null(5) ? 0 : v.get_long(5));
     }
-    if (!wanted.empty()) co_await fetcher->prefetch(std::move(wanted));
+    if (!wanted.empty()) co_await impl_->fetcher.prefetch(std::move(wanted));
 }
 
-std::optional<std::string> fetch_content_blocking(const std::string& url) {
-    auto fetcher = current();
-    if (!fetcher) throw std::runtime_error("FETCH_CONTENT: no oss-cdc source configured");
-    return fetcher->fetch(url);
+TransformFunctions fetch_content_functions(std::shared_ptr<FetchContent> downloader) {
+    return {TransformFunction{"FETCH_CONTENT", build_fetch_content, true, std::move(downloader)}};
 }
 
 }  // namespace cdcd::oss

@@ -2,8 +2,9 @@
 
 #include <chrono>
 
+#include "net/digest.h"
 #include "net/url.h"
-#include "sources/oss/crypto.h"
+#include "pipeline/util/base64.h"
 #include "sources/oss/mns_signer.h"
 #include "sources/oss/oss_client.h"
 #include "sources/oss/xml.h"
@@ -94,7 +95,7 @@ net::HttpRequest MnsClient::sign(const std::string& method, const std::string& t
     in.headers = {{"x-mns-version", "2015-06-06"}};
     if (!body.empty()) {
         in.content_type = "text/xml;charset=UTF-8";
-        in.content_md5 = base64_encode(md5(body));
+        in.content_md5 = base64_encode(net::md5(body));
         req.headers.add("Content-Type", in.content_type);
         req.headers.add("Content-MD5", in.content_md5);
         req.body = body;

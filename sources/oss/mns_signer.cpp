@@ -2,7 +2,8 @@
 
 #include <ctime>
 
-#include "sources/oss/crypto.h"
+#include "net/digest.h"
+#include "pipeline/util/base64.h"
 #include "sources/oss/signer_v1.h"
 
 namespace cdcd::oss {
@@ -13,7 +14,7 @@ std::string mns_string_to_sign(const MnsSignInput& in) {
 }
 
 std::string mns_signature(const std::string& secret, const MnsSignInput& in) {
-    return base64_encode(hmac_sha1(secret, mns_string_to_sign(in)));
+    return base64_encode(net::hmac_sha1(secret, mns_string_to_sign(in)));
 }
 
 std::string mns_authorization(const std::string& access_key_id, const std::string& secret,

@@ -7,22 +7,6 @@
 namespace cdcd::oss {
 
 namespace {
-constexpr std::uint64_t kStateVersion = 1;
-
-const char* phase_name(OssSource::Phase p) {
-    switch (p) {
-        case OssSource::Phase::Start:
-            return "start";
-        case OssSource::Phase::Snapshot:
-            return "snapshot";
-        case OssSource::Phase::Incremental:
-            return "incremental";
-        case OssSource::Phase::Done:
-            return "done";
-    }
-    return "?";
-}
-
 std::string json_escape(const std::string& s) {
     std::string o;
     for (char c : s) {
@@ -49,24 +33,17 @@ OssSource::OssSource(boost::asio::io_context& io, OssSettings settings, metrics:
 }
 
 void OssSource::restore(std::string_view state) {
-    ByteReader r(state);
-    if (r.varint() != kStateVersion) throw StateError("oss-cdc state: unknown version");
-    // Checked before the cast: Phase is 8 bits wide, so 256 would become Start.
-    std::uint64_t phase = r.varint();
-    if (phase > static_cast<std::uint64_t>(Phase::Done))
-        throw StateError("oss-cdc state: unknown phase " + std::to_string(phase) +
-                         " (known: 0-3, start to done)");
-    phase_ = static_cast<Phase>(phase);
-    snapshot_ = SnapshotProgress::decode(r);
-    mns_ = MnsState::decode(r);
-    polling_ = PollingState::decode(r);
-    if (!r.done()) throw StateError("oss-cdc state: trailing bytes");
+    SourceState restored = decode_state(state);
+    phase_ = restored.phase;
+    snapshot_ = std::move(restored.snapshot);
+    mns_ = restored.mns;
+    polling_ = std::move(restored.polling);
     // The configuration may have changed since the checkpoint: refuse a phase it cannot resume
     // here, where the runtime names the checkpoint, rather than when the phase starts.
     check_phase_fits();
     spdlog::info(
         "oss-cdc: restored phase {} ({} objects snapshotted, {} objects tracked by polling)",
-        phase_name(phase_), snapshot_.emitted, polling_.objects());
+        to_string(phase_), snapshot_.emitted, polling_.objects());
 }
 
 void OssSource::check_phase_fits() const {
@@ -117,13 +94,7 @@ void OssSource::check_phase_fits() const {
 
 std::string OssSource::snapshot_state() {
     held_.seal();
-    ByteWriter w;
-    w.varint(kStateVersion);
-    w.varint(static_cast<std::uint64_t>(phase_));
-    snapshot_.encode(w);
-    mns_.encode(w);
-    polling_.encode(w);
-    return std::move(w.str());
+    return encode_state(phase_, snapshot_, mns_, polling_);
 }
 
 boost::asio::awaitable<void> OssSource::notify_checkpoint_complete(std::uint64_t id) {
@@ -181,13 +152,12 @@ boost::asio::awaitable<void> OssSource::run(SourceOutput& output) {
 
 std::string OssSource::describe_state(std::string_view state) const {
     try {
-        ByteReader r(state);
-        std::uint64_t version = r.varint();
-        auto phase = static_cast<Phase>(r.varint());
-        SnapshotProgress snap = SnapshotProgress::decode(r);
-        MnsState mns = MnsState::decode(r);
-        PollingState polling = PollingState::decode(r);
-        return "{\"version\":" + std::to_string(version) + ",\"phase\":\"" + phase_name(phase) +
+        SourceState decoded = decode_state(state);
+        const SnapshotProgress& snap = decoded.snapshot;
+        const MnsState& mns = decoded.mns;
+        const PollingState& polling = decoded.polling;
+        return "{\"version\":" + std::to_string(decoded.version) + ",\"phase\":\"" +
+               to_string(decoded.phase) +
                "\",\"snapshot\":{\"prefix_index\":" + std::to_string(snap.prefix_index) +
                ",\"start_after\":\"" + json_escape(snap.start_after) +
                "\",\"emitted\":" + std::to_string(snap.emitted) +

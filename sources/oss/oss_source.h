@@ -1,6 +1,6 @@
 #pragma once
 // The oss-cdc source: a snapshot phase (SNAPSHOT, INITIAL), then MNS or POLLING incremental
-// discovery, with everything a restart needs in one compact state blob.
+// discovery, with everything a restart needs in one state (source_state.h).
 #include <memory>
 
 #include "pipeline/connector/bad_records.h"
@@ -9,6 +9,7 @@
 #include "sources/oss/polling_state.h"
 #include "sources/oss/snapshot_reader.h"
 #include "sources/oss/source_context.h"
+#include "sources/oss/source_state.h"
 
 namespace cdcd::oss {
 
@@ -26,10 +27,13 @@ class OssSource final : public Source {
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
 
-    /// Keeps `resource` (the FETCH_CONTENT fetcher) alive as long as the source.
-    void keep_alive(std::shared_ptr<void> resource) { keep_alive_ = std::move(resource); }
+    /// The downloader of FETCH_CONTENT, which the source prefetches with (fetch_content.h).
+    void set_fetch_content(std::shared_ptr<FetchContent> downloader) {
+        ctx_->fetch_content = std::move(downloader);
+    }
+    std::shared_ptr<FetchContent> fetch_content() const { return ctx_->fetch_content; }
 
-    enum class Phase : std::uint8_t { Start = 0, Snapshot = 1, Incremental = 2, Done = 3 };
+    using Phase = SourcePhase;
 
   private:
     /// Throws StateError when phase_ (restored from a checkpoint) cannot run with the current
@@ -44,7 +48,6 @@ class OssSource final : public Source {
     MnsState mns_;
     HeldMessages held_;
     std::unique_ptr<MnsReader> mns_reader_;
-    std::shared_ptr<void> keep_alive_;
 };
 
 }  // namespace cdcd::oss

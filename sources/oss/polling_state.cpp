@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sources/oss/crypto.h"
+#include "sources/oss/encoding.h"
 #include "sources/oss/oss_client.h"
 
 namespace cdcd::oss {

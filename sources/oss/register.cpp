@@ -48,14 +48,18 @@ void register_oss_source(ConnectorRegistry& registry) {
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         oss::OssSettings s = oss::settings_from(ctx.options);
         s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;
-        auto fetcher = oss::install_fetch_content(s);
+        auto downloader = std::make_shared<oss::FetchContent>(s);
         auto source = std::make_unique<oss::OssSource>(ctx.io, std::move(s), *ctx.metrics,
                                                        ctx.bad_records->source());
-        source->keep_alive(std::move(fetcher));
+        source->set_fetch_content(std::move(downloader));
         return source;
     };
+    // FETCH_CONTENT(url) in this pipeline's transforms, downloading with this source's settings.
+    f.transform_functions = [](Source* source) {
+        auto* oss_source = dynamic_cast<oss::OssSource*>(source);
+        return oss::fetch_content_functions(oss_source ? oss_source->fetch_content() : nullptr);
+    };
     registry.add(std::move(f));
-    oss::register_fetch_content_function();
 }
 
 }  // namespace cdcd

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "sources/oss/crypto.h"
+#include "net/digest.h"
+#include "pipeline/util/base64.h"
 #include "text/ascii.h"
 
 namespace cdcd::oss {
@@ -136,7 +137,7 @@ std::string v1_string_to_sign(const V1Request& r) {
 }
 
 std::string v1_signature(const std::string& secret, const V1Request& r) {
-    return base64_encode(hmac_sha1(secret, v1_string_to_sign(r)));
+    return base64_encode(net::hmac_sha1(secret, v1_string_to_sign(r)));
 }
 
 std::string v1_authorization(const std::string& access_key_id, const std::string& secret,

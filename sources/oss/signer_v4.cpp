@@ -4,7 +4,7 @@
 #include <cctype>
 #include <ctime>
 
-#include "sources/oss/crypto.h"
+#include "net/digest.h"
 #include "text/ascii.h"
 
 namespace cdcd::oss {
@@ -80,15 +80,15 @@ std::string v4_canonical_request(const V4Request& r) {
 
 std::string v4_string_to_sign(const V4Request& r) {
     return "OSS4-HMAC-SHA256\n" + r.datetime + "\n" + v4_scope(r) + "\n" +
-           hex_lower(sha256(v4_canonical_request(r)));
+           net::hex_lower(net::sha256(v4_canonical_request(r)));
 }
 
 std::string v4_signature(const std::string& secret, const V4Request& r) {
-    std::string k = hmac_sha256("aliyun_v4" + secret, r.datetime.substr(0, 8));
-    k = hmac_sha256(k, r.region);
-    k = hmac_sha256(k, r.product);
-    k = hmac_sha256(k, "aliyun_v4_request");
-    return hex_lower(hmac_sha256(k, v4_string_to_sign(r)));
+    std::string k = net::hmac_sha256("aliyun_v4" + secret, r.datetime.substr(0, 8));
+    k = net::hmac_sha256(k, r.region);
+    k = net::hmac_sha256(k, r.product);
+    k = net::hmac_sha256(k, "aliyun_v4_request");
+    return net::hex_lower(net::hmac_sha256(k, v4_string_to_sign(r)));
 }
 
 std::string v4_authorization(const std::string& access_key_id, const std::string& secret,

@@ -85,7 +85,7 @@ boost::asio::awaitable<void> SourceContext::ready(EventBatch& batch, std::size_t
     batch = std::move(rest);
     if (!tables.empty()) co_await emit(std::move(tables));
     co_await throttle(records);
-    co_await prefetch_contents(batch);
+    if (fetch_content) co_await fetch_content->prefetch(batch);
 }
 
 boost::asio::awaitable<void> SourceContext::emit(EventBatch batch) {

@@ -17,6 +17,8 @@
 
 namespace cdcd::oss {
 
+class FetchContent;
+
 struct SourceContext {
     SourceContext(boost::asio::io_context& io, OssSettings settings,
                   metrics::Registry& registry = metrics::Registry::detached());
@@ -32,6 +34,8 @@ struct SourceContext {
     SourceOutput* output = nullptr;
     /// What happens to an MNS event that cannot be decoded (see bad_event.h): policy `fail`.
     BadEventHandler on_bad_event = fail_on_bad_event;
+    /// FETCH_CONTENT's downloader, which ready() prefetches with (null: none).
+    std::shared_ptr<FetchContent> fetch_content;
 
     bool stopping() const { return output && output->stopping(); }
     /// Waits for `records` tokens of the rate limit (no-op when unlimited). Call it BEFORE

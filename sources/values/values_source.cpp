@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "metrics/progress.h"
+#include "pipeline/connector/connector_state.h"
 #include "sources/values/event_sets.h"
 
 namespace cdcd::values {
@@ -26,23 +27,43 @@ ValuesSource::ValuesSource(ValuesSourceSettings settings, metrics::Registry& met
     }
 }
 
-void ValuesSource::restore(std::string_view state) {
+namespace {
+
+constexpr std::string_view kStateName = "values-source";
+constexpr int kStateVersion = 1;  // {"position":N}
+
+/// The position in a state: enveloped, or the bare decimal of the releases before the envelope.
+std::int64_t decode_position(std::string_view state) {
+    if (is_connector_state(state)) {
+        ConnectorStateReader reader(state, kStateName, kStateVersion);
+        std::int64_t pos = StateFields(reader, reader.payload()).integer("position");
+        if (pos < 0) throw reader.error("negative position " + std::to_string(pos));
+        return pos;
+    }
     std::int64_t pos = 0;
     auto [ptr, ec] = std::from_chars(state.data(), state.data() + state.size(), pos);
     if (ec != std::errc() || ptr != state.data() + state.size() || pos < 0)
         throw std::runtime_error("values source: unreadable checkpoint state '" +
                                  std::string(state) + "'");
-    position_ = pos;
+    return pos;
+}
+
+}  // namespace
+
+void ValuesSource::restore(std::string_view state) {
+    position_ = decode_position(state);
 }
 
 std::string ValuesSource::snapshot_state() {
-    return std::to_string(position_);
+    return wrap_connector_state(kStateName, kStateVersion,
+                                "{\"position\":" + std::to_string(position_) + "}");
 }
 
 std::string ValuesSource::describe_state(std::string_view state) const {
     std::int64_t total =
         generator_ ? generator_->total() : static_cast<std::int64_t>(fixed_->size());
-    return "{\"event_set\":\"" + settings_.event_set + "\",\"position\":" + std::string(state) +
+    return "{\"event_set\":\"" + settings_.event_set +
+           "\",\"position\":" + std::to_string(decode_position(state)) +
            ",\"total\":" + std::to_string(total) + "}";
 }
 

@@ -314,17 +314,17 @@ class Compiler {
     }
 
     NodePtr call(const Expr& e, const std::string& name) {
-        const auto& reg = functions();
-        auto it = reg.find(name);
-        if (it == reg.end())
+        std::optional<FunctionRef> fn = lookup_function(name, scope_.functions);
+        if (!fn)
             throw CompileError(e.pos, "No match found for function signature " + name + "(...)");
         CallSite site{e, name, {}};
         site.max_decimal_precision = max_decimal_precision(scope_.decimal_mode);
+        site.context = fn->context;
         for (const auto& a : e.args) site.args.push_back(compile(*a));
         bool all_constant = true;
         for (const auto& a : site.args) all_constant &= a->is_constant;
-        NodePtr n = it->second(site);
-        if (scope_.fold_constants && all_constant && !n->is_constant && !is_volatile(name) &&
+        NodePtr n = fn->build(site);
+        if (scope_.fold_constants && all_constant && !n->is_constant && !fn->is_volatile &&
             n->interval == 0)
             fold(n);
         return n;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/connector/transform_functions.h"
 #include "pipeline/schema/schema.h"
 #include "pipeline/transform/compile/node.h"
 #include "pipeline/transform/syntax/ast.h"
@@ -47,6 +48,8 @@ struct Scope {
     /// TransformOperator passes the pipeline's mode (UP_TO_19 unless set); compile() on its own
     /// types as UP_TO_38.
     DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo38;
+    /// The functions the pipeline's connectors add (connector/transform_functions.h); may be null.
+    const TransformFunctions* functions = nullptr;
 };
 
 /// Most expression nodes one compile() visits. A filter compiles a computed column's expression

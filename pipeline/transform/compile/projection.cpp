@@ -44,11 +44,13 @@ bool is_ifnull_call(const Expr& e) {
 
 std::unique_ptr<BoundProjection> BoundProjection::bind(
     const ParsedRule& rule, const Schema& upstream, const std::vector<SourceMetadataColumn>& meta,
-    const Zone* zone, bool* error_in_filter, DecimalPrecisionMode decimal_mode) {
+    const Zone* zone, bool* error_in_filter, DecimalPrecisionMode decimal_mode,
+    const TransformFunctions* functions) {
     auto p = std::make_unique<BoundProjection>();
     *error_in_filter = false;
     Scope scope{&upstream, &meta, nullptr, zone};
     scope.decimal_mode = decimal_mode;
+    scope.functions = functions;
     std::vector<Column> cols;
     std::vector<BoundColumn> bound;
     auto place = [&](Column col, BoundColumn b) {
@@ -137,6 +139,7 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
         }
         Scope fscope{&upstream, &meta, &computed, zone};
         fscope.decimal_mode = decimal_mode;
+        fscope.functions = functions;
         try {
             p->filter_ = compile(*rule.filter, fscope);
         } catch (const CompileError&) {

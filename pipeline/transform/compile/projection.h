@@ -35,7 +35,8 @@ class BoundProjection {
     static std::unique_ptr<BoundProjection> bind(
         const ParsedRule& rule, const Schema& upstream,
         const std::vector<SourceMetadataColumn>& meta, const Zone* zone, bool* error_in_filter,
-        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19);
+        DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19,
+        const TransformFunctions* functions = nullptr);
     const Schema& output() const { return output_; }
     bool has_filter() const { return filter_ != nullptr; }
     bool filter(EvalContext& c) const;

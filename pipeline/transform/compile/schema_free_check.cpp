@@ -49,9 +49,10 @@ const std::vector<std::string>& callable_names() {
 
 class Checker {
   public:
-    explicit Checker(const Zone* zone) {
+    Checker(const Zone* zone, const TransformFunctions* functions) {
         scope_.zone = zone;
         scope_.fold_constants = false;
+        scope_.functions = functions;
     }
 
     std::vector<ExpressionProblem> run(const Expr& e) {
@@ -69,10 +70,12 @@ class Checker {
         bool closed = e.kind != ExprKind::Column;
         for (const auto& a : e.args) closed = mark_closed(*a) && closed;
         std::string name = function_name(e);
-        if (!name.empty() && !functions().count(name)) {
+        if (!name.empty() && !lookup_function(name, scope_.functions)) {
+            std::vector<std::string> names = callable_names();
+            if (scope_.functions)
+                for (const auto& f : *scope_.functions) names.push_back(f.name);
             // No name is longer than 64: a longer one is no typo (and costs its length squared).
-            std::string hint =
-                name.size() <= 64 ? config::did_you_mean(name, callable_names()) : "";
+            std::string hint = name.size() <= 64 ? config::did_you_mean(name, names) : "";
             problems_.push_back(
                 {e.pos, "No match found for function signature " + name + "(...)" + hint});
             closed = false;
@@ -95,12 +98,14 @@ class Checker {
         std::vector<NodePtr> args;
         for (const auto& a : e.args) args.push_back(check(*a));
         std::string name = function_name(e);
-        auto fn = functions().find(name);
-        if (name.empty() || fn == functions().end()) return nullptr;
+        std::optional<FunctionRef> fn =
+            name.empty() ? std::nullopt : lookup_function(name, scope_.functions);
+        if (!fn) return nullptr;
         CallSite site{e, name, {}};
+        site.context = fn->context;
         for (auto& a : args) site.args.push_back(a ? std::move(a) : null_literal());
         try {
-            fn->second(site);
+            fn->build(site);
         } catch (const ArityError& err) {
             problems_.push_back({err.pos, err.what()});
         } catch (const CompileError&) {
@@ -123,8 +128,9 @@ class Checker {
 
 }  // namespace
 
-std::vector<ExpressionProblem> check_without_schema(const Expr& e, const Zone* zone) {
-    return Checker(zone).run(e);
+std::vector<ExpressionProblem> check_without_schema(const Expr& e, const Zone* zone,
+                                                    const TransformFunctions* functions) {
+    return Checker(zone, functions).run(e);
 }
 
 }  // namespace cdcd::transform

@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/transform/functions/zone.h"
-#include "pipeline/transform/syntax/ast.h"
+#include "pipeline/connector/transform_functions.h"
 
 namespace cdcd::transform {
 
@@ -16,6 +15,8 @@ struct ExpressionProblem {
 
 /// Every problem found, in the order of the text. Nothing is evaluated. A problem that depends
 /// on a column's type (e.g. UPPER of an INT column) is left to the compile against the schema.
-std::vector<ExpressionProblem> check_without_schema(const Expr& e, const Zone* zone);
+/// `functions`: the pipeline's connector functions (may be null).
+std::vector<ExpressionProblem> check_without_schema(const Expr& e, const Zone* zone,
+                                                    const TransformFunctions* functions = nullptr);
 
 }  // namespace cdcd::transform

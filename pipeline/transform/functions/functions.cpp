@@ -61,8 +61,8 @@ NodePtr make_node(EvalFn fn, DataType type, std::vector<NodePtr> args) {
 
 namespace {
 
-Registry& registry() {
-    static Registry r = [] {
+const Registry& registry() {
+    static const Registry r = [] {
         Registry reg;
         register_logic(reg);
         register_arith(reg);
@@ -77,25 +77,23 @@ Registry& registry() {
     return r;
 }
 
-std::set<std::string, std::less<>>& extension_volatiles() {
-    static std::set<std::string, std::less<>> names;
-    return names;
-}
-
 }  // namespace
 
 const Registry& functions() {
     return registry();
 }
 
-bool register_extension_function(const std::string& name, Builder builder, bool volatile_) {
-    if (!registry().emplace(name, builder).second) return false;
-    if (volatile_) extension_volatiles().insert(name);
-    return true;
+std::optional<FunctionRef> lookup_function(const std::string& name,
+                                           const TransformFunctions* extra) {
+    if (auto it = registry().find(name); it != registry().end())
+        return FunctionRef{it->second, is_volatile(name), nullptr};
+    if (extra)
+        for (const auto& f : *extra)
+            if (f.name == name) return FunctionRef{f.build, f.is_volatile, f.context};
+    return std::nullopt;
 }
 
 bool is_volatile(std::string_view name) {
-    if (extension_volatiles().count(name)) return true;
     return name == "UUID" || name == "NOW" || name == "LOCALTIME" || name == "LOCALTIMESTAMP" ||
            name == "CURRENT_TIME" || name == "CURRENT_DATE" || name == "CURRENT_TIMESTAMP" ||
            name == "UNIX_TIMESTAMP" || name == "RAND";

@@ -1,14 +1,14 @@
 #pragma once
 // The function registry: every built-in (operators included) is a builder that checks the
 // compiled arguments, picks the implementation for their types and returns the call's node.
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "pipeline/transform/compile/node.h"
-#include "pipeline/transform/compile/types.h"
-#include "pipeline/transform/syntax/ast.h"
+#include "pipeline/connector/transform_functions.h"
 
 namespace cdcd::transform {
 
@@ -17,6 +17,8 @@ struct CallSite {
     std::string name;                // upper-case
     std::vector<NodePtr> args;       // compiled arguments (Symbol arguments: constant STRING nodes)
     int max_decimal_precision = 38;  // of the scope's DecimalPrecisionMode
+    /// A connector's function (TransformFunction::context): what it works with; else null.
+    std::shared_ptr<void> context = nullptr;
 
     [[noreturn]] void fail(const std::string& message) const {
         throw CompileError(expr.pos, message);
@@ -40,13 +42,20 @@ struct CallSite {
 using Builder = NodePtr (*)(CallSite&);
 using Registry = std::unordered_map<std::string, Builder>;
 
+/// The built-in functions (connectors add theirs per pipeline: see lookup_function()).
 const Registry& functions();
-/// Functions whose value changes between events with equal arguments (never constant-folded).
+/// Built-ins whose value changes between events with equal arguments (never constant-folded).
 bool is_volatile(std::string_view name);
-/// Adds a function contributed by a connector (e.g. oss-cdc's FETCH_CONTENT) to the registry.
-/// Call it while connectors register, before any transform is compiled; `volatile_` functions
-/// are never constant-folded. A built-in of the same name is not replaced (returns false).
-bool register_extension_function(const std::string& name, Builder builder, bool volatile_);
+
+/// A function an expression calls: a built-in, else one of the pipeline's connector functions
+/// (`extra`, may be null; a built-in of the same name wins). Null when there is none.
+struct FunctionRef {
+    Builder build = nullptr;
+    bool is_volatile = false;
+    std::shared_ptr<void> context = nullptr;
+};
+std::optional<FunctionRef> lookup_function(const std::string& name,
+                                           const TransformFunctions* extra);
 
 void register_logic(Registry& r);     // comparison, logical, IN, BETWEEN, IS ...
 void register_arith(Registry& r);     // + - * / %, ABS, CEIL, FLOOR, ROUND, UUID

@@ -27,7 +27,8 @@ def test_show_decodes_the_generator_position_with_the_pipeline_file(tmp_path):
     assert c["id"] >= 1
     assert c["fingerprint"] == {"source.type": "values", "sink.type": "values", "pipeline.parallelism": "1"}
     assert c["parts"]["source"]["state"] == {"event_set": "GENERATED", "position": ROWS, "total": ROWS}
-    assert c["parts"]["source"]["bytes"] == len(str(ROWS))
+    raw = '{"connector":"values-source","version":1,"state":{"position":%d}}' % ROWS
+    assert c["parts"]["source"]["bytes"] == len(raw)
     # The schema registry's state is JSON and shown as such.
     assert c["parts"]["schema"]["state"]["upstream"][0]["table"] == "generated"
     assert c["size_bytes"] > 0 and c["created"].endswith("Z")
@@ -47,8 +48,11 @@ def test_list_and_export_without_the_pipeline_file(tmp_path):
     assert exported.returncode == 0, exported.stderr
     checkpoints = json.loads(exported.stdout)
     assert [c["pipeline"] for c in checkpoints] == ["second"]
-    # No pipeline file: the raw state (the values source stores its position as text).
-    assert checkpoints[0]["parts"]["source"] == {"bytes": len(str(ROWS)), "state": ROWS}
+    # No pipeline file: the raw state, JSON in the connector state envelope
+    # (pipeline/connector/connector_state.h).
+    raw = {"connector": "values-source", "version": 1, "state": {"position": ROWS}}
+    assert checkpoints[0]["parts"]["source"] == {"bytes": len(json.dumps(raw, separators=(",", ":"))),
+                                                 "state": raw}
 
     ambiguous = cdcd.run(["checkpoints", "show", "--state-dir", tmp_path / "state"])
     assert ambiguous.returncode == 1

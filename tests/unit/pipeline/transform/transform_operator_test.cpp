@@ -80,10 +80,12 @@ Schema customers() {
         .build();
 }
 
-Harness make(std::vector<config::TransformDef> rules, std::string tz = "UTC") {
+Harness make(std::vector<config::TransformDef> rules, std::string tz = "UTC",
+             TransformFunctions functions = {}) {
     config::Diagnostics diags;
     Harness h;
-    h.op = TransformOperator::create(rules, tz, diags);
+    h.op = TransformOperator::create(rules, tz, diags, {}, DecimalPrecisionMode::UpTo19,
+                                     std::move(functions));
     REQUIRE(diags.ok());
     return h;
 }
@@ -631,9 +633,13 @@ NodePtr build_test_unexpected(CallSite& c) {
 
 }  // namespace
 
+TransformFunctions unexpected_failure() {
+    return {TransformFunction{"TEST_UNEXPECTED_FAILURE", &build_test_unexpected, true, nullptr}};
+}
+
 TEST_CASE("a row whose function fails with any exception goes to the bad-record policy") {
-    register_extension_function("TEST_UNEXPECTED_FAILURE", &build_test_unexpected, true);
-    auto h = make({rule(kTable.str(), "col1, TEST_UNEXPECTED_FAILURE(col2) AS q")});
+    auto h = make({rule(kTable.str(), "col1, TEST_UNEXPECTED_FAILURE(col2) AS q")}, "UTC",
+                  unexpected_failure());
     KeepingSink sink(BadRecordPolicy::DeadLetter);
     h.op->set_bad_records(&sink);
     auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
@@ -643,4 +649,53 @@ TEST_CASE("a row whose function fails with any exception goes to the bad-record 
     CHECK_THAT(sink.kept[0].position, Catch::Contains("{col1=1}"));
     CHECK_THAT(sink.kept[0].error, Catch::Contains("TEST_UNEXPECTED_FAILURE(col2) AS q") &&
                                        Catch::Contains("unexpected error: too long"));
+}
+
+TEST_CASE("a connector's function is known only to the transforms of the pipeline declaring it") {
+    // Declared for one operator (its pipeline's source added it)...
+    CHECK_NOTHROW(make({rule(kTable.str(), "col1, TEST_UNEXPECTED_FAILURE(col2) AS q")}, "UTC",
+                       unexpected_failure()));
+    // ...and unknown to another, also after that one was created: nothing process-wide holds it.
+    config::Diagnostics diags;
+    auto other = TransformOperator::create(
+        {rule(kTable.str(), "col1, TEST_UNEXPECTED_FAILURE(col2) AS q")}, "UTC", diags);
+    REQUIRE_FALSE(diags.ok());
+    CHECK_THAT(diags.to_string(), Catch::Contains("No match found for function signature "
+                                                  "TEST_UNEXPECTED_FAILURE(...)"));
+}
+
+namespace {
+
+// A function whose builder sees the context its pipeline gave it.
+NodePtr build_context_length(CallSite& c) {
+    auto node = make_node(
+        [](const Node& n, EvalContext&) {
+            return Datum::of_long(
+                static_cast<std::int64_t>(static_cast<const std::string*>(n.state.get())->size()));
+        },
+        DataType::bigint(), std::move(c.args));
+    node->state = c.context;
+    return node;
+}
+
+}  // namespace
+
+TEST_CASE("a connector's function works with the context its pipeline declared") {
+    auto functions = [](std::string context) {
+        return TransformFunctions{TransformFunction{"CONTEXT_LENGTH", &build_context_length, true,
+                                                    std::make_shared<std::string>(context)}};
+    };
+    auto a = make({rule(kTable.str(), "col1, CONTEXT_LENGTH() AS n")}, "UTC", functions("abc"));
+    auto b = make({rule(kTable.str(), "col1, CONTEXT_LENGTH() AS n")}, "UTC", functions("abcdefg"));
+    auto events = [] {
+        return std::vector<Event>{
+            Event(CreateTableEvent{kTable, customers()}),
+            Event(DataChangeEvent::insert(kTable, srow({"1", "5", nullptr})))};
+    };
+    auto out_a = a.run(events());
+    auto out_b = b.run(events());
+    REQUIRE(out_a.size() == 2);
+    REQUIRE(out_b.size() == 2);
+    CHECK_THAT(out_a[1], Catch::Contains("after=[1, 3]"));
+    CHECK_THAT(out_b[1], Catch::Contains("after=[1, 7]"));
 }

@@ -7,6 +7,7 @@
 #include "sources/dingtalk/change_detector.h"
 #include "sources/dingtalk/dingtalk_source.h"
 #include "sources/dingtalk/token_cache.h"
+#include "tests/unit/testdata.h"
 
 using namespace cdcd;
 using namespace cdcd::dingtalk;
@@ -201,4 +202,45 @@ TEST_CASE("the fixed schema") {
     CHECK(s.columns()[6].type == DataType::timestamp_ltz(3));
     CHECK(document_schema(true).index_of("blocks_json") == 6);
     CHECK(table_for("ws1").str() == "ws1.documents");
+}
+
+TEST_CASE("states written before the state envelope restore") {
+    SourceState s =
+        decode_state(cdcd::testing::testdata("sources/dingtalk/testdata/checkpoint-state-v1.json"));
+    CHECK_FALSE(s.include_raw_json);
+    CHECK_FALSE(s.excluded);
+    REQUIRE(s.splits.size() == 2);
+    const SplitState& alpha = s.splits.at("ws-alpha");
+    CHECK(alpha.root_node_id == "root-alpha");
+    CHECK(alpha.phase == Phase::Incremental);
+    CHECK(alpha.cursor_ms == 1710498030123);
+    CHECK(alpha.cursor_id == "n-doc1");
+    REQUIRE(alpha.docs.size() == 2);
+    CHECK(alpha.docs.at("n-doc1").meta_hash == 0x9ae16a3b2f90404fULL);
+    CHECK(alpha.docs.at("n-doc2").meta_hash == 1);
+    REQUIRE(alpha.retries.size() == 1);
+    CHECK(alpha.retries.at("n-big").failures == 3);
+    CHECK(alpha.retries.at("n-big").next_ms == 1710498090000);
+    CHECK(s.splits.at("ws-beta").phase == Phase::Snapshot);
+
+    s = decode_state(cdcd::testing::testdata(
+        "sources/dingtalk/testdata/checkpoint-state-v1-without-retry.json"));
+    REQUIRE(s.splits.size() == 1);
+    CHECK(s.splits.at("ws-alpha").docs.at("n-doc1").meta_hash == 0xdeadbeefULL);
+    CHECK(s.splits.at("ws-alpha").retries.empty());
+}
+
+TEST_CASE("the state is version 1 of the connector state envelope, the earlier object inside") {
+    std::string legacy =
+        cdcd::testing::testdata("sources/dingtalk/testdata/checkpoint-state-v1.json");
+    while (!legacy.empty() && legacy.back() == '\n') legacy.pop_back();
+    const SourceState s = decode_state(legacy);
+    const std::string blob = encode_state(s);
+    CHECK(blob == R"({"connector":"dingtalk-cdc","version":1,"state":{)" +
+                      legacy.substr(legacy.find("\"rawJson\"")) + "}");
+    CHECK(decode_state(blob) == s);
+    CHECK_THROWS_AS(decode_state(R"({"connector":"dingtalk-cdc","version":2,"state":{}})"),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(decode_state(R"({"connector":"dingtalk-cdc","version":1,"state":{}})"),
+                    std::invalid_argument);
 }

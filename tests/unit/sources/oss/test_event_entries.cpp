@@ -2,10 +2,12 @@
 // with its index and what is wrong, and never hides its valid siblings.
 #include <catch2/catch.hpp>
 
-#include "sources/oss/crypto.h"
+#include "pipeline/util/base64.h"
+#include "sources/oss/encoding.h"
 #include "sources/oss/event_decoder.h"
 
 using namespace cdcd::oss;
+using cdcd::base64_encode;
 
 namespace {
 

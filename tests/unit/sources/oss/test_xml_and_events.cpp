@@ -1,12 +1,15 @@
 #include <catch2/catch.hpp>
 
-#include "sources/oss/crypto.h"
+#include "net/digest.h"
+#include "pipeline/util/base64.h"
+#include "sources/oss/encoding.h"
 #include "sources/oss/event_decoder.h"
 #include "sources/oss/mns_client.h"
 #include "sources/oss/oss_client.h"
 #include "sources/oss/xml.h"
 
 using namespace cdcd::oss;
+using cdcd::base64_encode;
 
 TEST_CASE("XML: namespaces, entities, CDATA, self-closing, errors") {
     auto e = parse_xml(R"(<?xml version="1.0" encoding="UTF-8"?>
@@ -114,7 +117,7 @@ void check_official(const std::vector<OssEvent>& ev) {
 TEST_CASE("OSS event bodies in every delivery form") {
     SECTION("SIMPLIFIED: base64(JSON), the literal example of §3.4") {
         std::string body = base64_encode(kJson);
-        CHECK(hex_upper(md5(body)) == "140A2D72F7CE550A3D3704980CDCCBCE");
+        CHECK(cdcd::net::hex_upper(cdcd::net::md5(body)) == "140A2D72F7CE550A3D3704980CDCCBCE");
         check_official(decode_message_body(body));
     }
     SECTION("plain JSON (SDK already decoded)") {

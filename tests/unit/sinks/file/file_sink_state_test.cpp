@@ -1,0 +1,76 @@
+// The file sink's checkpoint state names the file and its committed length
+// (pipeline/output/append_only_file.h). A state stored by an earlier release, the file's own
+// state without the connector state envelope, still resumes the file it names; the state now is
+// that object in the envelope (pipeline/connector/connector_state.h).
+#include <unistd.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/output/append_only_file.h"
+#include "sinks/file/file_sink.h"
+
+using namespace cdcd;
+
+namespace {
+
+std::string file_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// Runs one flush for checkpoint `checkpoint_id` of `writer`, returning its state.
+std::string flush(SinkWriter& writer, std::uint64_t checkpoint_id) {
+    boost::asio::io_context io;
+    auto done = boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<std::string> {
+            co_return co_await writer.flush(checkpoint_id);
+        },
+        boost::asio::use_future);
+    io.run();
+    return done.get();
+}
+
+}  // namespace
+
+TEST_CASE("file sink: a state stored before the state envelope resumes the file it names") {
+    auto path = std::filesystem::temp_directory_path() /
+                ("cdcd-file-sink-state-" + std::to_string(::getpid()) + ".jsonl");
+    std::filesystem::remove(path);
+    std::string legacy;
+    {
+        // What a file sink writer returned as its state before the envelope: the file's own.
+        auto file =
+            output::AppendOnlyFile::open_fresh(path.string(), output::IfExists::Fail, "if-exists");
+        file.append("committed\n");
+        legacy = file.commit();
+        file.append("lost in a crash\n");
+    }
+    metrics::Registry registry(metrics::Labels{{"pipeline", "t"}});
+    file::FileSinkSettings settings;
+    settings.path = path.string();
+    file::FileSink sink(settings, registry);
+    auto writer = sink.create_writer(0, 1);
+    writer->restore(legacy);
+    CHECK(file_text(path) == "committed\n");  // cut back to the committed length
+    std::string state = flush(*writer, 1);
+    CHECK_THAT(
+        state,
+        Catch::Matchers::StartsWith(
+            R"({"connector":"file-sink","version":1,"state":{"format":"append-only-file/1",)"));
+    // The new state resumes too.
+    auto again = sink.create_writer(0, 1);
+    again->restore(state);
+    CHECK(file_text(path) == "committed\n");
+    writer.reset();
+    again.reset();
+    std::filesystem::remove(path);
+}
