@@ -13,6 +13,9 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/connector/transform_functions.h"
+#include "pipeline/route/selectors.h"
+#include "pipeline/transform/compile/compiler.h"
+#include "pipeline/transform/compile/projection.h"
 
 namespace cdcd::transform {
 

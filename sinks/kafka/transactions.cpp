@@ -13,6 +13,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "kafka_client/client_log.h"
+#include "kafka_client/kafka_properties.h"
 #include "pipeline/connector/connector_state.h"
 #include "pipeline/util/json_escape.h"
 #include "sinks/kafka/producer_config.h"

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "pipeline/connector/transform_functions.h"
+#include "pipeline/transform/functions/zone.h"
+#include "pipeline/transform/syntax/ast.h"
 
 namespace cdcd::transform {
 

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "pipeline/connector/transform_functions.h"
+#include "pipeline/transform/compile/node.h"
+#include "pipeline/transform/compile/types.h"
+#include "pipeline/transform/syntax/ast.h"
 
 namespace cdcd::transform {
 
