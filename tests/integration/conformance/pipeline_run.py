@@ -40,6 +40,20 @@ class PipelineRun:
     def output(self) -> str:
         return self.stdout.read_text(errors="replace")
 
+    def drain_once(self, delivered, timeout=30) -> int:
+        """Starts the run, waits until delivered() holds, stops it with SIGTERM and checks that it
+        drained (exit 0, a final checkpoint written). Returns that checkpoint's id."""
+        try:
+            self.start()
+            assert cdcd.wait_for(delivered, timeout=timeout), self.log()
+            assert self.terminate() == 0, self.log()
+        finally:
+            self.kill()
+        assert "SIGTERM: draining" in self.log()
+        final = self.final_checkpoint()
+        assert final is not None, self.log()
+        return final
+
     def final_checkpoint(self):
         """The id of the final checkpoint the drain wrote, or None."""
         m = re.search(r"final checkpoint (\d+) written", self.log())
