@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds (release with g++; ASan+UBSan with clang, which also builds the libFuzzer
-# targets) and runs the whole test suite: clang-format and clang-tidy, unit tests in both builds,
+# targets) and runs the whole test suite: clang-format (clang-tidy with CDCD_TIDY=1), unit tests in both builds,
 # each fuzz target briefly, then the integration tests of the real binary against a real Kafka
 # broker and the emulators. Exits non-zero when anything fails.
 #   scripts/test.sh                  everything (what CI runs)
@@ -58,23 +58,29 @@ phase "asan ctest" run_ctest asan || status=1
 
 phase fuzz scripts/fuzz.sh ci || status=1
 
-# clang-tidy runs beside the integration tests, which mostly wait on brokers and emulators:
-# at the lowest priority, so the tests keep the cores they need (files unchanged since a clean
-# run are skipped).
-tidy_log=$(mktemp)
-tidy_started=$SECONDS
-nice -n 19 scripts/lint.sh tidy 2 >"$tidy_log" 2>&1 &
-tidy_pid=$!
+# clang-tidy (CDCD_TIDY=1) runs beside the integration tests, which mostly wait on brokers and
+# emulators, at the lowest priority. Off by default: a cold pass over the 198 sources took 1215 s
+# on 2 cores, which alone breaks CI's 25-minute budget; `scripts/lint.sh tidy` runs it by hand and
+# skips files that were clean and are unchanged.
+tidy_pid=
+if [[ "${CDCD_TIDY:-0}" == 1 ]]; then
+  tidy_log=$(mktemp)
+  tidy_started=$SECONDS
+  nice -n 19 scripts/lint.sh tidy 2 >"$tidy_log" 2>&1 &
+  tidy_pid=$!
+fi
 
 export CDCD_BIN="$PWD/build/release/cmd/cdcd"
 phase pytest python3 scripts/run_pytest_suites.py || status=1
 
-tidy_rc=0
-wait $tidy_pid || tidy_rc=$?
-cat "$tidy_log" >&2
-rm -f "$tidy_log"
-record clang-tidy $((SECONDS - tidy_started)) $tidy_rc
-((tidy_rc)) && status=1
+if [[ -n $tidy_pid ]]; then
+  tidy_rc=0
+  wait $tidy_pid || tidy_rc=$?
+  cat "$tidy_log" >&2
+  rm -f "$tidy_log"
+  record clang-tidy $((SECONDS - tidy_started)) $tidy_rc
+  ((tidy_rc)) && status=1
+fi
 
 ((status)) && echo "test.sh: a suite failed (see above)" >&2
 exit $status

@@ -307,7 +307,7 @@ void validate_kafka_source(const config::ValidatedOptions& options, config::Diag
         !props.count("group.id"))
         d.error(o.where(o->startup), "scan.startup.mode " + mode + " needs `properties.group.id`");
     if (o->consumer_group) {
-        const std::string group = o.key(o->consumer_group);
+        const std::string& group = o.key(o->consumer_group);
         if (!props.count("group.id"))
             d.error(
                 o.where(o->consumer_group),
@@ -353,7 +353,7 @@ void validate_kafka_source(const config::ValidatedOptions& options, config::Diag
     const std::string& format = o->value_format;
     for (const auto* own : {&o->json_ignore_parse_errors, &o->debezium_json_ignore_parse_errors,
                             &o->canal_json_ignore_parse_errors}) {
-        const std::string key = o.key(*own);
+        const std::string& key = o.key(*own);
         const std::string other = key.substr(0, key.find(".ignore-parse-errors"));
         if (o.is_set(*own) && !format.empty() && format != other)
             d.error(o.where(*own), "`" + key + "` applies only to value.format " + other +
