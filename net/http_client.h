@@ -1,6 +1,6 @@
 #pragma once
 // The shared asynchronous HTTP/1.1 client of every HTTP connector. Boost.Beast and OpenSSL stay
-// inside http_client.cpp (pimpl): including this header costs no Beast compile time.
+// inside net/http_*.cpp (pimpl): including this header costs no Beast compile time.
 //
 //   net::HttpClient client(io);
 //   net::HttpRequest req{.method = "GET", .url = "https://api.dingtalk.com/v2.0/wiki/nodes?x=1"};
