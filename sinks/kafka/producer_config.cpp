@@ -1,5 +1,6 @@
 #include "sinks/kafka/producer_config.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "config/pipeline_options.h"
@@ -60,6 +61,14 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
         config.emplace_back("transaction.timeout.ms", "900000");
     for (const auto& kv : s.client.librdkafka) config.push_back(kv);
     return config;
+}
+
+std::chrono::milliseconds transaction_stall_limit(const ClientConfig& client) {
+    constexpr long long kRequestTimeoutMs = 30'000;  // librdkafka's default
+    constexpr long long kMinimumMs = 60'000;
+    long long request_timeout =
+        number_or(user_setting(client, {"request.timeout.ms"}), kRequestTimeoutMs);
+    return std::chrono::milliseconds(std::max(3 * request_timeout, kMinimumMs));
 }
 
 TransactionalNames transactional_names(const KafkaSinkSettings& s) {

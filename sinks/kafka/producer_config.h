@@ -7,6 +7,7 @@
 // changes could land out of order, or twice. As in the Java producer, settings that rule it out
 // (acks other than all, retries 0, more than 5 requests in flight) turn it off when the user did
 // not ask for it explicitly.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +23,15 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
 /// The user's setting that rules idempotence out ("properties.acks: 1"), or "properties.enable.
 /// idempotence: false"; nullopt when the producers are idempotent.
 std::optional<std::string> idempotence_off_because(const ClientConfig& client);
+
+/// Exactly-once: how long a transaction's records may go without a single delivery report before
+/// the sink gives up on its producer: three request timeouts (properties.request.timeout.ms,
+/// librdkafka's default 30 s), at least 60 s. Every request is answered or timed out and retried
+/// within one request timeout, so a producer that acknowledges nothing for three of them is not
+/// waiting on a slow broker: after some broker faults (a broker its controller fenced while its
+/// partitions' leader moved to -1) librdkafka's transactional producer (2.10 to 2.12) stops sending
+/// the queued records until message.timeout.ms, and may stay so.
+std::chrono::milliseconds transaction_stall_limit(const ClientConfig& client);
 
 /// Exactly-once: transactional ids are `<base>-0-<slot>`, the commit markers go to `group`.
 struct TransactionalNames {

@@ -265,15 +265,34 @@ void Transactions::begin_if_needed(std::size_t slot, rd_kafka_topic_t* topic) {
 
 awaitable<void> Transactions::flush(Producer& producer) {
     // Delivery reports are served by the helper thread while it waits; the pipeline fails on the
-    // first delivery error, and waits as long as librdkafka retries (message.timeout.ms).
+    // first delivery error, and waits as long as librdkafka retries (message.timeout.ms) unless
+    // nothing at all is acknowledged for the stall limit (producer_config.h says why).
     auto check = [&] {
         if (auto error = producer.delivery_error())
             throw std::runtime_error("kafka sink: delivery failed: " + *error);
     };
+    const auto stall_limit = transaction_stall_limit(settings_.client);
+    auto acknowledged = producer.delivered() + producer.failed();
+    auto progressed_at = std::chrono::steady_clock::now();
     while (producer.in_flight() > 0) {
         check();
         Producer* p = &producer;
         co_await blocking_calls_.run([p] { rd_kafka_flush(p->handle(), kFlushSliceMs); });
+        const auto now = std::chrono::steady_clock::now();
+        if (auto count = producer.delivered() + producer.failed(); count != acknowledged) {
+            acknowledged = count;
+            progressed_at = now;
+        } else if (now - progressed_at >= stall_limit && producer.in_flight() > 0) {
+            throw std::runtime_error(
+                "kafka sink: the transaction's producer has had no record acknowledged for " +
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::seconds>(stall_limit).count()) +
+                " s with " + std::to_string(producer.in_flight()) +
+                " still queued: librdkafka does not recover it (a broker fault such as its "
+                "controller fencing it can leave it so). The sink stops; when cdcd is restarted "
+                "the open transaction is aborted and the pipeline resumes from its last "
+                "checkpoint, exactly once");
+        }
     }
     producer.poll();
     check();

@@ -1,5 +1,5 @@
 // The sink's producers are idempotent unless the user says otherwise, and exactly-once
-// transactional ids never come from the default pipeline name.
+// transactional ids never come from the default pipeline name; a stalled transaction has a limit.
 #include "sinks/kafka/producer_config.h"
 
 #include <algorithm>
@@ -99,4 +99,16 @@ TEST_CASE("exactly-once: transactional ids from sink.transactional-id-prefix or 
     s.transactional_id_prefix.reset();
     CHECK_THROWS_WITH(transactional_names(s), Catch::Contains("Set sink.transactional-id-prefix") &&
                                                   Catch::Contains("pipeline.name"));
+}
+
+TEST_CASE(
+    "exactly-once: a producer that acknowledges nothing for three request timeouts is stuck") {
+    using std::chrono::milliseconds;
+    CHECK(transaction_stall_limit(with_properties({}).client) == milliseconds(90'000));
+    CHECK(transaction_stall_limit(with_properties({{"request.timeout.ms", "45000"}}).client) ==
+          milliseconds(135'000));
+    // Short request timeouts (tests, low-latency setups) still wait at least a minute: a broker
+    // restart is ridden out, not mistaken for a stuck producer.
+    CHECK(transaction_stall_limit(with_properties({{"request.timeout.ms", "3000"}}).client) ==
+          milliseconds(60'000));
 }
