@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -16,6 +17,9 @@ namespace {
 
 using simdjson::dom::array;
 using simdjson::dom::element;
+
+// Empty cells a document's tables may add to reach their declared colSize (docs/dingtalk-cdc.md).
+constexpr std::uint64_t kMaxPaddingCells = 100'000;
 
 // simdjson's default-constructed element and array belong to no document, and reading one
 // dereferences null: missing properties and children are read as these empty values instead.
@@ -277,9 +281,22 @@ class Renderer {
         } else {
             for (element row : children_of(b)) rows.push_back(row_cells(row));
         }
-        auto cols = static_cast<std::size_t>(std::max<std::int64_t>(0, get_int(p, "colSize", 0)));
-        std::string out = table_rows(rows, cols);
+        std::string out = table_rows(rows, padded_width(rows, get_int(p, "colSize", 0)));
         return out.empty() ? "<!-- empty table -->" : out;
+    }
+
+    // colSize pads rows that leave trailing cells out. A width far beyond the cells (a corrupt
+    // or hostile document's colSize 888888888888888883) would render billions of empty cells,
+    // so the padding of one document is bounded; past the bound a table is as wide as its cells.
+    std::size_t padded_width(const std::vector<std::vector<std::string>>& rows,
+                             std::int64_t declared) {
+        std::size_t widest = 0;
+        for (const auto& r : rows) widest = std::max(widest, r.size());
+        if (declared <= static_cast<std::int64_t>(widest)) return widest;
+        const auto extra = static_cast<std::uint64_t>(declared) - widest;
+        if (extra > padding_left_ || rows.size() * extra > padding_left_) return widest;
+        padding_left_ -= rows.size() * extra;
+        return static_cast<std::size_t>(declared);
     }
 
     std::string list_item(element b, bool ordered) {
@@ -356,6 +373,7 @@ class Renderer {
 
     std::map<std::string, std::vector<int>> counters_;  // per listId, per level
     int last_level_ = -1;                               // of the previous list item, -1: none
+    std::uint64_t padding_left_ = kMaxPaddingCells;     // empty cells colSize may still add
 };
 
 }  // namespace

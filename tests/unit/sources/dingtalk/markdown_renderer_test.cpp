@@ -107,3 +107,20 @@ TEST_CASE("blocks without their properties render as empty blocks") {
     CHECK_NOTHROW(
         render_markdown(R"([{"blockType":"callout","children":[{"elementType":"text"}]}])"));
 }
+
+TEST_CASE("a table's declared colSize pads its rows, but a huge one renders only its cells") {
+    // Found by fuzz_dingtalk_markdown: colSize 888888888888888883 looped over that many columns.
+    const std::string huge =
+        render_markdown(R"([{"blockType":"table","table":{"colSize":888888888888888883,)"
+                        R"("cells":[["h1","h2"],["a","b"]]}}])");
+    CHECK(huge == "| h1 | h2 |\n| --- | --- |\n| a | b |\n");
+    // A modest colSize still pads rows that leave trailing cells out.
+    const std::string padded = render_markdown(
+        R"([{"blockType":"table","table":{"colSize":3,"cells":[["h1"],["a","b"]]}}])");
+    CHECK(padded == "| h1 |  |  |\n| --- | --- | --- |\n| a | b |  |\n");
+    // The padding budget is per document: 100,000 empty cells, then tables are as wide as their
+    // cells (here 2 rows x 60,000 extra columns would pass it).
+    const std::string over = render_markdown(
+        R"([{"blockType":"table","table":{"colSize":60001,"cells":[["x"],["y"]]}}])");
+    CHECK(over == "| x |\n| --- |\n| y |\n");
+}
