@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # clang-format (check only) and clang-tidy over the C++ sources.
 #   scripts/lint.sh               both
-#   scripts/lint.sh format        clang-format only (seconds)
+#   scripts/lint.sh format        clang-format, and the unit tests' layout (seconds)
 #   scripts/lint.sh tidy [JOBS]   clang-tidy only, JOBS files at a time (default: the cores)
 #   scripts/lint.sh --fix-format  rewrites files in place instead of checking
 # clang-tidy reads build/lint/compile_commands.json (the lint preset): the release flags without
@@ -18,6 +18,7 @@ fi
 status=0
 if [[ "$what" == all || "$what" == format ]]; then
   clang-format --dry-run --Werror $files || status=1
+  scripts/check_test_layout.py || status=1  # tests/unit mirrors the sources, file for file
 fi
 if [[ "$what" == all || "$what" == tidy ]]; then
   cmake --preset lint >/dev/null

@@ -1,6 +1,7 @@
+#include "config/option_validator.h"
+
 #include <catch2/catch.hpp>
 
-#include "config/option_validator.h"
 #include "config/pipeline_options.h"
 
 using namespace cdcd::config;

@@ -1,10 +1,11 @@
 // Table-driven expression suite: each case is evaluated against one fixed row and compared as
 // the values sink would print the value ("null" for NULL, "ERROR: ..." for a failure).
+#include "pipeline/transform/compile/compiler.h"
+
 #include <catch2/catch.hpp>
 
 #include "pipeline/data/field_format.h"
 #include "pipeline/data/temporal.h"
-#include "pipeline/transform/compile/compiler.h"
 #include "pipeline/transform/compile/schema_free_check.h"
 #include "pipeline/transform/compile/types.h"
 #include "pipeline/transform/syntax/parser.h"

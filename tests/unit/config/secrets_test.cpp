@@ -1,3 +1,5 @@
+#include "config/secrets.h"
+
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
 
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "config/option_validator.h"
-#include "config/secrets.h"
 #include "test_helpers.h"
 
 using namespace cdcd::config;

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "config/units.h"
+
+#include <catch2/catch.hpp>
 
 using namespace std::chrono_literals;
 using cdcd::config::format_duration;

@@ -1,8 +1,8 @@
 // Options bound to the members of a typed settings struct: the key is written once, in the
 // declaration, and reading the options fills the struct.
-#include <catch2/catch.hpp>
-
 #include "config/option_binding.h"
+
+#include <catch2/catch.hpp>
 
 using namespace cdcd::config;
 using namespace std::chrono_literals;

@@ -1,7 +1,8 @@
+#include "config/interpolation.h"
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "config/interpolation.h"
 #include "config/secrets.h"
 #include "test_helpers.h"
 

@@ -1,8 +1,9 @@
+#include "sources/kafka/message_decoder.h"
+
 #include <catch2/catch.hpp>
 
 #include "pipeline/data/field_format.h"
 #include "sources/kafka/kafka_source_options.h"
-#include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
 #include "tests/unit/sources/kafka/decode_message.h"
 

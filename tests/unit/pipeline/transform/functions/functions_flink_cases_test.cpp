@@ -30,7 +30,7 @@ namespace {
 fs::path data_dir() {
     // ctest sets CDCD_SOURCE_DIR; __FILE__ may be relative to the build folder (ccache base_dir).
     if (const char* src = std::getenv("CDCD_SOURCE_DIR"))
-        return fs::path(src) / "tests/unit/pipeline/transform/flink_functions";
+        return fs::path(src) / "tests/unit/pipeline/transform/functions/flink_functions";
     return fs::path(__FILE__).parent_path() / "flink_functions";
 }
 

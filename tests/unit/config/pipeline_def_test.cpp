@@ -1,6 +1,7 @@
+#include "config/pipeline_def.h"
+
 #include <catch2/catch.hpp>
 
-#include "config/pipeline_def.h"
 #include "config/pipeline_options.h"
 #include "config/secrets.h"
 #include "test_helpers.h"

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "config/diagnostics.h"
+
+#include <catch2/catch.hpp>
 
 using namespace cdcd::config;
 

@@ -1,8 +1,9 @@
+#include "sinks/kafka/kafka_sink_options.h"
+
 #include <catch2/catch.hpp>
 
 #include "config/secrets.h"
 #include "kafka_client/kafka_properties.h"
-#include "sinks/kafka/kafka_sink_options.h"
 #include "sinks/kafka/topic_selector.h"
 
 using namespace cdcd;

@@ -1,6 +1,7 @@
+#include "config/yaml_loader.h"
+
 #include <catch2/catch.hpp>
 
-#include "config/yaml_loader.h"
 #include "test_helpers.h"
 
 using namespace cdcd::config;

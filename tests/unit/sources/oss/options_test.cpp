@@ -1,8 +1,9 @@
+#include "sources/oss/options.h"
+
 #include <catch2/catch.hpp>
 
 #include "config/option_spec.h"
 #include "sources/oss/addressing.h"
-#include "sources/oss/options.h"
 #include "sources/oss/records.h"
 
 using namespace cdcd::oss;

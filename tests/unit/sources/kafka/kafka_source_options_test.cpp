@@ -1,8 +1,8 @@
 // The Kafka source's options as settings: discovery interval spellings, the rate limit, the
 // canal-json format options, and the Java consumer properties cdcd reads itself.
-#include <catch2/catch.hpp>
-
 #include "sources/kafka/kafka_source_options.h"
+
+#include <catch2/catch.hpp>
 
 using namespace cdcd;
 using namespace cdcd::kafka;
