@@ -246,20 +246,24 @@ class KafkaWriter final : public SinkWriter {
     }
 
     awaitable<void> produce_when_room(TableState& t, const TableId& table) {
+        producer().start_waiting();
         do {
             producer().poll();
             check_delivery();
             co_await sleep_ms(1);
+            producer().unacknowledged_for();  // adds the bootstrap servers back when stuck
         } while (!try_produce(t, table));
     }
 
     awaitable<void> flush_producer(Producer& p) {
         // Delivery reports are served by the helper thread while it waits; the pipeline fails on
         // the first delivery error, and waits as long as librdkafka retries (message.timeout.ms).
+        p.start_waiting();
         while (p.in_flight() > 0) {
             check_delivery();
             Producer* ptr = &p;
             co_await blocking_calls_.run([ptr] { rd_kafka_flush(ptr->handle(), kFlushSliceMs); });
+            p.unacknowledged_for();  // adds the bootstrap servers back when stuck (producer.h)
         }
         p.poll();
         check_delivery();

@@ -15,7 +15,11 @@ Producer::Producer(const ProducerSettings& settings) : hash_by_key_(settings.has
     auto set = [&](const std::string& k, const std::string& v) {
         set_or_throw(conf, k, v, "kafka producer");
     };
-    for (const auto& [k, v] : settings.config) set(k, v);
+    for (const auto& [k, v] : settings.config) {
+        set(k, v);
+        if (k == "bootstrap.servers" || k == "metadata.broker.list")
+            bootstrap_again_ = BootstrapAgain(v);
+    }
     if (settings.transactional_id) set("transactional.id", *settings.transactional_id);
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery);
@@ -143,6 +147,28 @@ void Producer::await_connection(int timeout_ms) {
         rd_kafka_poll(rk_, 0);  // serves on_error
         if (auto error = delivery_error()) throw std::runtime_error("kafka sink: " + *error);
     }
+}
+
+void Producer::start_waiting() {
+    acknowledged_ = delivered() + failed();
+    acknowledged_at_ = std::chrono::steady_clock::now();
+}
+
+std::chrono::steady_clock::duration Producer::unacknowledged_for() {
+    const auto now = std::chrono::steady_clock::now();
+    if (const auto count = delivered() + failed(); count != acknowledged_ || in_flight() == 0) {
+        acknowledged_ = count;
+        acknowledged_at_ = now;
+        return {};
+    }
+    const auto waited = now - acknowledged_at_;
+    if (waited >= std::chrono::seconds(5))
+        bootstrap_again_(
+            rk_,
+            "no record acknowledged for " +
+                std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+                " s with " + std::to_string(in_flight()) + " waiting");
+    return waited;
 }
 
 void Producer::init_transactions(int timeout_ms) {

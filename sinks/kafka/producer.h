@@ -9,6 +9,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "kafka_client/bootstrap_again.h"
 
 namespace cdcd::kafka {
 
@@ -67,6 +70,13 @@ class Producer {
 
     rd_kafka_t* handle() { return rk_; }
 
+    /// For a writer waiting on acknowledgements: start_waiting() when it begins, then
+    /// unacknowledged_for() after each wait, which says how long no record has been
+    /// acknowledged. From 5 s of that on it adds bootstrap.servers back every 5 s
+    /// (kafka_client/bootstrap_again.h says why).
+    void start_waiting();
+    std::chrono::steady_clock::duration unacknowledged_for();
+
   private:
     static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
     static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -76,6 +86,9 @@ class Producer {
     void check_error(rd_kafka_error_t* error, const char* what);
 
     rd_kafka_t* rk_ = nullptr;
+    BootstrapAgain bootstrap_again_{std::string()};
+    std::uint64_t acknowledged_ = 0;
+    std::chrono::steady_clock::time_point acknowledged_at_;
     bool hash_by_key_ = false;
     std::unordered_map<std::string, rd_kafka_topic_t*> topics_;
     std::atomic<std::uint64_t> delivered_{0};

@@ -272,17 +272,12 @@ awaitable<void> Transactions::flush(Producer& producer) {
             throw std::runtime_error("kafka sink: delivery failed: " + *error);
     };
     const auto stall_limit = transaction_stall_limit(settings_.client);
-    auto acknowledged = producer.delivered() + producer.failed();
-    auto progressed_at = std::chrono::steady_clock::now();
+    producer.start_waiting();
     while (producer.in_flight() > 0) {
         check();
         Producer* p = &producer;
         co_await blocking_calls_.run([p] { rd_kafka_flush(p->handle(), kFlushSliceMs); });
-        const auto now = std::chrono::steady_clock::now();
-        if (auto count = producer.delivered() + producer.failed(); count != acknowledged) {
-            acknowledged = count;
-            progressed_at = now;
-        } else if (now - progressed_at >= stall_limit && producer.in_flight() > 0) {
+        if (producer.unacknowledged_for() >= stall_limit) {
             throw std::runtime_error(
                 "kafka sink: the transaction's producer has had no record acknowledged for " +
                 std::to_string(

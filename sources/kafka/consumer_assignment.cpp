@@ -17,11 +17,17 @@ constexpr int kMetadataTimeoutMs = 10'000;
 
 }  // namespace
 
-void KafkaConsumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
-                              rd_kafka_topic_partition_list_t*, void*) {
-    if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET)
-        spdlog::warn("kafka source: committing offsets to the consumer group failed: {}",
-                     rd_kafka_err2str(err));
+void KafkaConsumer::on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t*, void* opaque) {
+    if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET) return;
+    spdlog::warn("kafka source: committing offsets to the consumer group failed: {}",
+                 rd_kafka_err2str(err));
+    // No coordinator, or no connection to the one known: the client may have no broker left
+    // (kafka_client/bootstrap_again.h); it then fetches nothing either.
+    if (err == RD_KAFKA_RESP_ERR__WAIT_COORD || err == RD_KAFKA_RESP_ERR__TRANSPORT ||
+        err == RD_KAFKA_RESP_ERR__TIMED_OUT || err == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE)
+        static_cast<KafkaConsumer*>(opaque)->bootstrap_again_(
+            rk, std::string("committing offsets failed: ") + rd_kafka_err2str(err));
 }
 
 void KafkaConsumer::commit(const Offsets& offsets) {

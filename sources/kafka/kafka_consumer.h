@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "kafka_client/bootstrap_again.h"
 #include "kafka_client/kafka_properties.h"
 #include "metrics/connector_metrics.h"
 #include "pipeline/connector/bad_records.h"
@@ -174,6 +175,7 @@ class KafkaConsumer {
     std::string reset_policy_;
     std::int64_t last_skip_log_ms_ = 0;
     rd_kafka_t* rk_ = nullptr;
+    BootstrapAgain bootstrap_again_{std::string()};  // served on the thread of on_commit
     // A lasting connection error (connection_error.h): set by on_error on the thread that serves
     // the consumer queue (the consumer thread, or the destructor after it is joined).
     std::optional<std::string> connection_error_;

@@ -158,9 +158,10 @@ FAULTS = {"kill-9": cdcd_sigkill, "sigterm": cdcd_sigterm, "broker-restart": bro
 
 # Where cdcd may stop instead of riding the fault out, and a supervisor's restart (systemd's
 # Restart=on-failure; here the test) must then lose nothing and repeat nothing. A pause longer
-# than the broker's session with its controller can get it fenced, its partitions' leader -1 for a
-# moment; librdkafka's transactional producer (2.10 to 2.12) does not always recover from that
-# (its queued records are never sent again). cdcd fails clearly within the stall limit of
+# than the broker's session with its controller can get it fenced, and librdkafka (2.10 and
+# later) then drops every broker it knew. cdcd adds the bootstrap servers back
+# (kafka_client/bootstrap_again.h), which has let every run since ride the pause out; should a
+# transactional producer stay stuck all the same, cdcd fails clearly within the stall limit of
 # sinks/kafka/producer_config.h (60 s with these client timeouts) rather than wait forever.
 SUPERVISED = {("exactly-once", "broker-sigstop")}
 

@@ -1,0 +1,30 @@
+#pragma once
+// Giving a librdkafka client its bootstrap servers back when it may have no broker left.
+//
+// librdkafka 2.10 and later drop the brokers a metadata response leaves out. A broker its
+// controller fences for a moment (a single broker paused or restarted) is left out, so a client of
+// a one-broker cluster can end with no broker at all and nothing to learn the partitions' new
+// leaders from: a producer's records then wait until message.timeout.ms, a consumer fetches
+// nothing and cannot find its group coordinator. Adding bootstrap.servers back gives it one to
+// connect to. Seen with the test broker; harmless otherwise (a known broker is not added twice).
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+#include <string>
+
+namespace cdcd::kafka {
+
+class BootstrapAgain {
+  public:
+    /// `servers`: the client's bootstrap.servers; empty disables it.
+    explicit BootstrapAgain(std::string servers) : servers_(std::move(servers)) {}
+
+    /// Adds the servers back to `rk`, at most once every 5 s; `why` goes to the log.
+    void operator()(rd_kafka_t* rk, const std::string& why);
+
+  private:
+    std::string servers_;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace cdcd::kafka

@@ -1,0 +1,59 @@
+// Adding bootstrap.servers back to a client that may have lost every broker: at most once every
+// 5 s, logged with the reason, and not at all without servers.
+#include "kafka_client/bootstrap_again.h"
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace cdcd::kafka;
+
+namespace {
+
+std::vector<std::string> logged_while(const std::function<void()>& run) {
+    auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+    auto previous = spdlog::default_logger();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", captured));
+    run();
+    spdlog::set_default_logger(previous);
+    std::vector<std::string> lines;
+    for (const auto& line : captured->last_raw())
+        lines.emplace_back(line.payload.data(), line.payload.size());
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("the bootstrap servers are added back at most once every 5 s, with the reason logged") {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    REQUIRE(rd_kafka_conf_set(conf, "bootstrap.servers", "127.0.0.1:1", err, sizeof err) ==
+            RD_KAFKA_CONF_OK);
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    REQUIRE(rk);
+    BootstrapAgain again("127.0.0.1:1,127.0.0.1:2");
+    auto lines = logged_while([&] {
+        again(rk, "no record acknowledged for 5 s");
+        again(rk, "no record acknowledged for 6 s");  // within 5 s of the first: skipped
+    });
+    rd_kafka_destroy(rk);
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Contains("no record acknowledged for 5 s") &&
+                             Catch::Contains("adding bootstrap.servers back"));
+}
+
+TEST_CASE("without bootstrap servers nothing is added or logged") {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    REQUIRE(rk);
+    BootstrapAgain again{std::string()};
+    auto lines = logged_while([&] { again(rk, "committing offsets failed"); });
+    rd_kafka_destroy(rk);
+    CHECK(lines.empty());
+}
