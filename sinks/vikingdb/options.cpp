@@ -41,7 +41,8 @@ std::optional<std::string> resolve_secret(const Options& o, const SecretPair& p,
                                           const EnvReader& env, std::string* error) {
     const auto& direct = (*o).*p.direct;
     const auto& via_env = (*o).*p.env;
-    const std::string direct_key = o.key(direct), env_key = o.key(via_env);
+    const std::string& direct_key = o.key(direct);
+    const std::string& env_key = o.key(via_env);
     if (direct && via_env) {
         *error = "set only one of `" + direct_key + "` and `" + env_key + "`";
         return std::nullopt;
