@@ -19,7 +19,14 @@ class BootstrapAgain {
     /// `servers`: the client's bootstrap.servers; empty disables it.
     explicit BootstrapAgain(std::string servers) : servers_(std::move(servers)) {}
 
-    /// Adds the servers back to `rk`, at most once every 5 s; `why` goes to the log.
+    /// Whether librdkafka configuration key `key` names the bootstrap servers.
+    static bool names_servers(const std::string& key) {
+        return key == "bootstrap.servers" || key == "metadata.broker.list";
+    }
+
+    /// Whether a call now would add the servers (at most once every 5 s).
+    bool due() const;
+    /// Adds the servers back to `rk` when due(); `why` goes to the log.
     void operator()(rd_kafka_t* rk, const std::string& why);
 
   private:

@@ -17,8 +17,7 @@ Producer::Producer(const ProducerSettings& settings) : hash_by_key_(settings.has
     };
     for (const auto& [k, v] : settings.config) {
         set(k, v);
-        if (k == "bootstrap.servers" || k == "metadata.broker.list")
-            bootstrap_again_ = BootstrapAgain(v);
+        if (BootstrapAgain::names_servers(k)) bootstrap_again_ = BootstrapAgain(v);
     }
     if (settings.transactional_id) set("transactional.id", *settings.transactional_id);
     rd_kafka_conf_set_opaque(conf, this);
@@ -162,7 +161,7 @@ std::chrono::steady_clock::duration Producer::unacknowledged_for() {
         return {};
     }
     const auto waited = now - acknowledged_at_;
-    if (waited >= std::chrono::seconds(5))
+    if (waited >= std::chrono::seconds(5) && bootstrap_again_.due())  // the reason costs a string
         bootstrap_again_(
             rk_,
             "no record acknowledged for " +
