@@ -11,7 +11,9 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
         OptionSpec::integer("parallelism")
             .default_("1")
             .at_least(1)
-            .desc("Number of parallel sink writers; records are partitioned by primary key")
+            .desc("Number of parallel sink writers; records are partitioned by primary key. The "
+                  "file sink's and the Kafka sink's writers (except under exactly-once) each run "
+                  "on a thread of their own")
             .to(&PipelineOptions::parallelism),
         OptionSpec::enum_of("schema.change.behavior",
                             {"IGNORE", "LENIENT", "TRY_EVOLVE", "EVOLVE", "EXCEPTION"})

@@ -91,6 +91,12 @@ class Sink {
     virtual ~Sink() = default;
     virtual std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) = 0;
     virtual MetadataApplier& metadata_applier() = 0;
+    /// True when each writer may run on a thread of its own (pipeline.parallelism above 1): a
+    /// writer shares nothing mutable with the other writers or the sink except metrics and its
+    /// BadRecordSink, and does its I/O and timers on the executor its calls run on
+    /// (co_await this_coro::executor), never on ConnectorContext::io. Every call on a writer is
+    /// made from that one thread.
+    virtual bool writers_are_independent() const { return false; }
 };
 
 }  // namespace cdcd

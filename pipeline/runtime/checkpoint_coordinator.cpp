@@ -142,7 +142,8 @@ awaitable<void> PipelineRuntime::Impl::persist(state::Checkpoint checkpoint,
     if (superseded) completed.push_back(*superseded);
     completed.push_back(id);
     for (std::uint64_t done : completed) {
-        for (auto& w : writers) co_await w->notify_checkpoint_complete(done);
+        for (std::size_t i = 0; i < writers.size(); ++i)
+            co_await on_writer_loop(i, writers[i]->notify_checkpoint_complete(done));
         co_await source->notify_checkpoint_complete(done);
     }
 }

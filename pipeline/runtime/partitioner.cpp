@@ -26,29 +26,42 @@ std::optional<PartitioningStrategy> parse_partitioning_strategy(std::string_view
     return std::nullopt;
 }
 
-std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,
-                         PartitioningStrategy strategy) {
+PartitionKey::PartitionKey(const Schema* schema, PartitioningStrategy strategy) {
+    if (strategy == PartitioningStrategy::TableId || !schema || schema->primary_keys().empty())
+        return;
+    by_key_ = true;
+    for (int idx : schema->primary_key_indexes()) {
+        if (idx < 0) continue;
+        auto i = static_cast<std::size_t>(idx);
+        columns_.push_back({i, is_variable_length(schema->columns()[i].type)});
+    }
+}
+
+std::size_t PartitionKey::writer_of(const DataChangeEvent& event, std::size_t writers) const {
     if (writers <= 1) return 0;
     const Row* row = event.after ? &*event.after : (event.before ? &*event.before : nullptr);
     std::uint64_t h = 0;
-    if (strategy != PartitioningStrategy::TableId && schema && row &&
-        !schema->primary_keys().empty()) {
+    if (by_key_ && row) {
         RowView v = row->view();
-        for (int idx : schema->primary_key_indexes()) {
-            if (idx < 0 || static_cast<std::uint32_t>(idx) >= v.arity()) continue;
-            auto i = static_cast<std::size_t>(idx);
-            if (v.is_null(i)) {
+        for (const KeyColumn& key : columns_) {
+            if (key.index >= v.arity()) continue;
+            if (v.is_null(key.index)) {
                 h = mix(h, 0);
-            } else if (is_variable_length(schema->columns()[i].type)) {
-                h = mix(h, std::hash<std::string_view>()(v.get_bytes(i)));
+            } else if (key.variable_length) {
+                h = mix(h, std::hash<std::string_view>()(v.get_bytes(key.index)));
             } else {
-                h = mix(h, static_cast<std::uint64_t>(v.get_long(i)));
+                h = mix(h, static_cast<std::uint64_t>(v.get_long(key.index)));
             }
         }
     } else {
         h = mix(h, std::hash<std::string_view>()(event.table.str()));
     }
     return static_cast<std::size_t>(h % writers);
+}
+
+std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,
+                         PartitioningStrategy strategy) {
+    return PartitionKey(schema, strategy).writer_of(event, writers);
 }
 
 }  // namespace cdcd

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "pipeline/event/events.h"
 
@@ -21,6 +22,23 @@ enum class PartitioningStrategy {
 
 /// SINK_DEFINED, PRIMARY_KEY or TABLE_ID (the option's canonical spellings); nullopt otherwise.
 std::optional<PartitioningStrategy> parse_partitioning_strategy(std::string_view text);
+
+/// What a table's data changes are hashed by, found once per table and schema (not per change).
+class PartitionKey {
+  public:
+    /// `schema`: the table's on the sink side (null: unknown, hashed by table id).
+    PartitionKey(const Schema* schema, PartitioningStrategy strategy);
+    /// Writer index in [0, writers) for `event`, a change of that table.
+    std::size_t writer_of(const DataChangeEvent& event, std::size_t writers) const;
+
+  private:
+    struct KeyColumn {
+        std::size_t index;
+        bool variable_length;
+    };
+    bool by_key_ = false;  // else by table id
+    std::vector<KeyColumn> columns_;
+};
 
 /// Writer index in [0, writers) for `event`, whose table has `schema` on the sink side.
 std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,

@@ -35,8 +35,9 @@ void PipelineRuntime::Impl::build() {
                                 &registry,           &bad_records};
     source = plan.source_factory->create(source_ctx);
     ConnectorContext sink_ctx{
-        plan.sink_options,          def.sink, plan.settings, io, &registry, &bad_records,
-        [this] { return stopping; }};
+        plan.sink_options, def.sink, plan.settings, io, &registry, &bad_records, [this] {
+            return stopping.load();
+        }};
     sink = plan.sink_factory->create(sink_ctx);
     transform = plan.make_transform(source.get());
     if (transform) {
@@ -51,22 +52,26 @@ void PipelineRuntime::Impl::build() {
         },
         plan.settings.local_time_zone);
     int n = plan.settings.parallelism;
+    writer_loops = std::make_unique<WriterLoops>(
+        io, n > 1 && sink->writers_are_independent() ? static_cast<std::size_t>(n) : 0);
     for (int i = 0; i < n; ++i) {
         writers.push_back(sink->create_writer(i, n));
-        writer_channels.push_back(std::make_unique<WriterChannel>(io, kChannelCapacity));
+        writer_channels.push_back(std::make_unique<WriterChannel>(
+            writer_loops->executor(static_cast<std::size_t>(i)), kChannelCapacity));
     }
     register_channel_metrics();
 }
 
 /// Elements sent into a channel and not yet received; index 0 is the source channel.
 void PipelineRuntime::Impl::register_channel_metrics() {
-    queued.assign(writers.size() + 1, 0);
+    queued.clear();
+    for (std::size_t i = 0; i < writers.size() + 1; ++i) queued.emplace_back(0);
     for (std::size_t i = 0; i < queued.size(); ++i) {
         metrics::Labels labels{
             {"channel", i == 0 ? std::string("source") : "writer/" + std::to_string(i - 1)}};
         registry.gauge_fn("cdcd_channel_occupancy",
                           "Batches or barriers queued in a channel between stages", labels,
-                          [this, i] { return static_cast<double>(queued[i]); });
+                          [this, i] { return static_cast<double>(queued[i].load()); });
         registry
             .gauge("cdcd_channel_capacity", "Capacity of a channel between stages, in batches",
                    labels)
@@ -96,7 +101,7 @@ class PipelineRuntime::Impl::Output final : public SourceOutput {
         rt_.rm.source_batches.inc();
         co_await rt_.send_to_source_channel(StreamElement(std::move(events)));
     }
-    bool stopping() const override { return rt_.stopping; }
+    bool stopping() const override { return rt_.stopping.load(); }
     awaitable<void> sleep(std::int64_t millis) override {
         if (rt_.stopping) co_return;
         asio::steady_timer timer(rt_.io, std::chrono::milliseconds(millis));
@@ -204,16 +209,25 @@ awaitable<void> PipelineRuntime::Impl::dispatch(EventBatch& out) {
         co_return;
     }
     std::vector<EventBatch> parts(writers.size());
+    for (auto& part : parts) part.reserve(2 * out.size() / writers.size() + 16);
+    // Batches usually hold one table's events: its key is found once per run of them.
+    std::optional<TableId> table;
+    std::optional<PartitionKey> key;
     for (Event& e : out) {
         if (auto* data = std::get_if<DataChangeEvent>(&e)) {
-            std::size_t w = partition_of(*data, schema_operator->sink_schema(data->table),
-                                         writers.size(), plan.partitioning);
+            if (table != data->table) {
+                table = data->table;
+                key.emplace(schema_operator->sink_schema(data->table), plan.partitioning);
+            }
+            std::size_t w = key->writer_of(*data, writers.size());
             parts[w].push_back(std::move(e));
         } else {
             for (auto& p : parts) p.push_back(e);
         }
     }
     out.clear();
+    // Sent as they come: holding parts back to send fewer, larger batches to writers on threads
+    // of their own measured slower (their rows no longer fit the caches).
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (parts[i].empty()) continue;
         rm.sink_batches.inc();
@@ -269,20 +283,59 @@ awaitable<void> PipelineRuntime::Impl::writer_task(std::size_t index) {
         --queued[index + 1];
         if (auto* batch = std::get_if<EventBatch>(&element)) {
             co_await writer.write(*batch);
-            if (transform_stage) transform_stage->recycle_written(*batch);
+            release_written(std::move(*batch));
         } else if (auto* barrier = std::get_if<Barrier>(&element)) {
             std::string state = co_await writer.flush(barrier->checkpoint_id);
             std::string dead = bad_records.writer_stages[index]->take_pending();
-            co_await acknowledge(barrier->checkpoint_id, index, std::move(state), std::move(dead));
+            co_await on_pipeline_loop(
+                acknowledge(barrier->checkpoint_id, index, std::move(state), std::move(dead)));
         } else if (auto* flush = std::get_if<FlushRequest>(&element)) {
             co_await writer.flush(0);
-            flush->done->arrive();
+            post_to_pipeline_loop([done = flush->done] { done->arrive(); });
         } else {
             co_await writer.close();
-            if (++writers_closed == writers.size()) finish();
+            post_to_pipeline_loop([this] {
+                if (++writers_closed < writers.size()) return;
+                writers_working.reset();
+                finish();
+            });
             co_return;
         }
     }
+}
+
+awaitable<void> PipelineRuntime::Impl::on_pipeline_loop(awaitable<void> task) {
+    if (!writer_loops->own_threads()) {
+        co_await std::move(task);
+        co_return;
+    }
+    co_await asio::co_spawn(io, std::move(task), use_awaitable);
+}
+
+awaitable<void> PipelineRuntime::Impl::on_writer_loop(std::size_t index, awaitable<void> task) {
+    if (!writer_loops->own_threads()) {
+        co_await std::move(task);
+        co_return;
+    }
+    co_await asio::co_spawn(writer_loops->executor(index), std::move(task), use_awaitable);
+}
+
+void PipelineRuntime::Impl::release_written(EventBatch batch) {
+    if (!writer_loops->own_threads()) {
+        if (transform_stage) transform_stage->recycle_written(batch);
+        return;
+    }
+    asio::post(io, [this, written = std::move(batch)]() mutable {
+        if (transform_stage) transform_stage->recycle_written(written);
+    });
+}
+
+void PipelineRuntime::Impl::post_to_pipeline_loop(std::function<void()> handler) {
+    if (!writer_loops->own_threads()) {
+        handler();
+        return;
+    }
+    asio::post(io, std::move(handler));
 }
 
 // ---- lifecycle ----------------------------------------------------------------------------------
@@ -395,9 +448,11 @@ int PipelineRuntime::Impl::run() {
         io.run();
     } catch (...) {
         restorer.join();  // a handler threw: the restore ends (its post() is never run)
+        writer_loops->stop();
         throw;
     }
     restorer.join();
+    writer_loops->stop();
     return first_error ? 1 : 0;
 }
 
@@ -429,10 +484,17 @@ void PipelineRuntime::Impl::start(const std::exception_ptr& restore_error) {
     } else {
         asio::co_spawn(io, processor_task(), on_exit("pipeline"));
     }
-    for (std::size_t i = 0; i < writers.size(); ++i)
-        asio::co_spawn(
-            io, writer_task(i),
-            on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i)));
+    for (std::size_t i = 0; i < writers.size(); ++i) {
+        auto exit = on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(i));
+        asio::co_spawn(writer_loops->executor(i), writer_task(i),
+                       [this, exit](const std::exception_ptr& e) {
+                           if (e) post_to_pipeline_loop([exit, e] { exit(e); });
+                       });
+    }
+    // The pipeline's loop runs out of work once it has sent the writers their end; writers on
+    // threads of their own may still be writing then, and the run ends only after they close.
+    if (writer_loops->own_threads()) writers_working.emplace(io.get_executor());
+    writer_loops->start();
     asio::co_spawn(io, checkpoint_loop(), on_exit("checkpoint coordinator"));
     set_phase(RuntimePhase::Running);
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Runs a planned pipeline on one Boost.Asio event loop:
+// Runs a planned pipeline on one Boost.Asio event loop (the transform and, at parallelism above 1,
+// independent sink writers on threads of their own: transform_stage.h, writer_loops.h):
 //
 //   source ──channel──► transform → schema operator (route, evolution) ──► partition ──channels──►
 //   writers

@@ -29,6 +29,8 @@ class FileSink final : public Sink {
     FileSink(FileSinkSettings settings, metrics::Registry& registry);
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
+    /// Each writer owns its file (`path.<index>`), buffer and schemas.
+    bool writers_are_independent() const override { return true; }
 
   private:
     FileSinkSettings settings_;

@@ -325,6 +325,10 @@ KafkaSink::KafkaSink(KafkaSinkSettings settings, metrics::Registry& metrics,
 
 KafkaSink::~KafkaSink() = default;
 
+bool KafkaSink::writers_are_independent() const {
+    return settings_.delivery != DeliveryGuarantee::ExactlyOnce;
+}
+
 std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int parallelism) {
     if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && !transactions_)
         transactions_ = std::make_unique<Transactions>(settings_, producer_settings(settings_),

@@ -50,6 +50,9 @@ class KafkaSink final : public Sink {
     ~KafkaSink() override;
     std::unique_ptr<SinkWriter> create_writer(int index, int parallelism) override;
     MetadataApplier& metadata_applier() override { return *applier_; }
+    /// Each writer has a producer of its own, except under exactly-once, where the writers share
+    /// the sink's transactional producers.
+    bool writers_are_independent() const override;
 
   private:
     KafkaSinkSettings settings_;

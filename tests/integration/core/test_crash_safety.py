@@ -5,13 +5,15 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 import cdcd_process as cdcd
 
 ROWS, ROUNDS, DELETE_EVERY = 100_000, 3, 7
 TOTAL = ROWS + ROWS * ROUNDS + ROWS // DELETE_EVERY
 
 
-def pipeline(out, rate=0):
+def pipeline(out, rate=0, parallelism=1):
     return f"""
 source:
   type: values
@@ -27,21 +29,34 @@ sink:
   format: debezium-json
 pipeline:
   name: crash-test
+  parallelism: {parallelism}
   execution.checkpointing.interval: 200ms
 """
 
 
-def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path):
+def outputs(path, parallelism):
+    """The file sink's output: one file, or one per writer (`path.<index>`)."""
+    if parallelism == 1:
+        return [path.read_bytes()]
+    return [path.with_name(f"{path.name}.{i}").read_bytes() for i in range(parallelism)]
+
+
+# At parallelism 2 the file sink's two writers run on threads of their own, each with its file.
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism):
     reference = tmp_path / "reference.jsonl"
-    ref_yaml = cdcd.write_pipeline(tmp_path, pipeline(reference), "reference.yaml")
+    ref_yaml = cdcd.write_pipeline(tmp_path, pipeline(reference, parallelism=parallelism),
+                                   "reference.yaml")
     done = cdcd.run(["run", ref_yaml, "--state-dir", tmp_path / "ref-state"])
     assert done.returncode == 0, done.stderr
-    expected = reference.read_bytes()
-    assert expected.count(b"\n") == TOTAL
+    expected = outputs(reference, parallelism)
+    assert sum(part.count(b"\n") for part in expected) == TOTAL
+    assert all(part for part in expected), "every writer has a share of the keys"
 
     crashed = tmp_path / "crashed.jsonl"
     # Slow enough that every kill lands mid-stream; the output does not depend on the rate.
-    crash_yaml = cdcd.write_pipeline(tmp_path, pipeline(crashed, rate=50_000), "crash.yaml")
+    crash_yaml = cdcd.write_pipeline(
+        tmp_path, pipeline(crashed, rate=50_000, parallelism=parallelism), "crash.yaml")
     state = tmp_path / "crash-state"
     rng = random.Random(20261130)
     kills = 0
@@ -57,7 +72,7 @@ def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path):
     final = cdcd.run(["run", crash_yaml, "--state-dir", state], timeout=300)
     assert final.returncode == 0, final.stderr
     assert "restored checkpoint" in final.stderr
-    assert crashed.read_bytes() == expected
+    assert outputs(crashed, parallelism) == expected
 
 
 def test_a_finished_pipeline_restarted_emits_nothing(tmp_path):
