@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "pipeline/event/event_format.h"
+#include "pipeline/runtime/available_cpus.h"
 #include "pipeline/runtime/partitioner.h"
 #include "pipeline/runtime/pipeline_runtime_impl.h"
 
@@ -52,8 +53,16 @@ void PipelineRuntime::Impl::build() {
         },
         plan.settings.local_time_zone);
     int n = plan.settings.parallelism;
-    writer_loops = std::make_unique<WriterLoops>(
-        io, n > 1 && sink->writers_are_independent() ? static_cast<std::size_t>(n) : 0);
+    const std::size_t cpus = available_cpus();
+    const bool own_threads = n > 1 && sink->writers_are_independent() && cpus > 1;
+    writer_loops = std::make_unique<WriterLoops>(io, own_threads ? static_cast<std::size_t>(n) : 0);
+    if (n > 1)
+        spdlog::info("sink writers: {} {}", n,
+                     own_threads ? "on threads of their own"
+                     : !sink->writers_are_independent()
+                         ? "on the pipeline's event loop (sink `" + def.sink.type +
+                               "` shares state between its writers)"
+                         : "on the pipeline's event loop (1 CPU available)");
     for (int i = 0; i < n; ++i) {
         writers.push_back(sink->create_writer(i, n));
         writer_channels.push_back(std::make_unique<WriterChannel>(

@@ -20,6 +20,7 @@
 
 #include "config/pipeline_def.h"
 #include "config/secrets.h"
+#include "pipeline/runtime/available_cpus.h"
 #include "pipeline/runtime/pipeline_plan.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 #include "tests/unit/pipeline/connector/fake_connectors.h"
@@ -197,6 +198,10 @@ struct Fixture {
 TEST_CASE_METHOD(Fixture, "independent writers each run on a thread of their own") {
     REQUIRE(run_pipeline(true, dir) == 0);
     check_records();
+    if (available_cpus() < 2) {  // threads would only take turns: the writers share the loop
+        for (int i = 0; i < 2; ++i) CHECK(*s.writer_threads[i].begin() == s.source_thread);
+        return;
+    }
     REQUIRE(s.writer_threads.size() == 2);
     const auto& first = s.writer_threads[0];
     const auto& second = s.writer_threads[1];
