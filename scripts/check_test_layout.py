@@ -2,13 +2,17 @@
 """Checks that the unit tests mirror the source tree: tests/unit/<dir>/<name>_test.cpp tests
 <dir>/<name>.cpp (or .h), and <name>_<aspect>_test.cpp one aspect of it. Prints the files that
 name no source and exits 1 when there are any. tests/unit/conformance/ holds the suites every
-connector runs (no source of their own); files not ending in _test.cpp are helpers."""
+connector runs (no source of their own); files not ending in _test.cpp are helpers.
+Also refuses a test case name with a ';': CTest's test discovery splits the name there and runs
+two tests that match nothing, which fail."""
 import pathlib
+import re
 import subprocess
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 UNIT = pathlib.PurePosixPath("tests/unit")
+TEST_NAME = re.compile(r'TEST_CASE(?:_METHOD)?\((?:\w+,\s*)?"((?:[^"\\]|\\.)*)"')
 
 
 def tested_source(test: pathlib.PurePosixPath):
@@ -37,7 +41,17 @@ def main():
     for name in stray:
         print(f"{name}: names no source file; call it <source>_test.cpp or "
               f"<source>_<aspect>_test.cpp after the file it tests, in the folder mirroring it")
-    return 1 if stray else 0
+    split = []
+    for name in files:
+        text = (REPO / name).read_text()
+        for match in TEST_NAME.finditer(text):
+            if ";" in match.group(1):
+                line = text.count("\n", 0, match.start()) + 1
+                split.append(f"{name}:{line}: test case name \"{match.group(1)}\" has a ';', where "
+                             "CTest splits it into two tests that fail; use a comma")
+    for line in split:
+        print(line)
+    return 1 if stray or split else 0
 
 
 if __name__ == "__main__":

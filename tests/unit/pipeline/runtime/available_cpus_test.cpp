@@ -14,7 +14,7 @@ TEST_CASE("a cgroup v2 cpu.max quota gives its CPUs, rounded up") {
     CHECK_FALSE(cpus_of_cgroup2_max("0 100000"));
 }
 
-TEST_CASE("a cgroup v1 CFS quota gives its CPUs; -1 is no limit") {
+TEST_CASE("a cgroup v1 CFS quota gives its CPUs, and -1 is no limit") {
     CHECK(cpus_of_cgroup1_quota("400000\n", "100000\n") == 4U);
     CHECK(cpus_of_cgroup1_quota("100001", "100000") == 2U);
     CHECK_FALSE(cpus_of_cgroup1_quota("-1\n", "100000\n"));
