@@ -59,9 +59,4 @@ std::size_t PartitionKey::writer_of(const DataChangeEvent& event, std::size_t wr
     return static_cast<std::size_t>(h % writers);
 }
 
-std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,
-                         PartitioningStrategy strategy) {
-    return PartitionKey(schema, strategy).writer_of(event, writers);
-}
-
 }  // namespace cdcd

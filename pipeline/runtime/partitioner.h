@@ -40,8 +40,4 @@ class PartitionKey {
     std::vector<KeyColumn> columns_;
 };
 
-/// Writer index in [0, writers) for `event`, whose table has `schema` on the sink side.
-std::size_t partition_of(const DataChangeEvent& event, const Schema* schema, std::size_t writers,
-                         PartitioningStrategy strategy = PartitioningStrategy::SinkDefined);
-
 }  // namespace cdcd

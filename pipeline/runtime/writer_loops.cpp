@@ -16,11 +16,7 @@ boost::asio::any_io_executor WriterLoops::executor(std::size_t writer) {
 }
 
 void WriterLoops::start() {
-    for (auto& owned : loops_) {
-        Loop& loop = *owned;
-        if (loop.thread.joinable()) continue;
-        loop.thread = std::thread([&loop] { loop.io.run(); });
-    }
+    for (auto& loop : loops_) loop->thread = std::thread([&io = loop->io] { io.run(); });
 }
 
 void WriterLoops::stop() {

@@ -23,7 +23,7 @@ class WriterLoops {
     /// Whether writers run on threads of their own (and so away from the pipeline's loop).
     bool own_threads() const { return !loops_.empty(); }
     boost::asio::any_io_executor executor(std::size_t writer);
-    /// Starts the threads (once the writers' tasks may be spawned onto them).
+    /// Starts the threads, once (after the writers' tasks are spawned onto them).
     void start();
     /// Stops the loops and joins their threads; the tasks still on them are left suspended, to be
     /// destroyed with the loops.

@@ -32,9 +32,10 @@ TEST_CASE("PRIMARY_KEY (and SINK_DEFINED) spread one table's keys over the write
     for (auto strategy : {PartitioningStrategy::PrimaryKey, PartitioningStrategy::SinkDefined}) {
         std::set<std::size_t> used;
         for (std::int64_t id = 1; id <= 100; ++id) {
-            std::size_t w = partition_of(insert(table, id), &schema, 4, strategy);
+            std::size_t w = PartitionKey(&schema, strategy).writer_of(insert(table, id), 4);
             CHECK(w < 4);
-            CHECK(partition_of(insert(table, id), &schema, 4, strategy) == w);  // stable per key
+            CHECK(PartitionKey(&schema, strategy).writer_of(insert(table, id), 4) ==
+                  w);  // stable per key
             used.insert(w);
         }
         CHECK(used.size() == 4);
@@ -48,7 +49,8 @@ TEST_CASE("TABLE_ID sends every change of a table to one writer") {
         const auto table = TableId::of("db", "t" + std::to_string(t));
         std::set<std::size_t> used;
         for (std::int64_t id = 1; id <= 50; ++id)
-            used.insert(partition_of(insert(table, id), &schema, 4, PartitioningStrategy::TableId));
+            used.insert(PartitionKey(&schema, PartitioningStrategy::TableId)
+                            .writer_of(insert(table, id), 4));
         CHECK(used.size() == 1);
         tables_used.insert(*used.begin());
     }
