@@ -1,6 +1,7 @@
 // The small parsers from hostile text, the first byte picking one: durations and memory sizes
 // (Flink's spellings and ISO 8601), URLs, Retry-After, percent-encoding, base64, data types,
-// table ids, decimals, secrets files, Java's sasl.jaas.config and JSON string escaping. Each either
+// table ids, decimals, secrets files, Java's sasl.jaas.config, JSON string escaping and cgroup CPU
+// quotas (first byte 255, after the others so their seeds keep their meaning). Each either
 // refuses the text or gives a value that survives a round trip through its printer (JSON: a UTF-8
 // text quoted by cdcd's writer reads back as itself).
 #include <simdjson.h>
@@ -19,6 +20,7 @@
 #include "net/url.h"
 #include "pipeline/data/table_id.h"
 #include "pipeline/data/values.h"
+#include "pipeline/runtime/available_cpus.h"
 #include "pipeline/types/data_type.h"
 #include "pipeline/util/base64.h"
 #include "pipeline/util/json_escape.h"
@@ -36,6 +38,15 @@ void check(bool ok) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+    if (data[0] == 255) {  // a quota gives at least one CPU, or none
+        if (auto cpus = cpus_of_cgroup2_max(text)) check(*cpus >= 1);
+        const auto newline = text.find('\n');
+        if (auto cpus = cpus_of_cgroup1_quota(
+                text.substr(0, newline),
+                newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1)))
+            check(*cpus >= 1);
+        return 0;
+    }
     switch (data[0] % 12) {
         case 0:
             if (auto d = config::parse_duration(text))
