@@ -19,6 +19,7 @@
 #include "pipeline/schema/schema_json.h"
 #include "sinks/kafka/blocking_calls.h"
 #include "sinks/kafka/producer_config.h"
+#include "sinks/kafka/prompt_send.h"
 #include "sinks/kafka/record_rejection.h"
 #include "sinks/kafka/topic_selector.h"
 #include "sinks/kafka/transactions.h"
@@ -67,6 +68,8 @@ class KafkaWriter final : public SinkWriter {
         } else {
             own_producer_ = std::make_unique<Producer>(producer_settings(settings));
             producers_.push_back(own_producer_.get());
+            if (sends_promptly_when_idle(settings))
+                prompt_send_ = std::make_unique<PromptSend>(own_producer_->handle());
         }
     }
 
@@ -129,6 +132,10 @@ class KafkaWriter final : public SinkWriter {
         metrics_.bytes_out.inc(bytes);
         producer().poll();
         check_delivery();
+    }
+
+    void input_drained() override {
+        if (prompt_send_ && producer().in_flight() > 0) prompt_send_->request();
     }
 
     awaitable<std::string> flush(std::uint64_t checkpoint_id) override {
@@ -289,10 +296,11 @@ class KafkaWriter final : public SinkWriter {
     BadRecordSink& bad_records_;
     TopicSelector selector_;
     Transactions* txn_;
-    std::unique_ptr<Producer> own_producer_;  // at-least-once and none
-    std::vector<Producer*> producers_;        // exactly-once: the sink's, by transaction slot
-    std::size_t active_ = 0;                  // index in producers_
-    std::uint64_t epoch_ = 0;                 // barriers seen (exactly-once)
+    std::unique_ptr<Producer> own_producer_;   // at-least-once and none
+    std::unique_ptr<PromptSend> prompt_send_;  // of own_producer_ (destroyed before it)
+    std::vector<Producer*> producers_;         // exactly-once: the sink's, by transaction slot
+    std::size_t active_ = 0;                   // index in producers_
+    std::uint64_t epoch_ = 0;                  // barriers seen (exactly-once)
     std::unordered_map<TableId, TableState> tables_;
     TableId last_id_;
     TableState* last_ = nullptr;

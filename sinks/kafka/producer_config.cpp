@@ -47,6 +47,11 @@ std::optional<std::string> idempotence_off_because(const ClientConfig& client) {
     return std::nullopt;
 }
 
+bool sends_promptly_when_idle(const KafkaSinkSettings& s) {
+    return s.delivery != DeliveryGuarantee::ExactlyOnce &&
+           !user_setting(s.client, {"linger.ms", "queue.buffering.max.ms"});
+}
+
 std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& s) {
     std::vector<std::pair<std::string, std::string>> config = {
         {"linger.ms", "20"},

@@ -20,6 +20,12 @@ namespace cdcd::kafka {
 /// Producer defaults tuned for throughput, then the user's properties.*.
 std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSinkSettings& settings);
 
+/// Whether the sink's writers send what their producer lingers on as soon as their input runs
+/// dry (prompt_send.h): when the linger is the sink's own default and the records are not
+/// transactional. A linger.ms the user set is a delay they chose; exactly-once records are
+/// visible only at the commit, whatever the linger.
+bool sends_promptly_when_idle(const KafkaSinkSettings& settings);
+
 /// The user's setting that rules idempotence out ("properties.acks: 1"), or "properties.enable.
 /// idempotence: false"; nullopt when the producers are idempotent.
 std::optional<std::string> idempotence_off_because(const ClientConfig& client);

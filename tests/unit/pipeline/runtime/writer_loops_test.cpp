@@ -2,7 +2,8 @@
 // independent (Sink::writers_are_independent) gets one thread per writer, and every call on a
 // writer comes from its thread; any other sink's writers share the pipeline's loop. Either way
 // every record arrives once, a key's changes stay on one writer in order, a schema change reaches
-// every writer before the data that needs it, and checkpoints complete.
+// every writer before the data that needs it, checkpoints complete, and a writer whose input runs
+// dry is told so (SinkWriter::input_drained).
 #include "pipeline/runtime/writer_loops.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -39,6 +40,7 @@ struct Seen {
     std::map<int, std::set<std::thread::id>> writer_threads;
     std::map<int, std::vector<std::int64_t>> ids;
     std::map<int, int> notified;
+    std::map<int, int> drained;  // input_drained calls
     std::map<int, int> closed;
     std::vector<std::string> errors;
 
@@ -107,6 +109,11 @@ class RecordingWriter final : public SinkWriter {
             }
         }
         co_return;
+    }
+    void input_drained() override {
+        seen->on_writer(index_);
+        std::lock_guard lock(seen->mutex);
+        ++seen->drained[index_];
     }
     boost::asio::awaitable<std::string> flush(std::uint64_t) override {
         seen->on_writer(index_);
@@ -212,6 +219,8 @@ TEST_CASE_METHOD(Fixture, "independent writers each run on a thread of their own
     CHECK(*second.begin() != s.source_thread);
     CHECK(s.notified[0] > 0);  // checkpoints completed, and were notified on the writer's thread
     CHECK(s.notified[1] > 0);
+    CHECK(s.drained[0] > 0);  // the source pauses: each writer was told its input ran dry
+    CHECK(s.drained[1] > 0);
     CHECK(s.closed[0] == 1);  // the run ended after the writers had closed
     CHECK(s.closed[1] == 1);
 }
@@ -223,6 +232,7 @@ TEST_CASE_METHOD(Fixture, "other writers share the pipeline's loop") {
         REQUIRE(s.writer_threads[i].size() == 1);
         CHECK(*s.writer_threads[i].begin() == s.source_thread);
         CHECK(s.notified[i] > 0);
+        CHECK(s.drained[i] > 0);
         CHECK(s.closed[i] == 1);
     }
 }

@@ -112,3 +112,16 @@ TEST_CASE(
     CHECK(transaction_stall_limit(with_properties({{"request.timeout.ms", "3000"}}).client) ==
           milliseconds(60'000));
 }
+
+TEST_CASE("a quiet writer sends at once, unless the user chose a linger or exactly-once") {
+    CHECK(sends_promptly_when_idle(with_properties({})));
+    CHECK(effective(producer_config(with_properties({})), "linger.ms") == "20");  // under load
+    CHECK_FALSE(sends_promptly_when_idle(with_properties({{"linger.ms", "100"}})));
+    CHECK_FALSE(sends_promptly_when_idle(with_properties({{"queue.buffering.max.ms", "0"}})));
+    auto exactly_once = with_properties({});
+    exactly_once.delivery = DeliveryGuarantee::ExactlyOnce;
+    CHECK_FALSE(sends_promptly_when_idle(exactly_once));
+    auto at_least_once = with_properties({});
+    at_least_once.delivery = DeliveryGuarantee::AtLeastOnce;
+    CHECK(sends_promptly_when_idle(at_least_once));
+}

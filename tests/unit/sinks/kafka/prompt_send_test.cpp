@@ -1,0 +1,93 @@
+// A writer whose input runs dry asks for what its producer lingers on to be sent at once; the
+// send runs on a thread of its own and the writer never waits for it. These tests need no broker:
+// the producer points at a closed loopback port, so its record stays queued.
+#include "sinks/kafka/prompt_send.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+
+using namespace cdcd::kafka;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+rd_kafka_t* unconnected_producer() {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    for (auto [k, v] : {std::pair{"bootstrap.servers", "127.0.0.1:1"},
+                        {"linger.ms", "60000"},
+                        {"log_level", "0"},
+                        {"reconnect.backoff.ms", "1000"}})
+        REQUIRE(rd_kafka_conf_set(conf, k, v, err, sizeof err) == RD_KAFKA_CONF_OK);
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    REQUIRE(rk);
+    return rk;
+}
+
+// Waits (at most 5 s) until `done` holds.
+template <typename F>
+bool eventually(F done) {
+    for (auto until = Clock::now() + std::chrono::seconds(5); Clock::now() < until;) {
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return done();
+}
+
+}  // namespace
+
+TEST_CASE("PromptSend: nothing is sent until asked") {
+    rd_kafka_t* rk = unconnected_producer();
+    {
+        PromptSend prompt(rk);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        CHECK(prompt.sends() == 0);
+    }
+    rd_kafka_destroy(rk);
+}
+
+TEST_CASE("PromptSend: a request starts a send without waiting for it, requests meanwhile fold") {
+    rd_kafka_t* rk = unconnected_producer();
+    REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"),
+                              RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1),
+                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                              RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    {
+        PromptSend prompt(rk);
+        const auto asked = Clock::now();
+        for (int i = 0; i < 1000; ++i) prompt.request();
+        // A send lasts kHoldMs and the next comes kMinGapMs after it: a thousand requests in a
+        // row (far less than a millisecond) make one send now and at most one after it.
+        CHECK(Clock::now() - asked < std::chrono::milliseconds(PromptSend::kMinGapMs));
+        REQUIRE(eventually([&] { return prompt.sends() >= 1; }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(4 * PromptSend::kMinGapMs));
+        CHECK(prompt.sends() <= 2);
+        // The record cannot be delivered: it stays queued, and the sends gave up on it in time.
+        CHECK(rd_kafka_outq_len(rk) == 1);
+
+        prompt.request();
+        const auto before = prompt.sends();
+        REQUIRE(eventually([&] { return prompt.sends() > before; }));
+    }
+    rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE);
+    rd_kafka_destroy(rk);
+}
+
+TEST_CASE("PromptSend: destroyed with a send in progress, it returns at once") {
+    rd_kafka_t* rk = unconnected_producer();
+    REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"),
+                              RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1),
+                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                              RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    auto started = Clock::now();
+    {
+        PromptSend prompt(rk);
+        prompt.request();
+        started = Clock::now();
+    }
+    // Joined after one hold at most (plus scheduling), not after linger.ms or message.timeout.ms.
+    CHECK(Clock::now() - started < std::chrono::seconds(2));
+    rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE);
+    rd_kafka_destroy(rk);
+}
