@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "config/units.h"
 #include "text/ascii.h"
 
 namespace cdcd::cli {
@@ -19,6 +20,7 @@ Usage:
   cdcd checkpoints list|show|export --state-dir DIR [--pipeline NAME]
            [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
   cdcd describe [CONNECTOR|pipeline] [--format text|markdown]
+  cdcd top [ADDRESS ...] [--interval DURATION] [--once]
   cdcd version
   cdcd --help
 
@@ -44,6 +46,13 @@ cdcd checkpoints (docs/operations.md):
                        decoded when --pipeline-file is given, else as size and hex
   export               every checkpoint of the pipeline as a JSON array, for bug reports
   --pipeline NAME      the pipeline (default: its name in --pipeline-file, else every one)
+
+cdcd top (docs/operations.md): a live view of running daemons, from their admin endpoints
+  ADDRESS              an --admin-address (PORT, HOST:PORT) or http:// URL; default
+                       127.0.0.1:8081; several for several daemons
+  --interval D         refresh every D (default 1s); q quits
+  --once               print one frame (rates over one interval) and exit, as without a
+                       terminal; exit status 1 when no daemon could be read
 
 Signals: SIGTERM/SIGINT drain (final checkpoint, exit 0); a second one exits at once (130);
 SIGHUP reopens --log-file.
@@ -119,10 +128,21 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             o.checkpoint_id = checkpoint_id_of(flag, value_of(i, flag));
         } else if (flag == "--from-checkpoint") {
             o.from_checkpoint = checkpoint_id_of(flag, value_of(i, flag));
+        } else if (flag == "--interval") {
+            std::string v = value_of(i, flag);
+            auto d = config::parse_duration(v);
+            if (!d || d->count() < 100 || d->count() > 3'600'000)
+                throw std::invalid_argument(
+                    "--interval must be a duration from 100ms to 1h (500ms, 2s), not '" + v + "'");
+            o.interval = *d;
+        } else if (a == "--once") {
+            o.once = true;
         } else if (a.starts_with("-")) {
             throw std::invalid_argument("unknown option " + a + " (see cdcd --help)");
         } else if (o.command.empty()) {
             o.command = a;
+        } else if (o.command == "top") {
+            o.addresses.push_back(a);
         } else if (!o.argument) {
             o.argument = a;
         } else {

@@ -1,6 +1,7 @@
 #pragma once
 // Command-line parsing for `cdcd`: a subcommand, one positional argument at most, and flags that
 // may come before or after it.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,7 +11,7 @@
 namespace cdcd::cli {
 
 struct CliOptions {
-    std::string command;  // run, validate, describe, checkpoints, version, help
+    std::string command;  // run, validate, describe, checkpoints, top, version, help
     std::optional<std::string> argument;
     std::string state_dir;
     std::string secrets_file;
@@ -25,6 +26,10 @@ struct CliOptions {
     std::string pipeline_name;
     std::string pipeline_file;
     std::optional<std::uint64_t> checkpoint_id;
+    // cdcd top
+    std::vector<std::string> addresses;  // every positional argument
+    std::chrono::milliseconds interval{1000};
+    bool once = false;
 };
 
 /// The spdlog name (trace, debug, info, warn, error, critical, off) of a --log-level value, read

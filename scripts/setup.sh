@@ -14,7 +14,7 @@ build_packages=(build-essential cmake ninja-build ccache pkg-config curl ca-cert
   libboost1.81-dev libyaml-cpp-dev libsimdjson-dev librocksdb-dev libspdlog-dev
   catch2 libssl-dev libre2-dev libsystemd-dev libicu-dev
   libsasl2-dev libzstd-dev liblz4-dev zlib1g-dev libcurl4-openssl-dev)
-test_packages=(kcat maven default-jdk-headless python3-pip python3-venv clang-format clang-tidy systemd
+test_packages=(kcat maven default-jdk-headless python3-pip python3-venv clang-format clang-tidy systemd tmux
   clang-14 libclang-rt-14-dev)
 
 missing=()

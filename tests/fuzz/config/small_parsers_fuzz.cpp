@@ -1,7 +1,8 @@
 // The small parsers from hostile text, the first byte picking one: durations and memory sizes
 // (Flink's spellings and ISO 8601), URLs, Retry-After, percent-encoding, base64, data types,
-// table ids, decimals, secrets files, Java's sasl.jaas.config, JSON string escaping and cgroup CPU
-// quotas (first byte 255, after the others so their seeds keep their meaning). Each either
+// table ids, decimals, secrets files, Java's sasl.jaas.config, JSON string escaping, cgroup CPU
+// quotas (first byte 255) and the Prometheus text `cdcd top` reads (first byte 254, drawn as a
+// screen too), after the others so their seeds keep their meaning. Each either
 // refuses the text or gives a value that survives a round trip through its printer (JSON: a UTF-8
 // text quoted by cdcd's writer reads back as itself).
 #include <simdjson.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "cmd/top/top_view.h"
 #include "config/diagnostics.h"
 #include "config/interpolation.h"
 #include "config/units.h"
@@ -45,6 +47,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 text.substr(0, newline),
                 newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1)))
             check(*cpus >= 1);
+        return 0;
+    }
+    if (data[0] == 254) {  // what a daemon's /metrics may hold: samples, or an error
+        top::Scrape now;
+        try {
+            now.samples = top::parse_prometheus_text(text);
+        } catch (const top::ExpositionError&) {
+            return 0;
+        }
+        top::Scrape before = now;
+        now.at = 1;
+        for (const auto& line : top::daemon_lines(now, &before, 80))
+            check(top::fit(line, 80) == line);
         return 0;
     }
     switch (data[0] % 12) {

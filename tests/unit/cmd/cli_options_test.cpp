@@ -36,3 +36,16 @@ TEST_CASE("describe --format is text or markdown") {
     CHECK_THROWS_WITH(cli::parse_cli({"describe", "--format", "html"}),
                       Contains("--format must be text or markdown, not 'html'"));
 }
+
+TEST_CASE("cdcd top takes several addresses, an interval and --once") {
+    auto o = cli::parse_cli({"top", "8081", "10.0.0.5:9000", "--interval", "500ms", "--once"});
+    CHECK(o.command == "top");
+    CHECK(o.addresses == std::vector<std::string>{"8081", "10.0.0.5:9000"});
+    CHECK(o.interval == std::chrono::milliseconds(500));
+    CHECK(o.once);
+    CHECK(cli::parse_cli({"top"}).interval == std::chrono::seconds(1));
+    CHECK_THROWS_WITH(cli::parse_cli({"top", "--interval", "10ms"}),
+                      "--interval must be a duration from 100ms to 1h (500ms, 2s), not '10ms'");
+    CHECK_THROWS_WITH(cli::parse_cli({"top", "--interval=soon"}),
+                      "--interval must be a duration from 100ms to 1h (500ms, 2s), not 'soon'");
+}
