@@ -265,10 +265,12 @@ void progress_lines(const Scrape& now, const Scrape* before, std::size_t width,
     }
     for (auto& [name, p] : phases) {
         if (p.per_second <= 0) {  // the phase's own figure, else measured between the scrapes
-            auto measured = rate(now, before, "cdcd_progress_items_done", [&](const Sample& s) {
-                return std::string(s.label("connector")) + " " + std::string(s.label("phase")) ==
-                       name;
-            });
+            auto measured =
+                rate(now, before, "cdcd_progress_items_done", [&name = name](const Sample& s) {
+                    return std::string(s.label("connector")) + " " +
+                               std::string(s.label("phase")) ==
+                           name;
+                });
             if (measured) p.per_second = *measured;
         }
         std::string text = "  " + name;
