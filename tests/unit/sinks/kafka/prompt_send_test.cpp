@@ -25,6 +25,14 @@ rd_kafka_t* unconnected_producer() {
     return rk;
 }
 
+// A record the producer can never deliver: it stays queued.
+void queue_one_record(rd_kafka_t* rk) {
+    char value[] = "v";
+    REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_VALUE(value, 1),
+                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                              RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR_NO_ERROR);
+}
+
 // Waits (at most 5 s) until `done` holds.
 template <typename F>
 bool eventually(F done) {
@@ -49,10 +57,7 @@ TEST_CASE("PromptSend: nothing is sent until asked") {
 
 TEST_CASE("PromptSend: a request starts a send without waiting for it, requests meanwhile fold") {
     rd_kafka_t* rk = unconnected_producer();
-    REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"),
-                              RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1),
-                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                              RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    queue_one_record(rk);
     {
         PromptSend prompt(rk);
         // A send lasts kHoldMs and the next starts kMinGapMs after it: a thousand requests in a
@@ -79,10 +84,7 @@ TEST_CASE("PromptSend: a request starts a send without waiting for it, requests 
 
 TEST_CASE("PromptSend: destroyed with a send in progress, it returns at once") {
     rd_kafka_t* rk = unconnected_producer();
-    REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"),
-                              RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1),
-                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                              RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    queue_one_record(rk);
     auto started = Clock::now();
     {
         PromptSend prompt(rk);
