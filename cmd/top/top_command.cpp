@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <thread>
 
 #include "cmd/top/scrape.h"
 #include "cmd/top/top_view.h"
@@ -128,7 +129,7 @@ int top_command(TopOptions options) {
     if (options.once) {
         // Rates need two scrapes: one interval apart.
         auto before = scrape_all(options.addresses, timeout);
-        ::usleep(static_cast<useconds_t>(options.interval.count() * 1000));
+        std::this_thread::sleep_for(options.interval);
         auto now = scrape_all(options.addresses, timeout);
         for (const auto& line : frame_lines(now, before, options, 80))
             std::printf("%s\n", line.c_str());

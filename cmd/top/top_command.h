@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cmd/top/top_view.h"
+
 namespace cdcd::top {
 
 struct TopOptions {
@@ -15,9 +17,9 @@ struct TopOptions {
 };
 
 /// The screen's lines for these scrapes: a header, then each daemon's part (top_view.h).
-std::vector<std::string> frame_lines(const std::vector<struct Scrape>& now,
-                                     const std::vector<struct Scrape>& before,
-                                     const TopOptions& options, std::size_t width);
+std::vector<std::string> frame_lines(const std::vector<Scrape>& now,
+                                     const std::vector<Scrape>& before, const TopOptions& options,
+                                     std::size_t width);
 
 /// Returns the exit status: 0, or 1 when --once found no daemon readable.
 int top_command(TopOptions options);
