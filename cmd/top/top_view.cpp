@@ -60,10 +60,24 @@ std::string bytes(double value) {
     return buf;
 }
 
+namespace {
+
+bool continuation_byte(char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// Terminal columns of `text`: one per UTF-8 code point (the screen has no wide characters).
+std::size_t columns(const std::string& text) {
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return !continuation_byte(c); }));
+}
+
+}  // namespace
+
 std::string fit(const std::string& text, std::size_t width) {
     std::size_t columns = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+        if (continuation_byte(text[i])) continue;
         if (columns == width) return text.substr(0, i);
         ++columns;
     }
@@ -137,11 +151,8 @@ std::string title(const Scrape& now, const Scrape* before, std::size_t width) {
         text += " ";
     }
     // Ruled to the width: a daemon's part of the screen starts at its title.
-    std::size_t columns = 0;
-    for (unsigned char c : text)
-        if ((c & 0xC0) != 0x80) ++columns;
     std::string rule;
-    for (std::size_t i = columns; i < width; ++i) rule += "─";
+    for (std::size_t i = columns(text); i < width; ++i) rule += "─";
     return fit(text + rule, width);
 }
 
