@@ -171,7 +171,7 @@ void stage_lines(const Scrape& now, const Scrape* before, std::vector<std::strin
     if (stages.empty()) return;
     out.push_back("  stage    connector       in/s      out/s     errors    retries");
     for (const auto& [role, connector] : stages) {
-        auto match = [&, &role = role, &connector = connector](const Sample& s) {
+        auto match = [&role = role, &connector = connector](const Sample& s) {
             return s.label("role") == role && s.label("connector") == connector;
         };
         double errors = 0, retries = 0, read = 0;
