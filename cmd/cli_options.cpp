@@ -17,6 +17,7 @@ Usage:
   cdcd run PIPELINE.yaml [--state-dir DIR] [--secrets FILE]
            [--reset-state | --from-checkpoint ID] [--admin-address HOST:PORT]
   cdcd validate PIPELINE.yaml [--secrets FILE]
+  cdcd test PIPELINE.yaml [--tests FILE] [--secrets FILE]
   cdcd checkpoints list|show|export --state-dir DIR [--pipeline NAME]
            [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
   cdcd describe [CONNECTOR|pipeline] [--format text|markdown]
@@ -46,6 +47,12 @@ cdcd checkpoints (docs/operations.md):
                        decoded when --pipeline-file is given, else as size and hex
   export               every checkpoint of the pipeline as a JSON array, for bug reports
   --pipeline NAME      the pipeline (default: its name in --pipeline-file, else every one)
+
+cdcd test (docs/operations.md): runs test cases (input events and the events expected out)
+  through the pipeline's transform, route and schema evolution, in process; exit status 1
+  when one fails
+  --tests FILE         the cases (default: the pipeline file's `tests:` list, else
+                       PIPELINE.tests.yaml beside it)
 
 cdcd top (docs/operations.md): a live view of running daemons, from their admin endpoints
   ADDRESS              an --admin-address (PORT, HOST:PORT) or http:// URL; default
@@ -135,6 +142,8 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
                 throw std::invalid_argument(
                     "--interval must be a duration from 100ms to 1h (500ms, 2s), not '" + v + "'");
             o.interval = *d;
+        } else if (flag == "--tests") {
+            o.tests_file = value_of(i, flag);
         } else if (a == "--once") {
             o.once = true;
         } else if (a.starts_with("-")) {

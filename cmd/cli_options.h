@@ -11,7 +11,7 @@
 namespace cdcd::cli {
 
 struct CliOptions {
-    std::string command;  // run, validate, describe, checkpoints, top, version, help
+    std::string command;  // run, validate, test, describe, checkpoints, top, version, help
     std::optional<std::string> argument;
     std::string state_dir;
     std::string secrets_file;
@@ -26,6 +26,8 @@ struct CliOptions {
     std::string pipeline_name;
     std::string pipeline_file;
     std::optional<std::uint64_t> checkpoint_id;
+    // cdcd test
+    std::string tests_file;
     // cdcd top
     std::vector<std::string> addresses;  // every positional argument
     std::chrono::milliseconds interval{1000};

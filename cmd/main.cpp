@@ -12,6 +12,7 @@
 #include "cmd/json_log_formatter.h"
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
+#include "cmd/test/test_command.h"
 #include "cmd/top/top_command.h"
 #include "config/diagnostics.h"
 #include "config/option_docs.h"
@@ -137,6 +138,11 @@ int run_command(const cli::CliOptions& o) {
         return 0;
     }
     if (o.command == "checkpoints") return cli::checkpoints_command(o);
+    if (o.command == "test") {
+        auto plan = load_plan(o);
+        return cmd_test::test_command(plan, cmd_test::find_tests_file(*o.argument, o.tests_file),
+                                      stdout);
+    }
     if (o.command == "top") return top::top_command({o.addresses, o.interval, o.once});
     if (o.command == "run") {
         auto plan = load_plan(o);

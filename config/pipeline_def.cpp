@@ -350,6 +350,8 @@ PipelineDef parse_pipeline(const YamlDocument& doc, Diagnostics& diags) {
             parse_transforms(e, def, diags);
         } else if (e.key == "pipeline") {
             parse_pipeline_block(e, def, diags);
+        } else if (e.key == "tests") {
+            // `cdcd test`'s cases (cmd/test/test_cases.h): not part of the pipeline.
         } else {
             diags.error(e.key_where,
                         "Unexpected key " + quoted(e.key) + " in YAML top-level block" +
