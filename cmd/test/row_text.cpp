@@ -90,8 +90,8 @@ bool store_text(RowBuilder& row, std::size_t i, std::string_view text, const Dat
                 row.set_decimal(i, d);
                 return true;
             }
-            why = "a number of at most " + std::to_string(type.precision() - type.scale()) +
-                  " integer digits";
+            why = "a number with at most " + std::to_string(type.precision() - type.scale()) +
+                  " digits before the point";
             return false;
         }
         case TypeRoot::Date:

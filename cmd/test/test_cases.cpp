@@ -57,15 +57,16 @@ std::vector<TestCase> parse_test_cases(const ConfigNode& list, Diagnostics& diag
                                                  "expect, expect-error)");
             }
         }
+        const std::string label = tc.name.empty() ? "the test case" : "test case '" + tc.name + "'";
         if (tc.name.empty()) diags.error(node.where, "a test case needs a name");
-        if (!node.find("input")) diags.error(node.where, "test case '" + tc.name + "' needs input");
+        if (!node.find("input")) diags.error(node.where, label + " needs input");
         if (node.find("expect") && tc.expect_error)
-            diags.error(node.where, "test case '" + tc.name +
-                                        "' has both expect and expect-error: it expects events "
+            diags.error(node.where, label +
+                                        " has both expect and expect-error: it expects events "
                                         "or an error, not both");
         if (!node.find("expect") && !tc.expect_error)
-            diags.error(node.where, "test case '" + tc.name +
-                                        "' needs expect (the events out; empty for none) or "
+            diags.error(node.where, label +
+                                        " needs expect (the events out; empty for none) or "
                                         "expect-error");
         cases.push_back(std::move(tc));
     }

@@ -51,7 +51,7 @@ TEST_CASE("a text that is not a value of the type is refused, saying why", "[cmd
     CHECK(stored("1.5", DataType::int_()) == "refused: an integer in the range of INT");
     CHECK(stored("yes", DataType::boolean()) == "refused: true or false");
     CHECK(stored("123456789.1", DataType::decimal(10, 2)) ==
-          "refused: a number of at most 8 integer digits");
+          "refused: a number with at most 8 digits before the point");
     CHECK(stored("31/01/2024", DataType::date()) == "refused: a date yyyy-MM-dd");
     CHECK(stored("not base64!", DataType::bytes()) == "refused: base64 text");
     CHECK(stored("x", DataType::array(DataType::int_())).starts_with("refused: a type cdcd test"));
