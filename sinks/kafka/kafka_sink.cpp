@@ -258,7 +258,13 @@ class KafkaWriter final : public SinkWriter {
             producer().poll();
             check_delivery();
             co_await sleep_ms(1);
-            producer().unacknowledged_for();  // adds the bootstrap servers back when stuck
+            // Adds the bootstrap servers back when stuck; a transactional producer that stays
+            // stuck fails the sink at the stall limit (its records never time out before
+            // message.timeout.ms, minutes away).
+            if (txn_)
+                txn_->check_stalled(producer());
+            else
+                producer().unacknowledged_for();
         } while (!try_produce(t, table));
     }
 
@@ -270,7 +276,12 @@ class KafkaWriter final : public SinkWriter {
             check_delivery();
             Producer* ptr = &p;
             co_await blocking_calls_.run([ptr] { rd_kafka_flush(ptr->handle(), kFlushSliceMs); });
-            p.unacknowledged_for();  // adds the bootstrap servers back when stuck (producer.h)
+            // Adds the bootstrap servers back when stuck (producer.h); under exactly-once, fails
+            // at the stall limit as every transactional wait does.
+            if (txn_)
+                txn_->check_stalled(p);
+            else
+                p.unacknowledged_for();
         }
         p.poll();
         check_delivery();

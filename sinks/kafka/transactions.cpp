@@ -271,26 +271,27 @@ awaitable<void> Transactions::flush(Producer& producer) {
         if (auto error = producer.delivery_error())
             throw std::runtime_error("kafka sink: delivery failed: " + *error);
     };
-    const auto stall_limit = transaction_stall_limit(settings_.client);
     producer.start_waiting();
     while (producer.in_flight() > 0) {
         check();
         Producer* p = &producer;
         co_await blocking_calls_.run([p] { rd_kafka_flush(p->handle(), kFlushSliceMs); });
-        if (producer.unacknowledged_for() >= stall_limit) {
-            throw std::runtime_error(
-                "kafka sink: the transaction's producer has had no record acknowledged for " +
-                std::to_string(
-                    std::chrono::duration_cast<std::chrono::seconds>(stall_limit).count()) +
-                " s with " + std::to_string(producer.in_flight()) +
-                " still queued: librdkafka does not recover it (a broker fault such as its "
-                "controller fencing it can leave it so). The sink stops; when cdcd is restarted "
-                "the open transaction is aborted and the pipeline resumes from its last "
-                "checkpoint, exactly once");
-        }
+        check_stalled(producer);
     }
     producer.poll();
     check();
+}
+
+void Transactions::check_stalled(Producer& producer) const {
+    const auto stall_limit = transaction_stall_limit(settings_.client);
+    if (producer.unacknowledged_for() < stall_limit) return;
+    throw std::runtime_error(
+        "kafka sink: the transaction's producer has had no record acknowledged for " +
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(stall_limit).count()) +
+        " s with " + std::to_string(producer.in_flight()) +
+        " still queued: librdkafka does not recover it (a broker fault such as its controller "
+        "fencing it can leave it so). The sink stops; when cdcd is restarted the open "
+        "transaction is aborted and the pipeline resumes from its last checkpoint, exactly once");
 }
 
 awaitable<void> Transactions::arrive(std::uint64_t epoch, std::uint64_t checkpoint) {

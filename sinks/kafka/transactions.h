@@ -97,6 +97,10 @@ class Transactions {
     boost::asio::awaitable<void> commit_through(std::uint64_t checkpoint);
     /// A writer closes; the last one aborts the transactions no checkpoint covers.
     boost::asio::awaitable<void> close();
+    /// Throws when `producer`, waited on since its start_waiting(), has acknowledged no record
+    /// for the stall limit (transaction_stall_limit): every wait on a transactional producer
+    /// ends there, whether for room in its queue, a flush or a checkpoint.
+    void check_stalled(Producer& producer) const;
 
     /// For the checkpoint being taken.
     TransactionsState state() const;
