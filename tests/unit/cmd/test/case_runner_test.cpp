@@ -57,6 +57,16 @@ const char* const kCreate = R"(      - create: app.orders
         primary-keys: [id]
 )";
 
+/// app.ratios created, and a row with divisor `d` inserted.
+std::string ratio_row(const std::string& d) {
+    return R"(      - create: app.ratios
+        columns: [id INT NOT NULL, d INT]
+        primary-keys: [id]
+      - insert: app.ratios
+        after: {id: 1, d: )" +
+           d + "}\n";
+}
+
 }  // namespace
 
 TEST_CASE("a case passes when the events out are those expected", "[cmd][test]") {
@@ -135,41 +145,21 @@ TEST_CASE("schema changes mid-case evolve the sink table, and rows follow them",
 }
 
 TEST_CASE("expect-error passes when the pipeline fails with that error", "[cmd][test]") {
-    auto tc = case_of(R"(  - name: a zero divisor
-    input:
-      - create: app.ratios
-        columns: [id INT NOT NULL, d INT]
-        primary-keys: [id]
-      - insert: app.ratios
-        after: {id: 1, d: 0}
-    expect-error: app.ratios
-)");
+    auto tc = case_of("  - name: a zero divisor\n    input:\n" + ratio_row("0") +
+                      "    expect-error: app.ratios\n");
     auto outcome = run_case(plan(), tc);
     INFO(outcome.error);
     CHECK(outcome.passed);
     CHECK_THAT(outcome.error, Contains("10 / d"));
 
-    auto not_failing = case_of(R"(  - name: a non-zero divisor
-    input:
-      - create: app.ratios
-        columns: [id INT NOT NULL, d INT]
-        primary-keys: [id]
-      - insert: app.ratios
-        after: {id: 1, d: 2}
-    expect-error: division
-)");
+    auto not_failing = case_of("  - name: a non-zero divisor\n    input:\n" + ratio_row("2") +
+                               "    expect-error: division\n");
     CHECK_FALSE(run_case(plan(), not_failing).passed);
 }
 
 TEST_CASE("under the skip policy a bad row is dropped and noted", "[cmd][test]") {
-    auto tc = case_of(R"(  - name: a zero divisor skipped
-    input:
-      - create: app.ratios
-        columns: [id INT NOT NULL, d INT]
-        primary-keys: [id]
-      - insert: app.ratios
-        after: {id: 1, d: 0}
-      - insert: app.ratios
+    auto tc = case_of("  - name: a zero divisor skipped\n    input:\n" + ratio_row("0") +
+                      R"(      - insert: app.ratios
         after: {id: 2, d: 5}
     expect:
       - create: app.ratios
