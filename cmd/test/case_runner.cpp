@@ -135,6 +135,7 @@ CaseOutcome run_case(const PipelinePlan& plan, const TestCase& tc) {
         auto transform = plan.make_transform(nullptr);
         NotedBadRecords bad_records(plan.bad_record_policy, out.notes);
         if (transform) transform->set_bad_records(&bad_records);
+        if (transform && tc.now_millis) transform->fix_clock(*tc.now_millis);
         AcceptingApplier applier;
         auto print_batch = [&](EventBatch& batch) {
             for (const Event& e : batch) {

@@ -1,5 +1,7 @@
 #include "cmd/test/test_cases.h"
 
+#include "pipeline/data/temporal.h"
+
 namespace cdcd::cmd_test {
 
 using config::ConfigNode;
@@ -51,9 +53,18 @@ std::vector<TestCase> parse_test_cases(const ConfigNode& list, Diagnostics& diag
                 else
                     diags.error(entry.value.where,
                                 "expect-error must be a text the pipeline's error contains");
+            } else if (entry.key == "now") {
+                auto at = entry.value.is_scalar() ? temporal::parse_timestamp(entry.value.scalar)
+                                                  : std::nullopt;
+                if (at)
+                    tc.now_millis = at->millis;
+                else
+                    diags.error(entry.value.where,
+                                "now must be a timestamp (2024-01-31 10:15:00, UTC unless it "
+                                "ends with Z or an offset such as +08:00)");
             } else {
                 diags.error(entry.key_where, "unexpected key '" + entry.key +
-                                                 "' in a test case (allowed: name, input, "
+                                                 "' in a test case (allowed: name, now, input, "
                                                  "expect, expect-error)");
             }
         }

@@ -19,6 +19,10 @@
 //     - name: a zero divisor fails the pipeline
 //       input: [...]
 //       expect-error: division by zero   # a text the pipeline's error must contain
+//     - name: stamped with the minute
+//       now: 2024-01-31 10:15:00            # what NOW(), LOCALTIMESTAMP, ... read (UTC)
+//       input: [...]
+//       expect: [...]
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +37,9 @@ struct TestCase {
     std::vector<EventSpec> input;
     std::vector<EventSpec> expect;
     std::optional<std::string> expect_error;
+    /// `now: 2024-01-31 10:00:00` (UTC, or with Z / ±HH:mm): the instant the transform's clock
+    /// functions (NOW(), LOCALTIMESTAMP, CURRENT_DATE, ...) read, so their results can be expected.
+    std::optional<std::int64_t> now_millis;
 };
 
 /// Reads the list; problems go to `diags` with their positions.

@@ -248,7 +248,12 @@ void TransformOperator::runtime_error(const TableState& st, const DataChangeEven
 void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& out) {
     ctx_.table = e.table;
     ctx_.meta = &e.meta;
-    ctx_.now_pending = true;
+    if (fixed_now_) {
+        ctx_.now_millis = *fixed_now_;
+        ctx_.now_pending = false;
+    } else {
+        ctx_.now_pending = true;
+    }
     const BoundProjection& b = *st.bound;
     auto passes = [&](const Row& row, bool before) {
         ctx_.arena.reset();

@@ -2,6 +2,7 @@
 // The transform stage: per-table projection, filter and converters of Flink CDC's
 // PreTransformOperator + PostTransformOperator, in one operator.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -69,6 +70,10 @@ class TransformOperator {
     /// The same, reporting a failure to `diags` at the expression's YAML position (false then).
     bool check_schema(TableId table, const Schema& schema, config::Diagnostics& diags) const;
 
+    /// Every event from now on reads the clock (NOW(), LOCALTIMESTAMP, ...) as this instant, in
+    /// milliseconds since the epoch: `cdcd test` cases that expect values computed from it.
+    void fix_clock(std::int64_t epoch_millis) { fixed_now_ = epoch_millis; }
+
     /// Where rows whose expression fails go (the pipeline's bad-record policy); without one (or
     /// under `fail`) process() throws the RowEvaluationError. Otherwise the event is handed
     /// over and dropped, and the batch goes on.
@@ -117,6 +122,7 @@ class TransformOperator {
     TableId last_table_;                // the table of the last data change event
     TableState* last_state_ = nullptr;  // its state in tables_ (cleared when tables_ is)
     EvalContext ctx_;
+    std::optional<std::int64_t> fixed_now_;  // fix_clock()
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
     BadRecordSink* bad_records_ = nullptr;  // set only when the policy goes on (skip, dead-letter)

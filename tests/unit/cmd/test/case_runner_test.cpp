@@ -23,6 +23,8 @@ transform:
     filter: id > 0
   - source-table: app.ratios
     projection: id, 10 / d AS ratio
+  - source-table: app.stamps
+    projection: id, LOCALTIMESTAMP AS at
 route:
   - source-table: app.orders
     sink-table: dw.orders
@@ -197,4 +199,27 @@ TEST_CASE("a wrong case fails whatever it expects, saying where", "[cmd][test][e
     outcome = run_case(plan(), bad_value);
     CHECK_FALSE(outcome.passed);
     CHECK_THAT(outcome.error, Contains("'x' is not a value of column 'id' of app.orders"));
+}
+
+TEST_CASE("a case's `now` fixes what the clock functions read", "[cmd][test]") {
+    auto tc = case_of(R"(  - name: stamped
+    now: 2024-01-31 10:05:00
+    input:
+      - create: app.stamps
+        columns: [id INT NOT NULL]
+        primary-keys: [id]
+      - insert: app.stamps
+        after: {id: 1}
+    expect:
+      - create: app.stamps
+        columns: [id INT NOT NULL, 'at TIMESTAMP(3)']
+        primary-keys: [id]
+      - insert: app.stamps
+        after: {id: 1, at: 2024-01-31 10:05:00}
+)");
+    REQUIRE(tc.now_millis == 1'706'695'500'000);
+    auto outcome = run_case(plan(), tc);
+    INFO(outcome.error);
+    for (const auto& line : outcome.actual) INFO(line);
+    CHECK(outcome.passed);
 }

@@ -699,3 +699,19 @@ TEST_CASE("a connector's function works with the context its pipeline declared")
     CHECK_THAT(out_a[1], Catch::Contains("after=[1, 3]"));
     CHECK_THAT(out_b[1], Catch::Contains("after=[1, 7]"));
 }
+
+TEST_CASE("a fixed clock makes NOW(), LOCALTIMESTAMP and CURRENT_DATE read that instant") {
+    auto h = make({rule(kTable.str(),
+                        "col1, NOW() AS n, LOCALTIMESTAMP AS lt, CURRENT_DATE AS d, "
+                        "DATE_FORMAT(LOCALTIMESTAMP, 'HH:mm') AS hm")},
+                  "Asia/Shanghai");
+    h.op->fix_clock(1'706'695'500'000);  // 2024-01-31T10:05:00Z
+    auto out = h.run({Event(CreateTableEvent{kTable, customers()}),
+                      Event(DataChangeEvent::insert(kTable, srow({"1", "2", nullptr}))),
+                      Event(DataChangeEvent::insert(kTable, srow({"2", "2", nullptr})))});
+    REQUIRE(out.size() == 3);
+    CHECK(out[1] ==
+          "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, "
+          "2024-01-31T10:05, 2024-01-31T18:05, 2024-01-31, 18:05], op=INSERT, meta=()}");
+    CHECK(out[2].find("after=[2, 2024-01-31T10:05, 2024-01-31T18:05,") != std::string::npos);
+}
