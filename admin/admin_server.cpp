@@ -7,7 +7,9 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
@@ -27,6 +29,8 @@ using asio::use_awaitable;
 
 namespace {
 constexpr auto kIdleTimeout = std::chrono::seconds(10);
+// How often a tap's queue is looked at: lines reach the client at most this late.
+constexpr auto kTapPollInterval = std::chrono::milliseconds(50);
 
 tcp::endpoint resolve(asio::io_context& io, const Address& address) {
     boost::system::error_code ec;
@@ -68,9 +72,15 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
             res.result(ready ? http::status::ok : http::status::service_unavailable);
             res.body() =
                 (routes.state ? routes.state() : std::string(ready ? "ready" : "not ready")) + "\n";
+        } else if (path == "/tap" && routes.tap) {
+            // GET /tap is streamed by session(); only HEAD arrives here.
+            res.result(http::status::method_not_allowed);
+            res.set(http::field::allow, "GET");
+            res.body() = "/tap streams: GET only\n";
         } else {
             res.result(http::status::not_found);
-            res.body() = "not found: try /metrics, /healthz or /readyz\n";
+            res.body() = routes.tap ? "not found: try /metrics, /healthz, /readyz or /tap\n"
+                                    : "not found: try /metrics, /healthz or /readyz\n";
         }
         res.prepare_payload();
         if (req.method() == http::verb::head) res.body().clear();
@@ -87,6 +97,29 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
             auto [ec, n] =
                 co_await http::async_read(*stream, buffer, req, asio::as_tuple(use_awaitable));
             if (ec) break;
+            std::string_view target(req.target().data(), req.target().size());
+            if (req.method() == http::verb::get && self->routes.tap &&
+                target.substr(0, target.find('?')) == "/tap") {
+                auto q = target.find('?');
+                StreamAnswer answer = self->routes.tap(
+                    q == std::string_view::npos ? std::string_view() : target.substr(q + 1));
+                if (answer.status == 200) {
+                    co_await stream_lines(self, stream, req.version(), std::move(answer.lines));
+                    break;
+                }
+                http::response<http::string_body> refusal{static_cast<http::status>(answer.status),
+                                                          req.version()};
+                refusal.set(http::field::server, "cdcd");
+                refusal.set(http::field::content_type, "text/plain; charset=utf-8");
+                refusal.keep_alive(req.keep_alive());
+                refusal.body() = std::move(answer.message);
+                refusal.prepare_payload();
+                stream->expires_after(kIdleTimeout);
+                auto [wec, wn] =
+                    co_await http::async_write(*stream, refusal, asio::as_tuple(use_awaitable));
+                if (wec || !refusal.keep_alive()) break;
+                continue;
+            }
             auto res = self->handle(req);
             stream->expires_after(kIdleTimeout);
             auto [wec, wn] =
@@ -97,6 +130,62 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
         stream->socket().shutdown(tcp::socket::shutdown_send, ignored);
         stream->socket().close(ignored);
         self->sessions.erase(stream);
+    }
+
+    /// A tap's body: its lines as they come, until take() ends it, the client goes (a read on
+    /// the socket ends) or the server stops. Lines queue in the tap while a write is pending.
+    static awaitable<void> stream_lines(std::shared_ptr<Impl> self,
+                                        std::shared_ptr<beast::tcp_stream> stream, unsigned version,
+                                        LineStream lines) {
+        http::response<http::empty_body> head{http::status::ok, version};
+        head.set(http::field::server, "cdcd");
+        head.set(http::field::content_type, "application/x-ndjson");
+        head.set(http::field::cache_control, "no-store");
+        head.keep_alive(false);  // the body ends when the connection does
+        http::response_serializer<http::empty_body> serializer{head};
+        stream->expires_after(kIdleTimeout);
+        auto [hec, hn] =
+            co_await http::async_write_header(*stream, serializer, asio::as_tuple(use_awaitable));
+        struct Watch {
+            explicit Watch(asio::any_io_executor ex) : timer(ex) {}
+            asio::steady_timer timer;
+            bool client_gone = false;
+        };
+        auto watch = std::make_shared<Watch>(self->io.get_executor());
+        if (!hec) {
+            // The client sends nothing more: a read that ends means it closed the connection.
+            asio::co_spawn(
+                self->io,
+                [stream, watch]() -> awaitable<void> {
+                    char scratch[256];
+                    while (true) {
+                        auto [ec, n] = co_await stream->socket().async_read_some(
+                            asio::buffer(scratch), asio::as_tuple(use_awaitable));
+                        if (ec) break;
+                    }
+                    watch->client_gone = true;
+                    watch->timer.cancel();
+                },
+                asio::detached);
+        }
+        std::string chunk;
+        bool more = !hec;
+        while (more && !self->stopped && !watch->client_gone) {
+            chunk.clear();
+            more = lines.take(chunk);
+            if (!chunk.empty()) {
+                stream->expires_after(kIdleTimeout);
+                // Through the stream, so that a client that reads nothing for 10 s is dropped.
+                auto [ec, n] = co_await asio::async_write(*stream, asio::buffer(chunk),
+                                                          asio::as_tuple(use_awaitable));
+                if (ec) break;
+                continue;
+            }
+            if (!more) break;
+            watch->timer.expires_after(kTapPollInterval);
+            co_await watch->timer.async_wait(asio::as_tuple(use_awaitable));
+        }
+        if (lines.close) lines.close();
     }
 
     static awaitable<void> accept_loop(std::shared_ptr<Impl> self) {

@@ -5,17 +5,35 @@
 //   GET /healthz  200 while the process runs (liveness)
 //   GET /readyz   200 once state is restored and every source runs; 503 while starting and
 //                 draining (readiness)
+//   GET /tap?…    JSON lines of sampled events (`cdcd tap`), streamed until the client goes
 //
 // Beast stays inside admin_server.cpp. Requests are small and answered at once; a client that
-// sends nothing for 10 s is disconnected.
+// sends nothing for 10 s is disconnected. A tap's body is written as its lines come (no length,
+// Connection: close); the loop never waits for a slow reader, the tap's bounded queue drops.
 #include <boost/asio/io_context.hpp>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "admin/address.h"
 
 namespace cdcd::admin {
+
+/// What GET /tap streams.
+struct LineStream {
+    /// Appends the lines ready now to `out`; false once nothing more will come.
+    std::function<bool(std::string& out)> take;
+    /// Called once when the stream ends: the client went, the server stopped, or take() ended it.
+    std::function<void()> close;
+};
+
+/// The answer to GET /tap: 200 and its lines, or another status with `message` as the body.
+struct StreamAnswer {
+    int status = 200;
+    std::string message;
+    LineStream lines;
+};
 
 struct Routes {
     /// Body of /metrics.
@@ -23,6 +41,8 @@ struct Routes {
     /// Whether /readyz answers 200, and a one-word state for its body ("running", "draining"...).
     std::function<bool()> ready;
     std::function<std::string()> state;
+    /// GET /tap: called with the query string (after '?'); unset: /tap is not found.
+    std::function<StreamAnswer(std::string_view query)> tap;
 };
 
 class AdminServer {

@@ -18,11 +18,25 @@ Service::Service(PipelineRuntime& runtime, ServiceOptions options)
         routes.metrics = [this] { return runtime_.metrics().expose(); };
         routes.ready = [this] { return runtime_.phase() == RuntimePhase::Running; };
         routes.state = [this] { return std::string(to_string(runtime_.phase())); };
+        routes.tap = [this](std::string_view query) {
+            TapHub& hub = runtime_.taps();
+            TapHub::Opened opened = hub.open(query);
+            admin::StreamAnswer answer{opened.status, std::move(opened.message), {}};
+            if (!opened.tap) return answer;
+            answer.lines.take = [&hub, tap = opened.tap](std::string& out) {
+                // complete() before take(): lines queued after it are still taken this time.
+                bool complete = tap->complete();
+                hub.take(*tap, out);
+                return !complete;
+            };
+            answer.lines.close = [&hub, tap = opened.tap] { hub.close(tap); };
+            return answer;
+        };
         admin_ =
             std::make_unique<admin::AdminServer>(runtime.io(), *options_.admin, std::move(routes));
         admin::Address bound = *options_.admin;
         bound.port = admin_->port();
-        spdlog::info("admin endpoint listening on http://{} (/metrics, /healthz, /readyz)",
+        spdlog::info("admin endpoint listening on http://{} (/metrics, /healthz, /readyz, /tap)",
                      bound.to_string());
     }
     wait_for_sighup();

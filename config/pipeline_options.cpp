@@ -103,6 +103,16 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
                   "and results are capped at 19 or 38 digits (a value that needs more is "
                   "NULL), as Flink CDC's FlinkCdcTypeSystem")
             .to(&PipelineOptions::decimal_precision_mode),
+        OptionSpec::boolean("tap.enabled")
+            .default_("true")
+            .desc("Whether `cdcd tap` may sample this pipeline's events through the admin "
+                  "endpoint's /tap; false answers 403")
+            .to(&PipelineOptions::tap_enabled),
+        OptionSpec::list("tap.sensitive-columns")
+            .desc("Columns whose values `cdcd tap` prints as \"***\": comma-separated "
+                  "TABLE.COLUMN entries, the table a selector as in transform source-table (or "
+                  "* for any table), the column a regex; e.g. *.password, app.users.email")
+            .to(&PipelineOptions::tap_sensitive_columns),
     }};
     return bindings;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/option_binding.h"
 #include "config/option_spec.h"
@@ -35,6 +36,8 @@ struct PipelineOptions {
     std::string bad_record_policy;
     std::optional<std::string> dead_letter_path;
     std::string decimal_precision_mode;
+    bool tap_enabled = true;
+    std::vector<std::string> tap_sensitive_columns;
 };
 
 // Every option of the `pipeline` block, declared and bound to PipelineOptions.

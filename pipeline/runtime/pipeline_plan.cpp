@@ -166,6 +166,13 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.partitioning = parse_partitioning_strategy(p->partitioning_strategy)
                             .value_or(PartitioningStrategy::SinkDefined);
     plan.batch = p->batch;
+    plan.tap_enabled = p->tap_enabled;
+    std::string sensitive_error;
+    if (auto sensitive = SensitiveColumns::parse(p->tap_sensitive_columns, &sensitive_error))
+        plan.tap_sensitive_columns = std::move(*sensitive);
+    else
+        diags.error(p.where(p->tap_sensitive_columns),
+                    "invalid pipeline.tap.sensitive-columns: " + sensitive_error);
     if (plan.batch && source_valid && plan.source_factory)
         check_batch_source(plan, definition, diags);
 

@@ -11,6 +11,7 @@
 #include "pipeline/connector/registry.h"
 #include "pipeline/route/router.h"
 #include "pipeline/runtime/partitioner.h"
+#include "pipeline/runtime/sensitive_columns.h"
 #include "pipeline/schema/schema_change_filter.h"
 
 namespace cdcd {
@@ -46,6 +47,9 @@ struct PipelinePlan {
     bool batch = false;
     /// transform.decimal.precision.mode ({} is UP_TO_19, the default).
     transform::DecimalPrecisionMode decimal_precision_mode{};
+    /// pipeline.tap.enabled and pipeline.tap.sensitive-columns (`cdcd tap`).
+    bool tap_enabled = true;
+    SensitiveColumns tap_sensitive_columns;
 
     /// A fresh router (routers cache per table, so each run gets its own).
     Router make_router() const;

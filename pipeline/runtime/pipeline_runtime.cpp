@@ -43,8 +43,8 @@ void PipelineRuntime::Impl::build() {
     transform = plan.make_transform(source.get());
     if (transform) {
         transform->set_bad_records(bad_records.transform_stage.get());
-        transform_stage =
-            std::make_unique<TransformStage>(io, *transform, bad_records.transform_stage.get());
+        transform_stage = std::make_unique<TransformStage>(
+            io, *transform, bad_records.transform_stage.get(), &taps);
     }
     schema_operator = std::make_unique<SchemaOperator>(
         plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
@@ -153,6 +153,9 @@ awaitable<void> PipelineRuntime::Impl::processor_task() {
         if (ec) co_return;
         --queued[0];
         if (auto* batch = std::get_if<EventBatch>(&element)) {
+            // Before the schema operator sees the batch: its upstream schemas are the source's.
+            taps.offer(TapPoint::Source, *batch,
+                       [this](TableId t) { return schema_operator->upstream_schema(t); });
             co_await route(*batch, out);
         } else if (auto* barrier = std::get_if<Barrier>(&element)) {
             std::string no_transform_state;
@@ -210,7 +213,12 @@ awaitable<void> PipelineRuntime::Impl::dispatch(EventBatch& out) {
     if (out.empty()) co_return;
     events_out += out.size();
     rm.sink.records_in.inc(out.size());
+    // The schema operator has applied every schema change in `out` (a change flushes what came
+    // before it): sink schemas are those of the events.
+    auto sink_schema = [this](TableId t) { return schema_operator->sink_schema(t); };
+    taps.offer(TapPoint::Transform, out, sink_schema);
     if (writers.size() == 1) {
+        taps.offer(TapPoint::Sink, out, sink_schema, 0);
         EventBatch batch;
         batch.swap(out);
         rm.sink_batches.inc();
@@ -239,6 +247,7 @@ awaitable<void> PipelineRuntime::Impl::dispatch(EventBatch& out) {
     // of their own measured slower (their rows no longer fit the caches).
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (parts[i].empty()) continue;
+        taps.offer(TapPoint::Sink, parts[i], sink_schema, static_cast<int>(i));
         rm.sink_batches.inc();
         co_await send_to_writer(i, WriterElement(std::move(parts[i])));
     }
@@ -523,6 +532,9 @@ metrics::Registry& PipelineRuntime::metrics() {
 }
 RuntimePhase PipelineRuntime::phase() const {
     return impl_->phase;
+}
+TapHub& PipelineRuntime::taps() {
+    return impl_->taps;
 }
 
 }  // namespace cdcd

@@ -19,6 +19,7 @@
 
 #include "metrics/registry.h"
 #include "pipeline/runtime/pipeline_plan.h"
+#include "pipeline/runtime/tap_hub.h"
 
 namespace cdcd {
 
@@ -52,6 +53,8 @@ class PipelineRuntime {
     /// The pipeline's metrics (constant label pipeline=<name>); connectors get it too.
     metrics::Registry& metrics();
     RuntimePhase phase() const;
+    /// The taps of `GET /tap` (used on the event loop).
+    TapHub& taps();
 
   private:
     struct Impl;

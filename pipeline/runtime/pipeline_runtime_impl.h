@@ -26,6 +26,7 @@
 #include "pipeline/runtime/dead_letter_file.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 #include "pipeline/runtime/runtime_metrics.h"
+#include "pipeline/runtime/tap_hub.h"
 #include "pipeline/runtime/transform_stage.h"
 #include "pipeline/runtime/writer_loops.h"
 #include "pipeline/schema/schema_operator.h"
@@ -86,6 +87,7 @@ struct PipelineRuntime::Impl {
           options(std::move(o)),
           registry(metrics::Labels{{"pipeline", plan.settings.name}}),
           rm(registry, plan.definition.source.type, plan.definition.sink.type),
+          taps(TapSettings{plan.tap_enabled, plan.tap_sensitive_columns}, registry),
           source_channel(io, kChannelCapacity),
           checkpoint_timer(io),
           drain_timer(io),
@@ -195,6 +197,8 @@ struct PipelineRuntime::Impl {
     RunOptions options;
     metrics::Registry registry;
     RuntimeMetrics rm;
+    // Before io: the admin endpoint's tap sessions, destroyed with the loop, detach from it.
+    TapHub taps;
     RuntimePhase phase = RuntimePhase::Starting;
     std::deque<std::atomic<std::int64_t>> queued;  // decremented by writers, maybe on their loops
     asio::io_context io{1};

@@ -22,9 +22,10 @@ constexpr std::size_t kMaxSpareRows = 16384;
 }  // namespace
 
 TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op,
-                               BadRecordStage* bad_records)
+                               BadRecordStage* bad_records, TapHub* taps)
     : op_(op),
       bad_records_(bad_records),
+      taps_(taps),
       work_(loop, kChannelCapacity),
       results_(loop, kChannelCapacity) {
     asio::co_spawn(thread_, run(), asio::detached);
@@ -58,6 +59,9 @@ asio::awaitable<void> TransformStage::run() {
         Transformed out;
         try {
             if (auto* batch = std::get_if<EventBatch>(&work.element)) {
+                if (taps_)
+                    taps_->offer(TapPoint::Source, *batch,
+                                 [this](TableId t) { return op_.upstream_schema(t); });
                 EventBatch transformed;
                 rows.retired.reserve(2 * batch->size());  // at most two row images per event
                 op_.process(*batch, transformed, &rows);

@@ -20,6 +20,7 @@
 
 #include "pipeline/connector/stream.h"
 #include "pipeline/runtime/bad_record_stage.h"
+#include "pipeline/runtime/tap_hub.h"
 #include "pipeline/transform/transform_operator.h"
 
 namespace cdcd {
@@ -34,9 +35,10 @@ class TransformStage {
     };
 
     /// `bad_records` (optional) is the transform's stage of the bad-record policy, used on the
-    /// transform thread only: its dead-letter lines are cut at each barrier.
+    /// transform thread only: its dead-letter lines are cut at each barrier. `taps` (optional)
+    /// is offered each batch at the source point, on the transform thread, before the transform.
     TransformStage(boost::asio::io_context& loop, transform::TransformOperator& op,
-                   BadRecordStage* bad_records = nullptr);
+                   BadRecordStage* bad_records = nullptr, TapHub* taps = nullptr);
     ~TransformStage();  // closes both channels and joins the thread
     TransformStage(const TransformStage&) = delete;
     TransformStage& operator=(const TransformStage&) = delete;
@@ -77,6 +79,7 @@ class TransformStage {
 
     transform::TransformOperator& op_;
     BadRecordStage* bad_records_;
+    TapHub* taps_;
     WorkChannel work_;
     ResultChannel results_;
     // On the loop: written rows of at least written_row_size_ bytes (the last nonzero

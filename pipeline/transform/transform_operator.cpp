@@ -438,6 +438,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
             if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
                 const Rule* r = rule_for(table);
                 if (!r) {
+                    track_unselected(ev);
                     out.push_back(std::move(ev));
                     continue;
                 }
@@ -450,6 +451,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
                 out.push_back(Event(CreateTableEvent{table, std::move(output)}));
                 continue;
             }
+            if (!is_data_change(ev)) track_unselected(ev);
             out.push_back(std::move(ev));  // unmatched (or not yet created) table: untouched
             continue;
         }
@@ -468,6 +470,31 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
     }
 }
 
+void TransformOperator::track_unselected(const Event& e) {
+    TableId table = table_of(e);
+    if (const auto* create = std::get_if<CreateTableEvent>(&e)) {
+        unselected_.insert_or_assign(table, create->schema);
+        return;
+    }
+    auto it = unselected_.find(table);
+    if (it == unselected_.end()) return;
+    if (std::holds_alternative<DropTableEvent>(e)) {
+        unselected_.erase(it);
+        return;
+    }
+    try {
+        it->second = apply_schema_change(it->second, *as_schema_change(e));
+    } catch (const SchemaChangeError&) {
+        unselected_.erase(it);  // unknown rather than wrong
+    }
+}
+
+const Schema* TransformOperator::upstream_schema(TableId table) const {
+    if (auto it = tables_.find(table); it != tables_.end()) return &it->second.upstream;
+    if (auto it = unselected_.find(table); it != unselected_.end()) return &it->second;
+    return nullptr;
+}
+
 std::string TransformOperator::snapshot_state() const {
     TableSchemas tables;
     for (const auto& [id, st] : tables_) tables.emplace_back(id, st.upstream);
@@ -479,6 +506,7 @@ std::string TransformOperator::snapshot_state() const {
 void TransformOperator::restore(std::string_view state) {
     last_state_ = nullptr;
     tables_.clear();
+    unselected_.clear();
     if (state.empty()) return;
     for (auto& [id, schema] : table_schemas_from_json(state)) {
         const Rule* r = rule_for(id);

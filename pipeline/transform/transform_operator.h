@@ -62,6 +62,10 @@ class TransformOperator {
     /// capacity spare buffers need.
     std::size_t row_size_hint() const { return row_size_hint_; }
     std::string snapshot_state() const;  // upstream schemas per table
+    /// The schema `table` had as the source emitted it, as of the events processed so far (for
+    /// `cdcd tap` at the source point); nullptr when unknown: a table no rule selects is known
+    /// from its CreateTableEvent on, not across a restore.
+    const Schema* upstream_schema(TableId table) const;
     void restore(std::string_view state);
 
     /// Binds the rule that selects `table` to `schema` now (validate-time check); throws
@@ -105,6 +109,8 @@ class TransformOperator {
     std::unique_ptr<BoundProjection> bind(const Rule& rule, TableId table, const Schema& schema,
                                           BindFailure* failure = nullptr) const;
     void on_schema_change(Event& e, TableState& st, EventBatch& out);
+    // Follows the schema of a table no rule selects (only upstream_schema() reads it).
+    void track_unselected(const Event& e);
     void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
     // on_data, with a failing row handed to the bad-record policy (when it is not `fail`).
     void on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out);
@@ -119,7 +125,8 @@ class TransformOperator {
     std::vector<SourceMetadataColumn> source_metadata_;
     TransformFunctions functions_;  // the pipeline's connector functions (FETCH_CONTENT, ...)
     std::unordered_map<TableId, TableState> tables_;
-    TableId last_table_;                // the table of the last data change event
+    std::unordered_map<TableId, Schema> unselected_;  // tables no rule selects
+    TableId last_table_;                              // the table of the last data change event
     TableState* last_state_ = nullptr;  // its state in tables_ (cleared when tables_ is)
     EvalContext ctx_;
     std::optional<std::int64_t> fixed_now_;  // fix_clock()
