@@ -22,6 +22,7 @@ Usage:
            [--pipeline-file PIPELINE.yaml [--secrets FILE]] [--id N]
   cdcd describe [CONNECTOR|pipeline] [--format text|markdown]
   cdcd top [ADDRESS ...] [--interval DURATION] [--once]
+  cdcd tap [ADDRESS] [--point source|transform|sink] [--table SELECTOR] [--rate N] [--limit N]
   cdcd version
   cdcd --help
 
@@ -61,6 +62,14 @@ cdcd top (docs/operations.md): a live view of running daemons, from their admin 
   --once               print one frame (rates over one interval) and exit, as without a
                        terminal; exit status 1 when no daemon could be read
 
+cdcd tap (docs/operations.md): a running daemon's events at one point, as JSON lines
+  ADDRESS              as for cdcd top; default 127.0.0.1:8081
+  --point P            source (as emitted), transform (after transform and route, the
+                       default) or sink (as handed to each sink writer)
+  --table SELECTOR     only these tables (a selector as in transform source-table)
+  --rate N             at most N events a second (default 100, at most 1000)
+  --limit N            exit after N lines (default: until interrupted or the daemon stops)
+
 Signals: SIGTERM/SIGINT drain (final checkpoint, exit 0); a second one exits at once (130);
 SIGHUP reopens --log-file.
 )";
@@ -74,6 +83,17 @@ std::uint64_t checkpoint_id_of(const std::string& flag, const std::string& v) {
     if (v.empty() || ec != std::errc() || ptr != v.data() + v.size())
         throw std::invalid_argument(flag + " must be a checkpoint id (a number), not '" + v + "'");
     return id;
+}
+
+std::uint64_t count_of(const std::string& flag, const std::string& v, std::uint64_t min,
+                       std::uint64_t max, const char* what) {
+    std::uint64_t n = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (v.empty() || ec != std::errc() || ptr != v.data() + v.size() || n < min || n > max)
+        throw std::invalid_argument(flag + " must be a number of " + what + " from " +
+                                    std::to_string(min) + " to " + std::to_string(max) + ", not '" +
+                                    v + "'");
+    return n;
 }
 
 }  // namespace
@@ -146,6 +166,19 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             o.tests_file = value_of(i, flag);
         } else if (a == "--once") {
             o.once = true;
+        } else if (flag == "--point") {
+            o.tap_point = value_of(i, flag);
+            if (o.tap_point != "source" && o.tap_point != "transform" && o.tap_point != "sink")
+                throw std::invalid_argument("--point must be source, transform or sink, not '" +
+                                            o.tap_point + "'");
+        } else if (flag == "--table") {
+            o.tap_table = value_of(i, flag);
+            if (o.tap_table.empty()) throw std::invalid_argument("--table needs a table selector");
+        } else if (flag == "--rate") {
+            o.tap_rate = static_cast<std::uint32_t>(
+                count_of(flag, value_of(i, flag), 1, 1000, "events a second"));
+        } else if (flag == "--limit") {
+            o.tap_limit = count_of(flag, value_of(i, flag), 1, 1'000'000'000, "lines");
         } else if (a.starts_with("-")) {
             throw std::invalid_argument("unknown option " + a + " (see cdcd --help)");
         } else if (o.command.empty()) {

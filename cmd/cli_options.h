@@ -11,7 +11,7 @@
 namespace cdcd::cli {
 
 struct CliOptions {
-    std::string command;  // run, validate, test, describe, checkpoints, top, version, help
+    std::string command;  // run, validate, test, describe, checkpoints, top, tap, version, help
     std::optional<std::string> argument;
     std::string state_dir;
     std::string secrets_file;
@@ -32,6 +32,11 @@ struct CliOptions {
     std::vector<std::string> addresses;  // every positional argument
     std::chrono::milliseconds interval{1000};
     bool once = false;
+    // cdcd tap (its address is `argument`)
+    std::string tap_point = "transform";
+    std::string tap_table;
+    std::uint32_t tap_rate = 0;   // 0: the daemon's default
+    std::uint64_t tap_limit = 0;  // 0: no limit
 };
 
 /// The spdlog name (trace, debug, info, warn, error, critical, off) of a --log-level value, read

@@ -12,6 +12,7 @@
 #include "cmd/json_log_formatter.h"
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
+#include "cmd/tap/tap_command.h"
 #include "cmd/test/test_command.h"
 #include "cmd/top/top_command.h"
 #include "config/diagnostics.h"
@@ -144,6 +145,9 @@ int run_command(const cli::CliOptions& o) {
                                       stdout);
     }
     if (o.command == "top") return top::top_command({o.addresses, o.interval, o.once});
+    if (o.command == "tap")
+        return tap::tap_command(
+            {o.argument.value_or(""), o.tap_point, o.tap_table, o.tap_rate, o.tap_limit});
     if (o.command == "run") {
         auto plan = load_plan(o);
         service::ServiceOptions service_options;
