@@ -24,8 +24,11 @@ std::vector<std::string> split_parts(std::string_view s) {
     return out;
 }
 
-std::string any_if_star(const std::string& part) {
-    return part == "*" ? ".*" : part;
+// `*` alone: any name, written for the regex itself (`.*`) or for a table selector, where a
+// bare dot separates parts (`\.*`).
+std::string any_if_star(const std::string& part, bool in_selector) {
+    if (part != "*") return part;
+    return in_selector ? "\\.*" : ".*";
 }
 
 }  // namespace
@@ -46,7 +49,10 @@ std::optional<SensitiveColumns> SensitiveColumns::parse(const std::vector<std::s
         }
         Rule rule;
         regex::Error err;
-        std::string column = any_if_star(parts.back());
+        // As in a selector's parts, `\.` is the regex's any-char.
+        std::string column = any_if_star(parts.back(), false);
+        for (auto at = column.find("\\."); at != std::string::npos; at = column.find("\\.", at))
+            column.erase(at, 1);
         auto re = regex::compile_java(column, &err, {.case_insensitive = true});
         if (!re) {
             if (error) *error = "sensitive column '" + entry + "': " + regex::refusal(column, err);
@@ -56,7 +62,8 @@ std::optional<SensitiveColumns> SensitiveColumns::parse(const std::vector<std::s
         parts.pop_back();
         if (!(parts.size() == 1 && parts[0] == "*")) {
             std::string selector;
-            for (const auto& p : parts) selector += (selector.empty() ? "" : ".") + any_if_star(p);
+            for (const auto& p : parts)
+                selector += (selector.empty() ? "" : ".") + any_if_star(p, true);
             std::string why;
             auto tables = Selectors::parse(selector, &why);
             if (!tables) {

@@ -2,9 +2,10 @@
 // `pipeline.tap.sensitive-columns`: columns whose values a tap never shows (printed as "***").
 // Each entry is TABLE_SELECTOR.COLUMN: the table part as in transform `source-table` (1 to 3
 // dot-separated, case-insensitive regexes; the part count must equal the table id's), the last
-// part a case-insensitive regex for the column name, each matched in full. `*` alone as a part
-// means any name, and a table part of just `*` any table: `*.password`, `app.*.card_.*`,
-// `app.users.email`. Matched against the table and column names at the point tapped.
+// part a case-insensitive regex for the column name, each matched in full; as in selectors, `\.`
+// is the regex's any-char inside a part. `*` alone as a part means any name, and a table part of
+// just `*` any table: `*.password`, `app.*.card_\.*`, `app.users.email`. Matched against the
+// table and column names at the point tapped.
 #include <memory>
 #include <optional>
 #include <string>

@@ -94,3 +94,77 @@ TEST_CASE("admin endpoint reports an address it cannot bind") {
     CHECK_THROWS_WITH(admin::AdminServer(io, taken, {}),
                       Catch::Contains("cannot listen on 127.0.0.1:"));
 }
+
+TEST_CASE("admin endpoint streams a tap's lines until its stream ends, and refuses as told") {
+    asio::io_context io;
+    int takes = 0;
+    bool closed = false;
+    std::string query_seen;
+    admin::Routes routes;
+    routes.tap = [&](std::string_view query) {
+        query_seen = std::string(query);
+        if (query == "bad") return admin::StreamAnswer{400, "tap: parameter x\n", {}};
+        admin::StreamAnswer answer;
+        // Three lines over three takes, an empty take between, then the end.
+        answer.lines.take = [&](std::string& out) {
+            ++takes;
+            if (takes == 2) return true;
+            if (takes <= 4) out += "{\"n\":" + std::to_string(takes) + "}\n";
+            return takes < 4;
+        };
+        answer.lines.close = [&] { closed = true; };
+        return answer;
+    };
+    admin::AdminServer server(io, admin::parse_address("127.0.0.1:0"), routes);
+    std::thread loop([&] { io.run(); });
+
+    auto streamed = get_path(server.port(), "/tap?point=sink&limit=3");
+    CHECK(streamed.starts_with("HTTP/1.1 200 OK\r\n"));
+    CHECK(streamed.find("Content-Type: application/x-ndjson") != std::string::npos);
+    CHECK(streamed.find("Content-Length") == std::string::npos);
+    CHECK(streamed.ends_with("\r\n\r\n{\"n\":1}\n{\"n\":3}\n{\"n\":4}\n"));
+    auto refused = get_path(server.port(), "/tap?bad");
+    CHECK(refused.starts_with("HTTP/1.1 400 Bad Request\r\n"));
+    CHECK(refused.ends_with("tap: parameter x\n"));
+    CHECK(get(server.port(), "HEAD /tap HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+              .starts_with("HTTP/1.1 405"));
+
+    asio::post(io, [&] { server.stop(); });
+    loop.join();
+    CHECK(query_seen == "bad");
+    CHECK(closed);
+}
+
+TEST_CASE("admin endpoint ends a tap whose client went away") {
+    asio::io_context io;
+    bool closed = false;
+    admin::Routes routes;
+    routes.tap = [&](std::string_view) {
+        admin::StreamAnswer answer;
+        answer.lines.take = [](std::string&) { return true; };  // nothing yet, never ends
+        answer.lines.close = [&] { closed = true; };
+        return answer;
+    };
+    admin::AdminServer server(io, admin::parse_address("127.0.0.1:0"), routes);
+    std::thread loop([&] { io.run(); });
+    {
+        asio::io_context client;
+        asio::ip::tcp::socket socket(client);
+        socket.connect({asio::ip::make_address("127.0.0.1"), server.port()});
+        asio::write(socket, asio::buffer(std::string("GET /tap HTTP/1.1\r\nHost: x\r\n\r\n")));
+        std::string head(64, '\0');
+        socket.read_some(asio::buffer(head));
+        CHECK(head.starts_with("HTTP/1.1 200 OK"));
+    }  // the client closes
+    for (int i = 0; i < 100; ++i) {
+        bool done = false;
+        asio::post(io, [&] { done = closed; });
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (done) break;
+    }
+    asio::post(io, [&] {
+        CHECK(closed);  // before stop(): the closed connection ended the tap
+        server.stop();
+    });
+    loop.join();
+}
