@@ -12,6 +12,10 @@ TapHub::TapHub(TapSettings settings, metrics::Registry& registry) : settings_(st
         dropped_[i] = &registry.counter(
             "cdcd_tap_events_dropped_total",
             "Sampled events a tap dropped because its client read too slowly", labels);
+        registry.counter_fn(
+            "cdcd_tap_sampling_seconds_total",
+            "Time the pipeline's threads spent sampling events for cdcd tap", labels,
+            [this, i] { return static_cast<double>(sampling_ns_[i].load()) / 1e9; });
         registry.gauge_fn("cdcd_taps_attached", "cdcd tap clients attached now", labels,
                           [this, i] { return static_cast<double>(attached_[i].load()); });
     }
@@ -65,8 +69,15 @@ void TapHub::offer_attached(TapPoint point, const EventBatch& batch, const TapSc
                             int writer) {
     auto now = TapTokenBucket::Clock::now();
     std::size_t i = index(point);
-    std::lock_guard lock(mutexes_[i]);
-    for (const auto& tap : taps_[i]) tap->offer(batch, lookup, writer, now);
+    {
+        std::lock_guard lock(mutexes_[i]);
+        for (const auto& tap : taps_[i]) tap->offer(batch, lookup, writer, now);
+    }
+    auto spent = TapTokenBucket::Clock::now() - now;
+    sampling_ns_[i].fetch_add(
+        static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(spent).count()),
+        std::memory_order_relaxed);
 }
 
 }  // namespace cdcd

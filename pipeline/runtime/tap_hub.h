@@ -60,6 +60,8 @@ class TapHub {
     std::size_t open_taps_ = 0;  // on the event loop only
     std::array<metrics::Counter*, kTapPointCount> sent_{};
     std::array<metrics::Counter*, kTapPointCount> dropped_{};
+    // What sampling cost the pipeline's threads, per point (cdcd_tap_sampling_seconds_total).
+    std::array<std::atomic<std::uint64_t>, kTapPointCount> sampling_ns_{};
 };
 
 }  // namespace cdcd

@@ -1,8 +1,9 @@
 // The small parsers from hostile text, the first byte picking one: durations and memory sizes
 // (Flink's spellings and ISO 8601), URLs, Retry-After, percent-encoding, base64, data types,
 // table ids, decimals, secrets files, Java's sasl.jaas.config, JSON string escaping, cgroup CPU
-// quotas (first byte 255) and the Prometheus text `cdcd top` reads (first byte 254, drawn as a
-// screen too), after the others so their seeds keep their meaning. Each either
+// quotas (first byte 255), the Prometheus text `cdcd top` reads (first byte 254, drawn as a
+// screen too) and the query string of the admin endpoint's GET /tap (first byte 253), after the
+// others so their seeds keep their meaning. Each either
 // refuses the text or gives a value that survives a round trip through its printer (JSON: a UTF-8
 // text quoted by cdcd's writer reads back as itself).
 #include <simdjson.h>
@@ -22,7 +23,9 @@
 #include "net/url.h"
 #include "pipeline/data/table_id.h"
 #include "pipeline/data/values.h"
+#include "pipeline/route/selectors.h"
 #include "pipeline/runtime/available_cpus.h"
+#include "pipeline/runtime/tap_request.h"
 #include "pipeline/types/data_type.h"
 #include "pipeline/util/base64.h"
 #include "pipeline/util/json_escape.h"
@@ -60,6 +63,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         now.at = 1;
         for (const auto& line : top::daemon_lines(now, &before, 80))
             check(top::fit(line, 80) == line);
+        return 0;
+    }
+    if (data[0] == 253) {  // a tap's query: refused, or within its bounds with a valid selector
+        try {
+            TapRequest request = parse_tap_request(text);
+            check(request.rate >= 1 && request.rate <= kMaxTapRate);
+            check(request.limit <= 1'000'000'000);
+            check(request.table.empty() || Selectors::parse(request.table, nullptr) != nullptr);
+        } catch (const TapRequestError&) {
+        }
         return 0;
     }
     switch (data[0] % 12) {

@@ -82,6 +82,17 @@ TEST_CASE("a tap samples its point only, up to its limit, and then is complete")
     CHECK(f.registry.expose().find(R"(cdcd_tap_lines_sent_total{point="source"} 5)") !=
           std::string::npos);
     CHECK(f.registry.expose().find(R"(cdcd_taps_attached{point="source"} 1)") != std::string::npos);
+    // Sampling took some time, well under a second; nothing was sampled at the sink point.
+    auto sampling_seconds = [&](const char* point) {
+        std::string key = std::string("cdcd_tap_sampling_seconds_total{point=\"") + point + "\"} ";
+        std::string text = f.registry.expose();
+        auto at = text.find(key);
+        REQUIRE(at != std::string::npos);
+        return std::stod(text.substr(at + key.size()));
+    };
+    CHECK(sampling_seconds("source") > 0);
+    CHECK(sampling_seconds("source") < 1);
+    CHECK(sampling_seconds("sink") == 0);
     hub.close(opened.tap);
     CHECK(f.registry.expose().find(R"(cdcd_taps_attached{point="source"} 0)") != std::string::npos);
 }
