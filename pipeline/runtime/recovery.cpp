@@ -182,9 +182,12 @@ void PipelineRuntime::Impl::restore_parts(const state::Checkpoint& chosen,
                  [&](const std::string& s) { source->restore(s); });
     restore_part("schema", "the schema operator",
                  [&](const std::string& s) { schema_operator->restore(s); });
-    if (transform)
+    if (transform) {
         restore_part("transform", "the transform",
                      [&](const std::string& s) { transform->restore(s); });
+        // For `cdcd tap` at the source point (TransformOperator::upstream_schema).
+        transform->restore_unselected(schema_operator->upstream_schemas());
+    }
     if (dead_letters) {
         if (chosen.parts.count("dead-letter"))
             restore_part("dead-letter", "the dead-letter file",

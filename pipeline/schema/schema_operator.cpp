@@ -147,6 +147,14 @@ std::vector<std::pair<TableId, Schema>> SchemaOperator::sink_schemas() const {
     return out;
 }
 
+std::vector<std::pair<TableId, Schema>> SchemaOperator::upstream_schemas() const {
+    std::vector<std::pair<TableId, Schema>> out;
+    for (TableId t : upstream_.order) {
+        if (const SchemaPtr* s = upstream_.find(t)) out.emplace_back(t, **s);
+    }
+    return out;
+}
+
 const Schema* SchemaOperator::sink_schema(TableId sink_table) const {
     auto* p = evolved_.find(sink_table);
     return p ? p->get() : nullptr;

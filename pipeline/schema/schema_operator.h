@@ -50,6 +50,8 @@ class SchemaOperator {
     /// restore).
     std::vector<std::pair<TableId, Schema>> sink_schemas() const;
     const Schema* upstream_schema(TableId upstream) const;
+    /// Every upstream table with its schema, in first-seen order.
+    std::vector<std::pair<TableId, Schema>> upstream_schemas() const;
 
     /// Upstream and evolved schemas as JSON: {"upstream":[...],"evolved":[...]} (schema_json).
     std::string snapshot_state() const;

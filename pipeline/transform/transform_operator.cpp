@@ -489,6 +489,12 @@ void TransformOperator::track_unselected(const Event& e) {
     }
 }
 
+void TransformOperator::restore_unselected(
+    const std::vector<std::pair<TableId, Schema>>& upstream) {
+    for (const auto& [table, schema] : upstream)
+        if (!rule_for(table)) unselected_.insert_or_assign(table, schema);
+}
+
 const Schema* TransformOperator::upstream_schema(TableId table) const {
     if (auto it = tables_.find(table); it != tables_.end()) return &it->second.upstream;
     if (auto it = unselected_.find(table); it != unselected_.end()) return &it->second;

@@ -63,10 +63,14 @@ class TransformOperator {
     std::size_t row_size_hint() const { return row_size_hint_; }
     std::string snapshot_state() const;  // upstream schemas per table
     /// The schema `table` had as the source emitted it, as of the events processed so far (for
-    /// `cdcd tap` at the source point); nullptr when unknown: a table no rule selects is known
-    /// from its CreateTableEvent on, not across a restore.
+    /// `cdcd tap` at the source point); nullptr when unknown. A table no rule selects is known
+    /// from its CreateTableEvent on, and across a restore through restore_unselected().
     const Schema* upstream_schema(TableId table) const;
     void restore(std::string_view state);
+    /// After a restore: the schemas of the tables no rule selects, which its state does not keep
+    /// (the transform passes them untouched, so the schema operator's upstream schemas are
+    /// theirs), for upstream_schema().
+    void restore_unselected(const std::vector<std::pair<TableId, Schema>>& upstream);
 
     /// Binds the rule that selects `table` to `schema` now (validate-time check); throws
     /// TransformError.

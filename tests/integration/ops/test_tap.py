@@ -148,3 +148,40 @@ def test_tap_of_no_daemon_exits_1_and_a_bad_sensitive_column_is_refused_at_valid
     checked = cdcd.run(["validate", bad])
     assert checked.returncode == 1
     assert "tap.sensitive-columns" in checked.stderr and "'password' must be TABLE.COLUMN" in checked.stderr
+
+
+def test_tap_at_the_source_shows_rows_of_a_table_no_transform_selects_before_and_after_a_restart(tmp_path):
+    # The transform selects another table, so its state does not hold this one's schema. (GENERATED
+    # announces its table again after a restore; the restore of such schemas without that is
+    # transform_operator_test's "upstream schemas" case.)
+    yaml = f"""
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: 100000000
+  generator.bounded: false
+  generator.rate: 2000
+transform:
+  - source-table: other.db.t
+    projection: \\*
+sink:
+  type: values
+  print.enabled: false
+pipeline:
+  name: tap-restart
+  execution.checkpointing.interval: 200ms
+"""
+    for attempt in ("first", "restarted"):
+        port = opslib.free_port()
+        proc = opslib.start_with_admin(tmp_path, yaml, port)
+        try:
+            opslib.wait_ready(port, proc)
+            out = tap(port, "--point", "source", "--limit", "3", timeout=20)
+            assert out.returncode == 0, (attempt, out.stderr)
+            rows = lines_of(out)
+            assert len(rows) == 3 and all(set(r["after"]) == {"id", "version", "payload"} for r in rows), attempt
+        finally:
+            proc.terminate()
+            assert cdcd.wait_exit(proc, 20) == 0
+        log = proc.stderr.read()
+        assert ("restored checkpoint" in log) == (attempt == "restarted"), log

@@ -715,3 +715,31 @@ TEST_CASE("a fixed clock makes NOW(), LOCALTIMESTAMP and CURRENT_DATE read that 
           "2024-01-31T10:05, 2024-01-31T18:05, 2024-01-31, 18:05], op=INSERT, meta=()}");
     CHECK(out[2].find("after=[2, 2024-01-31T10:05, 2024-01-31T18:05,") != std::string::npos);
 }
+
+TEST_CASE("upstream schemas: selected and passed-through tables, followed and restored") {
+    auto h = make({rule("my_company.my_branch.customers", "col1, UPPER(col2) AS up")});
+    const TableId other = TableId::of("my_company", "my_branch", "orders");
+    Schema orders = SchemaBuilder().column("id", DataType::bigint()).build();
+    CHECK(h.op->upstream_schema(kTable) == nullptr);
+    h.run({Event(CreateTableEvent{kTable, customers()}), Event(CreateTableEvent{other, orders})});
+    REQUIRE(h.op->upstream_schema(kTable) != nullptr);
+    CHECK(*h.op->upstream_schema(kTable) == customers());  // the source's, not the projection's
+    REQUIRE(h.op->upstream_schema(other) != nullptr);
+    CHECK(*h.op->upstream_schema(other) == orders);
+    AddColumnEvent add{other, {{Column{"note", DataType::string(), "", std::nullopt}}}};
+    h.run({Event(add)});
+    CHECK(h.op->upstream_schema(other)->size() == 2);
+    h.run({Event(DropTableEvent{other})});
+    CHECK(h.op->upstream_schema(other) == nullptr);
+
+    // A restore keeps the selected tables' schemas in the state; the others come back from the
+    // schema operator's (which the transform passed untouched), selected tables ignored there.
+    std::string state = h.op->snapshot_state();
+    auto restored = make({rule("my_company.my_branch.customers", "col1, UPPER(col2) AS up")});
+    restored.op->restore(state);
+    restored.op->restore_unselected({{other, orders}, {kTable, orders}});
+    REQUIRE(restored.op->upstream_schema(kTable) != nullptr);
+    CHECK(*restored.op->upstream_schema(kTable) == customers());
+    REQUIRE(restored.op->upstream_schema(other) != nullptr);
+    CHECK(*restored.op->upstream_schema(other) == orders);
+}
