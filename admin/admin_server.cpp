@@ -147,7 +147,7 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
         auto [hec, hn] =
             co_await http::async_write_header(*stream, serializer, asio::as_tuple(use_awaitable));
         struct Watch {
-            explicit Watch(asio::any_io_executor ex) : timer(ex) {}
+            explicit Watch(const asio::any_io_executor& ex) : timer(ex) {}
             asio::steady_timer timer;
             bool client_gone = false;
         };
