@@ -726,7 +726,9 @@ TEST_CASE("upstream schemas: selected and passed-through tables, followed and re
     CHECK(*h.op->upstream_schema(kTable) == customers());  // the source's, not the projection's
     REQUIRE(h.op->upstream_schema(other) != nullptr);
     CHECK(*h.op->upstream_schema(other) == orders);
-    AddColumnEvent add{other, {{Column{"note", DataType::string(), "", std::nullopt}}}};
+    ColumnWithPosition note;
+    note.column = Column{"note", DataType::string(), "", std::nullopt};
+    AddColumnEvent add{other, {note}};
     h.run({Event(add)});
     CHECK(h.op->upstream_schema(other)->size() == 2);
     h.run({Event(DropTableEvent{other})});
