@@ -1,0 +1,116 @@
+#include "sources/postgres/type_mapping.h"
+
+namespace cdcd::postgres {
+
+namespace {
+
+// Flink CDC's DecimalType.MAX_PRECISION and DEFAULT_SCALE: a numeric without a precision, or
+// with one above 38, becomes DECIMAL(38, 0).
+constexpr int kMaxDecimalPrecision = 38;
+constexpr int kDefaultDecimalScale = 0;
+// time, timestamp and timestamptz without a declared precision keep microseconds.
+constexpr int kDefaultTimePrecision = 6;
+// varlena typmods carry VARHDRSZ (4) on top of the declared length.
+constexpr std::int32_t kVarHeaderSize = 4;
+
+int time_precision(std::int32_t typmod) {
+    return typmod < 0 ? kDefaultTimePrecision : static_cast<int>(typmod);
+}
+
+TypeRefusal refuse(const PgColumnType& c, const std::string& why) {
+    std::string name = c.type_name.empty() ? "oid " + std::to_string(c.type_oid) : c.type_name;
+    return TypeRefusal{"type " + name + " is not supported: " + why};
+}
+
+}  // namespace
+
+std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
+    const std::int32_t typmod = c.type_modifier;
+    switch (c.type_oid) {
+        case oid::kBool:
+            return DataType::boolean();
+        case oid::kBit:
+            if (typmod == 1) return DataType::boolean();
+            return refuse(c,
+                          "bit(n) with n > 1 (Flink CDC's BINARY(n) of Debezium's bit bytes) "
+                          "is not implemented yet");
+        case oid::kVarbit:
+            return refuse(c, "bit varying is not implemented yet");
+        case oid::kBytea:
+            return DataType::bytes();
+        case oid::kInt2:
+            return DataType::smallint();
+        case oid::kInt4:
+            return DataType::int_();
+        case oid::kInt8:
+        case oid::kOid:
+            return DataType::bigint();
+        case oid::kFloat4:
+            return DataType::float_();
+        case oid::kFloat8:
+            return DataType::double_();
+        case oid::kNumeric: {
+            if (typmod < kVarHeaderSize)
+                return DataType::decimal(kMaxDecimalPrecision, kDefaultDecimalScale);
+            const int precision = ((typmod - kVarHeaderSize) >> 16) & 0xFFFF;
+            const int scale = (typmod - kVarHeaderSize) & 0xFFFF;
+            if (precision <= 0 || precision > kMaxDecimalPrecision)
+                return DataType::decimal(kMaxDecimalPrecision, kDefaultDecimalScale);
+            // PostgreSQL 15 allows a negative scale or one above the precision (stored as 11
+            // bits, two's complement); Flink's DECIMAL cannot hold either.
+            if (scale > precision)
+                return refuse(c, "numeric(" + std::to_string(precision) +
+                                     ", ...) with a negative scale or one above the precision");
+            return DataType::decimal(precision, scale);
+        }
+        case oid::kMoney:
+            return refuse(c, "money's text depends on lc_monetary; not implemented yet");
+        case oid::kChar:
+            return DataType::char_(1);
+        case oid::kBpchar:
+            if (typmod < kVarHeaderSize) return DataType::char_(DataType::kMaxLength);
+            return DataType::char_(typmod - kVarHeaderSize);
+        case oid::kVarchar:
+            if (typmod < kVarHeaderSize) return DataType::string();
+            return DataType::varchar(typmod - kVarHeaderSize);
+        case oid::kText:
+        case oid::kUuid:
+        case oid::kJson:
+        case oid::kJsonb:
+        case oid::kXml:
+        case oid::kInet:
+        case oid::kCidr:
+        case oid::kMacaddr:
+        case oid::kMacaddr8:
+        case oid::kInt4range:
+        case oid::kNumrange:
+        case oid::kInt8range:
+        case oid::kTsrange:
+        case oid::kTstzrange:
+        case oid::kDaterange:
+            return DataType::string();
+        case oid::kPoint:
+            return refuse(c,
+                          "Flink CDC emits point as Debezium's geometry structure, which cdcd "
+                          "does not reproduce yet");
+        case oid::kDate:
+            return DataType::date();
+        case oid::kTime:
+            return DataType::time(time_precision(typmod));
+        case oid::kTimestamp:
+            return DataType::timestamp(time_precision(typmod));
+        case oid::kTimestamptz:
+            return DataType::timestamp_ltz(time_precision(typmod));
+        case oid::kInterval:
+            return refuse(c, "interval (Debezium's microseconds) is not implemented yet");
+        case oid::kTimetz:
+            return refuse(c, "Flink CDC has no mapping for time with time zone");
+        default:
+            if (c.is_enum) return DataType::string();
+            return refuse(c,
+                          "Flink CDC has no mapping for it, or cdcd does not implement it yet "
+                          "(arrays, hstore, ltree, citext, geometry)");
+    }
+}
+
+}  // namespace cdcd::postgres
