@@ -228,10 +228,6 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
                       "refused (not implemented yet). With false, a captured table whose "
                       "columns change stops the source with an error naming it.")
                 .to(&PostgresOptions::schema_change_enabled),
-            OptionSpec::string("debezium.database.sslpassword")
-                .secret()
-                .desc("Passphrase of the client key debezium.database.sslkey (redacted).")
-                .to(&PostgresOptions::ssl_password),
         },
         {config::PrefixSpec{"debezium.",
                             "Debezium properties; cdcd reads publication.name (default "

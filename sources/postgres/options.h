@@ -35,7 +35,6 @@ struct PostgresOptions {
     bool table_id_include_database = false;
     bool schema_change_enabled = false;
     std::optional<std::string> metadata_list;
-    std::optional<std::string> ssl_password;
     std::map<std::string, std::string> debezium;  // debezium.*, prefix stripped
 };
 

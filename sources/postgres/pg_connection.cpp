@@ -59,7 +59,6 @@ PgConnection::PgConnection(const PostgresSettings& s, Kind kind) : conn_(nullptr
     add("sslrootcert", s.ssl_root_cert);
     add("sslcert", s.ssl_cert);
     add("sslkey", s.ssl_key);
-    add("sslpassword", o.ssl_password);
     keys.push_back(nullptr);
     values.push_back(nullptr);
     for (int attempt = 0;; ++attempt) {
