@@ -46,6 +46,7 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
         "WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.ord",
         {relid});
     std::vector<Column> columns;
+    columns.reserve(static_cast<std::size_t>(cols.rows()));
     for (int i = 0; i < cols.rows(); ++i) {
         PgColumnType type{to_oid(cols.text(i, 1)), std::stoi(cols.text(i, 2)),
                           cols.text(i, 4) == "t", cols.text(i, 5)};
@@ -58,6 +59,7 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
         columns.push_back(Column{cols.text(i, 0), t, {}, {}});
     }
     std::vector<std::string> primary_key;
+    primary_key.reserve(static_cast<std::size_t>(keys.rows()));
     for (int i = 0; i < keys.rows(); ++i) primary_key.push_back(keys.text(i, 0));
     return Schema(std::move(columns), std::move(primary_key));
 }
