@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "pipeline/data/field_format.h"
+#include "pipeline/schema/schema_change_apply.h"
 #include "sources/postgres/text_values.h"
 #include "sources/postgres/type_mapping.h"
 
@@ -29,8 +30,8 @@ TableId TableFilter::table_id(const std::string& schema, const std::string& tabl
     return include_database_ ? TableId::of(database_, schema, table) : TableId::of(schema, table);
 }
 
-ChangeDecoder::ChangeDecoder(TableFilter filter, SchemaLookup lookup)
-    : filter_(std::move(filter)), lookup_(std::move(lookup)) {}
+ChangeDecoder::ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes)
+    : filter_(std::move(filter)), lookup_(std::move(lookup)), schema_changes_(schema_changes) {}
 
 void ChangeDecoder::add_known(const TableId& table, const Schema& schema) {
     known_[table] = schema;
@@ -75,11 +76,16 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
     }
     r.table = filter_.table_id(m.namespace_name, m.relation_name);
     if (auto known = known_.find(r.table); known != known_.end()) {
-        if (auto why = relation_differs(m, known->second))
+        auto why = relation_differs(m, known->second);
+        if (why && schema_changes_) {
+            known->second = evolve(r.table, known->second, m, out);
+            why.reset();
+        }
+        if (why)
             throw std::runtime_error(
                 "postgres source: the columns of table " + r.table.str() + " changed (" + *why +
-                "); schema change events are not implemented yet: restart with --reset-state "
-                "after the change, or capture the table anew");
+                "); with schema-change.enabled false a changed table stops the source: set it "
+                "to true, or restart with --reset-state after the change");
         r.schema = known->second;
     } else {
         r.schema = lookup_(m);
@@ -92,6 +98,93 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
     }
     for (const Column& c : r.schema.columns()) r.types.push_back(c.type);
     relations_[m.relation_oid] = std::move(r);
+}
+
+Schema ChangeDecoder::evolve(const TableId& table, const Schema& known, const RelationMessage& m,
+                             EventBatch& out) {
+    // Types from the Relation message, which is as of the change; the catalog is as of now (later
+    // DDL may have changed it again), so it only adds what a Relation cannot say: NOT NULL, and
+    // that a type of its own is an enum.
+    const Schema catalog = lookup_(m);
+    std::vector<Column> now;
+    now.reserve(m.columns.size());
+    for (const RelationColumn& c : m.columns) {
+        const Column* current = catalog.find(c.name);
+        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        if (auto* type = std::get_if<DataType>(&mapped)) {
+            const bool same = current && current->type.equals_ignoring_nullability(*type);
+            now.push_back(Column{c.name, same ? current->type : *type, {}, {}});
+        } else if (current && current->type.is_string()) {
+            now.push_back(*current);
+        } else {
+            throw std::runtime_error("postgres source: table " + table.str() + " column `" +
+                                     c.name + "`: " + std::get<TypeRefusal>(mapped).reason);
+        }
+    }
+    const std::vector<Column>& before = known.columns();
+    std::vector<SchemaChangeEvent> changes;
+    bool same_names = now.size() == before.size();
+    bool same_types = now.size() == before.size();
+    for (std::size_t i = 0; i < now.size() && i < before.size(); ++i) {
+        same_names = same_names && now[i].name == before[i].name;
+        same_types = same_types && now[i].type.equals_ignoring_nullability(before[i].type);
+    }
+    auto in = [](const std::vector<Column>& columns, const std::string& name) {
+        for (const Column& c : columns)
+            if (c.name == name) return true;
+        return false;
+    };
+    if (!same_names && same_types) {
+        // The same columns in the same places, some under new names: renames, unless a new
+        // name is an old column's (columns moved; told apart below as drops and adds).
+        RenameColumnEvent rename{table, {}};
+        bool renamed_only = true;
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (now[i].name != before[i].name) {
+                renamed_only = renamed_only && !in(before, now[i].name);
+                rename.renames.emplace_back(before[i].name, now[i].name);
+            }
+        if (renamed_only) changes.emplace_back(std::move(rename));
+        same_names = renamed_only;
+    }
+    if (!same_names) {
+        DropColumnEvent drop{table, {}};
+        for (const Column& c : before)
+            if (!in(now, c.name)) drop.dropped.push_back(c.name);
+        if (!drop.dropped.empty()) changes.emplace_back(std::move(drop));
+        AddColumnEvent add{table, {}};
+        for (std::size_t i = 0; i < now.size(); ++i) {
+            if (in(before, now[i].name)) continue;
+            ColumnWithPosition added{now[i], ColumnWithPosition::Position::Last, {}};
+            if (i == 0) {
+                added.position = ColumnWithPosition::Position::First;
+            } else if (i + 1 < now.size()) {
+                added.position = ColumnWithPosition::Position::After;
+                added.existed_column = now[i - 1].name;
+            }
+            add.added.push_back(std::move(added));
+        }
+        if (!add.added.empty()) changes.emplace_back(std::move(add));
+    }
+    AlterColumnTypeEvent alter{table, {}, {}, {}};
+    for (const Column& c : now)
+        if (const Column* old = known.find(c.name);
+            old && !c.type.equals_ignoring_nullability(old->type)) {
+            alter.new_types.emplace_back(c.name, c.type);
+            alter.old_types.emplace_back(c.name, old->type);
+        }
+    if (!alter.new_types.empty()) changes.emplace_back(std::move(alter));
+    Schema evolved = known;
+    for (auto& change : changes) {
+        evolved = apply_schema_change(evolved, change);
+        out.push_back(to_event(std::move(change)));
+    }
+    // What the events cannot say (a reordering): the table as it is now, announced anew.
+    if (evolved.column_names() != Schema(now).column_names())
+        throw std::runtime_error("postgres source: the columns of table " + table.str() +
+                                 " changed in a way no schema change event describes (were "
+                                 "columns reordered?)");
+    return evolved;
 }
 
 const ChangeDecoder::Relation* ChangeDecoder::relation(Oid oid) const {

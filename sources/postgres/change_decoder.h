@@ -1,6 +1,8 @@
 #pragma once
 // Turns decoded pgoutput messages (pgoutput_decoder.h) of the captured tables into cdcd events:
-// a Relation announces a table (CreateTableEvent the first time it is seen), Insert / Update /
+// a Relation announces a table (CreateTableEvent the first time it is seen; with schema changes
+// on, a Relation that differs from the known schema becomes DropColumn / AddColumn /
+// AlterColumnType / RenameColumn events, as far as they can be told apart), Insert / Update /
 // Delete become data changes with the values parsed from their text (text_values.h), Truncate a
 // TruncateTableEvent. Tables the selectors leave out are dropped. No connection: the schema of a
 // table seen for the first time comes from a lookup the caller provides (the catalog).
@@ -45,7 +47,9 @@ class ChangeDecoder {
     /// type is refused.
     using SchemaLookup = std::function<Schema(const RelationMessage&)>;
 
-    ChangeDecoder(TableFilter filter, SchemaLookup lookup);
+    /// `schema_changes` (schema-change.enabled): a changed table becomes schema change events;
+    /// otherwise it stops the decoder.
+    ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes = false);
 
     /// Tables announced before (restored state, or the snapshot): no CreateTableEvent again.
     void add_known(const TableId& table, const Schema& schema);
@@ -64,6 +68,10 @@ class ChangeDecoder {
         std::vector<DataType> types;
     };
     void on_relation(const RelationMessage& m, EventBatch& out);
+    /// The schema change events that turn `known` into the table `m` describes; appended to
+    /// `out`, returning the new schema.
+    Schema evolve(const TableId& table, const Schema& known, const RelationMessage& m,
+                  EventBatch& out);
     const Relation* relation(Oid oid) const;
     /// The row of `tuple`, or why it cannot be made. `old` supplies unchanged TOASTed values.
     std::optional<Row> to_row(const Relation& r, const TupleData& tuple, const TupleData* old,
@@ -73,6 +81,7 @@ class ChangeDecoder {
 
     TableFilter filter_;
     SchemaLookup lookup_;
+    bool schema_changes_;
     std::unordered_map<TableId, Schema> known_;
     std::unordered_map<Oid, Relation> relations_;
 };

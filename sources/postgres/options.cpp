@@ -224,9 +224,10 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
                 .to(&PostgresOptions::table_id_include_database),
             OptionSpec::boolean("schema-change.enabled")
                 .default_("false")
-                .desc("Flink's schema change events from pgoutput Relation messages; true is "
-                      "refused (not implemented yet). With false, a captured table whose "
-                      "columns change stops the source with an error naming it.")
+                .desc("A captured table whose columns change (a pgoutput Relation message that "
+                      "differs from its schema) becomes DropColumn, AddColumn, AlterColumnType or "
+                      "RenameColumn events; with false it stops the source with an error naming "
+                      "the table and the change.")
                 .to(&PostgresOptions::schema_change_enabled),
         },
         {config::PrefixSpec{"debezium.",
@@ -265,11 +266,6 @@ void validate_options(const config::ValidatedOptions& options, config::Diagnosti
         d.error(o.where(o->metadata_list), quoted(o->metadata_list) +
                                                " is refused: metadata columns (op_ts) are not "
                                                "implemented yet by cdcd's postgres source");
-    if (o->schema_change_enabled)
-        d.error(o.where(o->schema_change_enabled),
-                quoted(o->schema_change_enabled) +
-                    " true is refused: schema change events from Relation messages are not "
-                    "implemented yet; leave it false (a changed table then stops the source)");
     for (const auto& [key, value] : o->debezium) {
         bool read = false;
         for (const char* k : kReadDebeziumKeys) read = read || key == k;

@@ -7,6 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <stdexcept>
 
+#include "pipeline/schema/schema_change_apply.h"
 #include "sources/postgres/replication_protocol.h"
 
 namespace cdcd::postgres {
@@ -67,15 +68,17 @@ asio::awaitable<void> PostgresSource::notify_checkpoint_complete(std::uint64_t) 
 
 void PostgresSource::track_schemas(const EventBatch& events) {
     for (const Event& e : events) {
-        const auto* create = std::get_if<CreateTableEvent>(&e);
-        if (!create) continue;
+        if (is_data_change(e)) continue;
+        const SchemaChangeEvent change = *as_schema_change(e);
+        const TableId table = table_of(change);
         bool found = false;
         for (auto& [id, schema] : state_.tables)
-            if (id == create->table) {
-                schema = create->schema;
+            if (id == table) {
+                schema = apply_schema_change(schema, change);
                 found = true;
             }
-        if (!found) state_.tables.emplace_back(create->table, create->schema);
+        if (!found && std::holds_alternative<CreateTableEvent>(change))
+            state_.tables.emplace_back(table, std::get<CreateTableEvent>(change).schema);
     }
 }
 

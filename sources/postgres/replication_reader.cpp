@@ -130,10 +130,13 @@ void ReplicationReader::read() {
     }
 
     ensure_publication(catalog, settings_, tables);
-    ChangeDecoder decoder(filter, [&](const RelationMessage& m) {
-        return table_schema(catalog, m.relation_oid,
-                            filter.table_id(m.namespace_name, m.relation_name).str());
-    });
+    ChangeDecoder decoder(
+        filter,
+        [&](const RelationMessage& m) {
+            return table_schema(catalog, m.relation_oid,
+                                filter.table_id(m.namespace_name, m.relation_name).str());
+        },
+        o.schema_change_enabled);
     if (restored_)
         for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
 

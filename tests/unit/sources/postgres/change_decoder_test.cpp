@@ -42,11 +42,12 @@ struct Decoded {
 
 struct Fixture {
     int lookups = 0;
+    Schema catalog = orders_schema();  // what the catalog answers
     ChangeDecoder decoder{TableFilter("shop", "shop.public.orders", std::nullopt, false),
                           [this](const RelationMessage& m) {
                               ++lookups;
                               CHECK(m.relation_oid == kOrders);
-                              return orders_schema();
+                              return catalog;
                           }};
 
     Decoded decode(std::string_view bytes) {
@@ -217,4 +218,129 @@ TEST_CASE("change decoder: table ids with and without the database, exclusions")
     TableFilter plain("shop", "shop.public.orders", std::nullopt, false);
     CHECK(plain.table_id("public", "orders") == TableId::of("public", "orders"));
     CHECK_FALSE(plain.captures("public", "orders2"));
+}
+
+namespace {
+
+/// A decoder with schema-change.enabled, `orders` known; decodes a Relation of `columns` with
+/// the catalog answering `catalog`, returning the schema change events as Flink CDC prints them.
+std::string evolved(std::initializer_list<testing::RelationColumnSpec> columns, Schema catalog) {
+    int lookups = 0;
+    ChangeDecoder decoder(
+        TableFilter("shop", "shop.public.orders", std::nullopt, false),
+        [&](const RelationMessage&) {
+            ++lookups;
+            return catalog;
+        },
+        true);
+    decoder.add_known(TableId::of("public", "orders"), orders_schema());
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.decode(decode_pgoutput(testing::relation(kOrders, "public", "orders", columns)), events,
+                   bad);
+    std::string out;
+    for (const Event& e : events) out += format_schema_change(*as_schema_change(e)) + "\n";
+    return out;
+}
+
+constexpr std::int32_t kPrice = ((10 << 16) | 2) + 4;
+
+}  // namespace
+
+TEST_CASE("change decoder: schema changes, an added column at the end and in the middle") {
+    Schema catalog = SchemaBuilder()
+                         .column("id", DataType::int_().not_null())
+                         .column("note", DataType::string())
+                         .column("price", DataType::decimal(10, 2))
+                         .column("qty", DataType::bigint().not_null())
+                         .primary_key({"id"})
+                         .build();
+    CHECK(evolved({{"id", oid::kInt4, -1, true},
+                   {"note", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false},
+                   {"qty", oid::kInt8, -1, false}},
+                  catalog) ==
+          "AddColumnEvent{tableId=public.orders, addedColumns=[ColumnWithPosition{column=`qty` "
+          "BIGINT NOT NULL, position=LAST, existedColumnName=null}]}\n");
+    Schema middle = SchemaBuilder()
+                        .column("id", DataType::int_().not_null())
+                        .column("tag", DataType::varchar(5))
+                        .column("note", DataType::string())
+                        .column("price", DataType::decimal(10, 2))
+                        .build();
+    CHECK(evolved({{"id", oid::kInt4, -1, true},
+                   {"tag", oid::kVarchar, 9, false},
+                   {"note", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false}},
+                  middle) ==
+          "AddColumnEvent{tableId=public.orders, addedColumns=[ColumnWithPosition{column=`tag` "
+          "VARCHAR(5), position=AFTER, existedColumnName=id}]}\n");
+}
+
+TEST_CASE("change decoder: schema changes, a dropped, a renamed and a retyped column") {
+    CHECK(evolved({{"id", oid::kInt4, -1, true}, {"price", oid::kNumeric, kPrice, false}},
+                  SchemaBuilder()
+                      .column("id", DataType::int_().not_null())
+                      .column("price", DataType::decimal(10, 2))
+                      .build()) ==
+          "DropColumnEvent{tableId=public.orders, droppedColumnNames=[note]}\n");
+    CHECK(evolved({{"id", oid::kInt4, -1, true},
+                   {"remark", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false}},
+                  SchemaBuilder()
+                      .column("id", DataType::int_().not_null())
+                      .column("remark", DataType::string())
+                      .column("price", DataType::decimal(10, 2))
+                      .build()) ==
+          "RenameColumnEvent{tableId=public.orders, nameMapping={note=remark}}\n");
+    CHECK(evolved({{"id", oid::kInt8, -1, true},
+                   {"note", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false}},
+                  SchemaBuilder()
+                      .column("id", DataType::bigint().not_null())
+                      .column("note", DataType::string())
+                      .column("price", DataType::decimal(10, 2))
+                      .build()) ==
+          "AlterColumnTypeEvent{tableId=public.orders, typeMapping={id=BIGINT NOT NULL}, "
+          "oldTypeMapping={id=INT NOT NULL}, comments={}}\n");
+}
+
+TEST_CASE("change decoder: schema changes, the rows after a change use the new schema") {
+    ChangeDecoder decoder(
+        TableFilter("shop", "shop.public.orders", std::nullopt, false),
+        [](const RelationMessage&) {
+            return SchemaBuilder()
+                .column("id", DataType::int_().not_null())
+                .column("price", DataType::decimal(10, 2))
+                .build();
+        },
+        true);
+    decoder.add_known(TableId::of("public", "orders"), orders_schema());
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.decode(decode_pgoutput(testing::relation(
+                       kOrders, "public", "orders",
+                       {{"id", oid::kInt4, -1, true}, {"price", oid::kNumeric, kPrice, false}})),
+                   events, bad);
+    decoder.decode(
+        decode_pgoutput(Bytes().tag('I').u32(kOrders).tag('N').u16(2).text("4").text("1.5")),
+        events, bad);
+    REQUIRE(events.size() == 2);
+    CHECK(bad.empty());
+    const auto& insert = std::get<DataChangeEvent>(events[1]);
+    CHECK(format_data_change(insert, SchemaBuilder()
+                                         .column("id", DataType::int_().not_null())
+                                         .column("price", DataType::decimal(10, 2))
+                                         .build()) ==
+          "DataChangeEvent{tableId=public.orders, before=[], after=[4, 1.50], op=INSERT, "
+          "meta=()}");
+}
+
+TEST_CASE("change decoder: schema changes no event describes are refused") {
+    // Two columns swapped places.
+    CHECK_THROWS_WITH(evolved({{"id", oid::kInt4, -1, true},
+                               {"price", oid::kNumeric, kPrice, false},
+                               {"note", oid::kText, -1, false}},
+                              orders_schema()),
+                      Catch::Contains("no schema change event describes"));
 }
