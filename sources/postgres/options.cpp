@@ -21,11 +21,12 @@ constexpr const char* kSslKey = "database.sslkey";
 const char* const kReadDebeziumKeys[] = {
     kPublicationName, kPublicationAutocreate, kSslMode, kSslRootCert, kSslCert, kSslKey};
 
-// "Accepted, no effect" options tune Flink's chunked (incremental) snapshot, which cdcd replaces
-// with one exported snapshot of the slot: their values change nothing in what is read.
+// "Accepted, no effect" options tune Flink's chunk splitting and readers, which cdcd replaces
+// with key-ordered pages inside the slot's exported snapshot: their values change nothing in
+// what is read.
 constexpr const char* kNoEffect =
-    " Accepted and checked; no effect in cdcd, which snapshots each table whole inside the "
-    "slot's exported snapshot (docs/postgres.md).";
+    " Accepted and checked; no effect in cdcd, which reads tables in primary key order inside "
+    "the slot's exported snapshot (docs/postgres.md).";
 
 std::string split_unescaped_dots_error(const std::string& selector) {
     return "`tables` entry '" + selector +
@@ -169,14 +170,19 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
             OptionSpec::integer("scan.snapshot.fetch.size")
                 .default_("1024")
                 .range(1, 1'000'000)
-                .desc("Rows fetched from the server at once while reading the snapshot.")
+                .desc("Rows handed downstream at once while reading the snapshot (and fetched at "
+                      "once from a table without a primary key).")
                 .to(&PostgresOptions::snapshot_fetch_size),
             OptionSpec::integer("scan.incremental.snapshot.chunk.size")
                 .default_("8096")
-                .at_least(2)
-                .desc(std::string("Rows per snapshot chunk in Flink.") + kNoEffect),
+                .range(2, 10'000'000)
+                .desc("Rows per snapshot query of a table with a primary key, read in key order; "
+                      "the checkpoint records the last key emitted, so that a restart reads on "
+                      "after it.")
+                .to(&PostgresOptions::snapshot_chunk_size),
             OptionSpec::string("scan.incremental.snapshot.chunk.key-column")
-                .desc(std::string("The column Flink splits chunks by.") + kNoEffect),
+                .desc("The column Flink splits chunks by. Accepted and checked; no effect in cdcd, "
+                      "which pages through a table by its whole primary key (docs/postgres.md)."),
             OptionSpec::boolean("scan.incremental.snapshot.backfill.skip")
                 .default_("true")
                 .desc(std::string("Flink's chunk backfill.") + kNoEffect),

@@ -31,6 +31,7 @@ struct PostgresOptions {
     int connect_max_retries = 3;
     std::chrono::milliseconds heartbeat_interval{30'000};
     int snapshot_fetch_size = 1024;
+    int snapshot_chunk_size = 8096;
     int lsn_commit_delay = 3;
     bool table_id_include_database = false;
     bool schema_change_enabled = false;

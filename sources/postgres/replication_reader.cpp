@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "sources/postgres/catalog.h"
 #include "sources/postgres/change_decoder.h"
 #include "sources/postgres/pg_connection.h"
@@ -111,21 +113,28 @@ void ReplicationReader::read() {
             "postgres source: no table of database " + settings_.database +
             " matches `tables` = " + o.tables +
             (o.tables_exclude ? " and `tables.exclude` = " + *o.tables_exclude : std::string()));
-    const bool resume = restored_ && restored_->phase == Phase::Stream;
+    const bool resume_stream = restored_ && restored_->phase == Phase::Stream;
+    // Where a snapshot interrupted by a stop goes on, and the tables already announced.
+    SnapshotProgress progress;
+    std::set<TableId> announced;
+    if (restored_) {
+        for (const auto& [id, schema] : restored_->tables) announced.insert(id);
+        if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
+    }
+    const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size};
+    // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
+    auto handing_over = [this](Lsn start) {
+        return [this, start](SnapshotBatch b) {
+            return push(Chunk{std::move(b.events), std::move(b.bad_records), Phase::Snapshot, start,
+                              0, false, nullptr, std::move(b.progress)});
+        };
+    };
 
-    if (o.startup == StartupMode::Snapshot && !resume) {
+    if (o.startup == StartupMode::Snapshot && !resume_stream) {
         PgConnection snapshot(settings_, PgConnection::Kind::Normal);
-        read_snapshot(snapshot, "", tables, filter, o.snapshot_fetch_size, [&](SnapshotBatch b) {
-            Chunk chunk{std::move(b.events),
-                        std::move(b.bad_records),
-                        Phase::Snapshot,
-                        0,
-                        0,
-                        false,
-                        nullptr};
-            return push(std::move(chunk));
-        });
-        if (!stopping_) push(Chunk{{}, {}, Phase::Snapshot, 0, 0, true, nullptr});
+        read_snapshot(snapshot, "", tables, filter, snapshot_settings, progress, announced,
+                      handing_over(0));
+        if (!stopping_) push(Chunk{{}, {}, Phase::Snapshot, 0, 0, true, nullptr, {}});
         return;
     }
 
@@ -137,8 +146,6 @@ void ReplicationReader::read() {
                                 filter.table_id(m.namespace_name, m.relation_name).str());
         },
         o.schema_change_enabled);
-    if (restored_)
-        for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
 
     PgConnection replication(settings_, PgConnection::Kind::Replication);
     const std::string& slot_name = o.slot_name;
@@ -152,7 +159,8 @@ void ReplicationReader::read() {
 
     Lsn start = 0;
     std::uint64_t skip = 0;
-    if (resume) {
+    std::vector<std::pair<TableId, Schema>> snapshot_schemas;
+    if (resume_stream) {
         if (!slot)
             throw std::runtime_error(
                 "postgres source: replication slot " + slot_name +
@@ -162,47 +170,52 @@ void ReplicationReader::read() {
         start = restored_->lsn;
         skip = restored_->txn_events;
         spdlog::info(
-            "postgres source: resuming slot {} at {} (skipping {} changes already "
-            "emitted)",
+            "postgres source: resuming slot {} at {} (skipping {} changes already emitted)",
             slot_name, format_lsn(start), skip);
     } else if (o.startup == StartupMode::Initial) {
-        if (slot && restored_) {
-            // Our own slot from a snapshot that did not finish: its exported snapshot is gone.
+        if (restored_ && slot && restored_->lsn != 0) {
+            // The snapshot was interrupted: the slot still holds every change since its
+            // consistent point, so the rest of the tables is read in a snapshot of now and the
+            // stream then starts at that point. Changes to those rows in between arrive twice
+            // (once in the rows, once streamed): at-least-once, as Flink CDC without backfill.
+            start = restored_->lsn;
             spdlog::info(
-                "postgres source: the snapshot did not finish; taking it again with a "
-                "new slot {}",
-                slot_name);
-            drop_slot(catalog, slot_name);
-        } else if (slot) {
-            throw std::runtime_error(
-                "postgres source: replication slot " + slot_name +
-                " already exists; scan.startup.mode initial creates the slot itself to take a "
-                "snapshot consistent with it: drop it (SELECT pg_drop_replication_slot('" +
-                slot_name +
-                "')), name another `slot.name`, or use scan.startup.mode "
-                "committed-offset to stream from it without a snapshot");
+                "postgres source: reading on the snapshot ({} tables done); the changes "
+                "since {} follow",
+                progress.done.size(), format_lsn(start));
+            PgConnection snapshot(settings_, PgConnection::Kind::Normal);
+            snapshot_schemas = read_snapshot(snapshot, "", tables, filter, snapshot_settings,
+                                             progress, announced, handing_over(start));
+        } else {
+            if (slot)
+                throw std::runtime_error(
+                    "postgres source: replication slot " + slot_name +
+                    " already exists; scan.startup.mode initial creates the slot itself to take "
+                    "a snapshot consistent with it: drop it (SELECT pg_drop_replication_slot('" +
+                    slot_name +
+                    "')), name another `slot.name`, or use scan.startup.mode committed-offset to "
+                    "stream from it without a snapshot");
+            if (restored_)
+                spdlog::warn(
+                    "postgres source: slot {} of the unfinished snapshot is gone; taking "
+                    "the snapshot again from the start",
+                    slot_name);
+            PgResult created = replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
+                                                " LOGICAL pgoutput EXPORT_SNAPSHOT");
+            auto consistent = parse_lsn(created.text(0, 1));
+            if (!consistent)
+                throw std::runtime_error(
+                    "postgres source: CREATE_REPLICATION_SLOT answered consistent point '" +
+                    created.text(0, 1) + "'");
+            start = *consistent;
+            spdlog::info("postgres source: created slot {} at {}; reading the snapshot", slot_name,
+                         format_lsn(start));
+            PgConnection snapshot(settings_, PgConnection::Kind::Normal);
+            snapshot_schemas = read_snapshot(snapshot, created.text(0, 2), tables, filter,
+                                             snapshot_settings, {}, announced, handing_over(start));
         }
-        PgResult created = replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
-                                            " LOGICAL pgoutput EXPORT_SNAPSHOT");
-        auto consistent = parse_lsn(created.text(0, 1));
-        if (!consistent)
-            throw std::runtime_error(
-                "postgres source: CREATE_REPLICATION_SLOT answered "
-                "consistent point '" +
-                created.text(0, 1) + "'");
-        start = *consistent;
-        spdlog::info("postgres source: created slot {} at {}; reading the snapshot", slot_name,
-                     format_lsn(start));
-        PgConnection snapshot(settings_, PgConnection::Kind::Normal);
-        auto schemas =
-            read_snapshot(snapshot, created.text(0, 2), tables, filter, o.snapshot_fetch_size,
-                          [&](SnapshotBatch b) {
-                              return push(Chunk{std::move(b.events), std::move(b.bad_records),
-                                                Phase::Snapshot, start, 0, false, nullptr});
-                          });
         if (stopping_) return;
-        for (const auto& [id, schema] : schemas) decoder.add_known(id, schema);
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr})) return;
+        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
     } else {
         if (!slot) {
             PgResult created = replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
@@ -214,8 +227,12 @@ void ReplicationReader::read() {
         } else {
             start = current_wal_lsn(catalog);
         }
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr})) return;
+        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
     }
+    // What downstream was told wins over what a snapshot of now says.
+    for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
+    if (restored_)
+        for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
     stream(replication, decoder, start, skip);
 }
 
@@ -239,7 +256,7 @@ void ReplicationReader::stream(PgConnection& replication, ChangeDecoder& decoder
     Lsn committed = start;
     std::uint64_t txn_events = 0;
     bool in_txn = false;
-    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr};
+    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}};
     Lsn pushed_lsn = start;
     std::uint64_t pushed_txn_events = 0;
 
@@ -252,7 +269,7 @@ void ReplicationReader::stream(PgConnection& replication, ChangeDecoder& decoder
         pushed_lsn = pending.lsn;
         pushed_txn_events = pending.txn_events;
         Chunk out = std::move(pending);
-        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr};
+        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}};
         return push(std::move(out));
     };
 

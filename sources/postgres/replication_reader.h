@@ -33,6 +33,7 @@ struct Chunk {
     std::uint64_t txn_events = 0;
     bool end = false;  // scan.startup.mode snapshot: the snapshot is complete
     std::exception_ptr error;
+    SnapshotProgress progress;  // phase snapshot: how far the snapshot went
 };
 
 class ReplicationReader {

@@ -18,6 +18,13 @@ std::string describe_state_json(const SourceState& state) {
     w.key("phase").string(state.phase == Phase::Snapshot ? "snapshot" : "stream");
     w.key("lsn").string(format_lsn(state.lsn));
     w.key("txn_events").integer(static_cast<std::int64_t>(state.txn_events));
+    if (state.phase == Phase::Snapshot) {
+        w.key("snapshot").begin_object().key("done").begin_array();
+        for (const auto& t : state.snapshot.done) w.string(t);
+        w.end_array().key("table").string(state.snapshot.table).key("after").begin_array();
+        for (const auto& v : state.snapshot.after) w.string(v);
+        w.end_array().end_object();
+    }
     w.key("tables").raw(state.tables.empty() ? "[]" : table_schemas_to_json(state.tables));
     w.end_object();
     return out;
@@ -47,6 +54,19 @@ SourceState decode_state(std::string_view blob) {
     const std::int64_t txn_events = payload.integer("txn_events");
     if (txn_events < 0) throw reader.error("txn_events is negative");
     state.txn_events = static_cast<std::uint64_t>(txn_events);
+    // Written since snapshots are read in chunks; absent: from the start.
+    if (state.phase == Phase::Snapshot && payload.has("snapshot")) {
+        StateFields progress(reader, payload.element("snapshot"), "snapshot");
+        for (simdjson::dom::element e : progress.array("done")) {
+            if (!e.is_string()) throw reader.error("snapshot.done holds a non-string");
+            state.snapshot.done.emplace_back(std::string_view(e.get_string().value()));
+        }
+        state.snapshot.table = std::string(progress.string("table"));
+        for (simdjson::dom::element e : progress.array("after")) {
+            if (!e.is_string()) throw reader.error("snapshot.after holds a non-string");
+            state.snapshot.after.emplace_back(std::string_view(e.get_string().value()));
+        }
+    }
     try {
         state.tables = table_schemas_from_json(simdjson::minify(payload.element("tables")));
     } catch (const std::exception& e) {

@@ -27,6 +27,27 @@ TEST_CASE("postgres state: position and schemas round-trip") {
     CHECK(encode_state(back) == blob);
 }
 
+TEST_CASE("postgres state: the snapshot's progress round-trips in phase snapshot only") {
+    SourceState s;
+    s.slot = "s";
+    s.phase = Phase::Snapshot;
+    s.lsn = 0x42;
+    s.snapshot = {{"public.a", "public.b"}, "public.c", {"17", "x y"}};
+    SourceState back = decode_state(encode_state(s));
+    CHECK(back.snapshot == s.snapshot);
+    s.phase = Phase::Stream;
+    CHECK(decode_state(encode_state(s)).snapshot == SnapshotProgress{});
+    // Before chunked snapshots the state had no progress: from the start.
+    CHECK(
+        decode_state(
+            R"({"connector":"postgres-source","version":1,"state":{"slot":"s","phase":"snapshot","lsn":"0/42","txn_events":0,"tables":[]}})")
+            .snapshot == SnapshotProgress{});
+    CHECK_THROWS_WITH(
+        decode_state(
+            R"({"connector":"postgres-source","version":1,"state":{"slot":"s","phase":"snapshot","lsn":"0/42","txn_events":0,"tables":[],"snapshot":{"done":[1],"table":"","after":[]}}})"),
+        Catch::Contains("snapshot.done"));
+}
+
 TEST_CASE("postgres state: malformed states are refused naming the field") {
     auto state = [](const std::string& payload) {
         return R"({"connector":"postgres-source","version":1,"state":)" + payload + "}";
