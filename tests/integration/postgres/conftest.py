@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "services" / "postgres"))
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 
-from server import DATABASE, PASSWORD, USER, postgres_server  # noqa: E402,F401  (session fixture)
+from server import DATABASE, PASSWORD, USER, postgres_server, postgres_tls_server  # noqa: E402,F401
 from cdcd_process import cdcd_bin  # noqa: E402
 
 # Every wait in these tests ends here at the latest.

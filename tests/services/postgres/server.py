@@ -59,8 +59,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def make_certificates(directory: Path) -> dict[str, Path]:
+    """A test CA and a server certificate it signed for 127.0.0.1 (an IP subjectAltName, which
+    libpq's verify-full checks), with openssl; plus a second CA that signed nothing."""
+    directory.mkdir(parents=True, exist_ok=True)
+    run = lambda *args: subprocess.run(["openssl", *args], check=True, capture_output=True,  # noqa: E731
+                                       timeout=60, cwd=directory)
+    for ca in ("ca", "other-ca"):
+        run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN=cdcd test {ca}",
+            "-keyout", f"{ca}.key", "-out", f"{ca}.crt")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key",
+        "-out", "server.csr")
+    (directory / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-days", "2", "-extfile", "san.ext", "-out", "server.crt")
+    return {name: directory / name for name in ("ca.crt", "other-ca.crt", "server.crt", "server.key")}
+
+
 class PostgresServer:
-    def __init__(self, run_dir: str | os.PathLike | None = None, port: int | None = None):
+    def __init__(self, run_dir: str | os.PathLike | None = None, port: int | None = None,
+                 tls: bool = False):
         self._own_dir = run_dir is None
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="cdcd-pg-"))
         if os.geteuid() == 0:
@@ -72,6 +90,16 @@ class PostgresServer:
         self.port = port or free_port()
         self.bin = bin_dir()
         self.proc: subprocess.Popen | None = None
+        # With tls: certificates under run_dir/tls (certs["ca.crt"] verifies the server's).
+        self.certs: dict[str, Path] = {}
+        if tls:
+            self.certs = make_certificates(self.run_dir / "tls")
+            for f in (self.run_dir / "tls").iterdir():
+                os.chmod(f, 0o600 if f.suffix == ".key" else 0o644)
+                if os.geteuid() == 0:
+                    shutil.chown(f, "postgres", "postgres")
+            if os.geteuid() == 0:
+                shutil.chown(self.run_dir / "tls", "postgres", "postgres")
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> "PostgresServer":
@@ -88,7 +116,7 @@ class PostgresServer:
              "-c", "wal_level=logical", "-c", "max_replication_slots=20", "-c", "max_wal_senders=20",
              "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
              "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning",
-             "-c", "wal_sender_timeout=60s"]),
+             "-c", "wal_sender_timeout=60s", *self._tls_settings()]),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
         atexit.register(self._stop_at_exit)
@@ -102,6 +130,12 @@ class PostgresServer:
             time.sleep(0.1)
         raise RuntimeError(f"postgres did not accept connections within {START_TIMEOUT_S} s:\n"
                            f"{self.log_tail()}")
+
+    def _tls_settings(self) -> list[str]:
+        if not self.certs:
+            return []
+        return ["-c", "ssl=on", "-c", f"ssl_cert_file={self.certs['server.crt']}",
+                "-c", f"ssl_key_file={self.certs['server.key']}"]
 
     def _initdb(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -219,6 +253,13 @@ def lsn_value(text: str) -> int:
 @pytest.fixture(scope="session")
 def postgres_server():
     with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_tls_server():
+    """A second server, with TLS on (certificates of a test CA, `certs`)."""
+    with PostgresServer(tls=True) as server:
         yield server
 
 

@@ -41,3 +41,19 @@ def test_stop_and_start_keep_the_data():
         assert server.sql("SELECT id FROM kept").strip() == "7"
     finally:
         server.close()
+
+
+def test_tls_server_presents_a_certificate_of_its_ca(postgres_tls_server):
+    pg = postgres_tls_server
+    env = {"PGPASSWORD": PASSWORD, "PATH": "/usr/bin:/bin", "PGSSLMODE": "verify-full",
+           "PGSSLROOTCERT": str(pg.certs["ca.crt"])}
+    ok = subprocess.run([str(pg.bin / "psql"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", USER, "-d", DATABASE,
+                         "-X", "-A", "-t", "-c", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"],
+                        capture_output=True, text=True, timeout=30, env=env)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip() == "t"
+    env["PGSSLROOTCERT"] = str(pg.certs["other-ca.crt"])
+    refused = subprocess.run([str(pg.bin / "psql"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", USER, "-d",
+                              DATABASE, "-X", "-c", "SELECT 1"], capture_output=True, text=True, timeout=30, env=env)
+    assert refused.returncode != 0
+    assert "certificate verify failed" in refused.stderr
