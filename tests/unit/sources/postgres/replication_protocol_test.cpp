@@ -10,8 +10,9 @@ using namespace cdcd::postgres;
 using cdcd::postgres::testing::Bytes;
 
 TEST_CASE("replication: XLogData carries its WAL range and the pgoutput payload") {
-    auto m = std::get<XLogData>(
-        decode_server_copy(Bytes().tag('w').u64(0x10).u64(0x20).u64(7).tag('B').u8(1)));
+    // The payload points into the message's bytes, which must outlive it.
+    const Bytes bytes = Bytes().tag('w').u64(0x10).u64(0x20).u64(7).tag('B').u8(1);
+    auto m = std::get<XLogData>(decode_server_copy(bytes));
     CHECK(m.wal_start == 0x10);
     CHECK(m.wal_end == 0x20);
     CHECK(m.send_time_us == 7);
