@@ -174,3 +174,24 @@ def test_slot_advances_only_past_durable_checkpoints(pg, fresh_table, tmp_path):
         time.sleep(0.1)
     assert lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) >= after_insert
     assert cdcd.stop() == 0
+
+
+def test_idle_slot_follows_the_wal_of_other_tables(pg, fresh_table, tmp_path):
+    t = fresh_table
+    slot = f"slot_{t}"
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY); DROP TABLE IF EXISTS public.{t}_other;"
+           f"CREATE TABLE public.{t}_other (id int)")
+    try:
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, slot, f"cdcd.public.{t}", "  heartbeat.interval: 200ms\n")).start()
+        cdcd.wait_lines(1)
+        # WAL the publication does not carry: no change reaches cdcd, only keepalives.
+        pg.sql(f"INSERT INTO public.{t}_other SELECT g FROM generate_series(1, 1000) g")
+        written = lsn_value(pg.sql("SELECT pg_current_wal_lsn()").strip())
+        deadline = time.monotonic() + WAIT_S
+        while lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) < written and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) >= written
+        assert cdcd.lines()[1:] == []
+        assert cdcd.stop() == 0
+    finally:
+        pg.sql(f"DROP TABLE IF EXISTS public.{t}_other")
