@@ -14,7 +14,7 @@ namespace {
 // walsender formats pgoutput's values with its own session settings).
 constexpr const char* kSessionOptions =
     "-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 "
-    "-c IntervalStyle=postgres";
+    "-c IntervalStyle=postgres -c lc_monetary=C";
 // Waits between two connection attempts.
 constexpr std::chrono::milliseconds kRetryBackoff{1000};
 

@@ -85,6 +85,91 @@ std::optional<Timestamp> timestamp_with_offset(std::string_view text) {
     return local;
 }
 
+/// interval under IntervalStyle postgres (`1 year 2 mons -3 days 04:05:06.789`, `-04:05:06.5`,
+/// `00:00:00`) as Debezium's interval.handling.mode numeric gives it: MicroDuration.durationMicros
+/// with 30.4375 days a month, in the same double arithmetic.
+std::optional<std::int64_t> interval_micros(std::string_view text) {
+    constexpr double kDaysPerMonth = 30.4375;
+    std::int64_t years = 0, months = 0, days = 0, hours = 0, minutes = 0;
+    double seconds = 0;
+    bool any = false;
+    while (!text.empty()) {
+        const std::size_t space = text.find(' ');
+        const std::string_view token = text.substr(0, space);
+        text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+        if (token.find(':') != std::string_view::npos) {
+            // [+-]HH:MM:SS[.ffffff]: the sign applies to every field.
+            std::string_view t = token;
+            const bool negative = !t.empty() && t[0] == '-';
+            if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+            const std::size_t c1 = t.find(':'), c2 = t.find(':', c1 + 1);
+            if (c2 == std::string_view::npos) return std::nullopt;
+            auto h = whole_number<std::int64_t>(t.substr(0, c1));
+            auto m = whole_number<std::int64_t>(t.substr(c1 + 1, c2 - c1 - 1));
+            std::string_view sec = t.substr(c2 + 1);
+            const std::size_t dot = sec.find('.');
+            auto whole = whole_number<std::int64_t>(sec.substr(0, dot));
+            std::int64_t micros = 0;
+            if (dot != std::string_view::npos) {
+                std::string_view frac = sec.substr(dot + 1);
+                if (frac.empty() || frac.size() > 6) return std::nullopt;
+                auto f = whole_number<std::int64_t>(frac);
+                if (!f) return std::nullopt;
+                micros = *f;
+                for (std::size_t i = frac.size(); i < 6; ++i) micros *= 10;
+            }
+            if (!h || !m || !whole) return std::nullopt;
+            const std::int64_t sign = negative ? -1 : 1;
+            hours = sign * *h;
+            minutes = sign * *m;
+            // pgjdbc's PGInterval.getSeconds(): whole seconds plus microseconds / 1e6.
+            seconds = static_cast<double>(sign * *whole) +
+                      static_cast<double>(sign * micros) / 1'000'000.0;
+            any = true;
+            continue;
+        }
+        const std::size_t unit_at = text.find(' ');
+        const std::string_view unit = text.substr(0, unit_at);
+        text = unit_at == std::string_view::npos ? std::string_view() : text.substr(unit_at + 1);
+        auto n = whole_number<std::int64_t>(token.size() > 1 && token[0] == '+' ? token.substr(1)
+                                                                                : token);
+        if (!n) return std::nullopt;
+        if (unit == "year" || unit == "years") {
+            years = *n;
+        } else if (unit == "mon" || unit == "mons") {
+            months = *n;
+        } else if (unit == "day" || unit == "days") {
+            days = *n;
+        } else {
+            return std::nullopt;
+        }
+        any = true;
+    }
+    if (!any) return std::nullopt;
+    const double number_of_days =
+        static_cast<double>(years * 12 + months) * kDaysPerMonth + static_cast<double>(days);
+    const double number_of_seconds = ((number_of_days * 24.0 + static_cast<double>(hours)) * 60.0 +
+                                      static_cast<double>(minutes)) *
+                                         60.0 +
+                                     seconds;
+    const double micros = number_of_seconds * 1'000'000.0;
+    // Java's (long) cast: toward zero, saturating.
+    if (!(micros < 9.2233720368547758e18)) return std::numeric_limits<std::int64_t>::max();
+    if (!(micros > -9.2233720368547758e18)) return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(micros);
+}
+
+/// money under lc_monetary C: `$1,234.50`, `-$5.00`: the number without `$` and `,`.
+std::optional<std::string> money_number(std::string_view text) {
+    const bool negative = !text.empty() && text[0] == '-';
+    if (negative) text.remove_prefix(1);
+    if (text.empty() || text[0] != '$') return std::nullopt;
+    std::string out = negative ? "-" : "";
+    for (char c : text.substr(1))
+        if (c != ',') out.push_back(c);
+    return out;
+}
+
 std::string not_a(std::string_view what, std::string_view text) {
     constexpr std::size_t kShown = 64;  // a value in an error text is cut here
     std::string shown(text.substr(0, kShown));
@@ -112,6 +197,8 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
         case TypeRoot::Int:
         case TypeRoot::BigInt: {
             auto v = whole_number<std::int64_t>(text);
+            // An interval (BIGINT microseconds, as Debezium) never prints as a bare number.
+            if (!v && type.root() == TypeRoot::BigInt) v = interval_micros(text);
             if (!v) return not_a("a whole number", text);
             row.set_long(index, *v);
             return std::nullopt;
@@ -129,6 +216,9 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
             if (text == "NaN" || text == "Infinity" || text == "-Infinity")
                 return "numeric " + std::string(text) + " has no DECIMAL value";
             Decimal d;
+            // money prints with a currency sign, which a numeric never has.
+            const auto money = money_number(text);
+            if (money) text = *money;
             if (!Decimal::parse(text, type.scale(), d))
                 return not_a("a DECIMAL(" + std::to_string(type.precision()) + ", " +
                                  std::to_string(type.scale()) + ")",

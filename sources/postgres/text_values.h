@@ -2,7 +2,7 @@
 // PostgreSQL's text output of a column value (what pgoutput sends, and what a snapshot query
 // returns) into a row field of the column's DataType (type_mapping.h). The connections set the
 // session so that the text is canonical: DateStyle ISO, TimeZone UTC, bytea_output hex,
-// extra_float_digits 3.
+// extra_float_digits 3, IntervalStyle postgres, lc_monetary C.
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -64,7 +64,8 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             return DataType::decimal(precision, scale);
         }
         case oid::kMoney:
-            return refuse(c, "money's text depends on lc_monetary; not implemented yet");
+            // Debezium's money.fraction.digits default.
+            return DataType::decimal(kMaxDecimalPrecision, 2);
         case oid::kChar:
             return DataType::char_(1);
         case oid::kBpchar:
@@ -102,7 +103,8 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
         case oid::kTimestamptz:
             return DataType::timestamp_ltz(time_precision(typmod));
         case oid::kInterval:
-            return refuse(c, "interval (Debezium's microseconds) is not implemented yet");
+            // Debezium's interval.handling.mode numeric: microseconds.
+            return DataType::bigint();
         case oid::kTimetz:
             return refuse(c, "Flink CDC has no mapping for time with time zone");
         default:

@@ -195,3 +195,18 @@ def test_idle_slot_follows_the_wal_of_other_tables(pg, fresh_table, tmp_path):
         assert cdcd.stop() == 0
     finally:
         pg.sql(f"DROP TABLE IF EXISTS public.{t}_other")
+
+
+def test_money_and_interval_as_debezium_gives_them(pg, fresh_table, tmp_path):
+    t = fresh_table
+    # The server's own settings differ from what cdcd's sessions ask for.
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, m money, i interval);"
+           f"INSERT INTO public.{t} VALUES (1, 1234567.891, '1 year 2 months 3 days 04:05:06.789')")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    lines = cdcd.wait_lines(2)
+    assert lines[0] == (f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                        f"`m` DECIMAL(38, 2),`i` BIGINT}}, primaryKeys=id, options=()}}")
+    assert lines[1] == insert(t, "1, 1234567.89, 37091106789000")
+    pg.sql(f"INSERT INTO public.{t} VALUES (2, -5, '-04:05:06.5')")
+    assert cdcd.wait_lines(3)[2] == insert(t, "2, -5.00, -14706500000")
+    assert cdcd.stop() == 0

@@ -82,3 +82,27 @@ TEST_CASE("text values: a long refused value is cut in the error") {
     CHECK(why.size() < 200);
     CHECK(why.find("...") != std::string::npos);
 }
+
+TEST_CASE("text values: interval as Debezium's microseconds (30.4375 days a month)") {
+    const DataType big = DataType::bigint();
+    CHECK(parsed(big, "00:00:00") == "0");
+    CHECK(parsed(big, "1 year 2 mons 3 days 04:05:06.789") == "37091106789000");
+    CHECK(parsed(big, "1 mon -1 days") == "2543400000000");
+    CHECK(parsed(big, "-1 years -2 mons") == "-36817200000000");
+    CHECK(parsed(big, "-04:05:06.5") == "-14706500000");
+    CHECK(parsed(big, "-1 days +02:03:00") == std::to_string((-86400LL + 7380) * 1'000'000));
+    CHECK(parsed(big, "1 fortnight").rfind("refused", 0) == 0);
+    CHECK(parsed(big, "1 day 04:05").rfind("refused", 0) == 0);
+    // A SMALLINT or INT column is never an interval.
+    CHECK(parsed(DataType::int_(), "00:00:01").rfind("refused", 0) == 0);
+}
+
+TEST_CASE("text values: money under lc_monetary C into DECIMAL(38, 2)") {
+    const DataType money = DataType::decimal(38, 2);
+    CHECK(parsed(money, "$1,234,567.89") == "1234567.89");
+    CHECK(parsed(money, "-$5.00") == "-5.00");
+    CHECK(parsed(money, "$0.00") == "0.00");
+    CHECK(parsed(money, "-$92,233,720,368,547,758.08") == "-92233720368547758.08");
+    CHECK(parsed(money, "$").rfind("refused", 0) == 0);
+    CHECK(parsed(money, "-5$").rfind("refused", 0) == 0);
+}
