@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "pipeline/data/temporal.h"
 #include "pipeline/data/values.h"
@@ -170,6 +171,47 @@ std::optional<std::string> money_number(std::string_view text) {
     return out;
 }
 
+/// A one-dimensional array's text (`{1,NULL,"a b","q\"x"}`) as its elements; NULL as nullopt.
+/// nullopt for what is not one (several dimensions, explicit bounds `[2:3]={...}`).
+std::optional<std::vector<std::optional<std::string>>> array_elements(std::string_view text) {
+    if (text.size() < 2 || text.front() != '{' || text.back() != '}') return std::nullopt;
+    text = text.substr(1, text.size() - 2);
+    std::vector<std::optional<std::string>> out;
+    if (text.empty()) return out;
+    std::size_t i = 0;
+    for (;;) {
+        std::string element;
+        bool quoted = false;
+        if (i < text.size() && text[i] == '"') {
+            quoted = true;
+            for (++i;; ++i) {
+                if (i >= text.size()) return std::nullopt;
+                if (text[i] == '\\' && i + 1 < text.size()) {
+                    element.push_back(text[++i]);
+                } else if (text[i] == '"') {
+                    ++i;
+                    break;
+                } else {
+                    element.push_back(text[i]);
+                }
+            }
+        } else {
+            while (i < text.size() && text[i] != ',') {
+                if (text[i] == '{' || text[i] == '"') return std::nullopt;  // nested or broken
+                element.push_back(text[i++]);
+            }
+        }
+        if (!quoted && element == "NULL") {
+            out.emplace_back(std::nullopt);
+        } else {
+            out.emplace_back(std::move(element));
+        }
+        if (i == text.size()) return out;
+        if (text[i] != ',') return std::nullopt;
+        ++i;
+    }
+}
+
 std::string not_a(std::string_view what, std::string_view text) {
     constexpr std::size_t kShown = 64;  // a value in an error text is cut here
     std::string shown(text.substr(0, kShown));
@@ -264,6 +306,22 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
             auto ts = timestamp_with_offset(text);
             if (!ts) return not_a("a timestamp with time zone (infinity and BC are refused)", text);
             row.set_timestamp(index, *ts);
+            return std::nullopt;
+        }
+        case TypeRoot::Array: {
+            auto elements = array_elements(text);
+            if (!elements) return not_a("a one-dimensional array", text);
+            RowBuilder array(elements->size());
+            for (std::size_t k = 0; k < elements->size(); ++k) {
+                const auto& element = (*elements)[k];
+                if (!element) {
+                    array.set_null(k);
+                } else if (auto why = set_text_value(array, k, type.element(), *element)) {
+                    return "array element " + std::to_string(k + 1) + ": " + *why;
+                }
+            }
+            const Row built = std::move(array).build();
+            row.set_row(index, built.view());
             return std::nullopt;
         }
         default:

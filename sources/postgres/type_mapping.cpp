@@ -17,6 +17,24 @@ int time_precision(std::int32_t typmod) {
     return typmod < 0 ? kDefaultTimePrecision : static_cast<int>(typmod);
 }
 
+/// The element type of the array types Flink CDC maps (PgOid.*_ARRAY), or 0.
+Oid array_element(Oid array) {
+    struct Pair {
+        Oid array, element;
+    };
+    static constexpr Pair kArrays[] = {
+        {1000, oid::kBool},     {1001, oid::kBytea},   {1002, oid::kChar},
+        {1005, oid::kInt2},     {1007, oid::kInt4},    {1009, oid::kText},
+        {1014, oid::kBpchar},   {1015, oid::kVarchar}, {1016, oid::kInt8},
+        {1021, oid::kFloat4},   {1022, oid::kFloat8},  {1115, oid::kTimestamp},
+        {1182, oid::kDate},     {1183, oid::kTime},    {1185, oid::kTimestamptz},
+        {1187, oid::kInterval}, {1231, oid::kNumeric}, {2951, oid::kUuid},
+    };
+    for (const Pair& p : kArrays)
+        if (p.array == array) return p.element;
+    return 0;
+}
+
 TypeRefusal refuse(const PgColumnType& c, const std::string& why) {
     std::string name = c.type_name.empty() ? "oid " + std::to_string(c.type_oid) : c.type_name;
     return TypeRefusal{"type " + name + " is not supported: " + why};
@@ -109,9 +127,15 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             return refuse(c, "Flink CDC has no mapping for time with time zone");
         default:
             if (c.is_enum) return DataType::string();
+            // An array's typmod is its element's.
+            if (Oid element = array_element(c.type_oid)) {
+                auto mapped = map_type({element, typmod, false, c.type_name});
+                if (auto* type = std::get_if<DataType>(&mapped)) return DataType::array(*type);
+                return mapped;
+            }
             return refuse(c,
                           "Flink CDC has no mapping for it, or cdcd does not implement it yet "
-                          "(arrays, hstore, ltree, citext, geometry)");
+                          "(arrays of other types, hstore, ltree, citext, geometry)");
     }
 }
 

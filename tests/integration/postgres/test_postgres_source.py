@@ -210,3 +210,18 @@ def test_money_and_interval_as_debezium_gives_them(pg, fresh_table, tmp_path):
     pg.sql(f"INSERT INTO public.{t} VALUES (2, -5, '-04:05:06.5')")
     assert cdcd.wait_lines(3)[2] == insert(t, "2, -5.00, -14706500000")
     assert cdcd.stop() == 0
+
+
+def test_arrays_of_the_mapped_types(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, ints int[], words text[], prices numeric(6, 2)[]);"
+           f"INSERT INTO public.{t} VALUES (1, '{{1,NULL,3}}', ARRAY['a b', NULL, 'q\"x', 'NULL'], '{{1.5}}')")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    lines = cdcd.wait_lines(2)
+    assert lines[0] == (f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                        f"`ints` ARRAY<INT>,`words` ARRAY<STRING>,`prices` ARRAY<DECIMAL(6, 2)>}}, "
+                        f"primaryKeys=id, options=()}}")
+    assert lines[1] == insert(t, '1, [1, null, 3], [a b, null, q"x, NULL], [1.50]')
+    pg.sql(f"INSERT INTO public.{t} VALUES (2, '{{}}', NULL, '{{2,3}}')")
+    assert cdcd.wait_lines(3)[2] == insert(t, "2, [], null, [2.00, 3.00]")
+    assert cdcd.stop() == 0

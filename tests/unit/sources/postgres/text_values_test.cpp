@@ -106,3 +106,16 @@ TEST_CASE("text values: money under lc_monetary C into DECIMAL(38, 2)") {
     CHECK(parsed(money, "$").rfind("refused", 0) == 0);
     CHECK(parsed(money, "-5$").rfind("refused", 0) == 0);
 }
+
+TEST_CASE("text values: one-dimensional arrays, NULL elements and quoted ones") {
+    CHECK(parsed(DataType::array(DataType::int_()), "{1,NULL,-3}") == "[1, null, -3]");
+    CHECK(parsed(DataType::array(DataType::int_()), "{}") == "[]");
+    CHECK(parsed(DataType::array(DataType::string()), R"({a,"b c","q\"x","NULL",NULL,""})") ==
+          R"([a, b c, q"x, NULL, null, ])");
+    CHECK(parsed(DataType::array(DataType::decimal(5, 1)), "{1.5,2}") == "[1.5, 2.0]");
+    CHECK(parsed(DataType::array(DataType::int_()), "{{1,2},{3,4}}").rfind("refused", 0) == 0);
+    CHECK(parsed(DataType::array(DataType::int_()), "[2:3]={1,2}").rfind("refused", 0) == 0);
+    CHECK(parsed(DataType::array(DataType::int_()), "{1,x}") ==
+          "refused: array element 2: 'x' is not a whole number");
+    CHECK(parsed(DataType::array(DataType::string()), R"({"open)").rfind("refused", 0) == 0);
+}

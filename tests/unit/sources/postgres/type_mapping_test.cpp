@@ -69,5 +69,15 @@ TEST_CASE("type mapping: the types not mapped yet are refused with the reason") 
     for (Oid o : {oid::kPoint, oid::kTimetz, oid::kVarbit})
         CHECK(mapped(o).rfind("refused: type t is not supported: ", 0) == 0);
     CHECK(mapped(oid::kBit, 8).find("bit(n) with n > 1") != std::string::npos);
-    CHECK(mapped(1007).find("arrays") != std::string::npos);  // int4[]
+    CHECK(mapped(1040).find("arrays of other types") != std::string::npos);  // macaddr[]
+}
+
+TEST_CASE("type mapping: arrays of the mapped types, with their element's modifier") {
+    CHECK(mapped(1007) == "ARRAY<INT>");
+    CHECK(mapped(1009) == "ARRAY<STRING>");
+    CHECK(mapped(1015, 10 + 4) == "ARRAY<VARCHAR(10)>");
+    CHECK(mapped(1231, numeric(8, 3)) == "ARRAY<DECIMAL(8, 3)>");
+    CHECK(mapped(1185) == "ARRAY<TIMESTAMP_LTZ(6)>");
+    CHECK(mapped(2951) == "ARRAY<STRING>");
+    CHECK(mapped(1187) == "ARRAY<BIGINT>");
 }
