@@ -75,6 +75,8 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
         return;
     }
     r.table = filter_.table_id(m.namespace_name, m.relation_name);
+    r.schema_name = m.namespace_name;
+    r.table_name = m.relation_name;
     if (auto known = known_.find(r.table); known != known_.end()) {
         auto why = relation_differs(m, known->second);
         if (why && schema_changes_) {
@@ -234,6 +236,11 @@ std::optional<Row> ChangeDecoder::to_row(const Relation& r, const TupleData& tup
     return std::move(row).build();
 }
 
+EventMeta ChangeDecoder::meta(const Relation& r) const {
+    if (metadata_.empty()) return {};
+    return metadata_of(metadata_, filter_.database(), r.schema_name, r.table_name, commit_time_ms_);
+}
+
 std::string ChangeDecoder::position(const Relation& r, char op) {
     return std::string("table ") + r.table.str() + " " +
            (op == 'I'   ? "insert"
@@ -258,7 +265,7 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         if (!after) {
             bad_record(*r, 'I', error);
         } else {
-            out.push_back(DataChangeEvent::insert(r->table, std::move(*after)));
+            out.push_back(DataChangeEvent::insert(r->table, std::move(*after), meta(*r)));
         }
         return 1;
     }
@@ -281,6 +288,7 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         e.op = OpType::Update;
         e.before = std::move(before);
         e.after = std::move(after);
+        e.meta = meta(*r);
         out.push_back(std::move(e));
         return 1;
     }
@@ -292,7 +300,7 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         if (!before) {
             bad_record(*r, 'D', error);
         } else {
-            out.push_back(DataChangeEvent::remove(r->table, std::move(*before)));
+            out.push_back(DataChangeEvent::remove(r->table, std::move(*before), meta(*r)));
         }
         return 1;
     }

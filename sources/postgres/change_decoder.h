@@ -17,6 +17,7 @@
 #include "pipeline/connector/stream.h"
 #include "pipeline/route/selectors.h"
 #include "pipeline/schema/schema_json.h"
+#include "sources/postgres/metadata.h"
 #include "sources/postgres/pgoutput_decoder.h"
 
 namespace cdcd::postgres {
@@ -30,6 +31,7 @@ class TableFilter {
                 const std::optional<std::string>& exclude, bool include_database);
     bool captures(const std::string& schema, const std::string& table) const;
     TableId table_id(const std::string& schema, const std::string& table) const;
+    const std::string& database() const { return database_; }
 
   private:
     std::string database_;
@@ -51,6 +53,11 @@ class ChangeDecoder {
     /// otherwise it stops the decoder.
     ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes = false);
 
+    /// metadata.list: the meta each data change carries.
+    void set_metadata(std::vector<MetadataField> fields) { metadata_ = std::move(fields); }
+    /// The commit time of the transaction being decoded (its Begin message), for op_ts.
+    void set_commit_time(std::int64_t unix_ms) { commit_time_ms_ = unix_ms; }
+
     /// Tables announced before (restored state, or the snapshot): no CreateTableEvent again.
     void add_known(const TableId& table, const Schema& schema);
 
@@ -64,6 +71,7 @@ class ChangeDecoder {
     struct Relation {
         bool captured = false;
         TableId table;
+        std::string schema_name, table_name;
         Schema schema;
         std::vector<DataType> types;
     };
@@ -78,10 +86,13 @@ class ChangeDecoder {
                               std::string* error) const;
     /// The before image of a key-only old tuple: key columns set, the others NULL.
     static std::string position(const Relation& r, char op);
+    EventMeta meta(const Relation& r) const;
 
     TableFilter filter_;
     SchemaLookup lookup_;
     bool schema_changes_;
+    std::vector<MetadataField> metadata_;
+    std::int64_t commit_time_ms_ = 0;
     std::unordered_map<TableId, Schema> known_;
     std::unordered_map<Oid, Relation> relations_;
 };

@@ -222,7 +222,9 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
                       "checkpoint can still be resumed from.")
                 .to(&PostgresOptions::lsn_commit_delay),
             OptionSpec::string("metadata.list")
-                .desc("Flink's op_ts metadata column; refused: not implemented yet.")
+                .desc("Metadata columns for transforms, comma-separated: op_ts (commit time in "
+                      "milliseconds since the epoch, 0 in the snapshot), table_name, "
+                      "database_name, schema_name.")
                 .to(&PostgresOptions::metadata_list),
             OptionSpec::boolean("table-id.include-database")
                 .default_("false")
@@ -268,10 +270,13 @@ void validate_options(const config::ValidatedOptions& options, config::Diagnosti
     if (o->server_time_zone && !TimeZone::of(*o->server_time_zone))
         d.error(o.where(o->server_time_zone), quoted(o->server_time_zone) + " '" +
                                                   *o->server_time_zone + "' is not a time zone id");
-    if (o->metadata_list)
-        d.error(o.where(o->metadata_list), quoted(o->metadata_list) +
-                                               " is refused: metadata columns (op_ts) are not "
-                                               "implemented yet by cdcd's postgres source");
+    if (o->metadata_list) {
+        try {
+            parse_metadata_list(*o->metadata_list);
+        } catch (const std::invalid_argument& e) {
+            d.error(o.where(o->metadata_list), quoted(o->metadata_list) + ": " + e.what());
+        }
+    }
     for (const auto& [key, value] : o->debezium) {
         bool read = false;
         for (const char* k : kReadDebeziumKeys) read = read || key == k;
@@ -328,6 +333,7 @@ PostgresSettings settings_from(const config::ValidatedOptions& options) {
     if (auto it = dbz.find(kSslRootCert); it != dbz.end()) s.ssl_root_cert = it->second;
     if (auto it = dbz.find(kSslCert); it != dbz.end()) s.ssl_cert = it->second;
     if (auto it = dbz.find(kSslKey); it != dbz.end()) s.ssl_key = it->second;
+    if (s.options.metadata_list) s.metadata = parse_metadata_list(*s.options.metadata_list);
     return s;
 }
 

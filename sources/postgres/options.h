@@ -10,6 +10,7 @@
 #include "config/diagnostics.h"
 #include "config/option_binding.h"
 #include "config/option_validator.h"
+#include "sources/postgres/metadata.h"
 
 namespace cdcd::postgres {
 
@@ -47,6 +48,7 @@ struct PostgresSettings {
     PublicationAutocreate autocreate = PublicationAutocreate::AllTables;
     std::string ssl_mode = "prefer";
     std::optional<std::string> ssl_root_cert, ssl_cert, ssl_key;
+    std::vector<MetadataField> metadata;  // metadata.list
 };
 
 const config::OptionBindings<PostgresOptions>& option_bindings();

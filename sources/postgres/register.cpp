@@ -13,6 +13,19 @@ void register_postgres_source(ConnectorRegistry& registry) {
         "replication slot, then every insert, update, delete and truncate; the slot advances "
         "only past durable checkpoints.";
     f.options = postgres::option_bindings().spec();
+    // metadata.list's names, usable in transform projections and filters.
+    f.metadata_columns = [](const config::ValidatedOptions& options) {
+        std::vector<MetadataColumn> columns;
+        const auto o = postgres::option_bindings().read(options);
+        if (!o->metadata_list) return columns;
+        try {
+            for (auto field : postgres::parse_metadata_list(*o->metadata_list))
+                columns.push_back({postgres::metadata_name(field), postgres::metadata_type(field)});
+        } catch (const std::invalid_argument&) {
+            // validate reports it at the option's line.
+        }
+        return columns;
+    };
     f.validate = [](const config::ValidatedOptions& o, const config::ConnectorDef&,
                     const config::ValidatedOptions&,
                     config::Diagnostics& d) { postgres::validate_options(o, d); };

@@ -59,6 +59,11 @@ std::int64_t to_postgres_epoch_us(std::int64_t unix_us) {
     return unix_us - kPostgresEpochUnixSeconds * 1'000'000;
 }
 
+std::int64_t unix_ms_of(std::int64_t postgres_epoch_us) {
+    const std::int64_t ms = postgres_epoch_us / 1000 - (postgres_epoch_us % 1000 < 0 ? 1 : 0);
+    return ms + kPostgresEpochUnixSeconds * 1000;
+}
+
 std::int64_t postgres_epoch_now_us() {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     return to_postgres_epoch_us(std::chrono::duration_cast<std::chrono::microseconds>(now).count());

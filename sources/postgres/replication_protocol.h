@@ -38,6 +38,8 @@ std::string standby_status_update(Lsn received, Lsn flushed, std::int64_t now_us
 /// Microseconds since 2000-01-01 00:00 UTC (PostgreSQL's epoch) of a Unix time in microseconds.
 std::int64_t to_postgres_epoch_us(std::int64_t unix_us);
 std::int64_t postgres_epoch_now_us();
+/// Milliseconds since 1970 of a PostgreSQL timestamp (microseconds since 2000), rounded down.
+std::int64_t unix_ms_of(std::int64_t postgres_epoch_us);
 
 /// "16/B374D848".
 std::string format_lsn(Lsn lsn);

@@ -121,7 +121,8 @@ void ReplicationReader::read() {
         for (const auto& [id, schema] : restored_->tables) announced.insert(id);
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
-    const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size};
+    const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
+                                             settings_.metadata};
     // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
     auto handing_over = [this](Lsn start) {
         return [this, start](SnapshotBatch b) {
@@ -146,6 +147,7 @@ void ReplicationReader::read() {
                                 filter.table_id(m.namespace_name, m.relation_name).str());
         },
         o.schema_change_enabled);
+    decoder.set_metadata(settings_.metadata);
 
     PgConnection replication(settings_, PgConnection::Kind::Replication);
     const std::string& slot_name = o.slot_name;
@@ -296,9 +298,10 @@ void ReplicationReader::stream(PgConnection& replication, ChangeDecoder& decoder
         const auto& data = std::get<XLogData>(message);
         received_ = std::max(received_, data.wal_start);
         const PgoutputMessage decoded = decode_pgoutput(data.payload);
-        if (std::holds_alternative<BeginMessage>(decoded)) {
+        if (const auto* begin = std::get_if<BeginMessage>(&decoded)) {
             in_txn = true;
             txn_events = 0;
+            decoder.set_commit_time(unix_ms_of(begin->commit_time_us));
         } else if (const auto* commit = std::get_if<CommitMessage>(&decoded)) {
             in_txn = false;
             committed = commit->end_lsn;

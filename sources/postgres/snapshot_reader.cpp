@@ -13,8 +13,8 @@ namespace {
 /// One table's reading: its query parts, and the batches it fills.
 class TableReader {
   public:
-    TableReader(PgConnection& conn, const CapturedTable& t, TableId id, const Schema& schema,
-                const SnapshotSettings& settings, SnapshotProgress& progress,
+    TableReader(PgConnection& conn, const CapturedTable& t, const std::string& database, TableId id,
+                const Schema& schema, const SnapshotSettings& settings, SnapshotProgress& progress,
                 const std::function<bool(SnapshotBatch)>& emit)
         : conn_(conn),
           id_(std::move(id)),
@@ -28,6 +28,8 @@ class TableReader {
             types_.push_back(c.type);
         }
         relation_ = conn.quote_identifier(t.schema) + "." + conn.quote_identifier(t.name);
+        if (!settings.metadata.empty())
+            meta_ = metadata_of(settings.metadata, database, t.schema, t.name, 0);
         for (int index : schema.primary_key_indexes()) {
             key_columns_.push_back(static_cast<std::size_t>(index));
             if (!key_.empty()) key_ += ", ";
@@ -111,7 +113,7 @@ class TableReader {
                 return;
             }
         }
-        batch.events.push_back(DataChangeEvent::insert(id_, std::move(row).build()));
+        batch.events.push_back(DataChangeEvent::insert(id_, std::move(row).build(), meta_));
     }
 
     PgConnection& conn_;
@@ -123,6 +125,7 @@ class TableReader {
     std::string columns_, relation_, key_;
     std::vector<DataType> types_;
     std::vector<std::size_t> key_columns_;
+    EventMeta meta_;  // metadata.list: the same for every row of the table
     std::uint64_t rows_ = 0;
 };
 
@@ -152,7 +155,7 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
             create.progress = progress;
             if (!emit(std::move(create))) break;
         }
-        TableReader reader(conn, t, id, schema, settings, progress, emit);
+        TableReader reader(conn, t, filter.database(), id, schema, settings, progress, emit);
         if (!reader.read()) break;
         spdlog::info("postgres source: snapshot of {}: {} rows", id.str(), reader.rows());
         progress.done.push_back(id.str());

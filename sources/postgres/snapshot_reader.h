@@ -14,6 +14,7 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
 #include "sources/postgres/catalog.h"
+#include "sources/postgres/metadata.h"
 #include "sources/postgres/state_codec.h"
 
 namespace cdcd::postgres {
@@ -25,8 +26,9 @@ struct SnapshotBatch {
 };
 
 struct SnapshotSettings {
-    int fetch_size = 1024;  // rows per batch handed over
-    int chunk_size = 8096;  // rows per query of a table with a primary key
+    int fetch_size = 1024;                // rows per batch handed over
+    int chunk_size = 8096;                // rows per query of a table with a primary key
+    std::vector<MetadataField> metadata;  // metadata.list (op_ts 0 in the snapshot)
 };
 
 /// Reads `tables` on `conn` inside one transaction (`snapshot_name` empty: a snapshot of its

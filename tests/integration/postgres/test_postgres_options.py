@@ -18,7 +18,7 @@ def test_bad_options_are_refused_naming_the_key(pg, tmp_path):
     for extra, words in [("  decoding.plugin.name: decoderbufs\n", ["decoding.plugin.name", "pgoutput"]),
                          ("  debezium.snapshot.mode: never\n", ["debezium.snapshot.mode", "is refused"]),
                          ("  scan.startup.mode: timestamp\n", ["scan.startup.mode"]),
-                         ("  metadata.list: op_ts\n", ["metadata.list", "not implemented yet"])]:
+                         ("  metadata.list: op_ts,row_kind\n", ["metadata.list", "unknown metadata 'row_kind'"])]:
         proc = validate(tmp_path, base.replace("sink:\n", extra + "sink:\n", 1))
         assert proc.returncode != 0, extra
         for w in words:

@@ -225,3 +225,22 @@ def test_arrays_of_the_mapped_types(pg, fresh_table, tmp_path):
     pg.sql(f"INSERT INTO public.{t} VALUES (2, '{{}}', NULL, '{{2,3}}')")
     assert cdcd.wait_lines(3)[2] == insert(t, "2, [], null, [2.00, 3.00]")
     assert cdcd.stop() == 0
+
+
+def test_metadata_columns_in_a_transform(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY); INSERT INTO public.{t} VALUES (1)")
+    transform = (f"transform:\n  - source-table: public.{t}\n"
+                 f"    projection: id, op_ts, table_name, schema_name, database_name, op_ts > 0 AS streamed\n")
+    yaml_text = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                              "  metadata.list: op_ts,table_name,schema_name,database_name\n")
+    cdcd = Cdcd(tmp_path, yaml_text.replace("sink:\n", transform + "sink:\n", 1)).start()
+    lines = cdcd.wait_lines(2)
+    assert lines[1].startswith(f"DataChangeEvent{{tableId=public.{t}, before=[], after=[1, 0, {t}, public, cdcd, false]")
+    before = int(time.time() * 1000)
+    pg.sql(f"INSERT INTO public.{t} VALUES (2)")
+    line = cdcd.wait_lines(3)[2]
+    after = line.split("after=[")[1].split("]")[0].split(", ")
+    assert after[0] == "2" and after[2:] == [t, "public", "cdcd", "true"]
+    assert before - 5000 <= int(after[1]) <= int(time.time() * 1000) + 5000  # the commit time
+    assert cdcd.stop() == 0

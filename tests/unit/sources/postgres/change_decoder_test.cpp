@@ -344,3 +344,22 @@ TEST_CASE("change decoder: schema changes no event describes are refused") {
                               orders_schema()),
                       Catch::Contains("no schema change event describes"));
 }
+
+TEST_CASE("change decoder: metadata.list puts op_ts and the names into each change's meta") {
+    ChangeDecoder decoder(TableFilter("shop", "shop.public.orders", std::nullopt, false),
+                          [](const RelationMessage&) { return orders_schema(); });
+    decoder.set_metadata({MetadataField::OpTs, MetadataField::TableName,
+                          MetadataField::DatabaseName, MetadataField::SchemaName});
+    decoder.set_commit_time(1'700'000'000'123);
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.decode(decode_pgoutput(orders_relation()), events, bad);
+    decoder.decode(
+        decode_pgoutput(Bytes().tag('I').u32(kOrders).tag('N').u16(3).text("1").null().null()),
+        events, bad);
+    REQUIRE(events.size() == 2);
+    CHECK(std::get<DataChangeEvent>(events[1]).meta == EventMeta{{"op_ts", "1700000000123"},
+                                                                 {"table_name", "orders"},
+                                                                 {"database_name", "shop"},
+                                                                 {"schema_name", "public"}});
+}

@@ -79,8 +79,8 @@ TEST_CASE("postgres options: refusals name the key and the reason") {
                Catch::Contains("all_tables, filtered or disabled"));
     CHECK_THAT(parse({{"debezium.database.sslmode", "strict"}}).errors,
                Catch::Contains("verify-full"));
-    CHECK_THAT(parse({{"metadata.list", "op_ts"}}).errors,
-               Catch::Contains("`metadata.list` is refused"));
+    CHECK_THAT(parse({{"metadata.list", "op_ts,row_kind"}}).errors,
+               Catch::Contains("`metadata.list`: unknown metadata 'row_kind'"));
     CHECK_THAT(parse({{"slot.name", "Bad-Slot"}}).errors, Catch::Contains("lower-case letters"));
     CHECK_THAT(parse({{"server-time-zone", "Mars/Base"}}).errors,
                Catch::Contains("not a time zone id"));
@@ -88,6 +88,10 @@ TEST_CASE("postgres options: refusals name the key and the reason") {
                Catch::Contains("scan.startup.mode"));
     CHECK(parse({{"server-time-zone", "Asia/Shanghai"}}).errors.empty());
     CHECK(parse({{"schema-change.enabled", "true"}}).errors.empty());
+    Parsed meta = parse({{"metadata.list", "op_ts, schema_name"}});
+    REQUIRE(meta.errors.empty());
+    CHECK(settings_from(meta.options).metadata ==
+          std::vector<MetadataField>{MetadataField::OpTs, MetadataField::SchemaName});
 }
 
 TEST_CASE("postgres options: `tables` names one database in db.schema.table form") {

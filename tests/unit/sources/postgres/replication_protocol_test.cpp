@@ -43,6 +43,9 @@ TEST_CASE("replication: the standby status update reports received and flushed L
 TEST_CASE("replication: PostgreSQL's epoch is 2000-01-01") {
     CHECK(to_postgres_epoch_us(946'684'800'000'000LL) == 0);
     CHECK(to_postgres_epoch_us(946'684'801'000'000LL) == 1'000'000);
+    CHECK(unix_ms_of(0) == 946'684'800'000LL);
+    CHECK(unix_ms_of(1'999) == 946'684'800'001LL);
+    CHECK(unix_ms_of(-1) == 946'684'799'999LL);  // rounded down, before 2000 too
 }
 
 TEST_CASE("replication: LSNs print and parse as PostgreSQL writes them") {
