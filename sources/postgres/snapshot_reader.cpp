@@ -17,7 +17,7 @@ class TableReader {
                 const Schema& schema, const SnapshotSettings& settings, SnapshotProgress& progress,
                 const std::function<bool(SnapshotBatch)>& emit)
         : conn_(conn),
-          id_(std::move(id)),
+          id_(id),
           schema_(schema),
           settings_(settings),
           progress_(progress),
