@@ -132,8 +132,10 @@ std::optional<std::string> PgConnection::read_copy(std::chrono::milliseconds wai
         if (n == -1) {
             // The stream ended: the server's final result says why.
             PgResult end(PQgetResult(conn_.get()));
-            throw PgError("postgres source: the replication stream ended: " +
-                          trimmed(PQresultErrorMessage(end.get())));
+            std::string why = trimmed(PQresultErrorMessage(end.get()));
+            if (why.empty()) why = trimmed(PQerrorMessage(conn_.get()));
+            if (why.empty()) why = "the server ended it (shutting down?)";
+            throw PgError("postgres source: the replication stream ended: " + why);
         }
         if (n == -2) fail("reading the replication stream failed");
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <set>
+#include <thread>
 
 #include "sources/postgres/catalog.h"
 #include "sources/postgres/change_decoder.h"
@@ -18,6 +19,8 @@ namespace {
 constexpr std::size_t kQueueCapacity = 4;
 // Most changes per chunk while streaming.
 constexpr std::size_t kMaxChunkEvents = 1024;
+// Between a lost replication connection and the next attempt.
+constexpr std::chrono::milliseconds kReconnectBackoff{1000};
 // How long one wait for the server lasts before the thread looks at stopping_ again.
 constexpr std::chrono::milliseconds kPollSlice{100};
 
@@ -106,8 +109,8 @@ void ReplicationReader::send_status(bool now) {
 void ReplicationReader::read() {
     const PostgresOptions& o = settings_.options;
     TableFilter filter(settings_.database, o.tables, o.tables_exclude, o.table_id_include_database);
-    PgConnection catalog(settings_, PgConnection::Kind::Normal);
-    const std::vector<CapturedTable> tables = list_captured_tables(catalog, filter);
+    auto catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
+    const std::vector<CapturedTable> tables = list_captured_tables(*catalog, filter);
     if (tables.empty())
         throw std::runtime_error(
             "postgres source: no table of database " + settings_.database +
@@ -139,19 +142,25 @@ void ReplicationReader::read() {
         return;
     }
 
-    ensure_publication(catalog, settings_, tables);
+    ensure_publication(*catalog, settings_, tables);
     ChangeDecoder decoder(
         filter,
         [&](const RelationMessage& m) {
-            return table_schema(catalog, m.relation_oid,
-                                filter.table_id(m.namespace_name, m.relation_name).str());
+            const std::string name = filter.table_id(m.namespace_name, m.relation_name).str();
+            try {
+                return table_schema(*catalog, m.relation_oid, name);
+            } catch (const PgError&) {
+                // Idle for long, or the server restarted: once more on a new connection.
+                catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
+                return table_schema(*catalog, m.relation_oid, name);
+            }
         },
         o.schema_change_enabled);
     decoder.set_metadata(settings_.metadata);
 
-    PgConnection replication(settings_, PgConnection::Kind::Replication);
+    auto replication = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Replication);
     const std::string& slot_name = o.slot_name;
-    std::optional<SlotInfo> slot = find_slot(catalog, slot_name);
+    std::optional<SlotInfo> slot = find_slot(*catalog, slot_name);
     if (slot && slot->plugin != "pgoutput")
         throw std::runtime_error("postgres source: slot " + slot_name + " uses plugin " +
                                  slot->plugin + "; cdcd decodes pgoutput only");
@@ -202,8 +211,8 @@ void ReplicationReader::read() {
                     "postgres source: slot {} of the unfinished snapshot is gone; taking "
                     "the snapshot again from the start",
                     slot_name);
-            PgResult created = replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
-                                                " LOGICAL pgoutput EXPORT_SNAPSHOT");
+            PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
+                                                 " LOGICAL pgoutput EXPORT_SNAPSHOT");
             auto consistent = parse_lsn(created.text(0, 1));
             if (!consistent)
                 throw std::runtime_error(
@@ -220,14 +229,14 @@ void ReplicationReader::read() {
         if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
     } else {
         if (!slot) {
-            PgResult created = replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
-                                                " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
+            PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
+                                                 " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
             start = parse_lsn(created.text(0, 1)).value_or(0);
             spdlog::info("postgres source: created slot {} at {}", slot_name, format_lsn(start));
         } else if (o.startup == StartupMode::CommittedOffset) {
             start = slot->confirmed_flush.value_or(0);
         } else {
-            start = current_wal_lsn(catalog);
+            start = current_wal_lsn(*catalog);
         }
         if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
     }
@@ -235,11 +244,38 @@ void ReplicationReader::read() {
     for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
     if (restored_)
         for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
-    stream(replication, decoder, start, skip);
+    stream(std::move(replication), decoder, start, skip);
 }
 
-void ReplicationReader::stream(PgConnection& replication, ChangeDecoder& decoder, Lsn start,
-                               std::uint64_t skip) {
+void ReplicationReader::stream(std::unique_ptr<PgConnection> replication, ChangeDecoder& decoder,
+                               Lsn start, std::uint64_t skip) {
+    Position handed_over{start, skip};
+    int failures = 0;
+    for (;;) {
+        const Position from = handed_over;
+        try {
+            stream_session(*replication, decoder, from, handed_over);
+            return;
+        } catch (const PgError& e) {
+            if (stopping_) return;
+            // A session that handed something over worked: count failures in a row only.
+            if (handed_over.lsn != from.lsn || handed_over.txn_events != from.txn_events)
+                failures = 0;
+            if (++failures > settings_.options.connect_max_retries) throw;
+            spdlog::warn("{}; reconnecting (attempt {} of {}), resuming at {}", e.what(), failures,
+                         settings_.options.connect_max_retries, format_lsn(handed_over.lsn));
+        }
+        replication.reset();
+        std::this_thread::sleep_for(kReconnectBackoff);
+        if (stopping_) return;
+        replication = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Replication);
+    }
+}
+
+void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder& decoder,
+                                       Position from, Position& handed_over) {
+    const Lsn start = from.lsn;
+    std::uint64_t skip = from.txn_events;
     const std::string publication =
         replication.quote_literal(replication.quote_identifier(settings_.publication));
     replication.start_copy_both("START_REPLICATION SLOT " + settings_.options.slot_name +
@@ -251,6 +287,7 @@ void ReplicationReader::stream(PgConnection& replication, ChangeDecoder& decoder
         ~Forget() { streaming = nullptr; }
     } forget{streaming_};
     received_ = start;
+    reported_flush_ = 0;  // a new session hears the confirmed position at once
     last_status_ = std::chrono::steady_clock::now();
 
     // The position after the last change taken: the end of the last whole transaction, and how
@@ -259,17 +296,16 @@ void ReplicationReader::stream(PgConnection& replication, ChangeDecoder& decoder
     std::uint64_t txn_events = 0;
     bool in_txn = false;
     Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}};
-    Lsn pushed_lsn = start;
-    std::uint64_t pushed_txn_events = 0;
 
     auto flush_pending = [&]() {
         pending.lsn = committed;
         pending.txn_events = txn_events;
-        if (pending.events.empty() && pending.bad_records.empty() && pending.lsn == pushed_lsn &&
-            pending.txn_events == pushed_txn_events)
+        const bool nothing = pending.events.empty() && pending.bad_records.empty();
+        // While skipping what was emitted before, the position handed over stays ahead.
+        if (nothing && (skip > 0 || (pending.lsn == handed_over.lsn &&
+                                     pending.txn_events == handed_over.txn_events)))
             return true;
-        pushed_lsn = pending.lsn;
-        pushed_txn_events = pending.txn_events;
+        handed_over = {pending.lsn, pending.txn_events};
         Chunk out = std::move(pending);
         pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}};
         return push(std::move(out));

@@ -10,6 +10,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -54,7 +55,19 @@ class ReplicationReader {
     /// Queues a chunk, waiting while the queue is full (answering the server meanwhile); false
     /// when stopping.
     bool push(Chunk chunk);
-    void stream(PgConnection& replication, ChangeDecoder& decoder, Lsn start, std::uint64_t skip);
+    /// Streams from `start` (skipping `skip` changes of the first transaction), reconnecting
+    /// when the connection is lost: connect.max-retries times in a row, each resuming after the
+    /// last chunk handed over.
+    void stream(std::unique_ptr<PgConnection> replication, ChangeDecoder& decoder, Lsn start,
+                std::uint64_t skip);
+    struct Position {
+        Lsn lsn = 0;
+        std::uint64_t txn_events = 0;
+    };
+    /// One replication session; returns when stopping, throws PgError when the connection
+    /// fails. `handed_over` follows the chunks pushed.
+    void stream_session(PgConnection& replication, ChangeDecoder& decoder, Position from,
+                        Position& handed_over);
     /// Sends a standby status update when one is due (interval, a new confirmed LSN, or asked).
     void send_status(bool now);
 
