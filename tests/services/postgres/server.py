@@ -78,7 +78,7 @@ def make_certificates(directory: Path) -> dict[str, Path]:
 
 class PostgresServer:
     def __init__(self, run_dir: str | os.PathLike | None = None, port: int | None = None,
-                 tls: bool = False):
+                 tls: bool = False, settings: dict[str, str] | None = None):
         self._own_dir = run_dir is None
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="cdcd-pg-"))
         if os.geteuid() == 0:
@@ -90,6 +90,8 @@ class PostgresServer:
         self.port = port or free_port()
         self.bin = bin_dir()
         self.proc: subprocess.Popen | None = None
+        # Server settings over the defaults below (`-c key=value`).
+        self.settings = dict(settings or {})
         # With tls: certificates under run_dir/tls (certs["ca.crt"] verifies the server's).
         self.certs: dict[str, Path] = {}
         if tls:
@@ -116,7 +118,8 @@ class PostgresServer:
              "-c", "wal_level=logical", "-c", "max_replication_slots=20", "-c", "max_wal_senders=20",
              "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
              "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning",
-             "-c", "wal_sender_timeout=60s", *self._tls_settings()]),
+             "-c", "wal_sender_timeout=60s", *self._tls_settings(),
+             *[arg for k, v in self.settings.items() for arg in ("-c", f"{k}={v}")]]),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
         atexit.register(self._stop_at_exit)
