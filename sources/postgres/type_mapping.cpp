@@ -127,6 +127,11 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             return refuse(c, "Flink CDC has no mapping for time with time zone");
         default:
             if (c.is_enum) return DataType::string();
+            // Types of extensions have no fixed oid: known by name (format_type's, which is
+            // schema-qualified when the schema is not on the search path).
+            if (const std::string name = c.type_name.substr(c.type_name.rfind('.') + 1);
+                name == "citext" || name == "ltree")
+                return DataType::string();
             // An array's typmod is its element's.
             if (Oid element = array_element(c.type_oid)) {
                 auto mapped = map_type({element, typmod, false, c.type_name});
@@ -135,7 +140,7 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             }
             return refuse(c,
                           "Flink CDC has no mapping for it, or cdcd does not implement it yet "
-                          "(arrays of other types, hstore, ltree, citext, geometry)");
+                          "(arrays of other types, hstore, geometry, geography)");
     }
 }
 

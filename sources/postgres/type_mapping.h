@@ -28,7 +28,7 @@ struct PgColumnType {
     Oid type_oid = 0;
     std::int32_t type_modifier = -1;  // atttypmod; -1 when none
     bool is_enum = false;             // pg_type.typtype = 'e' (user-defined enum)
-    std::string type_name;            // for refusals: "int4", "tsvector", ...
+    std::string type_name;  // format_type(): "integer", "citext", "public.ltree"; for refusals
 };
 
 struct TypeRefusal {

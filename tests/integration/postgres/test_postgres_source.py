@@ -244,3 +244,22 @@ def test_metadata_columns_in_a_transform(pg, fresh_table, tmp_path):
     assert after[0] == "2" and after[2:] == [t, "public", "cdcd", "true"]
     assert before - 5000 <= int(after[1]) <= int(time.time() * 1000) + 5000  # the commit time
     assert cdcd.stop() == 0
+
+
+def test_enum_and_extension_types_are_strings(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE EXTENSION IF NOT EXISTS citext; CREATE EXTENSION IF NOT EXISTS ltree;"
+           f"DROP TYPE IF EXISTS {t}_mood; CREATE TYPE {t}_mood AS ENUM ('sad', 'happy');"
+           f"CREATE TABLE public.{t} (id int PRIMARY KEY, name citext, path ltree, mood {t}_mood);"
+           f"INSERT INTO public.{t} VALUES (1, 'MiXeD', 'a.b.c', 'happy')")
+    try:
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+        lines = cdcd.wait_lines(2)
+        assert lines[0] == (f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                            f"`name` STRING,`path` STRING,`mood` STRING}}, primaryKeys=id, options=()}}")
+        assert lines[1] == insert(t, "1, MiXeD, a.b.c, happy")
+        pg.sql(f"INSERT INTO public.{t} VALUES (2, 'x', 'd', 'sad')")
+        assert cdcd.wait_lines(3)[2] == insert(t, "2, x, d, sad")
+        assert cdcd.stop() == 0
+    finally:
+        pg.sql(f"DROP TABLE IF EXISTS public.{t}; DROP TYPE IF EXISTS {t}_mood")

@@ -49,6 +49,10 @@ TEST_CASE("type mapping: characters, binaries and text-valued types") {
                   oid::kTsrange, oid::kTstzrange, oid::kDaterange})
         CHECK(mapped(o) == "STRING");
     CHECK(mapped(16500, -1, true) == "STRING");  // a user-defined enum
+    // Extension types, known by name.
+    CHECK(std::get<DataType>(map_type({16600, -1, false, "citext"})).to_string() == "STRING");
+    CHECK(std::get<DataType>(map_type({16700, -1, false, "public.ltree"})).to_string() == "STRING");
+    CHECK(std::holds_alternative<TypeRefusal>(map_type({16800, -1, false, "hstore"})));
     CHECK(mapped(oid::kBit, 1) == "BOOLEAN");
     // Debezium's defaults: money.fraction.digits 2, interval.handling.mode numeric.
     CHECK(mapped(oid::kMoney) == "DECIMAL(38, 2)");
