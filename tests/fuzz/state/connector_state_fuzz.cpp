@@ -2,8 +2,8 @@
 // the decoder: the Kafka source's offsets and inferred schemas, the Kafka sink's writer state,
 // dingtalk-cdc's splits, oss-cdc's phases, the schema lists every sink writer and the schema
 // operator restore, the file sink's committed position, and the transform's upstream schemas
-// (bound again to its rules on restore). Each refuses the bytes with its own
-// error or decodes a state that encodes and decodes back to itself.
+// (bound again to its rules on restore), and the postgres source's position. Each refuses the bytes
+// with its own error or decodes a state that encodes and decodes back to itself.
 #include <unistd.h>
 
 #include <cstddef>
@@ -23,6 +23,7 @@
 #include "sources/oss/mns_reader.h"
 #include "sources/oss/polling_state.h"
 #include "sources/oss/snapshot_reader.h"
+#include "sources/postgres/state_codec.h"
 
 using namespace cdcd;
 
@@ -83,7 +84,7 @@ void transform_state(std::string_view state) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-    switch (data[0] % 7) {
+    switch (data[0] % 8) {
         case 0:
             try {
                 auto blob = kafka::encode_state(kafka::decode_state(bytes));
@@ -131,8 +132,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 5:
             file_state(bytes);
             break;
-        default:
+        case 6:
             transform_state(bytes);
+            break;
+        default:
+            try {
+                auto blob = postgres::encode_state(postgres::decode_state(bytes));
+                check(postgres::encode_state(postgres::decode_state(blob)) == blob);
+                (void)postgres::describe_state_json(postgres::decode_state(blob));
+            } catch (const std::runtime_error&) {
+            }
     }
     return 0;
 }

@@ -12,8 +12,10 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "oss"))  # oss_helpers
 sys.path.insert(0, str(HERE.parent / "dingtalk"))  # dingtalk_env
 sys.path.insert(0, str(REPO / "tests" / "services" / "kafka"))
+sys.path.insert(0, str(REPO / "tests" / "services" / "postgres"))
 
 from broker import kafka_broker  # noqa: E402,F401  (session-scoped fixture)
+from server import postgres_server  # noqa: E402,F401  (session-scoped fixture)
 
 
 def load_module(name, path):

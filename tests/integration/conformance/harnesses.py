@@ -182,7 +182,57 @@ class DingtalkSource:
         return int(after["title"].split()[1])
 
 
-SOURCES = [ValuesSource, KafkaSource, OssSource, DingtalkSource]
+class PostgresSource:
+    """Rows of a fresh table: half before the first run (its snapshot), half inserted before the
+    second (streamed from the slot)."""
+    type = "postgres"
+
+    def __init__(self, request):
+        from server import PASSWORD, USER  # tests/services/postgres
+        self.pg = request.getfixturevalue("postgres_server")
+        self.table = unique("conformance").replace("-", "_")
+        self.user, self.password = USER, PASSWORD
+
+    def insert(self, ids):
+        self.pg.sql(f"INSERT INTO public.{self.table} (id) SELECT g FROM "
+                    f"generate_series({ids.start}, {ids.stop - 1}) g")
+
+    def prepare(self):
+        self.pg.sql(f"CREATE TABLE public.{self.table} (id int PRIMARY KEY, v numeric(5, 2))")
+        self.insert(range(1, TOTAL // 2 + 1))
+
+    def block(self, run, startup="initial"):
+        return (f"source:\n  type: postgres\n  hostname: 127.0.0.1\n  port: {self.pg.port}\n"
+                f"  username: {self.user}\n  password: {self.password}\n"
+                f"  tables: cdcd.public.{self.table}\n  slot.name: {self.table}\n"
+                f"  debezium.publication.name: {self.table}\n"
+                f"  debezium.publication.autocreate.mode: filtered\n"
+                f"  scan.lsn-commit.checkpoints-num-delay: 0\n  scan.startup.mode: {startup}\n")
+
+    def first_half_delivered(self, ids):
+        return len(ids) >= TOTAL // 2
+
+    def between_runs(self):
+        self.insert(range(TOTAL // 2 + 1, TOTAL + 1))
+
+    ends_by_itself = False
+
+    @staticmethod
+    def id_of(after):
+        return after["id"]
+
+    def bad_record(self):
+        """A numeric NaN, which no DECIMAL holds, between two good rows, streamed from a slot
+        made before them; both runs (fail, then dead-letter) read it from the slot's confirmed
+        position (committed-offset), which the failed run never moved past them."""
+        self.pg.sql(f"CREATE TABLE public.{self.table} (id int PRIMARY KEY, v numeric(5, 2));"
+                    f"CREATE PUBLICATION {self.table} FOR TABLE public.{self.table}")
+        self.pg.sql(f"SELECT pg_create_logical_replication_slot('{self.table}', 'pgoutput')")
+        self.pg.sql(f"INSERT INTO public.{self.table} VALUES (1, 1), (2, 'NaN'), (3, 3)")
+        return (self.block(1, "committed-offset"), f"table public.{self.table} insert", [1, 3])
+
+
+SOURCES = [ValuesSource, KafkaSource, OssSource, DingtalkSource, PostgresSource]
 
 
 # ---- sinks -----------------------------------------------------------------------------------

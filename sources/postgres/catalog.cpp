@@ -1,0 +1,128 @@
+#include "sources/postgres/catalog.h"
+
+#include <spdlog/spdlog.h>
+
+#include "sources/postgres/replication_protocol.h"
+#include "sources/postgres/type_mapping.h"
+
+namespace cdcd::postgres {
+
+namespace {
+
+Oid to_oid(const std::string& text) {
+    return static_cast<Oid>(std::stoul(text));
+}
+
+}  // namespace
+
+std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableFilter& filter) {
+    PgResult r = conn.exec(
+        "SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c "
+        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition "
+        "AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
+        "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' "
+        "ORDER BY n.nspname, c.relname");
+    std::vector<CapturedTable> tables;
+    for (int i = 0; i < r.rows(); ++i) {
+        CapturedTable t{to_oid(r.text(i, 0)), r.text(i, 1), r.text(i, 2)};
+        if (filter.captures(t.schema, t.name)) tables.push_back(std::move(t));
+    }
+    return tables;
+}
+
+Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name) {
+    const std::string relid = std::to_string(oid);
+    PgResult cols = conn.exec_params(
+        "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, t.typtype = 'e', "
+        "pg_catalog.format_type(a.atttypid, a.atttypmod) "
+        "FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+        "WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+        {relid});
+    PgResult keys = conn.exec_params(
+        "SELECT a.attname FROM pg_catalog.pg_index i "
+        "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
+        "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+        "WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.ord",
+        {relid});
+    std::vector<Column> columns;
+    columns.reserve(static_cast<std::size_t>(cols.rows()));
+    for (int i = 0; i < cols.rows(); ++i) {
+        PgColumnType type{to_oid(cols.text(i, 1)), std::stoi(cols.text(i, 2)),
+                          cols.text(i, 4) == "t", cols.text(i, 5)};
+        auto mapped = map_type(type);
+        if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
+            throw std::runtime_error("postgres source: table " + display_name + " column `" +
+                                     cols.text(i, 0) + "`: " + refusal->reason);
+        DataType t = std::get<DataType>(mapped);
+        if (cols.text(i, 3) == "t") t = t.not_null();
+        columns.push_back(Column{cols.text(i, 0), t, {}, {}});
+    }
+    std::vector<std::string> primary_key;
+    primary_key.reserve(static_cast<std::size_t>(keys.rows()));
+    for (int i = 0; i < keys.rows(); ++i) primary_key.push_back(keys.text(i, 0));
+    return Schema(std::move(columns), std::move(primary_key));
+}
+
+void ensure_publication(PgConnection& conn, const PostgresSettings& settings,
+                        const std::vector<CapturedTable>& tables) {
+    const std::string& name = settings.publication;
+    PgResult found = conn.exec_params(
+        "SELECT puballtables FROM pg_catalog.pg_publication WHERE pubname = $1", {name});
+    std::string list;
+    for (const auto& t : tables) {
+        if (!list.empty()) list += ", ";
+        list += conn.quote_identifier(t.schema) + "." + conn.quote_identifier(t.name);
+    }
+    const std::string quoted = conn.quote_identifier(name);
+    switch (settings.autocreate) {
+        case PublicationAutocreate::Disabled:
+            if (found.rows() == 0)
+                throw std::runtime_error(
+                    "postgres source: publication '" + name +
+                    "' does not exist and debezium.publication.autocreate.mode is disabled");
+            return;
+        case PublicationAutocreate::AllTables:
+            if (found.rows() == 0) {
+                spdlog::info("postgres source: creating publication {} FOR ALL TABLES", name);
+                conn.exec("CREATE PUBLICATION " + quoted + " FOR ALL TABLES");
+            }
+            return;
+        case PublicationAutocreate::Filtered:
+            if (found.rows() == 0) {
+                spdlog::info("postgres source: creating publication {} for {} tables", name,
+                             tables.size());
+                conn.exec("CREATE PUBLICATION " + quoted + " FOR TABLE " + list);
+            } else if (found.text(0, 0) != "t") {
+                conn.exec("ALTER PUBLICATION " + quoted + " SET TABLE " + list);
+            }
+            return;
+    }
+}
+
+std::optional<SlotInfo> find_slot(PgConnection& conn, const std::string& name) {
+    PgResult r = conn.exec_params(
+        "SELECT plugin, database, active, confirmed_flush_lsn "
+        "FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
+        {name});
+    if (r.rows() == 0) return std::nullopt;
+    SlotInfo slot{r.value(0, 0).value_or(""), r.value(0, 1).value_or(""), r.text(0, 2) == "t",
+                  std::nullopt};
+    if (auto lsn = r.value(0, 3)) slot.confirmed_flush = parse_lsn(*lsn);
+    return slot;
+}
+
+void drop_slot(PgConnection& conn, const std::string& name) {
+    conn.exec_params("SELECT pg_catalog.pg_drop_replication_slot($1)", {name});
+}
+
+Lsn current_wal_lsn(PgConnection& conn) {
+    PgResult r = conn.exec("SELECT pg_catalog.pg_current_wal_lsn()");
+    auto lsn = parse_lsn(r.text(0, 0));
+    if (!lsn)
+        throw std::runtime_error("postgres source: pg_current_wal_lsn() answered '" + r.text(0, 0) +
+                                 "'");
+    return *lsn;
+}
+
+}  // namespace cdcd::postgres

@@ -1,0 +1,43 @@
+#pragma once
+// What the source asks the server's catalog, on a normal connection: the captured tables, a
+// table's schema (types mapped as Flink CDC does, NOT NULL, primary key), the publication
+// (created or filled when allowed) and the replication slot.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/schema/schema.h"
+#include "sources/postgres/change_decoder.h"
+#include "sources/postgres/options.h"
+#include "sources/postgres/pg_connection.h"
+
+namespace cdcd::postgres {
+
+struct CapturedTable {
+    Oid oid = 0;
+    std::string schema, name;
+};
+
+/// The ordinary and partitioned tables of the database that `filter` captures, by name.
+std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableFilter& filter);
+
+/// The schema of relation `oid` as of the connection's snapshot; throws std::runtime_error
+/// naming the table and column of a refused type.
+Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name);
+
+/// Makes sure the publication exists (publication.autocreate.mode all_tables: FOR ALL TABLES;
+/// filtered: FOR the captured tables, also set on an existing one; disabled: must exist).
+void ensure_publication(PgConnection& conn, const PostgresSettings& settings,
+                        const std::vector<CapturedTable>& tables);
+
+struct SlotInfo {
+    std::string plugin, database;
+    bool active = false;
+    std::optional<Lsn> confirmed_flush;
+};
+std::optional<SlotInfo> find_slot(PgConnection& conn, const std::string& name);
+void drop_slot(PgConnection& conn, const std::string& name);
+/// pg_current_wal_lsn().
+Lsn current_wal_lsn(PgConnection& conn);
+
+}  // namespace cdcd::postgres

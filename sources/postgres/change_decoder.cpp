@@ -1,0 +1,320 @@
+#include "sources/postgres/change_decoder.h"
+
+#include <stdexcept>
+
+#include "pipeline/data/field_format.h"
+#include "pipeline/schema/schema_change_apply.h"
+#include "sources/postgres/text_values.h"
+#include "sources/postgres/type_mapping.h"
+
+namespace cdcd::postgres {
+
+TableFilter::TableFilter(std::string database, const std::string& tables,
+                         const std::optional<std::string>& exclude, bool include_database)
+    : database_(std::move(database)), include_database_(include_database) {
+    std::string error;
+    include_ = Selectors::parse(tables, &error);
+    if (!include_) throw std::invalid_argument("tables: " + error);
+    if (exclude) {
+        exclude_ = Selectors::parse(*exclude, &error);
+        if (!exclude_) throw std::invalid_argument("tables.exclude: " + error);
+    }
+}
+
+bool TableFilter::captures(const std::string& schema, const std::string& table) const {
+    const TableId full = TableId::of(database_, schema, table);
+    return include_->matches(full) && !(exclude_ && exclude_->matches(full));
+}
+
+TableId TableFilter::table_id(const std::string& schema, const std::string& table) const {
+    return include_database_ ? TableId::of(database_, schema, table) : TableId::of(schema, table);
+}
+
+ChangeDecoder::ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes)
+    : filter_(std::move(filter)), lookup_(std::move(lookup)), schema_changes_(schema_changes) {}
+
+void ChangeDecoder::add_known(const TableId& table, const Schema& schema) {
+    known_[table] = schema;
+}
+
+namespace {
+
+/// Whether the Relation's columns are the schema's: the same names in order, of the same types
+/// (nullability is not in a Relation message).
+std::optional<std::string> relation_differs(const RelationMessage& m, const Schema& schema) {
+    if (m.columns.size() != schema.size())
+        return "it has " + std::to_string(m.columns.size()) + " columns, the known schema " +
+               std::to_string(schema.size());
+    for (std::size_t i = 0; i < m.columns.size(); ++i) {
+        const RelationColumn& c = m.columns[i];
+        const Column& known = schema.columns()[i];
+        if (c.name != known.name)
+            return "column " + std::to_string(i + 1) + " is `" + c.name + "`, was `" + known.name +
+                   "`";
+        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        // An enum maps only with the catalog's help: a known STRING column of an unknown oid is
+        // taken as unchanged.
+        if (auto* type = std::get_if<DataType>(&mapped)) {
+            if (!type->equals_ignoring_nullability(known.type))
+                return "column `" + c.name + "` is " + type->to_string() + ", was " +
+                       known.type.to_string();
+        } else if (!known.type.is_string()) {
+            return "column `" + c.name + "` changed its type";
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
+    Relation r;
+    r.captured = filter_.captures(m.namespace_name, m.relation_name);
+    if (!r.captured) {
+        relations_[m.relation_oid] = std::move(r);
+        return;
+    }
+    r.table = filter_.table_id(m.namespace_name, m.relation_name);
+    r.schema_name = m.namespace_name;
+    r.table_name = m.relation_name;
+    if (auto known = known_.find(r.table); known != known_.end()) {
+        auto why = relation_differs(m, known->second);
+        if (why && schema_changes_) {
+            known->second = evolve(r.table, known->second, m, out);
+            why.reset();
+        }
+        if (why)
+            throw std::runtime_error(
+                "postgres source: the columns of table " + r.table.str() + " changed (" + *why +
+                "); with schema-change.enabled false a changed table stops the source: set it "
+                "to true, or restart with --reset-state after the change");
+        r.schema = known->second;
+    } else {
+        r.schema = lookup_(m);
+        if (auto why = relation_differs(m, r.schema))
+            throw std::runtime_error("postgres source: the catalog's columns of table " +
+                                     r.table.str() + " are not those of its Relation message (" +
+                                     *why + "); was it altered meanwhile?");
+        known_[r.table] = r.schema;
+        out.push_back(CreateTableEvent{r.table, r.schema});
+    }
+    for (const Column& c : r.schema.columns()) r.types.push_back(c.type);
+    relations_[m.relation_oid] = std::move(r);
+}
+
+Schema ChangeDecoder::evolve(const TableId& table, const Schema& known, const RelationMessage& m,
+                             EventBatch& out) {
+    // Types from the Relation message, which is as of the change; the catalog is as of now (later
+    // DDL may have changed it again), so it only adds what a Relation cannot say: NOT NULL, and
+    // that a type of its own is an enum.
+    const Schema catalog = lookup_(m);
+    std::vector<Column> now;
+    now.reserve(m.columns.size());
+    for (const RelationColumn& c : m.columns) {
+        const Column* current = catalog.find(c.name);
+        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        if (auto* type = std::get_if<DataType>(&mapped)) {
+            const bool same = current && current->type.equals_ignoring_nullability(*type);
+            now.push_back(Column{c.name, same ? current->type : *type, {}, {}});
+        } else if (current && current->type.is_string()) {
+            now.push_back(*current);
+        } else {
+            throw std::runtime_error("postgres source: table " + table.str() + " column `" +
+                                     c.name + "`: " + std::get<TypeRefusal>(mapped).reason);
+        }
+    }
+    const std::vector<Column>& before = known.columns();
+    std::vector<SchemaChangeEvent> changes;
+    bool same_names = now.size() == before.size();
+    bool same_types = now.size() == before.size();
+    for (std::size_t i = 0; i < now.size() && i < before.size(); ++i) {
+        same_names = same_names && now[i].name == before[i].name;
+        same_types = same_types && now[i].type.equals_ignoring_nullability(before[i].type);
+    }
+    auto in = [](const std::vector<Column>& columns, const std::string& name) {
+        for (const Column& c : columns)
+            if (c.name == name) return true;
+        return false;
+    };
+    if (!same_names && same_types) {
+        // The same columns in the same places, some under new names: renames, unless a new
+        // name is an old column's (columns moved; told apart below as drops and adds).
+        RenameColumnEvent rename{table, {}};
+        bool renamed_only = true;
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (now[i].name != before[i].name) {
+                renamed_only = renamed_only && !in(before, now[i].name);
+                rename.renames.emplace_back(before[i].name, now[i].name);
+            }
+        if (renamed_only) changes.emplace_back(std::move(rename));
+        same_names = renamed_only;
+    }
+    if (!same_names) {
+        DropColumnEvent drop{table, {}};
+        for (const Column& c : before)
+            if (!in(now, c.name)) drop.dropped.push_back(c.name);
+        if (!drop.dropped.empty()) changes.emplace_back(std::move(drop));
+        AddColumnEvent add{table, {}};
+        for (std::size_t i = 0; i < now.size(); ++i) {
+            if (in(before, now[i].name)) continue;
+            ColumnWithPosition added{now[i], ColumnWithPosition::Position::Last, {}};
+            if (i == 0) {
+                added.position = ColumnWithPosition::Position::First;
+            } else if (i + 1 < now.size()) {
+                added.position = ColumnWithPosition::Position::After;
+                added.existed_column = now[i - 1].name;
+            }
+            add.added.push_back(std::move(added));
+        }
+        if (!add.added.empty()) changes.emplace_back(std::move(add));
+    }
+    AlterColumnTypeEvent alter{table, {}, {}, {}};
+    for (const Column& c : now)
+        if (const Column* old = known.find(c.name);
+            old && !c.type.equals_ignoring_nullability(old->type)) {
+            alter.new_types.emplace_back(c.name, c.type);
+            alter.old_types.emplace_back(c.name, old->type);
+        }
+    if (!alter.new_types.empty()) changes.emplace_back(std::move(alter));
+    Schema evolved = known;
+    for (auto& change : changes) {
+        evolved = apply_schema_change(evolved, change);
+        out.push_back(to_event(std::move(change)));
+    }
+    // What the events cannot say (a reordering): the table as it is now, announced anew.
+    if (evolved.column_names() != Schema(now).column_names())
+        throw std::runtime_error("postgres source: the columns of table " + table.str() +
+                                 " changed in a way no schema change event describes (were "
+                                 "columns reordered?)");
+    return evolved;
+}
+
+const ChangeDecoder::Relation* ChangeDecoder::relation(Oid oid) const {
+    auto it = relations_.find(oid);
+    if (it == relations_.end())
+        throw std::runtime_error("postgres source: change of relation " + std::to_string(oid) +
+                                 " before its Relation message");
+    return it->second.captured ? &it->second : nullptr;
+}
+
+std::optional<Row> ChangeDecoder::to_row(const Relation& r, const TupleData& tuple,
+                                         const TupleData* old, std::string* error) const {
+    if (tuple.size() != r.types.size()) {
+        *error = "tuple of " + std::to_string(tuple.size()) + " columns for a table of " +
+                 std::to_string(r.types.size());
+        return std::nullopt;
+    }
+    RowBuilder row(tuple.size());
+    for (std::size_t i = 0; i < tuple.size(); ++i) {
+        const TupleValue* value = &tuple[i];
+        if (value->kind == TupleValue::Kind::UnchangedToast && old && i < old->size() &&
+            (*old)[i].kind == TupleValue::Kind::Text)
+            value = &(*old)[i];
+        switch (value->kind) {
+            case TupleValue::Kind::Null:
+                row.set_null(i);
+                break;
+            case TupleValue::Kind::UnchangedToast: {
+                const DataType& type = r.types[i];
+                if (!type.is_character() && !type.is_binary()) {
+                    *error = "column `" + r.schema.columns()[i].name +
+                             "` is an unchanged TOASTed value of type " + type.to_string() +
+                             ", which has no placeholder";
+                    return std::nullopt;
+                }
+                row.set_bytes(i, kUnavailableValue);
+                break;
+            }
+            case TupleValue::Kind::Text:
+                if (auto why = set_text_value(row, i, r.types[i], value->text)) {
+                    *error = "column `" + r.schema.columns()[i].name + "`: " + *why;
+                    return std::nullopt;
+                }
+                break;
+        }
+    }
+    return std::move(row).build();
+}
+
+EventMeta ChangeDecoder::meta(const Relation& r) const {
+    if (metadata_.empty()) return {};
+    return metadata_of(metadata_, filter_.database(), r.schema_name, r.table_name, commit_time_ms_);
+}
+
+std::string ChangeDecoder::position(const Relation& r, char op) {
+    return std::string("table ") + r.table.str() + " " +
+           (op == 'I'   ? "insert"
+            : op == 'U' ? "update"
+                        : "delete");
+}
+
+std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& out,
+                                  std::vector<BadRecord>& bad) {
+    auto bad_record = [&](const Relation& r, char op, const std::string& error) {
+        bad.push_back(BadRecord{"parse-error", position(r, op), error, {}});
+    };
+    if (const auto* m = std::get_if<RelationMessage>(&message)) {
+        on_relation(*m, out);
+        return 0;
+    }
+    if (const auto* m = std::get_if<InsertMessage>(&message)) {
+        const Relation* r = relation(m->relation_oid);
+        if (!r) return 0;
+        std::string error;
+        auto after = to_row(*r, m->new_tuple, nullptr, &error);
+        if (!after) {
+            bad_record(*r, 'I', error);
+        } else {
+            out.push_back(DataChangeEvent::insert(r->table, std::move(*after), meta(*r)));
+        }
+        return 1;
+    }
+    if (const auto* m = std::get_if<UpdateMessage>(&message)) {
+        const Relation* r = relation(m->relation_oid);
+        if (!r) return 0;
+        std::string error;
+        const TupleData* old = m->old_kind ? &m->old_tuple : nullptr;
+        // 'O' (REPLICA IDENTITY FULL) is the whole old row; 'K' only the key columns, the
+        // others NULL, as Debezium's before image.
+        auto after = to_row(*r, m->new_tuple, old && *m->old_kind == 'O' ? old : nullptr, &error);
+        std::optional<Row> before;
+        if (after && old) before = to_row(*r, *old, nullptr, &error);
+        if (!after || (old && !before)) {
+            bad_record(*r, 'U', error);
+            return 1;
+        }
+        DataChangeEvent e;
+        e.table = r->table;
+        e.op = OpType::Update;
+        e.before = std::move(before);
+        e.after = std::move(after);
+        e.meta = meta(*r);
+        out.push_back(std::move(e));
+        return 1;
+    }
+    if (const auto* m = std::get_if<DeleteMessage>(&message)) {
+        const Relation* r = relation(m->relation_oid);
+        if (!r) return 0;
+        std::string error;
+        auto before = to_row(*r, m->old_tuple, nullptr, &error);
+        if (!before) {
+            bad_record(*r, 'D', error);
+        } else {
+            out.push_back(DataChangeEvent::remove(r->table, std::move(*before), meta(*r)));
+        }
+        return 1;
+    }
+    if (const auto* m = std::get_if<TruncateMessage>(&message)) {
+        std::size_t n = 0;
+        for (Oid oid : m->relation_oids)
+            if (const Relation* r = relation(oid)) {
+                out.push_back(TruncateTableEvent{r->table});
+                ++n;
+            }
+        return n;
+    }
+    // Begin, Commit, Type, Origin and logical decoding messages carry no change.
+    return 0;
+}
+
+}  // namespace cdcd::postgres

@@ -1,0 +1,340 @@
+#include "sources/postgres/options.h"
+
+#include <stdexcept>
+
+#include "pipeline/data/time_zone.h"
+#include "pipeline/route/selectors.h"
+
+namespace cdcd::postgres {
+
+namespace {
+
+using config::OptionSpec;
+
+// The debezium.* keys cdcd reads; every other one is refused (it would be silently ignored).
+constexpr const char* kPublicationName = "publication.name";
+constexpr const char* kPublicationAutocreate = "publication.autocreate.mode";
+constexpr const char* kSslMode = "database.sslmode";
+constexpr const char* kSslRootCert = "database.sslrootcert";
+constexpr const char* kSslCert = "database.sslcert";
+constexpr const char* kSslKey = "database.sslkey";
+const char* const kReadDebeziumKeys[] = {
+    kPublicationName, kPublicationAutocreate, kSslMode, kSslRootCert, kSslCert, kSslKey};
+
+// "Accepted, no effect" options tune Flink's chunk splitting and readers, which cdcd replaces
+// with key-ordered pages inside the slot's exported snapshot: their values change nothing in
+// what is read.
+constexpr const char* kNoEffect =
+    " Accepted and checked; no effect in cdcd, which reads tables in primary key order inside "
+    "the slot's exported snapshot (docs/postgres.md).";
+
+std::string split_unescaped_dots_error(const std::string& selector) {
+    return "`tables` entry '" + selector +
+           "' must have the form db.schema.table (dots inside a regex are escaped: \\.)";
+}
+
+/// Splits on '.' not preceded by a backslash, as Flink CDC's getValidateDatabaseName.
+std::vector<std::string> split_unescaped(const std::string& s) {
+    std::vector<std::string> parts(1);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '.' && (i == 0 || s[i - 1] != '\\')) {
+            parts.emplace_back();
+        } else {
+            parts.back().push_back(s[i]);
+        }
+    }
+    return parts;
+}
+
+bool valid_database_name(const std::string& name) {
+    // Flink CDC's isValidPostgresDbName: [a-zA-Z_$][a-zA-Z0-9_$-]*, at most 63 characters.
+    if (name.empty() || name.size() > 63) return false;
+    auto letter = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    };
+    if (!letter(name[0])) return false;
+    for (char c : name)
+        if (!letter(c) && !(c >= '0' && c <= '9') && c != '-') return false;
+    return true;
+}
+
+}  // namespace
+
+std::optional<std::string> database_of_tables(const std::string& tables, std::string* error) {
+    std::optional<std::string> database;
+    std::size_t start = 0;
+    while (start <= tables.size()) {
+        std::size_t comma = tables.find(',', start);
+        if (comma == std::string::npos) comma = tables.size();
+        std::string entry = tables.substr(start, comma - start);
+        start = comma + 1;
+        const auto first = entry.find_first_not_of(" \t");
+        if (first == std::string::npos) continue;
+        entry = entry.substr(first, entry.find_last_not_of(" \t") - first + 1);
+        auto parts = split_unescaped(entry);
+        if (parts.size() != 3) {
+            *error = split_unescaped_dots_error(entry);
+            return std::nullopt;
+        }
+        if (!valid_database_name(parts[0])) {
+            *error = "'" + parts[0] + "' (in `tables`) is not a valid PostgreSQL database name";
+            return std::nullopt;
+        }
+        if (database && *database != parts[0]) {
+            *error = "every `tables` entry must name the same database (found '" + *database +
+                     "' and '" + parts[0] + "'): one source reads one database";
+            return std::nullopt;
+        }
+        database = parts[0];
+    }
+    if (!database) *error = "`tables` names no table";
+    return database;
+}
+
+const config::OptionBindings<PostgresOptions>& option_bindings() {
+    static const config::OptionBindings<PostgresOptions> bindings{
+        {
+            OptionSpec::string("hostname")
+                .required()
+                .desc("IP address or hostname of the PostgreSQL server.")
+                .to(&PostgresOptions::hostname),
+            OptionSpec::integer("port")
+                .default_("5432")
+                .range(1, 65535)
+                .desc("Port of the PostgreSQL server.")
+                .to(&PostgresOptions::port),
+            OptionSpec::string("username")
+                .required()
+                .desc("User to connect as; needs the REPLICATION attribute (or superuser) and "
+                      "SELECT on the captured tables.")
+                .to(&PostgresOptions::username),
+            OptionSpec::string("password")
+                .required()
+                .secret()
+                .desc("Password of `username` (redacted).")
+                .to(&PostgresOptions::password),
+            OptionSpec::string("tables")
+                .required()
+                .desc("Tables to capture: comma-separated `db.schema.table` selectors whose parts "
+                      "are regular expressions (`\\.` is a dot inside one); all name the same "
+                      "database.")
+                .to(&PostgresOptions::tables),
+            OptionSpec::string("tables.exclude")
+                .desc("Tables left out of those `tables` selects, in the same form.")
+                .to(&PostgresOptions::tables_exclude),
+            OptionSpec::string("slot.name")
+                .required()
+                .desc("Logical replication slot to stream from; created (with the snapshot) "
+                      "when missing.")
+                .to(&PostgresOptions::slot_name),
+            OptionSpec::string("decoding.plugin.name")
+                .default_("pgoutput")
+                .desc("Logical decoding plugin; cdcd decodes pgoutput only (decoderbufs is "
+                      "refused).")
+                .to(&PostgresOptions::decoding_plugin),
+            OptionSpec::string("server-time-zone")
+                .desc("Checked as a time zone id; no effect on values: timestamptz is read as "
+                      "an instant and timestamp as a wall-clock time, as in Flink CDC.")
+                .to(&PostgresOptions::server_time_zone),
+            OptionSpec::enum_of<StartupMode>("scan.startup.mode",
+                                             {{"initial", StartupMode::Initial},
+                                              {"snapshot", StartupMode::Snapshot},
+                                              {"latest-offset", StartupMode::LatestOffset},
+                                              {"committed-offset", StartupMode::CommittedOffset}})
+                .default_("initial")
+                .desc("initial: snapshot, then changes from the slot; snapshot: the snapshot "
+                      "only (the pipeline then ends); latest-offset: changes from now on; "
+                      "committed-offset: changes from the slot's confirmed position.")
+                .to(&PostgresOptions::startup),
+            OptionSpec::duration("connect.timeout")
+                .default_("30s")
+                .at_least(1000)
+                .desc("Longest wait for one connection attempt.")
+                .to(&PostgresOptions::connect_timeout),
+            OptionSpec::integer("connect.max-retries")
+                .default_("3")
+                .range(0, 1000)
+                .desc("Connection attempts after the first failed one, before the source fails.")
+                .to(&PostgresOptions::connect_max_retries),
+            OptionSpec::integer("connection.pool.size")
+                .default_("20")
+                .at_least(1)
+                .desc(std::string("Flink's JDBC pool size.") + kNoEffect),
+            OptionSpec::duration("heartbeat.interval")
+                .default_("30s")
+                .range(100, 3'600'000)
+                .desc("Longest time between two standby status updates to the server, which "
+                      "also move the slot past WAL of other tables while idle; keep it below "
+                      "the server's wal_sender_timeout.")
+                .to(&PostgresOptions::heartbeat_interval),
+            OptionSpec::integer("scan.snapshot.fetch.size")
+                .default_("1024")
+                .range(1, 1'000'000)
+                .desc("Rows handed downstream at once while reading the snapshot (and fetched at "
+                      "once from a table without a primary key).")
+                .to(&PostgresOptions::snapshot_fetch_size),
+            OptionSpec::integer("scan.incremental.snapshot.chunk.size")
+                .default_("8096")
+                .range(2, 10'000'000)
+                .desc("Rows per snapshot query of a table with a primary key, read in key order; "
+                      "the checkpoint records the last key emitted, so that a restart reads on "
+                      "after it.")
+                .to(&PostgresOptions::snapshot_chunk_size),
+            OptionSpec::string("scan.incremental.snapshot.chunk.key-column")
+                .desc("The column Flink splits chunks by. Accepted and checked; no effect in cdcd, "
+                      "which pages through a table by its whole primary key (docs/postgres.md)."),
+            OptionSpec::boolean("scan.incremental.snapshot.backfill.skip")
+                .default_("true")
+                .desc(std::string("Flink's chunk backfill.") + kNoEffect),
+            OptionSpec::boolean("scan.incremental.close-idle-reader.enabled")
+                .default_("false")
+                .desc(std::string("Flink closes idle readers after the snapshot.") + kNoEffect),
+            OptionSpec::boolean("scan.incremental.snapshot.unbounded-chunk-first.enabled")
+                .default_("false")
+                .desc(std::string("Flink's chunk order.") + kNoEffect),
+            OptionSpec::integer("chunk-meta.group.size")
+                .default_("1000")
+                .at_least(2)
+                .desc(std::string("Flink's chunk metadata grouping.") + kNoEffect),
+            OptionSpec::double_("chunk-key.even-distribution.factor.upper-bound")
+                .default_("1000.0")
+                .at_least(1)
+                .desc(std::string("Flink's even-chunk test.") + kNoEffect),
+            OptionSpec::double_("chunk-key.even-distribution.factor.lower-bound")
+                .default_("0.05")
+                .range(0, 1)
+                .desc(std::string("Flink's even-chunk test.") + kNoEffect),
+            OptionSpec::double_("split-key.even-distribution.factor.upper-bound")
+                .at_least(1)
+                .desc(std::string("Flink's older spelling of "
+                                  "chunk-key.even-distribution.factor.upper-bound.") +
+                      kNoEffect),
+            OptionSpec::double_("split-key.even-distribution.factor.lower-bound")
+                .range(0, 1)
+                .desc(std::string("Flink's older spelling of "
+                                  "chunk-key.even-distribution.factor.lower-bound.") +
+                      kNoEffect),
+            OptionSpec::integer("scan.lsn-commit.checkpoints-num-delay")
+                .default_("3")
+                .range(0, 1000)
+                .desc("The slot's confirmed position is the LSN of the checkpoint this many "
+                      "completed checkpoints back (0: the newest), so that an older retained "
+                      "checkpoint can still be resumed from.")
+                .to(&PostgresOptions::lsn_commit_delay),
+            OptionSpec::string("metadata.list")
+                .desc("Metadata columns for transforms, comma-separated: op_ts (commit time in "
+                      "milliseconds since the epoch, 0 in the snapshot), table_name, "
+                      "database_name, schema_name.")
+                .to(&PostgresOptions::metadata_list),
+            OptionSpec::boolean("table-id.include-database")
+                .default_("false")
+                .desc("Table ids are database.schema.table instead of schema.table.")
+                .to(&PostgresOptions::table_id_include_database),
+            OptionSpec::boolean("schema-change.enabled")
+                .default_("false")
+                .desc("A captured table whose columns change (a pgoutput Relation message that "
+                      "differs from its schema) becomes DropColumn, AddColumn, AlterColumnType or "
+                      "RenameColumn events; with false it stops the source with an error naming "
+                      "the table and the change.")
+                .to(&PostgresOptions::schema_change_enabled),
+        },
+        {config::PrefixSpec{"debezium.",
+                            "Debezium properties; cdcd reads publication.name (default "
+                            "dbz_publication), publication.autocreate.mode (all_tables, filtered, "
+                            "disabled; default all_tables), database.sslmode, "
+                            "database.sslrootcert, database.sslcert, database.sslkey, and "
+                            "refuses every other key."}
+             .to(&PostgresOptions::debezium)},
+    };
+    return bindings;
+}
+
+void validate_options(const config::ValidatedOptions& options, config::Diagnostics& d) {
+    const auto o = option_bindings().read(options);
+    auto quoted = [&](const auto& member) { return "`" + o.key(member) + "`"; };
+    if (o->decoding_plugin != "pgoutput")
+        d.error(o.where(o->decoding_plugin),
+                quoted(o->decoding_plugin) + " '" + o->decoding_plugin +
+                    "' is refused: cdcd decodes pgoutput (built into PostgreSQL 10+) only");
+    if (!o->tables.empty()) {
+        std::string error;
+        if (!database_of_tables(o->tables, &error)) d.error(o.where(o->tables), error);
+        if (!Selectors::parse(o->tables, &error))
+            d.error(o.where(o->tables), quoted(o->tables) + ": " + error);
+    }
+    if (o->tables_exclude) {
+        std::string error;
+        if (!Selectors::parse(*o->tables_exclude, &error))
+            d.error(o.where(o->tables_exclude), quoted(o->tables_exclude) + ": " + error);
+    }
+    if (o->server_time_zone && !TimeZone::of(*o->server_time_zone))
+        d.error(o.where(o->server_time_zone), quoted(o->server_time_zone) + " '" +
+                                                  *o->server_time_zone + "' is not a time zone id");
+    if (o->metadata_list) {
+        try {
+            parse_metadata_list(*o->metadata_list);
+        } catch (const std::invalid_argument& e) {
+            d.error(o.where(o->metadata_list), quoted(o->metadata_list) + ": " + e.what());
+        }
+    }
+    for (const auto& [key, value] : o->debezium) {
+        bool read = false;
+        for (const char* k : kReadDebeziumKeys) read = read || key == k;
+        if (!read) {
+            d.error(o.where(o->debezium, key),
+                    "`debezium." + key +
+                        "` is refused: cdcd's postgres source does not read this Debezium "
+                        "property (it reads publication.name, publication.autocreate.mode and "
+                        "database.ssl*)");
+            continue;
+        }
+        if (key == kPublicationAutocreate && value != "all_tables" && value != "filtered" &&
+            value != "disabled")
+            d.error(o.where(o->debezium, key),
+                    "`debezium.publication.autocreate.mode` must be all_tables, filtered or "
+                    "disabled, got '" +
+                        value + "'");
+        if (key == kSslMode && value != "disable" && value != "allow" && value != "prefer" &&
+            value != "require" && value != "verify-ca" && value != "verify-full")
+            d.error(o.where(o->debezium, key),
+                    "`debezium.database.sslmode` must be disable, allow, prefer, require, "
+                    "verify-ca or verify-full, got '" +
+                        value + "'");
+        if (key == kPublicationName && value.empty())
+            d.error(o.where(o->debezium, key), "`debezium.publication.name` is empty");
+    }
+    if (o->slot_name.empty() && o.is_set(o->slot_name))
+        d.error(o.where(o->slot_name), quoted(o->slot_name) + " is empty");
+    for (char c : o->slot_name)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+            d.error(o.where(o->slot_name),
+                    quoted(o->slot_name) +
+                        " may hold lower-case letters, digits and underscores only (PostgreSQL's "
+                        "rule for replication slot names)");
+            break;
+        }
+}
+
+PostgresSettings settings_from(const config::ValidatedOptions& options) {
+    config::Diagnostics d;
+    validate_options(options, d);
+    if (!d.ok()) throw std::invalid_argument(d.items().front().message);
+    PostgresSettings s;
+    s.options = option_bindings().read(options).take();
+    std::string error;
+    s.database = database_of_tables(s.options.tables, &error).value_or("");
+    const auto& dbz = s.options.debezium;
+    if (auto it = dbz.find(kPublicationName); it != dbz.end()) s.publication = it->second;
+    if (auto it = dbz.find(kPublicationAutocreate); it != dbz.end())
+        s.autocreate = it->second == "filtered"   ? PublicationAutocreate::Filtered
+                       : it->second == "disabled" ? PublicationAutocreate::Disabled
+                                                  : PublicationAutocreate::AllTables;
+    if (auto it = dbz.find(kSslMode); it != dbz.end()) s.ssl_mode = it->second;
+    if (auto it = dbz.find(kSslRootCert); it != dbz.end()) s.ssl_root_cert = it->second;
+    if (auto it = dbz.find(kSslCert); it != dbz.end()) s.ssl_cert = it->second;
+    if (auto it = dbz.find(kSslKey); it != dbz.end()) s.ssl_key = it->second;
+    if (s.options.metadata_list) s.metadata = parse_metadata_list(*s.options.metadata_list);
+    return s;
+}
+
+}  // namespace cdcd::postgres

@@ -1,0 +1,46 @@
+#pragma once
+// The postgres source's checkpoint state, in the connector state envelope
+// (pipeline/connector/connector_state.h), version 1:
+//   {"slot":"cdcd_orders","phase":"stream","lsn":"0/16B3748","txn_events":0,"tables":[...]}
+//   {..."phase":"snapshot",..."snapshot":{"done":["public.a"],"table":"public.b","after":["42"]}}
+// `lsn` is where streaming resumes: the end of the last transaction whose changes were all
+// emitted (or the slot's consistent point after the snapshot); `txn_events` counts the changes of
+// the next transaction already emitted (a large transaction spans several batches), which a
+// restart skips. `phase` snapshot: the snapshot was not finished; a restart takes it again.
+// `tables`: the schemas announced so far (pipeline/schema/schema_json.h), so that a restart
+// neither re-creates a table nor misses a change to it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/schema/schema_json.h"
+#include "sources/postgres/pgoutput_decoder.h"
+
+namespace cdcd::postgres {
+
+enum class Phase { Snapshot, Stream };
+
+struct SnapshotProgress {
+    std::vector<std::string> done;   // tables read whole (TableId::str())
+    std::string table;               // the table being read; empty: none
+    std::vector<std::string> after;  // its primary key's last emitted value (text); empty: none
+    friend bool operator==(const SnapshotProgress&, const SnapshotProgress&) = default;
+};
+
+struct SourceState {
+    std::string slot;
+    Phase phase = Phase::Snapshot;
+    Lsn lsn = 0;
+    std::uint64_t txn_events = 0;
+    SnapshotProgress snapshot;  // phase snapshot only
+    TableSchemas tables;
+};
+
+std::string encode_state(const SourceState& state);
+/// Throws ConnectorStateError (a std::runtime_error) naming what is wrong.
+SourceState decode_state(std::string_view blob);
+/// The payload alone, for `cdcd checkpoints show`.
+std::string describe_state_json(const SourceState& state);
+
+}  // namespace cdcd::postgres

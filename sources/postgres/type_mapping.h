@@ -1,0 +1,41 @@
+#pragma once
+// PostgreSQL column types to cdcd's DataType, as Flink CDC's Postgres pipeline connector maps them
+// (PostgresTypeUtils with Debezium's defaults: decimal.handling.mode precise, binary bytes,
+// time.precision.mode adaptive). A type this slice does not map is refused with the reason.
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "pipeline/types/data_type.h"
+#include "sources/postgres/pgoutput_decoder.h"
+
+namespace cdcd::postgres {
+
+/// Built-in type OIDs (pg_type.dat) that the mapping names.
+namespace oid {
+inline constexpr Oid kBool = 16, kBytea = 17, kChar = 18, kInt8 = 20, kInt2 = 21, kInt4 = 23,
+                     kText = 25, kOid = 26, kJson = 114, kXml = 142, kPoint = 600, kCidr = 650,
+                     kFloat4 = 700, kFloat8 = 701, kMacaddr8 = 774, kMoney = 790, kMacaddr = 829,
+                     kInet = 869, kBpchar = 1042, kVarchar = 1043, kDate = 1082, kTime = 1083,
+                     kTimestamp = 1114, kTimestamptz = 1184, kInterval = 1186, kTimetz = 1266,
+                     kBit = 1560, kVarbit = 1562, kNumeric = 1700, kUuid = 2950, kJsonb = 3802,
+                     kInt4range = 3904, kNumrange = 3906, kTsrange = 3908, kTstzrange = 3910,
+                     kDaterange = 3912, kInt8range = 3926;
+}  // namespace oid
+
+/// A column's type as the catalog (pg_attribute) or a Relation message gives it.
+struct PgColumnType {
+    Oid type_oid = 0;
+    std::int32_t type_modifier = -1;  // atttypmod; -1 when none
+    bool is_enum = false;             // pg_type.typtype = 'e' (user-defined enum)
+    std::string type_name;  // format_type(): "integer", "citext", "public.ltree"; for refusals
+};
+
+struct TypeRefusal {
+    std::string reason;
+};
+
+/// The DataType (nullable) Flink CDC gives the column, or why cdcd refuses it.
+std::variant<DataType, TypeRefusal> map_type(const PgColumnType& column);
+
+}  // namespace cdcd::postgres

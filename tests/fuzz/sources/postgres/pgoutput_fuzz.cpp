@@ -1,0 +1,76 @@
+// A replication stream from hostile bytes through the postgres source's decoding: the input is
+// CopyData messages, each a 2-byte big-endian length and its bytes, as the server sends them
+// during START_REPLICATION (XLogData carrying pgoutput messages, keepalives). Each message is
+// decoded; pgoutput messages go through the change decoder (Relation columns mapped as the
+// catalog would, values parsed from text) and every data change is printed against its table's
+// schema, as the values sink does. A message may be refused (PgoutputError) and the decoder may
+// stop on a change before its Relation or a changed table (std::runtime_error); nothing else may
+// escape.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string_view>
+
+#include "pipeline/event/event_format.h"
+#include "sources/postgres/change_decoder.h"
+#include "sources/postgres/replication_protocol.h"
+#include "sources/postgres/type_mapping.h"
+
+using namespace cdcd;
+using namespace cdcd::postgres;
+
+namespace {
+
+// What the catalog would answer: the Relation's columns, each type mapped, the key columns as
+// the primary key; a refused type stops the decoder as table_schema() does.
+Schema schema_of(const RelationMessage& m) {
+    std::vector<Column> columns;
+    std::vector<std::string> keys;
+    for (const RelationColumn& c : m.columns) {
+        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
+            throw std::runtime_error(refusal->reason);
+        columns.push_back(Column{c.name, std::get<DataType>(mapped), {}, {}});
+        if (c.part_of_key) keys.push_back(c.name);
+    }
+    return Schema(std::move(columns), std::move(keys));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view input(reinterpret_cast<const char*>(data), size);
+    ChangeDecoder decoder(TableFilter("db", "db.\\.*.\\.*", std::nullopt, false), schema_of);
+    std::map<TableId, Schema> schemas;
+    std::size_t pos = 0;
+    try {
+        while (pos + 2 <= input.size()) {
+            const std::size_t length = (static_cast<std::size_t>(data[pos]) << 8) | data[pos + 1];
+            pos += 2;
+            const std::string_view message = input.substr(pos, length);
+            pos += message.size();
+            const ServerCopyMessage copy = decode_server_copy(message);
+            const auto* xlog = std::get_if<XLogData>(&copy);
+            if (!xlog) continue;
+            const PgoutputMessage decoded = decode_pgoutput(xlog->payload);
+            (void)message_tag(decoded);
+            EventBatch events;
+            std::vector<BadRecord> bad;
+            decoder.decode(decoded, events, bad);
+            for (const Event& e : events) {
+                if (const auto* create = std::get_if<CreateTableEvent>(&e)) {
+                    schemas[create->table] = create->schema;
+                    (void)format_schema_change(*create);
+                } else if (const auto* change = std::get_if<DataChangeEvent>(&e)) {
+                    (void)format_data_change(*change, schemas.at(change->table));
+                } else {
+                    (void)format_schema_change(*as_schema_change(e));
+                }
+            }
+        }
+    } catch (const PgoutputError&) {
+    } catch (const std::runtime_error&) {
+    }
+    return 0;
+}

@@ -1,0 +1,265 @@
+# The postgres source end to end: the snapshot and the changes after it, checked exactly against
+# the values sink's output; the startup modes; the slot's confirmed position.
+import time
+
+from conftest import WAIT_S, Cdcd, pipeline_yaml
+from server import lsn_value
+
+COMMON_TYPES = """(
+    id int PRIMARY KEY,
+    flag boolean,
+    small smallint,
+    big bigint,
+    price numeric(10, 2),
+    ratio real,
+    score double precision,
+    name varchar(20),
+    code char(3),
+    note text,
+    payload bytea,
+    day date,
+    at_time time,
+    at_ts timestamp,
+    at_tstz timestamptz,
+    uid uuid,
+    doc jsonb,
+    raw json
+)"""
+
+ROW_1 = ("(1, true, 7, 9000000000, 12.50, 1.5, 2.25, 'alpha', 'abc', 'x', '\\x0102ff', '2024-02-29',"
+         " '10:15:30.5', '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05+02',"
+         " 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"b\": 1, \"a\": [2]}', '{\"k\":  \"v\"}')")
+ROW_2 = "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+
+CREATE = ("CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,`flag` BOOLEAN,"
+          "`small` SMALLINT,`big` BIGINT,`price` DECIMAL(10, 2),`ratio` FLOAT,`score` DOUBLE,"
+          "`name` VARCHAR(20),`code` CHAR(3),`note` STRING,`payload` BYTES,`day` DATE,"
+          "`at_time` TIME(6),`at_ts` TIMESTAMP(6),`at_tstz` TIMESTAMP_LTZ(6),`uid` STRING,"
+          "`doc` STRING,`raw` STRING}}, primaryKeys=id, options=()}}")
+VALUES_1 = ("1, true, 7, 9000000000, 12.50, 1.5, 2.25, alpha, abc, x, AQL/, 2024-02-29, 10:15:30.500, "
+            "2024-01-02T03:04:05.123456, 2024-01-02T01:04:05, a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11, "
+            "{\"a\": [2], \"b\": 1}, {\"k\":  \"v\"}")
+NULLS_2 = "2, " + ", ".join(["null"] * 17)
+
+
+def insert(t, after):
+    return f"DataChangeEvent{{tableId=public.{t}, before=[], after=[{after}], op=INSERT, meta=()}}"
+
+
+def test_snapshot_then_changes_with_the_common_types(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} {COMMON_TYPES}; INSERT INTO public.{t} VALUES {ROW_1}, {ROW_2}")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    lines = cdcd.wait_lines(3)
+    assert lines == [CREATE.format(t=t), insert(t, VALUES_1), insert(t, NULLS_2)]
+    pg.sql(f"INSERT INTO public.{t} (id, name) VALUES (3, 'gamma');"
+           f"UPDATE public.{t} SET name = 'beta', price = 0.5 WHERE id = 2;"
+           f"DELETE FROM public.{t} WHERE id = 1")
+    lines = cdcd.wait_lines(6)
+    nulls = lambda n: ", ".join(["null"] * n)  # noqa: E731
+    assert lines[3:] == [
+        insert(t, f"3, {nulls(6)}, gamma, {nulls(10)}"),
+        f"DataChangeEvent{{tableId=public.{t}, before=[], after=[2, null, null, null, 0.50, null, null, "
+        f"beta, {nulls(10)}], op=UPDATE, meta=()}}",
+        f"DataChangeEvent{{tableId=public.{t}, before=[1, {nulls(17)}], after=[], op=DELETE, meta=()}}",
+    ]
+    assert cdcd.stop() == 0
+    assert "final checkpoint" in cdcd.stderr()
+
+
+def test_replica_identity_full_gives_before_images(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, v text); ALTER TABLE public.{t} REPLICA IDENTITY FULL;"
+           f"INSERT INTO public.{t} VALUES (1, 'a')")
+    # The values sink applies a truncate only when schema changes evolve.
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                                        pipeline_extra="  schema.change.behavior: EVOLVE\n")).start()
+    cdcd.wait_lines(2)
+    pg.sql(f"UPDATE public.{t} SET v = 'b' WHERE id = 1; DELETE FROM public.{t} WHERE id = 1;"
+           f"INSERT INTO public.{t} VALUES (2, 'c'); TRUNCATE public.{t}")
+    lines = cdcd.wait_lines(6)
+    assert lines[2:] == [
+        f"DataChangeEvent{{tableId=public.{t}, before=[1, a], after=[1, b], op=UPDATE, meta=()}}",
+        f"DataChangeEvent{{tableId=public.{t}, before=[1, b], after=[], op=DELETE, meta=()}}",
+        insert(t, "2, c"),
+        f"TruncateTableEvent{{tableId=public.{t}}}",
+    ]
+    assert cdcd.stop() == 0
+
+
+def test_unchanged_toast_value_is_debeziums_placeholder(pg, fresh_table, tmp_path):
+    t = fresh_table
+    # Incompressible text above the TOAST threshold is stored out of line.
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, big text, n int);"
+           f"ALTER TABLE public.{t} ALTER COLUMN big SET STORAGE EXTERNAL")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    cdcd.wait_lines(1)
+    pg.sql(f"INSERT INTO public.{t} VALUES (1, repeat('x', 10000), 1); UPDATE public.{t} SET n = 2 WHERE id = 1")
+    lines = cdcd.wait_lines(3)
+    assert lines[1] == insert(t, f"1, {'x' * 10000}, 1")
+    assert lines[2] == (f"DataChangeEvent{{tableId=public.{t}, before=[], after=[1, "
+                        f"__debezium_unavailable_value, 2], op=UPDATE, meta=()}}")
+    assert cdcd.stop() == 0
+
+
+def test_a_large_transaction_arrives_whole_and_in_order(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY)")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    cdcd.wait_lines(1)
+    pg.sql(f"INSERT INTO public.{t} SELECT g FROM generate_series(1, 5000) g")
+    lines = cdcd.wait_lines(5001)
+    assert lines[1:] == [insert(t, str(i)) for i in range(1, 5001)]
+    assert cdcd.stop() == 0
+
+
+def test_snapshot_mode_reads_the_tables_and_ends(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, v text); INSERT INTO public.{t} VALUES (1, 'a'), (2, 'b')")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                                        "  scan.startup.mode: snapshot\n",
+                                        pipeline_extra="  execution.runtime-mode: BATCH\n")).start()
+    assert cdcd.wait_exit() == 0, cdcd.stderr()
+    assert cdcd.lines()[1:] == [insert(t, "1, a"), insert(t, "2, b")]
+    assert pg.slot(f"slot_{t}") is None  # a snapshot needs no slot
+
+
+def test_latest_offset_reads_only_new_changes(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY); INSERT INTO public.{t} VALUES (1)")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                                        "  scan.startup.mode: latest-offset\n")).start()
+    cdcd.wait_stderr("created slot")
+    time.sleep(0.5)
+    pg.sql(f"INSERT INTO public.{t} VALUES (2)")
+    lines = cdcd.wait_lines(2)
+    assert lines[0].startswith(f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL}}")
+    assert lines[1:] == [insert(t, "2")]
+    assert cdcd.stop() == 0
+
+
+def test_slot_advances_only_past_durable_checkpoints(pg, fresh_table, tmp_path):
+    t = fresh_table
+    slot = f"slot_{t}"
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY)")
+
+    def reported(column):  # what cdcd's status updates told the server
+        value = pg.sql(f"SELECT {column} FROM pg_stat_replication WHERE application_name = 'cdcd'",
+                       superuser=True).strip()  # the details need pg_read_all_stats
+        return lsn_value(value) if value else 0
+
+    # No checkpoint for an hour: the change is received (and reported as written), but the
+    # slot's confirmed position stays where it began.
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, slot, f"cdcd.public.{t}", "  heartbeat.interval: 200ms\n")
+                .replace("execution.checkpointing.interval: 500ms", "execution.checkpointing.interval: 1h")).start()
+    cdcd.wait_stderr("snapshot of public")
+    deadline = time.monotonic() + WAIT_S
+    while not reported("write_lsn") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    start = lsn_value(pg.slot(slot)["confirmed_flush_lsn"])
+    pg.sql(f"INSERT INTO public.{t} VALUES (1)")
+    after_insert = lsn_value(pg.sql("SELECT pg_current_wal_lsn()").strip())
+    while reported("write_lsn") < after_insert and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert reported("write_lsn") >= after_insert
+    time.sleep(1)  # several more status updates
+    assert lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) == start
+    assert reported("flush_lsn") <= start
+    assert cdcd.stop() == 0
+    # With checkpoints every 500 ms (delay 0), the slot follows them past the insert.
+    cdcd.yaml.write_text(pipeline_yaml(pg, slot, f"cdcd.public.{t}", "  heartbeat.interval: 200ms\n"))
+    cdcd.start()
+    deadline = time.monotonic() + WAIT_S
+    while lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) < after_insert and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) >= after_insert
+    assert cdcd.stop() == 0
+
+
+def test_idle_slot_follows_the_wal_of_other_tables(pg, fresh_table, tmp_path):
+    t = fresh_table
+    slot = f"slot_{t}"
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY); DROP TABLE IF EXISTS public.{t}_other;"
+           f"CREATE TABLE public.{t}_other (id int)")
+    try:
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, slot, f"cdcd.public.{t}", "  heartbeat.interval: 200ms\n")).start()
+        cdcd.wait_lines(1)
+        # WAL the publication does not carry: no change reaches cdcd, only keepalives.
+        pg.sql(f"INSERT INTO public.{t}_other SELECT g FROM generate_series(1, 1000) g")
+        written = lsn_value(pg.sql("SELECT pg_current_wal_lsn()").strip())
+        deadline = time.monotonic() + WAIT_S
+        while lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) < written and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert lsn_value(pg.slot(slot)["confirmed_flush_lsn"]) >= written
+        assert cdcd.lines()[1:] == []
+        assert cdcd.stop() == 0
+    finally:
+        pg.sql(f"DROP TABLE IF EXISTS public.{t}_other")
+
+
+def test_money_and_interval_as_debezium_gives_them(pg, fresh_table, tmp_path):
+    t = fresh_table
+    # The server's own settings differ from what cdcd's sessions ask for.
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, m money, i interval);"
+           f"INSERT INTO public.{t} VALUES (1, 1234567.891, '1 year 2 months 3 days 04:05:06.789')")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    lines = cdcd.wait_lines(2)
+    assert lines[0] == (f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                        f"`m` DECIMAL(38, 2),`i` BIGINT}}, primaryKeys=id, options=()}}")
+    assert lines[1] == insert(t, "1, 1234567.89, 37091106789000")
+    pg.sql(f"INSERT INTO public.{t} VALUES (2, -5, '-04:05:06.5')")
+    assert cdcd.wait_lines(3)[2] == insert(t, "2, -5.00, -14706500000")
+    assert cdcd.stop() == 0
+
+
+def test_arrays_of_the_mapped_types(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, ints int[], words text[], prices numeric(6, 2)[]);"
+           f"INSERT INTO public.{t} VALUES (1, '{{1,NULL,3}}', ARRAY['a b', NULL, 'q\"x', 'NULL'], '{{1.5}}')")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+    lines = cdcd.wait_lines(2)
+    assert lines[0] == (f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                        f"`ints` ARRAY<INT>,`words` ARRAY<STRING>,`prices` ARRAY<DECIMAL(6, 2)>}}, "
+                        f"primaryKeys=id, options=()}}")
+    assert lines[1] == insert(t, '1, [1, null, 3], [a b, null, q"x, NULL], [1.50]')
+    pg.sql(f"INSERT INTO public.{t} VALUES (2, '{{}}', NULL, '{{2,3}}')")
+    assert cdcd.wait_lines(3)[2] == insert(t, "2, [], null, [2.00, 3.00]")
+    assert cdcd.stop() == 0
+
+
+def test_metadata_columns_in_a_transform(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY); INSERT INTO public.{t} VALUES (1)")
+    transform = (f"transform:\n  - source-table: public.{t}\n"
+                 f"    projection: id, op_ts, table_name, schema_name, database_name, op_ts > 0 AS streamed\n")
+    yaml_text = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                              "  metadata.list: op_ts,table_name,schema_name,database_name\n")
+    cdcd = Cdcd(tmp_path, yaml_text.replace("sink:\n", transform + "sink:\n", 1)).start()
+    lines = cdcd.wait_lines(2)
+    assert lines[1].startswith(f"DataChangeEvent{{tableId=public.{t}, before=[], after=[1, 0, {t}, public, cdcd, false]")
+    before = int(time.time() * 1000)
+    pg.sql(f"INSERT INTO public.{t} VALUES (2)")
+    line = cdcd.wait_lines(3)[2]
+    after = line.split("after=[")[1].split("]")[0].split(", ")
+    assert after[0] == "2" and after[2:] == [t, "public", "cdcd", "true"]
+    assert before - 5000 <= int(after[1]) <= int(time.time() * 1000) + 5000  # the commit time
+    assert cdcd.stop() == 0
+
+
+def test_enum_and_extension_types_are_strings(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE EXTENSION IF NOT EXISTS citext; CREATE EXTENSION IF NOT EXISTS ltree;"
+           f"DROP TYPE IF EXISTS {t}_mood; CREATE TYPE {t}_mood AS ENUM ('sad', 'happy');"
+           f"CREATE TABLE public.{t} (id int PRIMARY KEY, name citext, path ltree, mood {t}_mood);"
+           f"INSERT INTO public.{t} VALUES (1, 'MiXeD', 'a.b.c', 'happy')")
+    try:
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+        lines = cdcd.wait_lines(2)
+        assert lines[0] == (f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                            f"`name` STRING,`path` STRING,`mood` STRING}}, primaryKeys=id, options=()}}")
+        assert lines[1] == insert(t, "1, MiXeD, a.b.c, happy")
+        pg.sql(f"INSERT INTO public.{t} VALUES (2, 'x', 'd', 'sad')")
+        assert cdcd.wait_lines(3)[2] == insert(t, "2, x, d, sad")
+        assert cdcd.stop() == 0
+    finally:
+        pg.sql(f"DROP TABLE IF EXISTS public.{t}; DROP TYPE IF EXISTS {t}_mood")

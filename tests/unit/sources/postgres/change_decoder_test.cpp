@@ -1,0 +1,365 @@
+// pgoutput messages of captured tables into events: schemas on first sight, before and after
+// images per replica identity, unchanged TOAST values, truncates, filtered tables, bad values
+// and changed tables.
+#include "sources/postgres/change_decoder.h"
+
+#include <catch2/catch.hpp>
+
+#include "pipeline/event/event_format.h"
+#include "sources/postgres/type_mapping.h"
+#include "tests/unit/sources/postgres/pgoutput_bytes.h"
+
+using namespace cdcd;
+using namespace cdcd::postgres;
+using cdcd::postgres::testing::Bytes;
+
+namespace {
+
+constexpr Oid kOrders = 16400, kOther = 16500;
+
+Schema orders_schema() {
+    return SchemaBuilder()
+        .column("id", DataType::int_().not_null())
+        .column("note", DataType::string())
+        .column("price", DataType::decimal(10, 2))
+        .primary_key({"id"})
+        .build();
+}
+
+std::string orders_relation(char identity = 'd') {
+    return testing::relation(kOrders, "public", "orders",
+                             {{"id", oid::kInt4, -1, true},
+                              {"note", oid::kText, -1, false},
+                              {"price", oid::kNumeric, ((10 << 16) | 2) + 4, false}},
+                             identity);
+}
+
+struct Decoded {
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    std::size_t changes = 0;
+};
+
+struct Fixture {
+    int lookups = 0;
+    Schema catalog = orders_schema();  // what the catalog answers
+    ChangeDecoder decoder{TableFilter("shop", "shop.public.orders", std::nullopt, false),
+                          [this](const RelationMessage& m) {
+                              ++lookups;
+                              CHECK(m.relation_oid == kOrders);
+                              return catalog;
+                          }};
+
+    Decoded decode(std::string_view bytes) {
+        Decoded d;
+        d.changes = decoder.decode(decode_pgoutput(bytes), d.events, d.bad);
+        return d;
+    }
+    std::string text(std::string_view bytes) {
+        Decoded d = decode(bytes);
+        std::string out;
+        for (const Event& e : d.events) {
+            if (const auto* change = std::get_if<DataChangeEvent>(&e)) {
+                out += format_data_change(*change, orders_schema()) + "\n";
+            } else {
+                out += format_schema_change(*as_schema_change(e)) + "\n";
+            }
+        }
+        return out;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("change decoder: a table's first Relation announces it, once") {
+    Fixture f;
+    Decoded first = f.decode(orders_relation());
+    REQUIRE(first.events.size() == 1);
+    const auto& create = std::get<CreateTableEvent>(first.events[0]);
+    CHECK(create.table == TableId::of("public", "orders"));
+    CHECK(create.schema == orders_schema());
+    CHECK(first.changes == 0);
+    CHECK(f.decode(orders_relation()).events.empty());
+    CHECK(f.lookups == 1);
+}
+
+TEST_CASE("change decoder: a table known from the snapshot is not announced again") {
+    Fixture f;
+    f.decoder.add_known(TableId::of("public", "orders"), orders_schema());
+    CHECK(f.decode(orders_relation()).events.empty());
+    CHECK(f.lookups == 0);
+}
+
+TEST_CASE("change decoder: insert, update and delete under REPLICA IDENTITY DEFAULT") {
+    Fixture f;
+    f.decode(orders_relation());
+    CHECK(f.text(Bytes().tag('I').u32(kOrders).tag('N').u16(3).text("1").text("a").text("9.5")) ==
+          "DataChangeEvent{tableId=public.orders, before=[], after=[1, a, 9.50], op=INSERT, "
+          "meta=()}\n");
+    // No old tuple: Debezium's update has no before image.
+    CHECK(f.text(Bytes().tag('U').u32(kOrders).tag('N').u16(3).text("1").null().text("1")) ==
+          "DataChangeEvent{tableId=public.orders, before=[], after=[1, null, 1.00], op=UPDATE, "
+          "meta=()}\n");
+    // The key changed: the old key only.
+    CHECK(f.text(Bytes()
+                     .tag('U')
+                     .u32(kOrders)
+                     .tag('K')
+                     .u16(3)
+                     .text("1")
+                     .null()
+                     .null()
+                     .tag('N')
+                     .u16(3)
+                     .text("2")
+                     .text("b")
+                     .null()) ==
+          "DataChangeEvent{tableId=public.orders, before=[1, null, null], after=[2, b, null], "
+          "op=UPDATE, meta=()}\n");
+    Decoded del = f.decode(Bytes().tag('D').u32(kOrders).tag('K').u16(3).text("2").null().null());
+    CHECK(del.changes == 1);
+    CHECK(format_data_change(std::get<DataChangeEvent>(del.events[0]), orders_schema()) ==
+          "DataChangeEvent{tableId=public.orders, before=[2, null, null], after=[], op=DELETE, "
+          "meta=()}");
+}
+
+TEST_CASE("change decoder: REPLICA IDENTITY FULL gives whole before images and TOAST values") {
+    Fixture f;
+    f.decode(orders_relation('f'));
+    // The unchanged TOASTed note comes from the old row.
+    CHECK(f.text(Bytes()
+                     .tag('U')
+                     .u32(kOrders)
+                     .tag('O')
+                     .u16(3)
+                     .text("1")
+                     .text("long")
+                     .text("2")
+                     .tag('N')
+                     .u16(3)
+                     .text("1")
+                     .toast()
+                     .text("3")) ==
+          "DataChangeEvent{tableId=public.orders, before=[1, long, 2.00], after=[1, long, 3.00], "
+          "op=UPDATE, meta=()}\n");
+}
+
+TEST_CASE("change decoder: an unchanged TOAST value without an old row is Debezium's placeholder") {
+    Fixture f;
+    f.decode(orders_relation());
+    CHECK(f.text(Bytes().tag('U').u32(kOrders).tag('N').u16(3).text("1").toast().text("3")) ==
+          "DataChangeEvent{tableId=public.orders, before=[], after=[1, "
+          "__debezium_unavailable_value, 3.00], op=UPDATE, meta=()}\n");
+    // A DECIMAL has no placeholder: a bad record.
+    Decoded d = f.decode(Bytes().tag('U').u32(kOrders).tag('N').u16(3).text("1").null().toast());
+    CHECK(d.events.empty());
+    REQUIRE(d.bad.size() == 1);
+    CHECK(d.bad[0].error.find("`price`") != std::string::npos);
+}
+
+TEST_CASE("change decoder: truncate of captured tables") {
+    Fixture f;
+    f.decode(orders_relation());
+    f.decode(testing::relation(kOther, "public", "audit", {{"id", oid::kInt4, -1, true}}));
+    Decoded d = f.decode(Bytes().tag('T').u32(2).u8(0).u32(kOrders).u32(kOther));
+    REQUIRE(d.events.size() == 1);
+    CHECK(std::get<TruncateTableEvent>(d.events[0]).table == TableId::of("public", "orders"));
+}
+
+TEST_CASE("change decoder: tables the selectors leave out are dropped") {
+    Fixture f;
+    CHECK(f.decode(testing::relation(kOther, "public", "audit", {{"id", oid::kInt4, -1, true}}))
+              .events.empty());
+    Decoded d = f.decode(Bytes().tag('I').u32(kOther).tag('N').u16(1).text("1"));
+    CHECK(d.events.empty());
+    CHECK(d.changes == 0);
+    CHECK(f.lookups == 0);
+}
+
+TEST_CASE("change decoder: a value that does not parse is a bad record naming the column") {
+    Fixture f;
+    f.decode(orders_relation());
+    Decoded d = f.decode(Bytes().tag('I').u32(kOrders).tag('N').u16(3).text("x").null().null());
+    CHECK(d.events.empty());
+    CHECK(d.changes == 1);
+    REQUIRE(d.bad.size() == 1);
+    CHECK(d.bad[0].reason == "parse-error");
+    CHECK(d.bad[0].position == "table public.orders insert");
+    CHECK(d.bad[0].error.find("column `id`") != std::string::npos);
+}
+
+TEST_CASE("change decoder: a known table whose columns changed stops with the reason") {
+    Fixture f;
+    f.decoder.add_known(TableId::of("public", "orders"), orders_schema());
+    CHECK_THROWS_WITH(f.decode(testing::relation(
+                          kOrders, "public", "orders",
+                          {{"id", oid::kInt4, -1, true}, {"note", oid::kText, -1, false}})),
+                      Catch::Contains("the columns of table public.orders changed") &&
+                          Catch::Contains("2 columns"));
+    CHECK_THROWS_WITH(f.decode(testing::relation(kOrders, "public", "orders",
+                                                 {{"id", oid::kInt8, -1, true},
+                                                  {"note", oid::kText, -1, false},
+                                                  {"price", oid::kNumeric, -1, false}})),
+                      Catch::Contains("column `id` is BIGINT, was INT NOT NULL"));
+}
+
+TEST_CASE("change decoder: a change before its Relation is refused") {
+    Fixture f;
+    CHECK_THROWS_WITH(f.decode(Bytes().tag('I').u32(kOrders).tag('N').u16(1).text("1")),
+                      Catch::Contains("before its Relation message"));
+}
+
+TEST_CASE("change decoder: table ids with and without the database, exclusions") {
+    TableFilter with_db("shop", "shop.public.\\.*", std::string("shop.public.secret_\\.*"), true);
+    CHECK(with_db.table_id("public", "orders") == TableId::of("shop", "public", "orders"));
+    CHECK(with_db.captures("public", "orders"));
+    CHECK_FALSE(with_db.captures("public", "secret_keys"));
+    CHECK_FALSE(with_db.captures("other", "orders"));
+    TableFilter plain("shop", "shop.public.orders", std::nullopt, false);
+    CHECK(plain.table_id("public", "orders") == TableId::of("public", "orders"));
+    CHECK_FALSE(plain.captures("public", "orders2"));
+}
+
+namespace {
+
+/// A decoder with schema-change.enabled, `orders` known; decodes a Relation of `columns` with
+/// the catalog answering `catalog`, returning the schema change events as Flink CDC prints them.
+std::string evolved(std::initializer_list<testing::RelationColumnSpec> columns, Schema catalog) {
+    int lookups = 0;
+    ChangeDecoder decoder(
+        TableFilter("shop", "shop.public.orders", std::nullopt, false),
+        [&](const RelationMessage&) {
+            ++lookups;
+            return catalog;
+        },
+        true);
+    decoder.add_known(TableId::of("public", "orders"), orders_schema());
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.decode(decode_pgoutput(testing::relation(kOrders, "public", "orders", columns)), events,
+                   bad);
+    std::string out;
+    for (const Event& e : events) out += format_schema_change(*as_schema_change(e)) + "\n";
+    return out;
+}
+
+constexpr std::int32_t kPrice = ((10 << 16) | 2) + 4;
+
+}  // namespace
+
+TEST_CASE("change decoder: schema changes, an added column at the end and in the middle") {
+    Schema catalog = SchemaBuilder()
+                         .column("id", DataType::int_().not_null())
+                         .column("note", DataType::string())
+                         .column("price", DataType::decimal(10, 2))
+                         .column("qty", DataType::bigint().not_null())
+                         .primary_key({"id"})
+                         .build();
+    CHECK(evolved({{"id", oid::kInt4, -1, true},
+                   {"note", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false},
+                   {"qty", oid::kInt8, -1, false}},
+                  catalog) ==
+          "AddColumnEvent{tableId=public.orders, addedColumns=[ColumnWithPosition{column=`qty` "
+          "BIGINT NOT NULL, position=LAST, existedColumnName=null}]}\n");
+    Schema middle = SchemaBuilder()
+                        .column("id", DataType::int_().not_null())
+                        .column("tag", DataType::varchar(5))
+                        .column("note", DataType::string())
+                        .column("price", DataType::decimal(10, 2))
+                        .build();
+    CHECK(evolved({{"id", oid::kInt4, -1, true},
+                   {"tag", oid::kVarchar, 9, false},
+                   {"note", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false}},
+                  middle) ==
+          "AddColumnEvent{tableId=public.orders, addedColumns=[ColumnWithPosition{column=`tag` "
+          "VARCHAR(5), position=AFTER, existedColumnName=id}]}\n");
+}
+
+TEST_CASE("change decoder: schema changes, a dropped, a renamed and a retyped column") {
+    CHECK(evolved({{"id", oid::kInt4, -1, true}, {"price", oid::kNumeric, kPrice, false}},
+                  SchemaBuilder()
+                      .column("id", DataType::int_().not_null())
+                      .column("price", DataType::decimal(10, 2))
+                      .build()) ==
+          "DropColumnEvent{tableId=public.orders, droppedColumnNames=[note]}\n");
+    CHECK(evolved({{"id", oid::kInt4, -1, true},
+                   {"remark", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false}},
+                  SchemaBuilder()
+                      .column("id", DataType::int_().not_null())
+                      .column("remark", DataType::string())
+                      .column("price", DataType::decimal(10, 2))
+                      .build()) ==
+          "RenameColumnEvent{tableId=public.orders, nameMapping={note=remark}}\n");
+    CHECK(evolved({{"id", oid::kInt8, -1, true},
+                   {"note", oid::kText, -1, false},
+                   {"price", oid::kNumeric, kPrice, false}},
+                  SchemaBuilder()
+                      .column("id", DataType::bigint().not_null())
+                      .column("note", DataType::string())
+                      .column("price", DataType::decimal(10, 2))
+                      .build()) ==
+          "AlterColumnTypeEvent{tableId=public.orders, typeMapping={id=BIGINT NOT NULL}, "
+          "oldTypeMapping={id=INT NOT NULL}, comments={}}\n");
+}
+
+TEST_CASE("change decoder: schema changes, the rows after a change use the new schema") {
+    ChangeDecoder decoder(
+        TableFilter("shop", "shop.public.orders", std::nullopt, false),
+        [](const RelationMessage&) {
+            return SchemaBuilder()
+                .column("id", DataType::int_().not_null())
+                .column("price", DataType::decimal(10, 2))
+                .build();
+        },
+        true);
+    decoder.add_known(TableId::of("public", "orders"), orders_schema());
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.decode(decode_pgoutput(testing::relation(
+                       kOrders, "public", "orders",
+                       {{"id", oid::kInt4, -1, true}, {"price", oid::kNumeric, kPrice, false}})),
+                   events, bad);
+    decoder.decode(
+        decode_pgoutput(Bytes().tag('I').u32(kOrders).tag('N').u16(2).text("4").text("1.5")),
+        events, bad);
+    REQUIRE(events.size() == 2);
+    CHECK(bad.empty());
+    const auto& insert = std::get<DataChangeEvent>(events[1]);
+    CHECK(format_data_change(insert, SchemaBuilder()
+                                         .column("id", DataType::int_().not_null())
+                                         .column("price", DataType::decimal(10, 2))
+                                         .build()) ==
+          "DataChangeEvent{tableId=public.orders, before=[], after=[4, 1.50], op=INSERT, "
+          "meta=()}");
+}
+
+TEST_CASE("change decoder: schema changes no event describes are refused") {
+    // Two columns swapped places.
+    CHECK_THROWS_WITH(evolved({{"id", oid::kInt4, -1, true},
+                               {"price", oid::kNumeric, kPrice, false},
+                               {"note", oid::kText, -1, false}},
+                              orders_schema()),
+                      Catch::Contains("no schema change event describes"));
+}
+
+TEST_CASE("change decoder: metadata.list puts op_ts and the names into each change's meta") {
+    ChangeDecoder decoder(TableFilter("shop", "shop.public.orders", std::nullopt, false),
+                          [](const RelationMessage&) { return orders_schema(); });
+    decoder.set_metadata({MetadataField::OpTs, MetadataField::TableName,
+                          MetadataField::DatabaseName, MetadataField::SchemaName});
+    decoder.set_commit_time(1'700'000'000'123);
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.decode(decode_pgoutput(orders_relation()), events, bad);
+    decoder.decode(
+        decode_pgoutput(Bytes().tag('I').u32(kOrders).tag('N').u16(3).text("1").null().null()),
+        events, bad);
+    REQUIRE(events.size() == 2);
+    CHECK(std::get<DataChangeEvent>(events[1]).meta == EventMeta{{"op_ts", "1700000000123"},
+                                                                 {"table_name", "orders"},
+                                                                 {"database_name", "shop"},
+                                                                 {"schema_name", "public"}});
+}

@@ -1,0 +1,107 @@
+// The postgres source's options: Flink CDC's keys and defaults, the database from `tables`, and
+// the refusals with their reasons.
+#include "sources/postgres/options.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cdcd;
+using namespace cdcd::postgres;
+
+namespace {
+
+struct Parsed {
+    config::ValidatedOptions options;
+    std::string errors;
+};
+
+Parsed parse(std::map<std::string, std::string> kv) {
+    kv.emplace("hostname", "127.0.0.1");
+    kv.emplace("username", "u");
+    kv.emplace("password", "p");
+    kv.emplace("tables", "shop.public.orders");
+    kv.emplace("slot.name", "s1");
+    config::RawOptions raw;
+    int line = 10;
+    for (auto& [k, v] : kv)
+        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
+    config::Diagnostics d;
+    Parsed p{
+        config::validate_options(option_bindings().spec(), raw,
+                                 config::SourceLocation{"p.yaml", 9, 1}, "source `postgres`", d),
+        ""};
+    if (d.ok()) validate_options(p.options, d);
+    p.errors = d.ok() ? std::string() : d.to_string();
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("postgres options: Flink CDC's defaults") {
+    Parsed p = parse({});
+    REQUIRE(p.errors.empty());
+    PostgresSettings s = settings_from(p.options);
+    CHECK(s.database == "shop");
+    CHECK(s.options.port == 5432);
+    CHECK(s.options.startup == StartupMode::Initial);
+    CHECK(s.options.connect_timeout == std::chrono::seconds(30));
+    CHECK(s.options.heartbeat_interval == std::chrono::seconds(30));
+    CHECK(s.options.connect_max_retries == 3);
+    CHECK(s.options.snapshot_fetch_size == 1024);
+    CHECK(s.options.lsn_commit_delay == 3);
+    CHECK_FALSE(s.options.table_id_include_database);
+    CHECK(s.publication == "dbz_publication");
+    CHECK(s.autocreate == PublicationAutocreate::AllTables);
+    CHECK(s.ssl_mode == "prefer");
+}
+
+TEST_CASE("postgres options: the debezium properties cdcd reads") {
+    Parsed p = parse({{"debezium.publication.name", "pub1"},
+                      {"debezium.publication.autocreate.mode", "filtered"},
+                      {"debezium.database.sslmode", "verify-full"},
+                      {"debezium.database.sslrootcert", "/etc/ca.pem"}});
+    REQUIRE(p.errors.empty());
+    PostgresSettings s = settings_from(p.options);
+    CHECK(s.publication == "pub1");
+    CHECK(s.autocreate == PublicationAutocreate::Filtered);
+    CHECK(s.ssl_mode == "verify-full");
+    CHECK(s.ssl_root_cert == "/etc/ca.pem");
+}
+
+TEST_CASE("postgres options: refusals name the key and the reason") {
+    CHECK_THAT(parse({{"decoding.plugin.name", "decoderbufs"}}).errors,
+               Catch::Contains("p.yaml:") && Catch::Contains("`decoding.plugin.name`") &&
+                   Catch::Contains("pgoutput"));
+    CHECK_THAT(parse({{"debezium.snapshot.mode", "never"}}).errors,
+               Catch::Contains("`debezium.snapshot.mode` is refused"));
+    CHECK_THAT(parse({{"debezium.database.sslpassword", "x"}}).errors,
+               Catch::Contains("`debezium.database.sslpassword` is refused"));
+    CHECK_THAT(parse({{"debezium.publication.autocreate.mode", "some"}}).errors,
+               Catch::Contains("all_tables, filtered or disabled"));
+    CHECK_THAT(parse({{"debezium.database.sslmode", "strict"}}).errors,
+               Catch::Contains("verify-full"));
+    CHECK_THAT(parse({{"metadata.list", "op_ts,row_kind"}}).errors,
+               Catch::Contains("`metadata.list`: unknown metadata 'row_kind'"));
+    CHECK_THAT(parse({{"slot.name", "Bad-Slot"}}).errors, Catch::Contains("lower-case letters"));
+    CHECK_THAT(parse({{"server-time-zone", "Mars/Base"}}).errors,
+               Catch::Contains("not a time zone id"));
+    CHECK_THAT(parse({{"scan.startup.mode", "timestamp"}}).errors,
+               Catch::Contains("scan.startup.mode"));
+    CHECK(parse({{"server-time-zone", "Asia/Shanghai"}}).errors.empty());
+    CHECK(parse({{"schema-change.enabled", "true"}}).errors.empty());
+    Parsed meta = parse({{"metadata.list", "op_ts, schema_name"}});
+    REQUIRE(meta.errors.empty());
+    CHECK(settings_from(meta.options).metadata ==
+          std::vector<MetadataField>{MetadataField::OpTs, MetadataField::SchemaName});
+}
+
+TEST_CASE("postgres options: `tables` names one database in db.schema.table form") {
+    CHECK(parse({{"tables", "shop.public.orders, shop.app.\\.*"}}).errors.empty());
+    CHECK_THAT(parse({{"tables", "public.orders"}}).errors,
+               Catch::Contains("must have the form db.schema.table"));
+    CHECK_THAT(parse({{"tables", "shop.public.orders,stock.public.items"}}).errors,
+               Catch::Contains("must name the same database"));
+    CHECK_THAT(parse({{"tables", "1shop.public.orders"}}).errors,
+               Catch::Contains("not a valid PostgreSQL database name"));
+    std::string error;
+    CHECK(database_of_tables("db.s\\.x.t", &error) == "db");
+}

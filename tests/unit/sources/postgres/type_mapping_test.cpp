@@ -1,0 +1,87 @@
+// PostgreSQL types to DataType as Flink CDC's Postgres connector maps them, and the refusals.
+#include "sources/postgres/type_mapping.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cdcd;
+using namespace cdcd::postgres;
+
+namespace {
+
+std::string mapped(Oid type, std::int32_t typmod = -1, bool is_enum = false) {
+    auto m = map_type({type, typmod, is_enum, "t"});
+    if (auto* refusal = std::get_if<TypeRefusal>(&m)) return "refused: " + refusal->reason;
+    return std::get<DataType>(m).to_string();
+}
+
+// numeric(p, s)'s atttypmod.
+std::int32_t numeric(int p, int s) {
+    return ((p << 16) | s) + 4;
+}
+
+}  // namespace
+
+TEST_CASE("type mapping: numbers") {
+    CHECK(mapped(oid::kBool) == "BOOLEAN");
+    CHECK(mapped(oid::kInt2) == "SMALLINT");
+    CHECK(mapped(oid::kInt4) == "INT");
+    CHECK(mapped(oid::kInt8) == "BIGINT");
+    CHECK(mapped(oid::kOid) == "BIGINT");
+    CHECK(mapped(oid::kFloat4) == "FLOAT");
+    CHECK(mapped(oid::kFloat8) == "DOUBLE");
+    CHECK(mapped(oid::kNumeric, numeric(10, 2)) == "DECIMAL(10, 2)");
+    CHECK(mapped(oid::kNumeric, numeric(38, 38)) == "DECIMAL(38, 38)");
+    // Flink CDC: no precision, or one above 38, is DECIMAL(38, 0).
+    CHECK(mapped(oid::kNumeric) == "DECIMAL(38, 0)");
+    CHECK(mapped(oid::kNumeric, numeric(50, 4)) == "DECIMAL(38, 0)");
+    CHECK(mapped(oid::kNumeric, numeric(5, 2047)).rfind("refused", 0) == 0);  // negative scale
+}
+
+TEST_CASE("type mapping: characters, binaries and text-valued types") {
+    CHECK(mapped(oid::kVarchar, 255 + 4) == "VARCHAR(255)");
+    CHECK(mapped(oid::kVarchar) == "STRING");
+    CHECK(mapped(oid::kBpchar, 3 + 4) == "CHAR(3)");
+    CHECK(mapped(oid::kChar) == "CHAR(1)");
+    CHECK(mapped(oid::kText) == "STRING");
+    CHECK(mapped(oid::kBytea) == "BYTES");
+    for (Oid o : {oid::kUuid, oid::kJson, oid::kJsonb, oid::kXml, oid::kInet, oid::kCidr,
+                  oid::kMacaddr, oid::kMacaddr8, oid::kInt4range, oid::kNumrange, oid::kInt8range,
+                  oid::kTsrange, oid::kTstzrange, oid::kDaterange})
+        CHECK(mapped(o) == "STRING");
+    CHECK(mapped(16500, -1, true) == "STRING");  // a user-defined enum
+    // Extension types, known by name.
+    CHECK(std::get<DataType>(map_type({16600, -1, false, "citext"})).to_string() == "STRING");
+    CHECK(std::get<DataType>(map_type({16700, -1, false, "public.ltree"})).to_string() == "STRING");
+    CHECK(std::holds_alternative<TypeRefusal>(map_type({16800, -1, false, "hstore"})));
+    CHECK(mapped(oid::kBit, 1) == "BOOLEAN");
+    // Debezium's defaults: money.fraction.digits 2, interval.handling.mode numeric.
+    CHECK(mapped(oid::kMoney) == "DECIMAL(38, 2)");
+    CHECK(mapped(oid::kInterval) == "BIGINT");
+}
+
+TEST_CASE("type mapping: dates and times keep their declared precision") {
+    CHECK(mapped(oid::kDate) == "DATE");
+    CHECK(mapped(oid::kTime) == "TIME(6)");
+    CHECK(mapped(oid::kTime, 3) == "TIME(3)");
+    CHECK(mapped(oid::kTimestamp) == "TIMESTAMP(6)");
+    CHECK(mapped(oid::kTimestamp, 0) == "TIMESTAMP(0)");
+    CHECK(mapped(oid::kTimestamptz) == "TIMESTAMP_LTZ(6)");
+    CHECK(mapped(oid::kTimestamptz, 2) == "TIMESTAMP_LTZ(2)");
+}
+
+TEST_CASE("type mapping: the types not mapped yet are refused with the reason") {
+    for (Oid o : {oid::kPoint, oid::kTimetz, oid::kVarbit})
+        CHECK(mapped(o).rfind("refused: type t is not supported: ", 0) == 0);
+    CHECK(mapped(oid::kBit, 8).find("bit(n) with n > 1") != std::string::npos);
+    CHECK(mapped(1040).find("arrays of other types") != std::string::npos);  // macaddr[]
+}
+
+TEST_CASE("type mapping: arrays of the mapped types, with their element's modifier") {
+    CHECK(mapped(1007) == "ARRAY<INT>");
+    CHECK(mapped(1009) == "ARRAY<STRING>");
+    CHECK(mapped(1015, 10 + 4) == "ARRAY<VARCHAR(10)>");
+    CHECK(mapped(1231, numeric(8, 3)) == "ARRAY<DECIMAL(8, 3)>");
+    CHECK(mapped(1185) == "ARRAY<TIMESTAMP_LTZ(6)>");
+    CHECK(mapped(2951) == "ARRAY<STRING>");
+    CHECK(mapped(1187) == "ARRAY<BIGINT>");
+}
