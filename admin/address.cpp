@@ -37,4 +37,24 @@ Address parse_address(std::string_view text) {
     return a;
 }
 
+std::string endpoint_base_url(std::string_view address, std::string* path) {
+    const std::string text(address);
+    if (path) path->clear();
+    if (text.starts_with("https://"))
+        throw std::invalid_argument(text + ": the admin endpoint speaks plain HTTP (http://...)");
+    if (text.starts_with("http://")) {
+        std::string rest = text.substr(7);
+        if (rest.empty() || rest.front() == '/')
+            throw std::invalid_argument(text + ": no host in the URL");
+        const std::size_t slash = rest.find('/');
+        if (path && slash != std::string::npos) *path = rest.substr(slash);
+        return "http://" + rest.substr(0, slash);
+    }
+    Address parsed = parse_address(text);
+    if (parsed.port == 0)
+        throw std::invalid_argument(text +
+                                    ": port 0 names no daemon (give the port it listens on)");
+    return "http://" + parsed.to_string();
+}
+
 }  // namespace cdcd::admin

@@ -18,4 +18,10 @@ struct Address {
 /// Throws std::invalid_argument naming the problem.
 Address parse_address(std::string_view text);
 
+/// For a client of a daemon's admin endpoint (cdcd top, cdcd tap): `address` is an
+/// --admin-address (PORT, HOST:PORT, [IPv6]:PORT) or an http:// URL. Returns "http://HOST:PORT";
+/// `path` (when given) gets what a URL had after it ("" otherwise). Throws std::invalid_argument
+/// naming the problem (https, no host, port 0).
+std::string endpoint_base_url(std::string_view address, std::string* path = nullptr);
+
 }  // namespace cdcd::admin

@@ -12,22 +12,7 @@ namespace cdcd::tap {
 
 std::string tap_url(const TapOptions& options) {
     std::string address = options.address.empty() ? "127.0.0.1:8081" : options.address;
-    std::string base;
-    if (address.starts_with("https://"))
-        throw std::invalid_argument(address +
-                                    ": the admin endpoint speaks plain HTTP (http://...)");
-    if (address.starts_with("http://")) {
-        std::string rest = address.substr(7);
-        if (rest.empty() || rest.front() == '/')
-            throw std::invalid_argument(address + ": no host in the URL");
-        base = "http://" + rest.substr(0, rest.find('/'));
-    } else {
-        admin::Address parsed = admin::parse_address(address);
-        if (parsed.port == 0)
-            throw std::invalid_argument(address +
-                                        ": port 0 names no daemon (give the port it listens on)");
-        base = "http://" + parsed.to_string();
-    }
+    const std::string base = admin::endpoint_base_url(address);  // a URL's path is not used
     std::vector<std::pair<std::string, std::string>> query{{"point", options.point}};
     if (!options.table.empty()) query.emplace_back("table", options.table);
     if (options.rate > 0) query.emplace_back("rate", std::to_string(options.rate));

@@ -11,20 +11,9 @@
 namespace cdcd::top {
 
 std::string metrics_url(const std::string& address) {
-    if (address.starts_with("https://"))
-        throw std::invalid_argument(address +
-                                    ": the admin endpoint speaks plain HTTP (http://...)");
-    if (address.starts_with("http://")) {
-        std::string rest = address.substr(7);
-        if (rest.empty() || rest.front() == '/')
-            throw std::invalid_argument(address + ": no host in the URL");
-        return rest.find('/') == std::string::npos ? address + "/metrics" : address;
-    }
-    admin::Address parsed = admin::parse_address(address);
-    if (parsed.port == 0)
-        throw std::invalid_argument(address +
-                                    ": port 0 names no daemon (give the port it listens on)");
-    return "http://" + parsed.to_string() + "/metrics";
+    std::string path;
+    std::string base = admin::endpoint_base_url(address, &path);
+    return base + (path.empty() ? "/metrics" : path);
 }
 
 namespace {
