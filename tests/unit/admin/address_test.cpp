@@ -7,7 +7,7 @@
 using namespace cdcd::admin;
 using Catch::Matchers::Contains;
 
-TEST_CASE("a port alone is loopback; host and IPv6 keep theirs", "[admin][address]") {
+TEST_CASE("a port alone is loopback, a host and an IPv6 host are kept", "[admin][address]") {
     CHECK(parse_address("8081").to_string() == "127.0.0.1:8081");
     CHECK(parse_address("0.0.0.0:9000").to_string() == "0.0.0.0:9000");
     CHECK(parse_address("[::1]:8081").to_string() == "[::1]:8081");
