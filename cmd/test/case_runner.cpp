@@ -57,7 +57,7 @@ class EventBuilder {
     explicit EventBuilder(Fallback fallback = {}) : fallback_(std::move(fallback)) {}
 
     Event build(const EventSpec& spec) {
-        const Schema* current = find(spec.table);
+        const Schema* current = schema_of(spec.table);
         switch (spec.kind) {
             case EventKind::Insert:
             case EventKind::Update:
@@ -99,14 +99,13 @@ class EventBuilder {
         return to_event(std::move(change));
     }
 
-    /// The table's schema as of the events built so far.
-    const Schema* schema_of(const TableId& table) const { return find(table); }
-
-  private:
-    const Schema* find(const TableId& table) const {
+    /// The table's schema as of the events built so far (else the fallback's).
+    const Schema* schema_of(const TableId& table) const {
         if (auto it = schemas_.find(table); it != schemas_.end()) return &it->second;
         return fallback_ ? fallback_(table) : nullptr;
     }
+
+  private:
     std::unordered_map<TableId, Schema> schemas_;
     Fallback fallback_;
 };

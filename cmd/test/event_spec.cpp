@@ -54,6 +54,30 @@ std::vector<std::string_view> allowed_keys(EventKind kind) {
     return {};
 }
 
+/// The keys an event of `kind` cannot do without (a subset of allowed_keys).
+std::vector<std::string_view> required_keys(EventKind kind) {
+    switch (kind) {
+        case EventKind::Create:
+        case EventKind::AddColumn:
+        case EventKind::DropColumn:
+            return {"columns"};
+        case EventKind::Insert:
+            return {"after"};
+        case EventKind::Update:
+            return {"before", "after"};
+        case EventKind::Delete:
+            return {"before"};
+        case EventKind::RenameColumn:
+            return {"renames"};
+        case EventKind::AlterColumnType:
+            return {"types"};
+        case EventKind::TruncateTable:
+        case EventKind::DropTable:
+            return {};
+    }
+    return {};
+}
+
 bool expect_kind(const ConfigNode& node, config::NodeKind kind, const std::string& what,
                  Diagnostics& diags) {
     if (node.kind == kind) return true;
@@ -231,39 +255,10 @@ std::optional<EventSpec> parse_event_spec(const ConfigNode& node, Diagnostics& d
                             spec.types.emplace_back(t.key, *type);
         }
     }
-    auto require = [&](bool present, const char* key) {
-        if (!present)
-            diags.error(node.where,
-                        std::string("a ") + kind_entry->key + " event needs '" + key + "'");
-    };
-    switch (spec.kind) {
-        case EventKind::Create:
-        case EventKind::AddColumn:
-            require(!spec.columns.empty() || node.find("columns"), "columns");
-            break;
-        case EventKind::Insert:
-            require(spec.after.has_value() || node.find("after"), "after");
-            break;
-        case EventKind::Update:
-            require(spec.before.has_value() || node.find("before"), "before");
-            require(spec.after.has_value() || node.find("after"), "after");
-            break;
-        case EventKind::Delete:
-            require(spec.before.has_value() || node.find("before"), "before");
-            break;
-        case EventKind::DropColumn:
-            require(node.find("columns") != nullptr, "columns");
-            break;
-        case EventKind::RenameColumn:
-            require(node.find("renames") != nullptr, "renames");
-            break;
-        case EventKind::AlterColumnType:
-            require(node.find("types") != nullptr, "types");
-            break;
-        case EventKind::TruncateTable:
-        case EventKind::DropTable:
-            break;
-    }
+    for (auto key : required_keys(spec.kind))
+        if (!node.find(key))
+            diags.error(node.where, std::string("a ") + kind_entry->key + " event needs '" +
+                                        std::string(key) + "'");
     if (diags.size() != errors) return std::nullopt;
     return spec;
 }

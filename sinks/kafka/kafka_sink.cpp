@@ -258,13 +258,7 @@ class KafkaWriter final : public SinkWriter {
             producer().poll();
             check_delivery();
             co_await sleep_ms(1);
-            // Adds the bootstrap servers back when stuck; a transactional producer that stays
-            // stuck fails the sink at the stall limit (its records never time out before
-            // message.timeout.ms, minutes away).
-            if (txn_)
-                txn_->check_stalled(producer());
-            else
-                producer().unacknowledged_for();
+            watch_stall(producer());
         } while (!try_produce(t, table));
     }
 
@@ -276,15 +270,20 @@ class KafkaWriter final : public SinkWriter {
             check_delivery();
             Producer* ptr = &p;
             co_await blocking_calls_.run([ptr] { rd_kafka_flush(ptr->handle(), kFlushSliceMs); });
-            // Adds the bootstrap servers back when stuck (producer.h); under exactly-once, fails
-            // at the stall limit as every transactional wait does.
-            if (txn_)
-                txn_->check_stalled(p);
-            else
-                p.unacknowledged_for();
+            watch_stall(p);
         }
         p.poll();
         check_delivery();
+    }
+
+    /// While waiting on `p`: adds the bootstrap servers back when it is stuck (producer.h); a
+    /// transactional producer that stays stuck fails the sink at the stall limit, as every
+    /// transactional wait does (its records would not time out before message.timeout.ms).
+    void watch_stall(Producer& p) {
+        if (txn_)
+            txn_->check_stalled(p);
+        else
+            p.unacknowledged_for();
     }
 
     /// Also moves the delivery counts into the metrics (records_out: acknowledged records).

@@ -70,39 +70,33 @@ class Cdcd:
     def stderr(self) -> str:
         return self.err_file.read_text()
 
-    def wait_lines(self, n: int, timeout: float = WAIT_S) -> list[str]:
-        """Waits until stdout holds at least `n` lines; fails with the output so far."""
+    def _until(self, done, timeout: float) -> bool:
+        """Polls `done()` until it holds (True) or the time is up or cdcd exited (False)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            lines = self.lines()
-            if len(lines) >= n:
-                return lines
+            if done():
+                return True
             if self.proc.poll() is not None:
-                break
+                return bool(done())
             time.sleep(0.05)
+        return False
+
+    def wait_lines(self, n: int, timeout: float = WAIT_S) -> list[str]:
+        """Waits until stdout holds at least `n` lines; fails with the output so far."""
+        if self._until(lambda: len(self.lines()) >= n, timeout):
+            return self.lines()
         pytest.fail(f"expected {n} lines of output, got:\n" + "\n".join(self.lines()) +
                     f"\nstderr:\n{self.stderr()[-3000:]}")
 
     def wait_stderr(self, text: str, timeout: float = WAIT_S) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in self.stderr():
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        pytest.fail(f"'{text}' not in stderr:\n{self.stderr()[-3000:]}")
+        if not self._until(lambda: text in self.stderr(), timeout):
+            pytest.fail(f"'{text}' not in stderr:\n{self.stderr()[-3000:]}")
 
     def stop(self, timeout: float = WAIT_S) -> int:
         """SIGTERM: drains with a final checkpoint; returns the exit code."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise
+        return self.wait_exit(timeout)
 
     def wait_exit(self, timeout: float = WAIT_S) -> int:
         try:
