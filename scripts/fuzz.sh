@@ -27,6 +27,16 @@ run() {  # run TARGET SECONDS
       "$work" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
     tail -n 60 "$log" >&2
     echo "fuzz: $target FAILED; the input is in $artifacts/ (log: $log)" >&2
+    # A digest for the end of scripts/test.sh, whose output may be cut to its last part: the
+    # finding's kind, its top frames and the input, base64 so that it can be replayed from a log.
+    {
+      echo "fuzz: $target FAILED"
+      grep -m1 -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|ALARM|==[0-9]+== ERROR: libFuzzer)' "$log" || true
+      grep -m12 -E '^ +#[0-9]+ ' "$log" || true
+      local input
+      input=$(ls -t "$artifacts"/* 2>/dev/null | head -n 1)
+      [[ -n $input ]] && echo "input $(basename "$input") ($(stat -c %s "$input") bytes, base64): $(head -c 4096 "$input" | base64 -w0)"
+    } >>.cache/fuzz/failures.txt
     return 1
   fi
   # One line a target: executions, coverage (edges), features and the corpus size.
@@ -41,6 +51,7 @@ case "$command" in
   list) targets ;;
   all | ci)
     build fuzz_targets
+    rm -f .cache/fuzz/failures.txt
     seconds=${2:-60}
     [[ $command == ci ]] && seconds=${CDCD_FUZZ_SECONDS:-10}
     export -f run; export seconds

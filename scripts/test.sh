@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 summary=()
+fuzz_failed=0
 phase() {  # phase NAME COMMAND...: runs COMMAND, records how long it took
   local name="$1" started=$SECONDS rc=0
   shift
@@ -25,6 +26,8 @@ record() {  # record NAME SECONDS EXIT
 }
 print_summary() {
   local line
+  # Findings again at the end, where a log cut to its last part still shows them.
+  ((fuzz_failed)) && cat .cache/fuzz/failures.txt >&2 2>/dev/null
   echo "test.sh: phase times (total $SECONDS s)" >&2
   for line in "${summary[@]}"; do echo "  $line" >&2; done
 }
@@ -57,7 +60,7 @@ phase "release ctest" run_ctest release || status=1
 phase "asan build" scripts/build.sh asan
 phase "asan ctest" run_ctest asan || status=1
 
-phase fuzz scripts/fuzz.sh ci || status=1
+phase fuzz scripts/fuzz.sh ci || { status=1; fuzz_failed=1; }
 
 # clang-tidy runs beside the integration tests, which mostly wait on brokers and emulators, on
 # one core at the lowest priority, within a budget shorter than they take: a cold pass over the
