@@ -248,12 +248,6 @@ void TransformOperator::runtime_error(const TableState& st, const DataChangeEven
 void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& out) {
     ctx_.table = e.table;
     ctx_.meta = &e.meta;
-    if (fixed_now_) {
-        ctx_.now_millis = *fixed_now_;
-        ctx_.now_pending = false;
-    } else {
-        ctx_.now_pending = true;
-    }
     const BoundProjection& b = *st.bound;
     auto passes = [&](const Row& row, bool before) {
         ctx_.arena.reset();
@@ -420,6 +414,14 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
 void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buffers) {
     buffers_ = buffers;
     row_size_hint_ = 0;
+    // One instant per batch, read on first use: a batch is transformed within a millisecond or
+    // so, and a clock read per event cost ~7% of a transform using LOCALTIMESTAMP.
+    if (fixed_now_) {
+        ctx_.now_millis = *fixed_now_;
+        ctx_.now_pending = false;
+    } else {
+        ctx_.now_pending = true;
+    }
     out.reserve(out.size() + in.size());
     for (std::size_t k = 0; k < in.size(); ++k) {
         // The rows were written on another thread: start fetching those of a later event.

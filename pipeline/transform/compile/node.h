@@ -23,8 +23,8 @@ struct EvalContext {
     TableId table;
     const char* op_string = "+I";  // __data_event_type__
     const EventMeta* meta = nullptr;
-    std::int64_t now_millis = 0;  // one instant per event: see now()
-    bool now_pending = false;     // set per event; the clock is read on first use only
+    std::int64_t now_millis = 0;  // one instant per batch: see now()
+    bool now_pending = false;     // set per batch; the clock is read on first use only
     const Zone* zone = nullptr;   // pipeline.local-time-zone
     Arena arena;
 

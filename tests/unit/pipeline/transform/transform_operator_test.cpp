@@ -3,7 +3,9 @@
 #include "pipeline/transform/transform_operator.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "pipeline/event/event_format.h"
 #include "pipeline/transform/functions/functions.h"
@@ -714,6 +716,28 @@ TEST_CASE("a fixed clock makes NOW(), LOCALTIMESTAMP and CURRENT_DATE read that 
           "DataChangeEvent{tableId=my_company.my_branch.customers, before=[], after=[1, "
           "2024-01-31T10:05, 2024-01-31T18:05, 2024-01-31, 18:05], op=INSERT, meta=()}");
     CHECK(out[2].find("after=[2, 2024-01-31T10:05, 2024-01-31T18:05,") != std::string::npos);
+}
+
+TEST_CASE("the events of one batch read the clock as one instant, and the next batch reads it again") {
+    auto h = make({rule(kTable.str(), "col1, UNIX_TIMESTAMP() AS s, NOW() AS n")});
+    // Enough events that reading the clock per event would cross a millisecond boundary.
+    std::vector<Event> batch{Event(CreateTableEvent{kTable, customers()})};
+    for (int i = 0; i < 30000; ++i)
+        batch.emplace_back(
+            DataChangeEvent::insert(kTable, srow({std::to_string(i).c_str(), "2", nullptr})));
+    auto out = h.run(std::move(batch));
+    REQUIRE(out.size() == 30001);
+    auto instant = [](const std::string& line) {  // "after=[i, s, n]": s and n
+        auto open = line.find("after=[");
+        return line.substr(line.find(',', open) + 1);
+    };
+    const std::string first = instant(out[1]);
+    for (std::size_t i = 2; i < out.size(); ++i) REQUIRE(instant(out[i]) == first);
+
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto later = h.run({Event(DataChangeEvent::insert(kTable, srow({"1", "2", nullptr})))});
+    REQUIRE(later.size() == 1);
+    CHECK(instant(later[0]) != first);
 }
 
 TEST_CASE("upstream schemas: selected and passed-through tables, followed and restored") {
