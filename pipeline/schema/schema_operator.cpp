@@ -176,38 +176,49 @@ boost::asio::awaitable<void> SchemaOperator::process(EventBatch& in, EventBatch&
     in.clear();
 }
 
-const RowCoercion& SchemaOperator::coercion_for(TableId upstream, TableId sink, const SchemaPtr& up,
-                                                const SchemaPtr& evolved) {
+const std::shared_ptr<const RowCoercion>& SchemaOperator::coercion_for(TableId upstream,
+                                                                       TableId sink,
+                                                                       const SchemaPtr& up,
+                                                                       const SchemaPtr& evolved) {
     auto& cached = coercions_[{upstream, sink}];
     if (cached.upstream != up || cached.sink != evolved || !cached.coercion) {
         cached.upstream = up;
         cached.sink = evolved;
         cached.coercion = std::make_shared<const RowCoercion>(*up, *evolved, zone_);
     }
-    return *cached.coercion;
+    return cached.coercion;
 }
 
-void SchemaOperator::route_data(DataChangeEvent&& event, EventBatch& out) {
-    const TableId upstream = event.table;
+void SchemaOperator::fill_last_route(TableId upstream) {
+    last_route_.valid = false;
+    last_route_.targets.clear();
     const SchemaPtr* up = upstream_.find(upstream);
     if (up == nullptr)
         throw SchemaEvolveError("Data change for table " + upstream.str() +
                                 " arrived before its CreateTableEvent: its schema is unknown");
-    const auto& sinks = router_.route(upstream);
-    for (std::size_t k = 0; k < sinks.size(); ++k) {
-        TableId sink = sinks[k];
+    for (TableId sink : router_.route(upstream)) {
         const SchemaPtr* evolved = evolved_.find(sink);
         if (evolved == nullptr)
             throw SchemaEvolveError("Unable to coerce data record from " + upstream.str() +
                                     " (schema: " + (*up)->to_string() + ") to " + sink.str() +
                                     " (schema: null): the sink table was never created");
-        const RowCoercion& coercion = coercion_for(upstream, sink, *up, *evolved);
+        last_route_.targets.push_back(RouteTarget{sink, coercion_for(upstream, sink, *up, *evolved)});
+    }
+    last_route_.upstream = upstream;
+    last_route_.valid = true;
+}
+
+void SchemaOperator::route_data(DataChangeEvent&& event, EventBatch& out) {
+    if (!last_route_.valid || last_route_.upstream != event.table) fill_last_route(event.table);
+    const auto& targets = last_route_.targets;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
         // The last target takes the event itself; earlier ones (ALL_MATCH) take copies.
         // NOLINTNEXTLINE(bugprone-use-after-move): moved from on the last iteration only.
-        out.emplace_back(k + 1 == sinks.size() ? DataChangeEvent(std::move(event))
-                                               : DataChangeEvent(event));
+        out.emplace_back(k + 1 == targets.size() ? DataChangeEvent(std::move(event))
+                                                 : DataChangeEvent(event));
         auto& routed = std::get<DataChangeEvent>(out.back());
-        routed.table = sink;
+        routed.table = targets[k].sink;
+        const RowCoercion& coercion = *targets[k].coercion;
         if (!coercion.identity()) {
             if (routed.before) routed.before = coercion.coerce(routed.before->view());
             if (routed.after) routed.after = coercion.coerce(routed.after->view());
@@ -284,6 +295,7 @@ std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& e
 
 boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEvent event,
                                                                   EventBatch& out) {
+    last_route_.valid = false;
     const TableId upstream = table_of(event);
     const SchemaPtr* current_ptr = upstream_.find(upstream);
     const Schema* current = current_ptr ? current_ptr->get() : nullptr;
@@ -394,6 +406,7 @@ void SchemaOperator::restore(std::string_view state) {
     upstream_ = std::move(upstream);
     evolved_ = std::move(evolved);
     coercions_.clear();
+    last_route_.valid = false;
 }
 
 }  // namespace cdcd

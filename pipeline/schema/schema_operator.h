@@ -76,9 +76,23 @@ class SchemaOperator {
         std::shared_ptr<const RowCoercion> coercion;
     };
 
+    // The targets of the last upstream table routed, with their coercions: runs of events of
+    // one table skip four hash lookups per event. Any schema change or restore clears it.
+    struct RouteTarget {
+        TableId sink;
+        std::shared_ptr<const RowCoercion> coercion;
+    };
+    struct LastRoute {
+        bool valid = false;
+        TableId upstream;
+        std::vector<RouteTarget> targets;
+    };
+
     void route_data(DataChangeEvent&& event, EventBatch& out);
-    const RowCoercion& coercion_for(TableId upstream, TableId sink, const SchemaPtr& up,
-                                    const SchemaPtr& evolved);
+    void fill_last_route(TableId upstream);
+    const std::shared_ptr<const RowCoercion>& coercion_for(TableId upstream, TableId sink,
+                                                           const SchemaPtr& up,
+                                                           const SchemaPtr& evolved);
     boost::asio::awaitable<void> handle_schema_change(SchemaChangeEvent event, EventBatch& out);
     std::vector<SchemaChangeEvent> deduce(const SchemaChangeEvent& event, TableId upstream);
     std::vector<SchemaChangeEvent> normalize(const Schema* old_schema,
@@ -93,6 +107,7 @@ class SchemaOperator {
     SchemaMap upstream_;
     SchemaMap evolved_;
     std::unordered_map<std::pair<TableId, TableId>, CachedCoercion, PairHash> coercions_;
+    LastRoute last_route_;
 };
 
 /// SchemaUtils#isSchemaChangeEventRedundant, except that a CreateTableEvent is redundant only
