@@ -132,7 +132,8 @@ std::vector<std::size_t> hash_map_order(const std::vector<std::string>& keys) {
         // Splitting keeps the order within a bucket, which is insertion order.
         capacity = new_capacity;
         buckets.assign(capacity, {});
-        for (std::size_t k = 0; k < kept.size(); ++k) buckets[spread[k] & (capacity - 1)].push_back(k);
+        for (std::size_t k = 0; k < kept.size(); ++k)
+            buckets[spread[k] & (capacity - 1)].push_back(k);
     };
     for (std::size_t i = 0; i < keys.size(); ++i) {
         const auto h = static_cast<std::uint32_t>(string_hash(keys[i]));

@@ -119,9 +119,7 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
         case oid::kTsrange:
         case oid::kTstzrange:
         case oid::kDaterange:
-            return DataType::string();
-        case oid::kPoint:
-            // Flink CDC writes Debezium's point structure as JSON text.
+        case oid::kPoint:  // Flink CDC writes Debezium's point structure as JSON text
             return DataType::string();
         case oid::kLine:
         case oid::kLseg:

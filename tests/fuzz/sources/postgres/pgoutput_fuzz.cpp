@@ -2,10 +2,10 @@
 // CopyData messages, each a 2-byte big-endian length and its bytes, as the server sends them
 // during START_REPLICATION (XLogData carrying pgoutput messages, keepalives). Each message is
 // decoded; pgoutput messages go through the change decoder (Relation columns mapped as the
-// catalog would, values parsed from text: bit strings, points and hstore too) and every data change is printed against its table's
-// schema, as the values sink does. A message may be refused (PgoutputError) and the decoder may
-// stop on a change before its Relation or a changed table (std::runtime_error); nothing else may
-// escape.
+// catalog would, values parsed from text: bit strings, points and hstore too) and every data change
+// is printed against its table's schema, as the values sink does. A message may be refused
+// (PgoutputError) and the decoder may stop on a change before its Relation or a changed table
+// (std::runtime_error); nothing else may escape.
 #include <cstddef>
 #include <cstdint>
 #include <map>

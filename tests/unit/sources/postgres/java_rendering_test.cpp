@@ -52,9 +52,9 @@ TEST_CASE("java rendering: Double.toString") {
 TEST_CASE("java rendering: String.hashCode over UTF-16") {
     CHECK(java::string_hash("") == 0);
     CHECK(java::string_hash("hello") == 99162322);
-    CHECK(java::string_hash("\xC3\xA9") == 233);               // é
-    CHECK(java::string_hash("\xF0\x9F\x98\x80") == 1772899);  // a surrogate pair
-    CHECK(java::string_hash("\xFF") == 0xFFFD);                // not UTF-8: the replacement
+    CHECK(java::string_hash("\xC3\xA9") == 233);                   // é
+    CHECK(java::string_hash("\xF0\x9F\x98\x80") == 1772899);       // a surrogate pair
+    CHECK(java::string_hash("\xFF") == 0xFFFD);                    // not UTF-8: the replacement
     CHECK(java::string_hash("\xE2\x82") == 31 * 0xFFFD + 0xFFFD);  // cut short
 }
 
