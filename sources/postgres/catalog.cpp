@@ -31,7 +31,8 @@ std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableF
     return tables;
 }
 
-Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name) {
+Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name,
+                    std::vector<TextForm>* forms) {
     const std::string relid = std::to_string(oid);
     PgResult cols = conn.exec_params(
         "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, t.typtype = 'e', "
@@ -45,6 +46,7 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
         "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
         "WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.ord",
         {relid});
+    if (forms) forms->clear();
     std::vector<Column> columns;
     columns.reserve(static_cast<std::size_t>(cols.rows()));
     for (int i = 0; i < cols.rows(); ++i) {
@@ -56,6 +58,7 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
                                      cols.text(i, 0) + "`: " + refusal->reason);
         DataType t = std::get<DataType>(mapped);
         if (cols.text(i, 3) == "t") t = t.not_null();
+        if (forms) forms->push_back(text_form(type));
         columns.push_back(Column{cols.text(i, 0), t, {}, {}});
     }
     std::vector<std::string> primary_key;

@@ -41,7 +41,9 @@ namespace {
 
 /// Whether the Relation's columns are the schema's: the same names in order, of the same types
 /// (nullability is not in a Relation message).
-std::optional<std::string> relation_differs(const RelationMessage& m, const Schema& schema) {
+std::optional<std::string> relation_differs(
+    const RelationMessage& m, const Schema& schema,
+    const std::function<PgColumnType(const RelationColumn&)>& type_of) {
     if (m.columns.size() != schema.size())
         return "it has " + std::to_string(m.columns.size()) + " columns, the known schema " +
                std::to_string(schema.size());
@@ -51,7 +53,7 @@ std::optional<std::string> relation_differs(const RelationMessage& m, const Sche
         if (c.name != known.name)
             return "column " + std::to_string(i + 1) + " is `" + c.name + "`, was `" + known.name +
                    "`";
-        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        auto mapped = map_type(type_of(c));
         // An enum maps only with the catalog's help: a known STRING column of an unknown oid is
         // taken as unchanged.
         if (auto* type = std::get_if<DataType>(&mapped)) {
@@ -67,6 +69,12 @@ std::optional<std::string> relation_differs(const RelationMessage& m, const Sche
 
 }  // namespace
 
+PgColumnType ChangeDecoder::column_type(const RelationColumn& c) const {
+    auto name = type_names_.find(c.type_oid);
+    return {c.type_oid, c.type_modifier, false,
+            name == type_names_.end() ? std::string() : name->second};
+}
+
 void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
     Relation r;
     r.captured = filter_.captures(m.namespace_name, m.relation_name);
@@ -78,7 +86,8 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
     r.schema_name = m.namespace_name;
     r.table_name = m.relation_name;
     if (auto known = known_.find(r.table); known != known_.end()) {
-        auto why = relation_differs(m, known->second);
+        auto type_of = [this](const RelationColumn& c) { return column_type(c); };
+        auto why = relation_differs(m, known->second, type_of);
         if (why && schema_changes_) {
             known->second = evolve(r.table, known->second, m, out);
             why.reset();
@@ -91,7 +100,8 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
         r.schema = known->second;
     } else {
         r.schema = lookup_(m);
-        if (auto why = relation_differs(m, r.schema))
+        if (auto why = relation_differs(m, r.schema,
+                                        [this](const RelationColumn& c) { return column_type(c); }))
             throw std::runtime_error("postgres source: the catalog's columns of table " +
                                      r.table.str() + " are not those of its Relation message (" +
                                      *why + "); was it altered meanwhile?");
@@ -99,6 +109,7 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
         out.push_back(CreateTableEvent{r.table, r.schema});
     }
     for (const Column& c : r.schema.columns()) r.types.push_back(c.type);
+    for (const RelationColumn& c : m.columns) r.forms.push_back(text_form(column_type(c)));
     relations_[m.relation_oid] = std::move(r);
 }
 
@@ -112,7 +123,7 @@ Schema ChangeDecoder::evolve(const TableId& table, const Schema& known, const Re
     now.reserve(m.columns.size());
     for (const RelationColumn& c : m.columns) {
         const Column* current = catalog.find(c.name);
-        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        auto mapped = map_type(column_type(c));
         if (auto* type = std::get_if<DataType>(&mapped)) {
             const bool same = current && current->type.equals_ignoring_nullability(*type);
             now.push_back(Column{c.name, same ? current->type : *type, {}, {}});
@@ -226,7 +237,7 @@ std::optional<Row> ChangeDecoder::to_row(const Relation& r, const TupleData& tup
                 break;
             }
             case TupleValue::Kind::Text:
-                if (auto why = set_text_value(row, i, r.types[i], value->text)) {
+                if (auto why = set_text_value(row, i, r.types[i], value->text, r.forms[i])) {
                     *error = "column `" + r.schema.columns()[i].name + "`: " + *why;
                     return std::nullopt;
                 }
@@ -255,6 +266,10 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
     };
     if (const auto* m = std::get_if<RelationMessage>(&message)) {
         on_relation(*m, out);
+        return 0;
+    }
+    if (const auto* m = std::get_if<TypeMessage>(&message)) {
+        type_names_[m->type_oid] = m->namespace_name + "." + m->type_name;
         return 0;
     }
     if (const auto* m = std::get_if<InsertMessage>(&message)) {
@@ -313,7 +328,7 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
             }
         return n;
     }
-    // Begin, Commit, Type, Origin and logical decoding messages carry no change.
+    // Begin, Commit, Origin and logical decoding messages carry no change.
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "pipeline/schema/schema_json.h"
 #include "sources/postgres/metadata.h"
 #include "sources/postgres/pgoutput_decoder.h"
+#include "sources/postgres/type_mapping.h"
 
 namespace cdcd::postgres {
 
@@ -74,7 +75,11 @@ class ChangeDecoder {
         std::string schema_name, table_name;
         Schema schema;
         std::vector<DataType> types;
+        std::vector<TextForm> forms;  // per column, as types
     };
+    /// A Relation column's type, named as the Type message before it named it (pgoutput sends
+    /// one for every type created after initdb: extension types such as hstore are known by name).
+    PgColumnType column_type(const RelationColumn& c) const;
     void on_relation(const RelationMessage& m, EventBatch& out);
     /// The schema change events that turn `known` into the table `m` describes; appended to
     /// `out`, returning the new schema.
@@ -95,6 +100,7 @@ class ChangeDecoder {
     std::int64_t commit_time_ms_ = 0;
     std::unordered_map<TableId, Schema> known_;
     std::unordered_map<Oid, Relation> relations_;
+    std::unordered_map<Oid, std::string> type_names_;  // from Type messages: schema.name
 };
 
 }  // namespace cdcd::postgres

@@ -14,11 +14,12 @@ namespace {
 class TableReader {
   public:
     TableReader(PgConnection& conn, const CapturedTable& t, const std::string& database, TableId id,
-                const Schema& schema, const SnapshotSettings& settings, SnapshotProgress& progress,
-                const std::function<bool(SnapshotBatch)>& emit)
+                const Schema& schema, std::vector<TextForm> forms, const SnapshotSettings& settings,
+                SnapshotProgress& progress, const std::function<bool(SnapshotBatch)>& emit)
         : conn_(conn),
           id_(id),
           schema_(schema),
+          forms_(std::move(forms)),
           settings_(settings),
           progress_(progress),
           emit_(emit) {
@@ -103,7 +104,7 @@ class TableReader {
             const int column = static_cast<int>(c);
             if (r.is_null(i, column)) {
                 row.set_null(c);
-            } else if (auto why = set_text_value(row, c, types_[c], r.text(i, column))) {
+            } else if (auto why = set_text_value(row, c, types_[c], r.text(i, column), forms_[c])) {
                 batch.bad_records.push_back(
                     BadRecord{"parse-error",
                               "table " + id_.str() + " snapshot row " +
@@ -119,6 +120,7 @@ class TableReader {
     PgConnection& conn_;
     TableId id_;
     const Schema& schema_;
+    std::vector<TextForm> forms_;  // per column, as types_
     const SnapshotSettings& settings_;
     SnapshotProgress& progress_;
     const std::function<bool(SnapshotBatch)>& emit_;
@@ -141,7 +143,8 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
     std::vector<std::pair<TableId, Schema>> schemas;
     for (const CapturedTable& t : tables) {
         const TableId id = filter.table_id(t.schema, t.name);
-        Schema schema = table_schema(conn, t.oid, id.str());
+        std::vector<TextForm> forms;
+        Schema schema = table_schema(conn, t.oid, id.str(), &forms);
         schemas.emplace_back(id, schema);
         if (std::find(progress.done.begin(), progress.done.end(), id.str()) != progress.done.end())
             continue;
@@ -155,7 +158,8 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
             create.progress = progress;
             if (!emit(std::move(create))) break;
         }
-        TableReader reader(conn, t, filter.database(), id, schema, settings, progress, emit);
+        TableReader reader(conn, t, filter.database(), id, schema, std::move(forms), settings,
+                           progress, emit);
         if (!reader.read()) break;
         spdlog::info("postgres source: snapshot of {}: {} rows", id.str(), reader.rows());
         progress.done.push_back(id.str());

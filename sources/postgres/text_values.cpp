@@ -8,6 +8,7 @@
 
 #include "pipeline/data/temporal.h"
 #include "pipeline/data/values.h"
+#include "sources/postgres/java_rendering.h"
 
 namespace cdcd::postgres {
 
@@ -212,6 +213,110 @@ std::optional<std::vector<std::optional<std::string>>> array_elements(std::strin
     }
 }
 
+/// A bit string (`0010`) as Debezium's bytes of it: the bits as a number, the last character its
+/// lowest bit, in as few little-endian bytes as hold it (none when it is zero).
+std::optional<std::string> bit_string_bytes(std::string_view text) {
+    std::string out((text.size() + 7) / 8, '\0');
+    std::size_t used = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[text.size() - 1 - i];
+        if (c != '0' && c != '1') return std::nullopt;
+        if (c == '1') {
+            out[i / 8] =
+                static_cast<char>(static_cast<unsigned char>(out[i / 8]) | (1U << (i % 8)));
+            used = i / 8 + 1;
+        }
+    }
+    out.resize(used);
+    return out;
+}
+
+/// A point (`(3.456,7.89)`) as the JSON Flink CDC writes for Debezium's point structure:
+/// `{"coordinates":"[[3.456,7.89]]","type":"Point","srid":0}` (a HashMap's order; the
+/// coordinates a JSON text of their own, numbers as Java prints doubles; no SRID is 0).
+std::optional<std::string> point_json(std::string_view text, std::string* why) {
+    if (text.size() < 5 || text.front() != '(' || text.back() != ')') return std::nullopt;
+    text = text.substr(1, text.size() - 2);
+    const std::size_t comma = text.find(',');
+    if (comma == std::string_view::npos) return std::nullopt;
+    const auto x = floating(text.substr(0, comma)), y = floating(text.substr(comma + 1));
+    if (!x || !y) return std::nullopt;
+    if (std::isnan(*x) || std::isnan(*y)) {
+        // Flink's geometry reader makes a point with a NaN coordinate an empty one.
+        *why = "point '(" + std::string(text) +
+               ")' has a NaN coordinate, whose rendering by Flink CDC cdcd does not reproduce";
+        return std::nullopt;
+    }
+    // Jackson writes a non-finite double as a string.
+    auto number = [](double v) {
+        const std::string s = java::double_string(v);
+        return std::isfinite(v) ? s : "\"" + s + "\"";
+    };
+    const std::string coordinates = "[[" + number(*x) + "," + number(*y) + "]]";
+    std::string out = "{\"coordinates\":";
+    java::append_json_string(out, coordinates);
+    out += ",\"type\":\"Point\",\"srid\":0}";
+    return out;
+}
+
+/// One double-quoted hstore string (`"a \"b\""`) from `text` at `i`, unescaped.
+std::optional<std::string> hstore_quoted(std::string_view text, std::size_t& i) {
+    if (i >= text.size() || text[i] != '"') return std::nullopt;
+    std::string out;
+    for (++i; i < text.size(); ++i) {
+        if (text[i] == '\\') {
+            if (++i == text.size()) return std::nullopt;
+            out.push_back(text[i]);
+        } else if (text[i] == '"') {
+            ++i;
+            return out;
+        } else {
+            out.push_back(text[i]);
+        }
+    }
+    return std::nullopt;
+}
+
+/// An hstore as the server prints it (`"a"=>"1", "b"=>NULL`, empty for no pairs) as Debezium's
+/// JSON of it (hstore.handling.mode json): an object written from the HashMap pgjdbc parses it
+/// into, in that map's order, NULL as null.
+std::optional<std::string> hstore_json(std::string_view text) {
+    std::vector<std::string> keys;
+    std::vector<std::optional<std::string>> values;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (!keys.empty()) {
+            if (text.substr(i, 2) != ", ") return std::nullopt;
+            i += 2;
+        }
+        auto key = hstore_quoted(text, i);
+        if (!key || text.substr(i, 2) != "=>") return std::nullopt;
+        i += 2;
+        if (text.substr(i, 4) == "NULL") {
+            i += 4;
+            values.emplace_back(std::nullopt);
+        } else if (auto value = hstore_quoted(text, i)) {
+            values.emplace_back(std::move(*value));
+        } else {
+            return std::nullopt;
+        }
+        keys.push_back(std::move(*key));
+    }
+    std::string out = "{";
+    for (std::size_t k : java::hash_map_order(keys)) {
+        if (out.size() > 1) out.push_back(',');
+        java::append_json_string(out, keys[k]);
+        out.push_back(':');
+        if (values[k]) {
+            java::append_json_string(out, *values[k]);
+        } else {
+            out += "null";
+        }
+    }
+    out.push_back('}');
+    return out;
+}
+
 std::string not_a(std::string_view what, std::string_view text) {
     constexpr std::size_t kShown = 64;  // a value in an error text is cut here
     std::string shown(text.substr(0, kShown));
@@ -222,7 +327,33 @@ std::string not_a(std::string_view what, std::string_view text) {
 }  // namespace
 
 std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, const DataType& type,
-                                          std::string_view text) {
+                                          std::string_view text, TextForm form) {
+    switch (form) {
+        case TextForm::Native:
+            break;
+        case TextForm::BitString: {
+            if (!type.is_binary()) return "no bit string conversion to " + type.to_string();
+            auto bytes = bit_string_bytes(text);
+            if (!bytes) return not_a("a bit string", text);
+            row.set_bytes(index, *bytes);
+            return std::nullopt;
+        }
+        case TextForm::Point: {
+            if (!type.is_character()) return "no point conversion to " + type.to_string();
+            std::string why;
+            auto json = point_json(text, &why);
+            if (!json) return why.empty() ? not_a("a point", text) : why;
+            row.set_string(index, *json);
+            return std::nullopt;
+        }
+        case TextForm::Hstore: {
+            if (!type.is_character()) return "no hstore conversion to " + type.to_string();
+            auto json = hstore_json(text);
+            if (!json) return not_a("an hstore", text);
+            row.set_string(index, *json);
+            return std::nullopt;
+        }
+    }
     switch (type.root()) {
         case TypeRoot::Boolean:
             // bool prints t/f; bit(1) prints 1/0.

@@ -10,12 +10,14 @@
 
 #include "pipeline/data/row.h"
 #include "pipeline/types/data_type.h"
+#include "sources/postgres/type_mapping.h"
 
 namespace cdcd::postgres {
 
-/// Sets field `index` of `row` from `text`; returns why it cannot (a value the type cannot hold,
-/// or text that is not of the type), leaving the field unset.
+/// Sets field `index` of `row` from `text`, read as `form` says (type_mapping.h); returns why it
+/// cannot (a value the type cannot hold, or text that is not of the type), leaving the field
+/// unset.
 std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, const DataType& type,
-                                          std::string_view text);
+                                          std::string_view text, TextForm form = TextForm::Native);
 
 }  // namespace cdcd::postgres

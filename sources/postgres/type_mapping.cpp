@@ -12,6 +12,8 @@ constexpr int kDefaultDecimalScale = 0;
 constexpr int kDefaultTimePrecision = 6;
 // varlena typmods carry VARHDRSZ (4) on top of the declared length.
 constexpr std::int32_t kVarHeaderSize = 4;
+// Types created after initdb (extensions, enums) have oids from here on.
+constexpr Oid kFirstNormalOid = 16384;
 
 int time_precision(std::int32_t typmod) {
     return typmod < 0 ? kDefaultTimePrecision : static_cast<int>(typmod);
@@ -35,6 +37,17 @@ Oid array_element(Oid array) {
     return 0;
 }
 
+/// The type's own name, without the schema format_type or a Type message may put before it.
+std::string_view bare_name(const PgColumnType& c) {
+    const std::string_view name = c.type_name;
+    return name.substr(name.rfind('.') + 1);
+}
+
+/// hstore, an extension type: known by name, as Debezium's TypeRegistry knows it.
+bool is_hstore(const PgColumnType& c) {
+    return c.type_oid >= kFirstNormalOid && bare_name(c) == "hstore";
+}
+
 TypeRefusal refuse(const PgColumnType& c, const std::string& why) {
     std::string name = c.type_name.empty() ? "oid " + std::to_string(c.type_oid) : c.type_name;
     return TypeRefusal{"type " + name + " is not supported: " + why};
@@ -48,12 +61,11 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
         case oid::kBool:
             return DataType::boolean();
         case oid::kBit:
-            if (typmod == 1) return DataType::boolean();
-            return refuse(c,
-                          "bit(n) with n > 1 (Flink CDC's BINARY(n) of Debezium's bit bytes) "
-                          "is not implemented yet");
         case oid::kVarbit:
-            return refuse(c, "bit varying is not implemented yet");
+            // Flink CDC: BOOLEAN for a length of 1, else BINARY(length in bits); bit varying
+            // without a length has the JDBC driver's unknown length, Integer.MAX_VALUE.
+            if (typmod == 1) return DataType::boolean();
+            return DataType::binary(typmod < 1 ? DataType::kMaxLength : static_cast<int>(typmod));
         case oid::kBytea:
             return DataType::bytes();
         case oid::kInt2:
@@ -107,11 +119,20 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
         case oid::kTsrange:
         case oid::kTstzrange:
         case oid::kDaterange:
+        case oid::kPoint:  // Flink CDC writes Debezium's point structure as JSON text
             return DataType::string();
-        case oid::kPoint:
+        case oid::kLine:
+        case oid::kLseg:
+        case oid::kBox:
+        case oid::kPath:
+        case oid::kPolygon:
+        case oid::kCircle:
             return refuse(c,
-                          "Flink CDC emits point as Debezium's geometry structure, which cdcd "
-                          "does not reproduce yet");
+                          "Flink CDC maps no geometric type but point (its connector fails on "
+                          "this one)");
+        case oid::kTsvector:
+        case oid::kTsquery:
+            return refuse(c, "Flink CDC has no mapping for text search types");
         case oid::kDate:
             return DataType::date();
         case oid::kTime:
@@ -124,14 +145,22 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             // Debezium's interval.handling.mode numeric: microseconds.
             return DataType::bigint();
         case oid::kTimetz:
-            return refuse(c, "Flink CDC has no mapping for time with time zone");
+            return refuse(c,
+                          "Flink CDC has no mapping for time with time zone (its connector fails "
+                          "on it)");
         default:
             if (c.is_enum) return DataType::string();
             // Types of extensions have no fixed oid: known by name (format_type's, which is
             // schema-qualified when the schema is not on the search path).
-            if (const std::string name = c.type_name.substr(c.type_name.rfind('.') + 1);
-                name == "citext" || name == "ltree")
+            if (const std::string_view name = bare_name(c);
+                c.type_oid >= kFirstNormalOid && (name == "citext" || name == "ltree"))
                 return DataType::string();
+            // hstore.handling.mode json (Debezium's default): the map as JSON text.
+            if (is_hstore(c)) return DataType::string();
+            // ltree[]: format_type's name, or the array type's own (a Type message's).
+            if (const std::string_view name = bare_name(c);
+                c.type_oid >= kFirstNormalOid && (name == "ltree[]" || name == "_ltree"))
+                return DataType::array(DataType::string());
             // An array's typmod is its element's.
             if (Oid element = array_element(c.type_oid)) {
                 auto mapped = map_type({element, typmod, false, c.type_name});
@@ -139,8 +168,21 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
                 return mapped;
             }
             return refuse(c,
-                          "Flink CDC has no mapping for it, or cdcd does not implement it yet "
-                          "(arrays of other types, hstore, geometry, geography)");
+                          "Flink CDC has no mapping for it (arrays of other element types, "
+                          "domains, hstore[], PostGIS geometry and geography, which cdcd does "
+                          "not implement yet, and the types of other extensions)");
+    }
+}
+
+TextForm text_form(const PgColumnType& c) {
+    switch (c.type_oid) {
+        case oid::kBit:
+        case oid::kVarbit:
+            return c.type_modifier == 1 ? TextForm::Native : TextForm::BitString;
+        case oid::kPoint:
+            return TextForm::Point;
+        default:
+            return is_hstore(c) ? TextForm::Hstore : TextForm::Native;
     }
 }
 

@@ -20,7 +20,8 @@ inline constexpr Oid kBool = 16, kBytea = 17, kChar = 18, kInt8 = 20, kInt2 = 21
                      kTimestamp = 1114, kTimestamptz = 1184, kInterval = 1186, kTimetz = 1266,
                      kBit = 1560, kVarbit = 1562, kNumeric = 1700, kUuid = 2950, kJsonb = 3802,
                      kInt4range = 3904, kNumrange = 3906, kTsrange = 3908, kTstzrange = 3910,
-                     kDaterange = 3912, kInt8range = 3926;
+                     kDaterange = 3912, kInt8range = 3926, kLseg = 601, kPath = 602, kBox = 603,
+                     kPolygon = 604, kLine = 628, kCircle = 718, kTsvector = 3614, kTsquery = 3615;
 }  // namespace oid
 
 /// A column's type as the catalog (pg_attribute) or a Relation message gives it.
@@ -37,5 +38,13 @@ struct TypeRefusal {
 
 /// The DataType (nullable) Flink CDC gives the column, or why cdcd refuses it.
 std::variant<DataType, TypeRefusal> map_type(const PgColumnType& column);
+
+/// How the server's text of a value becomes what Flink CDC emits, where the DataType alone does
+/// not say: Debezium's bytes of a bit string, the JSON Flink writes for a point, and Debezium's
+/// JSON of an hstore (hstore.handling.mode json).
+enum class TextForm { Native, BitString, Point, Hstore };
+
+/// The TextForm of a column that map_type maps.
+TextForm text_form(const PgColumnType& column);
 
 }  // namespace cdcd::postgres

@@ -2,10 +2,10 @@
 // CopyData messages, each a 2-byte big-endian length and its bytes, as the server sends them
 // during START_REPLICATION (XLogData carrying pgoutput messages, keepalives). Each message is
 // decoded; pgoutput messages go through the change decoder (Relation columns mapped as the
-// catalog would, values parsed from text) and every data change is printed against its table's
-// schema, as the values sink does. A message may be refused (PgoutputError) and the decoder may
-// stop on a change before its Relation or a changed table (std::runtime_error); nothing else may
-// escape.
+// catalog would, values parsed from text: bit strings, points and hstore too) and every data change
+// is printed against its table's schema, as the values sink does. A message may be refused
+// (PgoutputError) and the decoder may stop on a change before its Relation or a changed table
+// (std::runtime_error); nothing else may escape.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -22,13 +22,16 @@ using namespace cdcd::postgres;
 
 namespace {
 
-// What the catalog would answer: the Relation's columns, each type mapped, the key columns as
-// the primary key; a refused type stops the decoder as table_schema() does.
-Schema schema_of(const RelationMessage& m) {
+// What the catalog would answer: the Relation's columns, each type mapped (a type of its own
+// named as its Type message named it), the key columns as the primary key; a refused type stops
+// the decoder as table_schema() does.
+Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& type_names) {
     std::vector<Column> columns;
     std::vector<std::string> keys;
     for (const RelationColumn& c : m.columns) {
-        auto mapped = map_type({c.type_oid, c.type_modifier, false, {}});
+        auto name = type_names.find(c.type_oid);
+        auto mapped = map_type({c.type_oid, c.type_modifier, false,
+                                name == type_names.end() ? std::string() : name->second});
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error(refusal->reason);
         columns.push_back(Column{c.name, std::get<DataType>(mapped), {}, {}});
@@ -41,7 +44,9 @@ Schema schema_of(const RelationMessage& m) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input(reinterpret_cast<const char*>(data), size);
-    ChangeDecoder decoder(TableFilter("db", "db.\\.*.\\.*", std::nullopt, false), schema_of);
+    std::map<Oid, std::string> type_names;
+    ChangeDecoder decoder(TableFilter("db", "db.\\.*.\\.*", std::nullopt, false),
+                          [&](const RelationMessage& m) { return schema_of(m, type_names); });
     std::map<TableId, Schema> schemas;
     std::size_t pos = 0;
     try {
@@ -55,6 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (!xlog) continue;
             const PgoutputMessage decoded = decode_pgoutput(xlog->payload);
             (void)message_tag(decoded);
+            if (const auto* type = std::get_if<TypeMessage>(&decoded))
+                type_names[type->type_oid] = type->namespace_name + "." + type->type_name;
             EventBatch events;
             std::vector<BadRecord> bad;
             decoder.decode(decoded, events, bad);

@@ -363,3 +363,72 @@ TEST_CASE("change decoder: metadata.list puts op_ts and the names into each chan
                                                                  {"database_name", "shop"},
                                                                  {"schema_name", "public"}});
 }
+
+TEST_CASE("change decoder: bit strings, points and hstore (named by its Type message) streamed") {
+    constexpr Oid kHstore = 16800, kShapes = 16401;
+    const Schema shapes = SchemaBuilder()
+                              .column("id", DataType::int_().not_null())
+                              .column("flags", DataType::binary(12))
+                              .column("at", DataType::string())
+                              .column("attrs", DataType::string())
+                              .primary_key({"id"})
+                              .build();
+    ChangeDecoder decoder(TableFilter("shop", "shop.public.shapes", std::nullopt, false),
+                          [&](const RelationMessage&) { return shapes; });
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    // pgoutput names a type created after initdb in a Type message before the Relation.
+    decoder.decode(decode_pgoutput(Bytes().tag('Y').u32(kHstore).str("public").str("hstore")),
+                   events, bad);
+    decoder.decode(decode_pgoutput(testing::relation(kShapes, "public", "shapes",
+                                                     {{"id", oid::kInt4, -1, true},
+                                                      {"flags", oid::kBit, 12, false},
+                                                      {"at", oid::kPoint, -1, false},
+                                                      {"attrs", kHstore, -1, false}})),
+                   events, bad);
+    REQUIRE(events.size() == 1);
+    const auto insert = [&](std::string_view flags, std::string_view at, std::string_view attrs) {
+        EventBatch out;
+        decoder.decode(
+            decode_pgoutput(
+                Bytes().tag('I').u32(kShapes).tag('N').u16(4).text("1").text(flags).text(at).text(
+                    attrs)),
+            out, bad);
+        return out.empty() ? std::string()
+                           : format_data_change(std::get<DataChangeEvent>(out[0]), shapes);
+    };
+    CHECK(
+        insert("000000001010", "(3.456,7.89)", R"("size"=>"L", "color"=>"blue")") ==
+        R"(DataChangeEvent{tableId=public.shapes, before=[], after=[1, Cg==, )"
+        R"({"coordinates":"[[3.456,7.89]]","type":"Point","srid":0}, {"size":"L","color":"blue"}])"
+        R"(, op=INSERT, meta=()})");
+    CHECK(bad.empty());
+    // Malformed text of each: a bad record naming the column, the change dropped.
+    CHECK(insert("00000000101x", "(1,2)", "").empty());
+    CHECK(insert("000000001010", "(1;2)", "").empty());
+    CHECK(insert("000000001010", "(1,2)", R"("a"=>)").empty());
+    REQUIRE(bad.size() == 3);
+    CHECK(bad[0].error.rfind("column `flags`: '00000000101x' is not a bit string", 0) == 0);
+    CHECK(bad[1].error.rfind("column `at`: '(1;2)' is not a point", 0) == 0);
+    CHECK(bad[2].error.rfind("column `attrs`: '\"a\"=>' is not an hstore", 0) == 0);
+}
+
+TEST_CASE("change decoder: a known column now of an unnamed type of its own stops the source") {
+    const Schema kv = SchemaBuilder()
+                          .column("id", DataType::int_().not_null())
+                          .column("attrs", DataType::int_())
+                          .primary_key({"id"})
+                          .build();
+    ChangeDecoder decoder(TableFilter("shop", "shop.public.kv", std::nullopt, true),
+                          [&](const RelationMessage&) { return kv; });
+    EventBatch events;
+    std::vector<BadRecord> bad;
+    decoder.add_known(TableId::of("shop", "public", "kv"), kv);
+    // A known INT column whose type is now an unnamed type of its own: the table changed.
+    CHECK_THROWS_WITH(
+        decoder.decode(decode_pgoutput(testing::relation(
+                           16402, "public", "kv",
+                           {{"id", oid::kInt4, -1, true}, {"attrs", 16800, -1, false}})),
+                       events, bad),
+        Catch::Contains("column `attrs` changed its type"));
+}

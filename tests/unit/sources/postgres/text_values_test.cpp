@@ -11,9 +11,9 @@ using namespace cdcd::postgres;
 namespace {
 
 /// The field as the values sink prints it, or "refused: <why>".
-std::string parsed(const DataType& type, std::string_view text) {
+std::string parsed(const DataType& type, std::string_view text, TextForm form = TextForm::Native) {
     RowBuilder row(1);
-    if (auto why = set_text_value(row, 0, type, text)) return "refused: " + *why;
+    if (auto why = set_text_value(row, 0, type, text, form)) return "refused: " + *why;
     Row built = std::move(row).build();
     return format_field(built, 0, type);
 }
@@ -118,4 +118,88 @@ TEST_CASE("text values: one-dimensional arrays, NULL elements and quoted ones") 
     CHECK(parsed(DataType::array(DataType::int_()), "{1,x}") ==
           "refused: array element 2: 'x' is not a whole number");
     CHECK(parsed(DataType::array(DataType::string()), R"({"open)").rfind("refused", 0) == 0);
+}
+
+namespace {
+
+/// A bit string's bytes (as Debezium gives them) in hex, or "refused: <why>".
+std::string bits(std::string_view text) {
+    RowBuilder row(1);
+    if (auto why = set_text_value(row, 0, DataType::binary(64), text, TextForm::BitString))
+        return "refused: " + *why;
+    Row built = std::move(row).build();
+    std::string hex;
+    for (unsigned char c : built.view().get_bytes(0)) {
+        static constexpr char kDigits[] = "0123456789abcdef";
+        hex += kDigits[c >> 4];
+        hex += kDigits[c & 15];
+    }
+    return hex;
+}
+
+std::string point(std::string_view text) {
+    return parsed(DataType::string(), text, TextForm::Point);
+}
+
+std::string hstore(std::string_view text) {
+    return parsed(DataType::string(), text, TextForm::Hstore);
+}
+
+}  // namespace
+
+TEST_CASE("text values: bit strings as Debezium's little-endian bytes of their value") {
+    // Flink CDC's full-types test: B'00001010' is {10}, B'00101010' {42}.
+    CHECK(bits("00001010") == "0a");
+    CHECK(bits("00101010") == "2a");
+    // The last character is the lowest bit; as few bytes as hold the highest set bit.
+    CHECK(bits("1") == "01");
+    CHECK(bits("100") == "04");
+    CHECK(bits("1000000000") == "0002");
+    CHECK(bits("101000000011") == "030a");
+    CHECK(bits("1111111111111111111") == "ffff07");
+    // No bit set, or none at all: no bytes.
+    CHECK(bits("000") == "");
+    CHECK(bits("") == "");
+    CHECK(bits("0000000100000000") == "0001");
+    CHECK(bits("10x").rfind("refused: '10x' is not a bit string", 0) == 0);
+    CHECK(parsed(DataType::binary(8), "00001010", TextForm::BitString) == "Cg==");
+    CHECK(parsed(DataType::string(), "1", TextForm::BitString).rfind("refused: ", 0) == 0);
+}
+
+TEST_CASE("text values: point as the JSON Flink CDC writes for it") {
+    // Flink CDC's full-types test: '(3.456,7.890)'::point.
+    CHECK(point("(3.456,7.89)") == R"({"coordinates":"[[3.456,7.89]]","type":"Point","srid":0})");
+    // Java's Double.toString: a fraction always, scientific outside [1e-3, 1e7).
+    CHECK(point("(1,-2)") == R"({"coordinates":"[[1.0,-2.0]]","type":"Point","srid":0})");
+    CHECK(point("(0,-0)") == R"({"coordinates":"[[0.0,-0.0]]","type":"Point","srid":0})");
+    CHECK(point("(12345678,0.0001)") ==
+          R"({"coordinates":"[[1.2345678E7,1.0E-4]]","type":"Point","srid":0})");
+    CHECK(point("(1e+300,-1.5e-300)") ==
+          R"({"coordinates":"[[1.0E300,-1.5E-300]]","type":"Point","srid":0})");
+    // Jackson writes a non-finite number as a string, escaped inside the coordinates' text.
+    CHECK(point("(Infinity,-Infinity)") ==
+          R"({"coordinates":"[[\"Infinity\",\"-Infinity\"]]","type":"Point","srid":0})");
+    CHECK(point("(NaN,1)").find("NaN coordinate") != std::string::npos);
+    for (std::string_view bad : {"", "()", "(1)", "(1,2", "1,2)", "(a,b)", "(1,2,3)", "(1 , 2)"})
+        CHECK(point(bad).rfind("refused: ", 0) == 0);
+    CHECK(parsed(DataType::bigint(), "(1,2)", TextForm::Point).rfind("refused: ", 0) == 0);
+}
+
+TEST_CASE("text values: hstore as Debezium's JSON of it, in a Java HashMap's order") {
+    // Flink CDC's full-types test: 'color => "blue", size => "L"', printed size first.
+    CHECK(hstore(R"("size"=>"L", "color"=>"blue")") == R"({"size":"L","color":"blue"})");
+    CHECK(hstore(R"("a"=>"1", "b"=>"2")") == R"({"a":"1","b":"2"})");
+    // The map's order, not the text's: "b" hashes to bucket 2, "a" to 1, "aa" (3104) to 0.
+    CHECK(hstore(R"("b"=>"2", "a"=>"1", "aa"=>"3")") == R"({"aa":"3","a":"1","b":"2"})");
+    CHECK(hstore("") == "{}");
+    CHECK(hstore(R"("k"=>NULL)") == R"({"k":null})");
+    CHECK(hstore(R"("k"=>"NULL")") == R"({"k":"NULL"})");
+    CHECK(hstore(R"("q\"x"=>"back\\slash", "t"=>"a	b")") ==
+          R"({"t":"a\tb","q\"x":"back\\slash"})");
+    CHECK(hstore("\"c\"=>\"\x01\"") == R"({"c":"\u0001"})");
+    CHECK(hstore(R"(""=>"")") == R"({"":""})");
+    for (std::string_view bad : {"a=>b", R"("a"=>)", R"("a"=>"b",)", R"("a"=>"b","c"=>"d")",
+                                 R"("a"->"b")", R"("a=>"b")", R"("a"=>"b)", R"("a"=>nul)"})
+        CHECK(hstore(bad).rfind("refused: '", 0) == 0);
+    CHECK(parsed(DataType::int_(), "", TextForm::Hstore).rfind("refused: ", 0) == 0);
 }

@@ -52,7 +52,16 @@ TEST_CASE("type mapping: characters, binaries and text-valued types") {
     // Extension types, known by name.
     CHECK(std::get<DataType>(map_type({16600, -1, false, "citext"})).to_string() == "STRING");
     CHECK(std::get<DataType>(map_type({16700, -1, false, "public.ltree"})).to_string() == "STRING");
-    CHECK(std::holds_alternative<TypeRefusal>(map_type({16800, -1, false, "hstore"})));
+    // hstore.handling.mode json: STRING; ltree[] an array of them.
+    CHECK(std::get<DataType>(map_type({16800, -1, false, "hstore"})).to_string() == "STRING");
+    CHECK(std::get<DataType>(map_type({16801, -1, false, "public.ltree[]"})).to_string() ==
+          "ARRAY<STRING>");
+    CHECK(std::get<DataType>(map_type({16801, -1, false, "public._ltree"})).to_string() ==
+          "ARRAY<STRING>");
+    // A built-in type is never taken for an extension's by its name.
+    CHECK(std::holds_alternative<TypeRefusal>(map_type({1040, -1, false, "hstore"})));
+    CHECK(mapped(oid::kPoint) == "STRING");
+    // Debezium's default for the rest.
     CHECK(mapped(oid::kBit, 1) == "BOOLEAN");
     // Debezium's defaults: money.fraction.digits 2, interval.handling.mode numeric.
     CHECK(mapped(oid::kMoney) == "DECIMAL(38, 2)");
@@ -69,11 +78,43 @@ TEST_CASE("type mapping: dates and times keep their declared precision") {
     CHECK(mapped(oid::kTimestamptz, 2) == "TIMESTAMP_LTZ(2)");
 }
 
-TEST_CASE("type mapping: the types not mapped yet are refused with the reason") {
-    for (Oid o : {oid::kPoint, oid::kTimetz, oid::kVarbit})
-        CHECK(mapped(o).rfind("refused: type t is not supported: ", 0) == 0);
-    CHECK(mapped(oid::kBit, 8).find("bit(n) with n > 1") != std::string::npos);
-    CHECK(mapped(1040).find("arrays of other types") != std::string::npos);  // macaddr[]
+TEST_CASE(
+    "type mapping: bit strings are BOOLEAN for one bit, else BINARY of their length in bits") {
+    CHECK(mapped(oid::kBit, 1) == "BOOLEAN");
+    CHECK(mapped(oid::kVarbit, 1) == "BOOLEAN");
+    CHECK(mapped(oid::kBit, 8) == "BINARY(8)");
+    CHECK(mapped(oid::kBit, 3) == "BINARY(3)");
+    CHECK(mapped(oid::kVarbit, 20) == "BINARY(20)");
+    // bit varying without a length: the JDBC driver's unknown length.
+    CHECK(mapped(oid::kVarbit) == "BINARY(2147483647)");
+}
+
+TEST_CASE("type mapping: the text forms of bit strings, point and hstore") {
+    CHECK(text_form({oid::kBit, 1, false, "bit(1)"}) == TextForm::Native);
+    CHECK(text_form({oid::kVarbit, 1, false, "bit varying(1)"}) == TextForm::Native);
+    CHECK(text_form({oid::kBit, 8, false, "bit(8)"}) == TextForm::BitString);
+    CHECK(text_form({oid::kVarbit, -1, false, "bit varying"}) == TextForm::BitString);
+    CHECK(text_form({oid::kPoint, -1, false, "point"}) == TextForm::Point);
+    CHECK(text_form({16800, -1, false, "public.hstore"}) == TextForm::Hstore);
+    CHECK(text_form({16800, -1, false, "hstore"}) == TextForm::Hstore);
+    CHECK(text_form({oid::kText, -1, false, "text"}) == TextForm::Native);
+    CHECK(text_form({16801, -1, false, "public.ltree"}) == TextForm::Native);
+}
+
+TEST_CASE("type mapping: the types Flink CDC does not map are refused with the reason") {
+    for (Oid o : {oid::kTimetz, oid::kLine, oid::kLseg, oid::kBox, oid::kPath, oid::kPolygon,
+                  oid::kCircle, oid::kTsvector, oid::kTsquery})
+        CHECK(mapped(o).rfind("refused: type t is not supported: Flink CDC ", 0) == 0);
+    CHECK(mapped(oid::kTimetz).find("time with time zone") != std::string::npos);
+    CHECK(mapped(oid::kCircle).find("no geometric type but point") != std::string::npos);
+    CHECK(mapped(1040).find("arrays of other element types") != std::string::npos);  // macaddr[]
+    CHECK(mapped(1017).find("arrays of other element types") != std::string::npos);  // point[]
+    // hstore[] and a type of another extension.
+    CHECK(std::holds_alternative<TypeRefusal>(map_type({16802, -1, false, "public._hstore"})));
+    CHECK(std::get<TypeRefusal>(map_type({16900, -1, false, "public.cube"})).reason ==
+          "type public.cube is not supported: Flink CDC has no mapping for it (arrays of other "
+          "element types, domains, hstore[], PostGIS geometry and geography, which cdcd does not "
+          "implement yet, and the types of other extensions)");
 }
 
 TEST_CASE("type mapping: arrays of the mapped types, with their element's modifier") {
