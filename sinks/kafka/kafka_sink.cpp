@@ -119,7 +119,7 @@ class KafkaWriter final : public SinkWriter {
                 csv::write_csv_key(key_, *data, t.key);
             }
             value_.clear();
-            if (settings_.value_format == ValueFormat::DebeziumJson) {
+            if (settings_.value_format == SinkValueFormat::DebeziumJson) {
                 json::write_debezium_json(value_, *data, t.schema, settings_.debezium,
                                           t.connect_schema, &t.column_keys);
             } else {

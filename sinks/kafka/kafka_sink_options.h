@@ -16,7 +16,7 @@
 namespace cdcd::kafka {
 
 enum class KeyFormat { Json, Csv };
-enum class ValueFormat { DebeziumJson, CanalJson };
+enum class SinkValueFormat { DebeziumJson, CanalJson };
 enum class DeliveryGuarantee { None, AtLeastOnce, ExactlyOnce };
 
 struct KafkaSinkSettings {
@@ -25,7 +25,7 @@ struct KafkaSinkSettings {
     std::string topic_mapping;  // sink.tableId-to-topic.mapping
     bool hash_by_key = false;   // partition.strategy
     KeyFormat key_format = KeyFormat::Json;
-    ValueFormat value_format = ValueFormat::DebeziumJson;
+    SinkValueFormat value_format = SinkValueFormat::DebeziumJson;
     bool table_id_headers = false;  // sink.add-tableId-to-header-enabled
     Headers custom_headers;         // sink.custom-header
     DeliveryGuarantee delivery = DeliveryGuarantee::AtLeastOnce;
@@ -42,7 +42,7 @@ struct KafkaSinkOptions {
     std::optional<std::string> topic_mapping;
     bool hash_by_key = false;  // partition.strategy hash-by-key
     KeyFormat key_format = KeyFormat::Json;
-    ValueFormat value_format = ValueFormat::DebeziumJson;
+    SinkValueFormat value_format = SinkValueFormat::DebeziumJson;
     bool table_id_headers = false;
     std::string custom_headers;  // unparsed
     DeliveryGuarantee delivery = DeliveryGuarantee::AtLeastOnce;
