@@ -244,3 +244,48 @@ def test_a_fault_mid_stream_loses_nothing(kafka_broker, cdcd, tmp_path, path, fa
     # came after the last checkpoint.
     allowed = replay_bound if path == "at-least-once" else 0
     assert duplicates <= allowed, f"{duplicates} duplicates, at most {allowed} allowed"
+
+
+NO_GROUP_PIPELINE = """
+source:
+  type: kafka
+  properties.bootstrap.servers: {bootstrap}
+  topic: {src}
+  value.format: debezium-json
+  table-id.dynamic.from: value
+  table-id.dynamic.fields: source.db,source.table
+  scan.startup.mode: earliest-offset
+{timeouts}
+sink:
+  type: file
+  path: {out}
+  format: debezium-json
+pipeline:
+  name: {name}
+  execution.checkpointing.interval: 500ms
+"""
+
+
+@pytest.mark.parametrize("fault", ["broker-sigkill", "broker-sigstop"])
+def test_a_source_without_a_consumer_group_rides_a_broker_fault_out(kafka_broker, cdcd, tmp_path, fault):
+    # Without group.id no offsets are committed, so a failed commit cannot be what tells the
+    # consumer it may have no broker left; it must still read on once the broker is back.
+    src, db = unique("ng_in"), unique("db")
+    kafka_broker.create_topic(src, partitions=2)
+    out = tmp_path / "out.jsonl"
+    c = cdcd(NO_GROUP_PIPELINE.format(bootstrap=kafka_broker.bootstrap, src=src, out=out,
+                                      timeouts=CLIENT_TIMEOUTS, name=unique("ng")))
+    trickle = Trickle(kafka_broker, src, db).start()
+    try:
+        c.start()
+        wait_for(lambda: len(_file_ids(out)) >= 1000, 60, "the stream to flow", interval=0.5)
+        FAULTS[fault](kafka_broker, c, lambda: None)
+        time.sleep(1)
+    finally:
+        sent = trickle.stop()
+    wait_for(lambda: set(_file_ids(out)) >= sent or c.proc.poll() is not None, 90, "every record", interval=1)
+    assert c.proc.poll() is None, f"cdcd exited {c.proc.returncode}:\n{c.log_text()[-3000:]}"
+    assert c.stop() == 0, c.log_text()[-3000:]
+    got = _file_ids(out)
+    assert not sent - set(got), f"{len(sent - set(got))} of {len(sent)} records lost"
+    assert len(got) == len(set(got)), f"{len(got) - len(set(got))} duplicates"
