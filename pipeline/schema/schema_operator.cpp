@@ -202,7 +202,8 @@ void SchemaOperator::fill_last_route(TableId upstream) {
             throw SchemaEvolveError("Unable to coerce data record from " + upstream.str() +
                                     " (schema: " + (*up)->to_string() + ") to " + sink.str() +
                                     " (schema: null): the sink table was never created");
-        last_route_.targets.push_back(RouteTarget{sink, coercion_for(upstream, sink, *up, *evolved)});
+        last_route_.targets.push_back(
+            RouteTarget{sink, coercion_for(upstream, sink, *up, *evolved)});
     }
     last_route_.upstream = upstream;
     last_route_.valid = true;

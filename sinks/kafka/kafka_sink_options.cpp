@@ -76,9 +76,9 @@ std::vector<Binding> option_list() {
                     .default_("json")
                     .desc("Message key: the table id and primary-key values as JSON or CSV.")
                     .to(&O::key_format));
-    o.push_back(OptionSpec::enum_of<SinkValueFormat>("value.format",
-                                                 {{"debezium-json", SinkValueFormat::DebeziumJson},
-                                                  {"canal-json", SinkValueFormat::CanalJson}})
+    o.push_back(OptionSpec::enum_of<SinkValueFormat>(
+                    "value.format", {{"debezium-json", SinkValueFormat::DebeziumJson},
+                                     {"canal-json", SinkValueFormat::CanalJson}})
                     .default_("debezium-json")
                     .desc("Message value format.")
                     .to(&O::value_format));

@@ -718,7 +718,8 @@ TEST_CASE("a fixed clock makes NOW(), LOCALTIMESTAMP and CURRENT_DATE read that 
     CHECK(out[2].find("after=[2, 2024-01-31T10:05, 2024-01-31T18:05,") != std::string::npos);
 }
 
-TEST_CASE("the events of one batch read the clock as one instant, and the next batch reads it again") {
+TEST_CASE(
+    "the events of one batch read the clock as one instant, and the next batch reads it again") {
     auto h = make({rule(kTable.str(), "col1, UNIX_TIMESTAMP() AS s, NOW() AS n")});
     // Enough events that reading the clock per event would cross a millisecond boundary.
     std::vector<Event> batch{Event(CreateTableEvent{kTable, customers()})};
