@@ -52,10 +52,11 @@ class SinkWriter {
     /// evolved and filtered; data is coerced to the sink table's schema.
     virtual boost::asio::awaitable<void> write(EventBatch& events) = 0;
     /// Called after a write when nothing more is queued for this writer. A writer that holds
-    /// records back to send them in larger batches (a producer's linger) sends them now, so a
-    /// record does not wait for a batch to fill when the pipeline is not under load. Must not
-    /// block: the writer's next input may be arriving.
-    virtual void input_drained() {}
+    /// records back to send them in larger batches (a producer's linger, a print buffer) sends
+    /// them now, so a record does not wait for a batch to fill or for the next checkpoint when
+    /// the pipeline is not under load. Must not wait for acknowledgements: the writer's next
+    /// input may be arriving.
+    virtual boost::asio::awaitable<void> input_drained() { co_return; }
     /// Makes everything written so far acknowledged by the target (checkpoint barrier, schema
     /// change, end of input) and returns the writer's state for checkpoint `checkpoint_id`
     /// (0 when flushing for another reason).

@@ -302,7 +302,7 @@ awaitable<void> PipelineRuntime::Impl::writer_task(std::size_t index) {
         if (auto* batch = std::get_if<EventBatch>(&element)) {
             co_await writer.write(*batch);
             release_written(std::move(*batch));
-            if (!channel.ready()) writer.input_drained();
+            if (!channel.ready()) co_await writer.input_drained();
         } else if (auto* barrier = std::get_if<Barrier>(&element)) {
             std::string state = co_await writer.flush(barrier->checkpoint_id);
             std::string dead = bad_records.writer_stages[index]->take_pending();

@@ -134,8 +134,9 @@ class KafkaWriter final : public SinkWriter {
         check_delivery();
     }
 
-    void input_drained() override {
+    awaitable<void> input_drained() override {
         if (prompt_send_ && producer().in_flight() > 0) prompt_send_->request();
+        co_return;
     }
 
     awaitable<std::string> flush(std::uint64_t checkpoint_id) override {

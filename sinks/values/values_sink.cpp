@@ -40,6 +40,7 @@ class LineBuffer {
         buf_.push_back('\n');
     }
     bool full() const { return buf_.size() >= (1 << 16); }
+    bool empty() const { return buf_.empty(); }
     std::string take() { return std::exchange(buf_, {}); }
 
   private:
@@ -84,6 +85,12 @@ class ValuesWriter final : public SinkWriter {
         }
         metrics_.records_out.inc(events.size());
         if (out_.full()) co_await print();
+    }
+
+    // Printed when the input runs dry, as Flink's values sink prints each event at once: without
+    // it, a quiet pipeline's output waited for the next checkpoint (10 s by default).
+    boost::asio::awaitable<void> input_drained() override {
+        if (!out_.empty()) co_await print();
     }
 
     boost::asio::awaitable<std::string> flush(std::uint64_t) override {

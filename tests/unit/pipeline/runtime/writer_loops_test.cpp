@@ -110,10 +110,11 @@ class RecordingWriter final : public SinkWriter {
         }
         co_return;
     }
-    void input_drained() override {
+    boost::asio::awaitable<void> input_drained() override {
         seen->on_writer(index_);
         std::lock_guard lock(seen->mutex);
         ++seen->drained[index_];
+        co_return;
     }
     boost::asio::awaitable<std::string> flush(std::uint64_t) override {
         seen->on_writer(index_);
