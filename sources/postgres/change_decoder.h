@@ -74,7 +74,11 @@ class ChangeDecoder {
         std::string schema_name, table_name;
         Schema schema;
         std::vector<DataType> types;
+        std::vector<int> key_indexes;  // of the primary key's columns
     };
+    /// Whether an update's old tuple holds another primary key than its new one, which Debezium
+    /// (and so Flink CDC) emits as a delete and an insert.
+    static bool key_changed(const Relation& r, const TupleData& old, const TupleData& now);
     void on_relation(const RelationMessage& m, EventBatch& out);
     /// The schema change events that turn `known` into the table `m` describes; appended to
     /// `out`, returning the new schema.
