@@ -155,7 +155,7 @@ DECLARE lo bigint;
 BEGIN
   lo := 1;
   WHILE lo <= {inserts} LOOP
-    INSERT INTO {table} SELECT {row} FROM generate_series(lo, LEAST(lo + {txn} - 1, {inserts})) AS s(g);
+    INSERT INTO {table} SELECT {row} FROM generate_series(lo, LEAST(lo + {txn} - 1, {inserts}::bigint)) AS s(g);
     COMMIT; lo := lo + {txn};
   END LOOP;
   lo := 1;
@@ -193,6 +193,15 @@ def main():
     shutil.copy2(CDCD, work / "cdcd")
     CDCD = str(work / "cdcd")
     cp = classpath()
+    try:
+        results, setup, version, load_avg = measure(args, cp, work, jvm_opts)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    write_report(args, results, setup, version, load_avg)
+    return 0
+
+
+def measure(args, cp, work, jvm_opts):
     results = []
     setup = {}
     with PostgresServer() as pg:
@@ -204,7 +213,7 @@ def main():
         if not args.skip_snapshot:
             n = args.snapshot_rows
             t0 = time.monotonic()
-            pg.sql(f"INSERT INTO snap SELECT {ROW} FROM generate_series(1, {n}) g; ANALYZE snap", timeout=TIMEOUT_S)
+            pg.sql(f"INSERT INTO snap SELECT {ROW} FROM generate_series(1::bigint, {n}) g; ANALYZE snap", timeout=TIMEOUT_S)
             setup["snapshot_load_s"] = time.monotonic() - t0
             setup["snapshot_size"] = pg.sql("SELECT pg_size_pretty(pg_total_relation_size('snap'))").strip()
             for rnd in range(args.rounds):
@@ -245,9 +254,7 @@ def main():
                 print(f"streaming round {rnd} {tool}: {wall:.1f} s wall, {cpu:.1f} s CPU, "
                       f"peak RSS {rss // 1024} MB", flush=True)
         load_avg = os.getloadavg()
-    shutil.rmtree(work, ignore_errors=True)
-    write_report(args, results, setup, version, load_avg)
-    return 0
+    return results, setup, version, load_avg
 
 
 def write_report(args, results, setup, version, load_avg):
