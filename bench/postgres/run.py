@@ -329,7 +329,7 @@ def write_report(args, results, setup, version, load_avg):
     # A "## Notes" section written by hand (earlier figures, what changed) is kept.
     old = out.read_text() if out.exists() else ""
     if "\n## Notes\n" in old:
-        lines.append("## Notes" + old.split("\n## Notes\n", 1)[1].rstrip("\n"))
+        lines.append("## Notes\n\n" + old.split("\n## Notes\n", 1)[1].strip("\n"))
         lines.append("")
     out.write_text("\n".join(lines))
     print("\n".join(lines))
