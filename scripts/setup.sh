@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what cdcd needs on a Debian 12 machine, and nothing that is already there.
 #   scripts/setup.sh build   compilers, libraries and build tools
-#   scripts/setup.sh test    the above, plus Java/Maven (the Kafka broker), PostgreSQL (the
+#   scripts/setup.sh test    the above, plus Java/Maven (the Kafka broker, the Debezium harness), PostgreSQL (the
 #                            postgres source's test server), kcat and the Python
 #                            packages of the emulators and test services
 # Idempotent: a second run makes no network call when everything is installed.
@@ -59,4 +59,6 @@ if [[ "$want" == test ]]; then
     echo "$sum" >$stamp
   fi
   tests/services/kafka/install.sh >/dev/null
+  # Debezium's Postgres connector, embedded (the fidelity test and bench/postgres compare with it).
+  tests/services/debezium/build.sh --quiet >/dev/null
 fi

@@ -110,6 +110,7 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
     }
     for (const Column& c : r.schema.columns()) r.types.push_back(c.type);
     for (const RelationColumn& c : m.columns) r.forms.push_back(text_form(column_type(c)));
+    r.key_indexes = r.schema.primary_key_indexes();
     relations_[m.relation_oid] = std::move(r);
 }
 
@@ -247,6 +248,23 @@ std::optional<Row> ChangeDecoder::to_row(const Relation& r, const TupleData& tup
     return std::move(row).build();
 }
 
+bool ChangeDecoder::key_changed(const Relation& r, const TupleData& old, const TupleData& now) {
+    // Debezium compares the key of the before image with the after image's: a key column the old
+    // tuple lacks (NULL) counts as changed too. The server's text of a value is canonical, so
+    // equal values have equal text. A key column left out as unchanged TOAST did not change.
+    for (int i : r.key_indexes) {
+        const auto k = static_cast<std::size_t>(i);
+        if (k >= old.size() || k >= now.size()) return false;  // to_row refused these already
+        const TupleValue& a = old[k];
+        const TupleValue& b = now[k];
+        if (b.kind == TupleValue::Kind::UnchangedToast ||
+            a.kind == TupleValue::Kind::UnchangedToast)
+            continue;
+        if (a.kind != b.kind || a.text != b.text) return true;
+    }
+    return false;
+}
+
 EventMeta ChangeDecoder::meta(const Relation& r) const {
     if (metadata_.empty()) return {};
     return metadata_of(metadata_, filter_.database(), r.schema_name, r.table_name, commit_time_ms_);
@@ -297,6 +315,11 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         if (!after || (old && !before)) {
             bad_record(*r, 'U', error);
             return 1;
+        }
+        if (before && key_changed(*r, *old, m->new_tuple)) {
+            out.push_back(DataChangeEvent::remove(r->table, std::move(*before), meta(*r)));
+            out.push_back(DataChangeEvent::insert(r->table, std::move(*after), meta(*r)));
+            return 2;
         }
         DataChangeEvent e;
         e.table = r->table;

@@ -75,11 +75,15 @@ class ChangeDecoder {
         std::string schema_name, table_name;
         Schema schema;
         std::vector<DataType> types;
-        std::vector<TextForm> forms;  // per column, as types
+        std::vector<TextForm> forms;   // per column, as types
+        std::vector<int> key_indexes;  // of the primary key's columns
     };
     /// A Relation column's type, named as the Type message before it named it (pgoutput sends
     /// one for every type created after initdb: extension types such as hstore are known by name).
     PgColumnType column_type(const RelationColumn& c) const;
+    /// Whether an update's old tuple holds another primary key than its new one, which Debezium
+    /// (and so Flink CDC) emits as a delete and an insert.
+    static bool key_changed(const Relation& r, const TupleData& old, const TupleData& now);
     void on_relation(const RelationMessage& m, EventBatch& out);
     /// The schema change events that turn `known` into the table `m` describes; appended to
     /// `out`, returning the new schema.

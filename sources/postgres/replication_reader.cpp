@@ -23,6 +23,11 @@ constexpr std::size_t kMaxChunkEvents = 1024;
 constexpr std::chrono::milliseconds kReconnectBackoff{1000};
 // How long one wait for the server lasts before the thread looks at stopping_ again.
 constexpr std::chrono::milliseconds kPollSlice{100};
+// How long the first change of a chunk waits for more before the chunk is handed over. The
+// server's WAL sender decodes more slowly than the reader takes its messages, so without it most
+// chunks would hold a few changes, each costing two thread wake-ups and a pass through the
+// pipeline (bench/reports/postgres.md).
+constexpr std::chrono::milliseconds kChunkLinger{10};
 
 }  // namespace
 
@@ -311,11 +316,18 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
         return push(std::move(out));
     };
 
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point pending_since{};
     while (!stopping_) {
-        // Take what the server already sent without waiting, then hand it over at once.
+        // Take what the server sends until the chunk is full or its first change waited
+        // kChunkLinger, then hand it over.
         const bool have_pending = !pending.events.empty() || !pending.bad_records.empty();
-        auto bytes =
-            replication.read_copy(have_pending ? std::chrono::milliseconds(0) : kPollSlice);
+        std::chrono::milliseconds wait = kPollSlice;
+        if (have_pending)
+            wait = std::max(std::chrono::milliseconds(0),
+                            std::chrono::duration_cast<std::chrono::milliseconds>(
+                                pending_since + kChunkLinger - Clock::now()));
+        auto bytes = replication.read_copy(wait);
         if (!bytes) {
             if (!flush_pending()) return;
             send_status(false);
@@ -352,11 +364,16 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
             if (changes > 0 && skip > 0) {
                 --skip;  // emitted before the restart
             } else {
+                if (pending.events.empty() && pending.bad_records.empty())
+                    pending_since = Clock::now();
                 for (auto& e : events) pending.events.push_back(std::move(e));
                 for (auto& b : bad) pending.bad_records.push_back(std::move(b));
             }
         }
-        if (pending.events.size() >= kMaxChunkEvents && !flush_pending()) return;
+        const bool full = pending.events.size() >= kMaxChunkEvents;
+        const bool due = (!pending.events.empty() || !pending.bad_records.empty()) &&
+                         Clock::now() - pending_since >= kChunkLinger;
+        if ((full || due) && !flush_pending()) return;
         send_status(false);
     }
 }

@@ -100,22 +100,29 @@ TEST_CASE("change decoder: insert, update and delete under REPLICA IDENTITY DEFA
     CHECK(f.text(Bytes().tag('U').u32(kOrders).tag('N').u16(3).text("1").null().text("1")) ==
           "DataChangeEvent{tableId=public.orders, before=[], after=[1, null, 1.00], op=UPDATE, "
           "meta=()}\n");
-    // The key changed: the old key only.
-    CHECK(f.text(Bytes()
-                     .tag('U')
-                     .u32(kOrders)
-                     .tag('K')
-                     .u16(3)
-                     .text("1")
-                     .null()
-                     .null()
-                     .tag('N')
-                     .u16(3)
-                     .text("2")
-                     .text("b")
-                     .null()) ==
-          "DataChangeEvent{tableId=public.orders, before=[1, null, null], after=[2, b, null], "
-          "op=UPDATE, meta=()}\n");
+    // The key changed: as Debezium's (and so Flink CDC's), a delete of the old key (the key
+    // only, the others NULL) and an insert of the new row, from the one message.
+    Decoded moved = f.decode(Bytes()
+                                 .tag('U')
+                                 .u32(kOrders)
+                                 .tag('K')
+                                 .u16(3)
+                                 .text("1")
+                                 .null()
+                                 .null()
+                                 .tag('N')
+                                 .u16(3)
+                                 .text("2")
+                                 .text("b")
+                                 .null());
+    CHECK(moved.changes == 2);
+    REQUIRE(moved.events.size() == 2);
+    CHECK(format_data_change(std::get<DataChangeEvent>(moved.events[0]), orders_schema()) ==
+          "DataChangeEvent{tableId=public.orders, before=[1, null, null], after=[], op=DELETE, "
+          "meta=()}");
+    CHECK(format_data_change(std::get<DataChangeEvent>(moved.events[1]), orders_schema()) ==
+          "DataChangeEvent{tableId=public.orders, before=[], after=[2, b, null], op=INSERT, "
+          "meta=()}");
     Decoded del = f.decode(Bytes().tag('D').u32(kOrders).tag('K').u16(3).text("2").null().null());
     CHECK(del.changes == 1);
     CHECK(format_data_change(std::get<DataChangeEvent>(del.events[0]), orders_schema()) ==
@@ -142,6 +149,25 @@ TEST_CASE("change decoder: REPLICA IDENTITY FULL gives whole before images and T
                      .text("3")) ==
           "DataChangeEvent{tableId=public.orders, before=[1, long, 2.00], after=[1, long, 3.00], "
           "op=UPDATE, meta=()}\n");
+    // The key changed: the whole old row deleted, the new one inserted (its unchanged TOASTed
+    // note from the old row).
+    CHECK(f.text(Bytes()
+                     .tag('U')
+                     .u32(kOrders)
+                     .tag('O')
+                     .u16(3)
+                     .text("1")
+                     .text("long")
+                     .text("3")
+                     .tag('N')
+                     .u16(3)
+                     .text("5")
+                     .toast()
+                     .text("3")) ==
+          "DataChangeEvent{tableId=public.orders, before=[1, long, 3.00], after=[], op=DELETE, "
+          "meta=()}\n"
+          "DataChangeEvent{tableId=public.orders, before=[], after=[5, long, 3.00], op=INSERT, "
+          "meta=()}\n");
 }
 
 TEST_CASE("change decoder: an unchanged TOAST value without an old row is Debezium's placeholder") {
