@@ -22,14 +22,25 @@ inline constexpr Oid kBool = 16, kBytea = 17, kChar = 18, kInt8 = 20, kInt2 = 21
                      kInt4range = 3904, kNumrange = 3906, kTsrange = 3908, kTstzrange = 3910,
                      kDaterange = 3912, kInt8range = 3926, kLseg = 601, kPath = 602, kBox = 603,
                      kPolygon = 604, kLine = 628, kCircle = 718, kTsvector = 3614, kTsquery = 3615;
+/// Types created after initdb (extensions, enums, domains, their arrays) have oids from here on.
+inline constexpr Oid kFirstNormalOid = 16384;
 }  // namespace oid
 
-/// A column's type as the catalog (pg_attribute) or a Relation message gives it.
+/// A column's type as the catalog (pg_attribute) or a Relation message gives it. A domain is
+/// given as its base type, as Debezium's TypeRegistry resolves it (Flink CDC maps a column by
+/// its root type): the domains it is over followed to a type that is not one, with the typmod
+/// the nearest of them declared (catalog.h resolve_types).
 struct PgColumnType {
     Oid type_oid = 0;
     std::int32_t type_modifier = -1;  // atttypmod; -1 when none
     bool is_enum = false;             // pg_type.typtype = 'e' (user-defined enum)
     std::string type_name;  // format_type(): "integer", "citext", "public.ltree"; for refusals
+    /// The declared domain (format_type) when the column's type is one; the fields above are
+    /// then its base type's.
+    std::string domain = {};
+    /// When the type is an array whose elements are of a domain: that domain, and the type it is
+    /// over (Debezium resolves no array's elements, so Flink CDC's connector fails on it).
+    std::string element_domain = {}, element_domain_base = {};
 };
 
 struct TypeRefusal {
