@@ -423,6 +423,31 @@ def test_a_table_of_domains_first_seen_while_streaming(pg, fresh_table, tmp_path
         drop_domains(pg, t)
 
 
+def test_domains_over_an_enum_and_extension_types(pg, fresh_table, tmp_path):
+    """The base type decides, found in the catalog: an enum's STRING, hstore's JSON, citext."""
+    t = fresh_table
+    drop_domains(pg, t)
+    pg.sql(f"DROP TYPE IF EXISTS {t}_mood CASCADE")
+    try:
+        pg.sql(f"CREATE EXTENSION IF NOT EXISTS hstore; CREATE EXTENSION IF NOT EXISTS citext;"
+               f"CREATE TYPE {t}_mood AS ENUM ('sad', 'happy');"
+               f"CREATE DOMAIN {t}_pos AS {t}_mood; CREATE DOMAIN {t}_code AS hstore;"
+               f"CREATE DOMAIN {t}_price AS citext;"
+               f"CREATE TABLE public.{t} (id int PRIMARY KEY, mood {t}_pos, attrs {t}_code, name {t}_price);"
+               f"INSERT INTO public.{t} VALUES (1, 'happy', 'size => L', 'MiXeD')")
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+        row = '{id}, happy, {{"size":"L"}}, MiXeD'
+        assert cdcd.wait_lines(2) == [
+            f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,`mood` STRING,"
+            f"`attrs` STRING,`name` STRING}}, primaryKeys=id, options=()}}", insert(t, row.format(id=1))]
+        pg.sql(f"INSERT INTO public.{t} VALUES (2, 'happy', 'size => L', 'MiXeD')")
+        assert cdcd.wait_lines(3)[2] == insert(t, row.format(id=2))
+        assert cdcd.stop() == 0
+    finally:
+        drop_domains(pg, t)
+        pg.sql(f"DROP TYPE IF EXISTS {t}_mood CASCADE")
+
+
 def test_an_array_of_a_domain_is_refused_naming_the_domain(pg, fresh_table, tmp_path):
     t = fresh_table
     drop_domains(pg, t)
