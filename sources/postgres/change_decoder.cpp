@@ -61,7 +61,8 @@ std::optional<std::string> relation_differs(
                 return "column `" + c.name + "` is " + type->to_string() + ", was " +
                        known.type.to_string();
         } else if (!known.type.is_string()) {
-            return "column `" + c.name + "` changed its type";
+            return "column `" + c.name + "` changed its type, to one cdcd refuses: " +
+                   std::get<TypeRefusal>(mapped).reason;
         }
     }
     return std::nullopt;
