@@ -53,20 +53,31 @@ TypeRefusal refuse(const PgColumnType& c, const std::string& why) {
     return TypeRefusal{"type " + name + " is not supported: " + why};
 }
 
-/// PostGIS's types, known by name as Debezium's TypeRegistry knows them.
-bool is_postgis(std::string_view name) {
-    return name == "geometry" || name == "geography" || name == "geometry[]" ||
-           name == "_geometry" || name == "geography[]" || name == "_geography";
+/// PostGIS's geometry and geography, known by name as Debezium's TypeRegistry knows them
+/// (format_type prints geometry(Point,4326) for a column with a type modifier).
+bool is_postgis(const PgColumnType& c) {
+    if (c.type_oid < kFirstNormalOid) return false;
+    std::string_view name = bare_name(c);
+    if (name.ends_with("[]")) return false;
+    name = name.substr(0, name.find('('));
+    return name == "geometry" || name == "geography";
+}
+
+/// Arrays of PostGIS's types: format_type's name or the array type's own (a Type message's).
+bool is_postgis_array(const PgColumnType& c) {
+    if (c.type_oid < kFirstNormalOid) return false;
+    std::string_view name = bare_name(c);
+    if (name.starts_with("_")) return name == "_geometry" || name == "_geography";
+    return name.ends_with("[]") && (name.starts_with("geometry") || name.starts_with("geography"));
 }
 
 /// Why a type map_type has no case for is refused.
 TypeRefusal refuse_unmapped(const PgColumnType& c) {
     const std::string_view name = bare_name(c);
-    if (c.type_oid >= kFirstNormalOid && is_postgis(name))
+    if (is_postgis_array(c))
         return refuse(c,
-                      "cdcd does not implement PostGIS geometry and geography yet (Flink CDC "
-                      "writes them as JSON of their type, coordinates and SRID, read from "
-                      "Debezium's EWKB by JTS)");
+                      "cdcd does not implement arrays of PostGIS geometry and geography yet "
+                      "(Flink CDC maps geometry[] as ARRAY<STRING>)");
     if (name.ends_with("[]") || (c.type_oid >= kFirstNormalOid && name.starts_with("_")))
         return refuse(c,
                       "Flink CDC maps arrays of boolean, bytea, \"char\", smallint, integer, "
@@ -192,6 +203,8 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
                 return DataType::string();
             // hstore.handling.mode json (Debezium's default): the map as JSON text.
             if (is_hstore(c)) return DataType::string();
+            // Flink CDC writes PostGIS's geometry and geography as JSON text.
+            if (is_postgis(c)) return DataType::string();
             // ltree[]: format_type's name, or the array type's own (a Type message's).
             if (const std::string_view name = bare_name(c);
                 c.type_oid >= kFirstNormalOid && (name == "ltree[]" || name == "_ltree"))
@@ -217,6 +230,7 @@ TextForm text_form(const PgColumnType& c) {
         case oid::kPoint:
             return TextForm::Point;
         default:
+            if (is_postgis(c)) return TextForm::Geometry;
             return is_hstore(c) ? TextForm::Hstore : TextForm::Native;
     }
 }

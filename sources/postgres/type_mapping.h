@@ -51,9 +51,10 @@ struct TypeRefusal {
 std::variant<DataType, TypeRefusal> map_type(const PgColumnType& column);
 
 /// How the server's text of a value becomes what Flink CDC emits, where the DataType alone does
-/// not say: Debezium's bytes of a bit string, the JSON Flink writes for a point, and Debezium's
-/// JSON of an hstore (hstore.handling.mode json).
-enum class TextForm { Native, BitString, Point, Hstore };
+/// not say: Debezium's bytes of a bit string, the JSON Flink writes for a point and for PostGIS's
+/// geometry and geography (postgis_geometry.h), and Debezium's JSON of an hstore
+/// (hstore.handling.mode json).
+enum class TextForm { Native, BitString, Point, Hstore, Geometry };
 
 /// The TextForm of a column that map_type maps.
 TextForm text_form(const PgColumnType& column);

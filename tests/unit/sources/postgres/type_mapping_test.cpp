@@ -126,13 +126,23 @@ TEST_CASE("type mapping: the types Flink CDC does not map are refused with the r
           "type public.cube is not supported: Flink CDC maps no type of an extension or a user "
           "but enums, domains (as their base types), citext, ltree, hstore and PostGIS geometry "
           "and geography (its connector fails on others)");
-    // PostGIS: mapped by Flink CDC, not yet by cdcd.
-    for (const char* name : {"geometry", "public.geography", "geometry[]", "public._geometry"})
+    // Arrays of PostGIS's types: ARRAY<STRING> in Flink CDC, not yet in cdcd.
+    for (const char* name : {"geometry[]", "public._geometry", "geography(Point,4326)[]"})
         CHECK(reason({17000, -1, false, name}) ==
               std::string("type ") + name +
-                  " is not supported: cdcd does not implement PostGIS geometry and geography yet "
-                  "(Flink CDC writes them as JSON of their type, coordinates and SRID, read from "
-                  "Debezium's EWKB by JTS)");
+                  " is not supported: cdcd does not implement arrays of PostGIS geometry and "
+                  "geography yet (Flink CDC maps geometry[] as ARRAY<STRING>)");
+}
+
+TEST_CASE("type mapping: PostGIS geometry and geography are STRING, their JSON made from EWKB") {
+    for (const char* name : {"geometry", "public.geography", "geometry(Point,4326)",
+                             "public.geography(MultiLineString,4326)"}) {
+        CHECK(std::get<DataType>(map_type({17000, 123, false, name})) == DataType::string());
+        CHECK(text_form({17000, 123, false, name}) == TextForm::Geometry);
+    }
+    // Known by name only among the types created after initdb.
+    CHECK(std::holds_alternative<TypeRefusal>(map_type({3000, -1, false, "geometry"})));
+    CHECK(text_form({3000, -1, false, "geometry"}) == TextForm::Native);
 }
 
 TEST_CASE("type mapping: a domain maps as its base type, and a refusal names both") {
