@@ -1,8 +1,10 @@
 #include "sources/postgres/postgis_geometry.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -208,12 +210,33 @@ bool is_empty(const Geometry& g) {
     return true;
 }
 
-/// An ordinate as JTS's WKT writes it (OrdinateFormat: Java's DecimalFormat with pattern "0"
-/// and up to 325 fraction digits): Java's shortest digits in plain notation, `1`, `0.00001`,
-/// `10000000`, `-0`.
+std::string shortest_plain(double v);
+
+// The fraction digits of JTS's WKT of a geometry of the default (floating) precision model:
+// PrecisionModel.getMaximumSignificantDigits, which OrdinateFormat takes as fraction digits.
+constexpr int kWktFractionDigits = 16;
+
+/// An ordinate as JTS's WKT writes it (OrdinateFormat: Java's DecimalFormat with pattern "0", at
+/// most 16 fraction digits, HALF_EVEN): Java's shortest digits in plain notation, `1`,
+/// `0.00001`, `10000000`, `-0`; with more fraction digits than 16 the value rounded there (as
+/// DecimalFormat decides a tie by the exact value, so does printf), `-0` for a negative one that
+/// rounds to zero.
 std::string wkt_number(double v) {
     if (!std::isfinite(v))
         throw ParseError{"it has an infinite coordinate, whose WKT by JTS cdcd does not reproduce"};
+    std::string plain = shortest_plain(v);
+    const std::size_t dot = plain.find('.');
+    if (dot == std::string::npos || plain.size() - dot - 1 <= kWktFractionDigits) return plain;
+    char buffer[400];  // DBL_MAX has 309 integer digits
+    std::snprintf(buffer, sizeof buffer, "%.*f", kWktFractionDigits, v);
+    std::string rounded = buffer;
+    while (rounded.back() == '0') rounded.pop_back();
+    if (rounded.back() == '.') rounded.pop_back();
+    return rounded;
+}
+
+/// Java's shortest digits of finite `v` (Double.toString's) in plain notation.
+std::string shortest_plain(double v) {
     const std::string java = java::double_string(v);  // d.dddE±n or plain d.ddd
     std::string sign;
     std::string_view text = java;

@@ -76,6 +76,15 @@ TEST_CASE("postgis geometry: a collection as JTS's WKT, numbers in plain notatio
           R"("srid":0})");
 }
 
+TEST_CASE("postgis geometry: WKT numbers have at most 16 fraction digits, rounded half even") {
+    // GEOMETRYCOLLECTION(POINT(0.30000000000000004 1e-17), POINT(-1e-17 2^-17), POINT(1e20 1)):
+    // 2^-17 = 0.00000762939453125 exactly, a tie at the 17th digit, rounded to the even 2.
+    CHECK(json("0107000000030000000101000000343333333333D33F97D44646F50E673C010100000097D44646F50"
+               "E67BC000000000000E03E0101000000408CB5781DAF1544000000000000F03F") ==
+          R"j({"geometries":"GEOMETRYCOLLECTION (POINT (0.3 0), POINT (-0 0.0000076293945312), )j"
+          R"j(POINT (100000000000000000000 1))","type":"GeometryCollection","srid":0})j");
+}
+
 TEST_CASE("postgis geometry: what Flink CDC cannot read, or cdcd cannot render, is refused") {
     // POINT EMPTY is NaN, NaN.
     CHECK(json("0101000000000000000000F87F000000000000F87F") ==
