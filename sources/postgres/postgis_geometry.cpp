@@ -166,6 +166,8 @@ Geometry read_geometry(Reader& in, int depth, std::optional<std::int32_t>* srid)
             for (std::uint32_t i = 0; i < rings; ++i) {
                 Sequence ring = read_sequence(in, h, count(in, h, coordinate_bytes));
                 ensure_valid_ring(ring);
+                if (i > 0 && !ring.empty() && g.sequences.front().empty())
+                    throw ParseError{"its polygon has an empty shell but holes, which JTS refuses"};
                 g.sequences.push_back(std::move(ring));
             }
             break;
@@ -200,14 +202,6 @@ Geometry read_geometry(Reader& in, int depth, std::optional<std::int32_t>* srid)
 void append_coordinates(const Geometry& g, std::vector<Coordinate>& out) {
     for (const Sequence& s : g.sequences) out.insert(out.end(), s.begin(), s.end());
     for (const Geometry& p : g.parts) append_coordinates(p, out);
-}
-
-bool is_empty(const Geometry& g) {
-    for (const Sequence& s : g.sequences)
-        if (!s.empty()) return false;
-    for (const Geometry& p : g.parts)
-        if (!is_empty(p)) return false;
-    return true;
 }
 
 std::string shortest_plain(double v);
@@ -280,7 +274,8 @@ void append_sequence_wkt(const Sequence& s, std::string& out) {
 }
 
 void append_polygon_wkt(const Geometry& g, std::string& out) {
-    if (is_empty(g)) {
+    // Empty when its shell is (an empty shell has no holes: see read_geometry).
+    if (g.sequences.empty() || g.sequences.front().empty()) {
         out += "EMPTY";
         return;
     }
@@ -310,7 +305,8 @@ void append_wkt(const Geometry& g, std::string& out) {
         default:
             break;
     }
-    if (is_empty(g)) {
+    // A multi-geometry or collection is EMPTY without parts only; empty parts are written.
+    if (g.parts.empty()) {
         out += "EMPTY";
         return;
     }

@@ -76,6 +76,14 @@ TEST_CASE("postgis geometry: a collection as JTS's WKT, numbers in plain notatio
           R"("srid":0})");
 }
 
+TEST_CASE("postgis geometry: a collection of empty parts is not empty itself in WKT") {
+    // GEOMETRYCOLLECTION(LINESTRING EMPTY, MULTILINESTRING(EMPTY)): JTS writes EMPTY for a
+    // collection without parts only.
+    CHECK(json("010700000002000000010200000000000000010500000001000000010200000000000000") ==
+          R"j({"geometries":"GEOMETRYCOLLECTION (LINESTRING EMPTY, MULTILINESTRING (EMPTY))",)j"
+          R"j("type":"GeometryCollection","srid":0})j");
+}
+
 TEST_CASE("postgis geometry: WKT numbers have at most 16 fraction digits, rounded half even") {
     // GEOMETRYCOLLECTION(POINT(0.30000000000000004 1e-17), POINT(-1e-17 2^-17), POINT(1e20 1)):
     // 2^-17 = 0.00000762939453125 exactly, a tie at the 17th digit, rounded to the even 2.
@@ -103,6 +111,11 @@ TEST_CASE("postgis geometry: what Flink CDC cannot read, or cdcd cannot render, 
     CHECK(json("0G") == "refused: it is not hex EWKB");
     // A count larger than the bytes left allocates nothing.
     CHECK(json("0102000000FFFFFFFF") == "refused: it counts 4294967295 elements in 0 bytes");
+    // A polygon with an empty shell and a hole, which JTS refuses to build.
+    CHECK(
+        json("010300000002000000000000000400000000000000000000000000000000000000000000000000F03F00"
+             "00000000000000000000000000F03F000000000000F03F00000000000000000000000000000000") ==
+        "refused: its polygon has an empty shell but holes, which JTS refuses");
     // A multi-point holding a line.
     CHECK(json("010400000001000000010200000000000000") ==
           "refused: a multi-geometry of kind 4 holds one of kind 2");
