@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what cdcd needs on a Debian 12 machine, and nothing that is already there.
 #   scripts/setup.sh build   compilers, libraries and build tools
-#   scripts/setup.sh test    the above, plus Java/Maven (the Kafka broker, the Debezium harness), PostgreSQL (the
-#                            postgres source's test server), kcat and the Python
-#                            packages of the emulators and test services
+#   scripts/setup.sh test    the above, plus Java/Maven (the Kafka broker, the Debezium harness),
+#                            PostgreSQL and PostGIS (the postgres source's test server), kcat
+#                            and the Python packages of the emulators and test services
 # Idempotent: a second run makes no network call when everything is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ build_packages=(build-essential cmake ninja-build ccache pkg-config curl ca-cert
   catch2 libssl-dev libre2-dev libsystemd-dev libicu-dev
   libsasl2-dev libzstd-dev liblz4-dev zlib1g-dev libcurl4-openssl-dev libpq-dev)
 test_packages=(kcat maven default-jdk-headless python3-pip python3-venv clang-format clang-tidy systemd tmux
-  clang-14 libclang-rt-14-dev postgresql)
+  clang-14 libclang-rt-14-dev postgresql postgresql-postgis)
 
 missing=()
 check() {

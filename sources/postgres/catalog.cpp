@@ -31,12 +31,58 @@ std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableF
     return tables;
 }
 
+std::vector<PgColumnType> resolve_types(PgConnection& conn,
+                                        const std::vector<std::pair<Oid, std::int32_t>>& types) {
+    std::string oids = "{", typmods = "{";
+    for (const auto& [type, typmod] : types) {
+        if (oids.size() > 1) oids += ',', typmods += ',';
+        oids += std::to_string(type);
+        typmods += std::to_string(typmod);
+    }
+    oids += '}', typmods += '}';
+    // Each type's chain of domains to its base type; a domain over a domain declares no typmod
+    // (PostgreSQL allows none), so the nearest one declared is the one that counts, as in
+    // Debezium's PostgresType.getDefaultLength. The depth bound only guards the recursion.
+    PgResult r = conn.exec_params(
+        "WITH RECURSIVE chain(ord, declared, typid, typmod, depth) AS ("
+        " SELECT s.ord, s.typid, s.typid, s.typmod, 0 FROM ROWS FROM (pg_catalog.unnest("
+        "$1::pg_catalog.oid[]), pg_catalog.unnest($2::pg_catalog.int4[])) WITH ORDINALITY"
+        " AS s(typid, typmod, ord)"
+        " UNION ALL SELECT c.ord, c.declared, t.typbasetype,"
+        " CASE WHEN c.typmod = -1 THEN t.typtypmod ELSE c.typmod END, c.depth + 1"
+        " FROM chain c JOIN pg_catalog.pg_type t ON t.oid = c.typid"
+        " WHERE t.typtype = 'd' AND c.depth < 64),"
+        " base AS (SELECT DISTINCT ON (ord) * FROM chain ORDER BY ord, depth DESC)"
+        " SELECT b.typid, b.typmod, bt.typtype = 'e',"
+        " CASE WHEN bt.oid IS NOT NULL THEN pg_catalog.format_type(b.typid, b.typmod) END,"
+        " CASE WHEN b.depth > 0 THEN pg_catalog.format_type(b.declared, NULL) END,"
+        " CASE WHEN et.typtype = 'd' THEN pg_catalog.format_type(et.oid, NULL) END,"
+        " CASE WHEN et.typtype = 'd' THEN pg_catalog.format_type(et.typbasetype, et.typtypmod) END"
+        " FROM base b LEFT JOIN pg_catalog.pg_type bt ON bt.oid = b.typid"
+        " LEFT JOIN pg_catalog.pg_type et ON et.oid = bt.typelem AND bt.typlen = -1"
+        " ORDER BY b.ord",
+        {oids, typmods});
+    if (static_cast<std::size_t>(r.rows()) != types.size())
+        throw std::runtime_error("postgres source: resolving " + std::to_string(types.size()) +
+                                 " column types gave " + std::to_string(r.rows()));
+    std::vector<PgColumnType> resolved;
+    resolved.reserve(types.size());
+    for (int i = 0; i < r.rows(); ++i)
+        resolved.push_back(PgColumnType{to_oid(r.text(i, 0)), std::stoi(r.text(i, 1)),
+                                        r.text(i, 2) == "t", r.value(i, 3).value_or(""),
+                                        r.value(i, 4).value_or(""), r.value(i, 5).value_or(""),
+                                        r.value(i, 6).value_or("")});
+    return resolved;
+}
+
 Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name,
                     std::vector<TextForm>* forms) {
     const std::string relid = std::to_string(oid);
+    // NOT NULL as the JDBC driver reports it: the column's, or its own domain's (not that of a
+    // domain this one is over).
     PgResult cols = conn.exec_params(
-        "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, t.typtype = 'e', "
-        "pg_catalog.format_type(a.atttypid, a.atttypmod) "
+        "SELECT a.attname, a.atttypid, a.atttypmod, "
+        "a.attnotnull OR (t.typtype = 'd' AND t.typnotnull) "
         "FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
         "WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
         {relid});
@@ -46,12 +92,16 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
         "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
         "WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.ord",
         {relid});
+    std::vector<std::pair<Oid, std::int32_t>> declared;
+    declared.reserve(static_cast<std::size_t>(cols.rows()));
+    for (int i = 0; i < cols.rows(); ++i)
+        declared.emplace_back(to_oid(cols.text(i, 1)), std::stoi(cols.text(i, 2)));
+    const std::vector<PgColumnType> types = resolve_types(conn, declared);
     if (forms) forms->clear();
     std::vector<Column> columns;
     columns.reserve(static_cast<std::size_t>(cols.rows()));
     for (int i = 0; i < cols.rows(); ++i) {
-        PgColumnType type{to_oid(cols.text(i, 1)), std::stoi(cols.text(i, 2)),
-                          cols.text(i, 4) == "t", cols.text(i, 5)};
+        const PgColumnType& type = types[static_cast<std::size_t>(i)];
         auto mapped = map_type(type);
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error("postgres source: table " + display_name + " column `" +

@@ -2,8 +2,10 @@
 // What the source asks the server's catalog, on a normal connection: the captured tables, a
 // table's schema (types mapped as Flink CDC does, NOT NULL, primary key), the publication
 // (created or filled when allowed) and the replication slot.
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/schema/schema.h"
@@ -21,6 +23,13 @@ struct CapturedTable {
 
 /// The ordinary and partitioned tables of the database that `filter` captures, by name.
 std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableFilter& filter);
+
+/// Column types as Flink CDC sees them, one query for all: each (pg_type oid, atttypmod) named by
+/// format_type, enums marked, a domain resolved to its base type through the domains it is over
+/// (the typmod the nearest one declared), an array of a domain marked as such. An oid the catalog
+/// does not know comes back as it is, unnamed.
+std::vector<PgColumnType> resolve_types(PgConnection& conn,
+                                        const std::vector<std::pair<Oid, std::int32_t>>& types);
 
 /// The schema of relation `oid` as of the connection's snapshot, and when `forms` is given how
 /// each column's text is read (type_mapping.h); throws std::runtime_error naming the table and

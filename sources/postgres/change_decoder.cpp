@@ -61,7 +61,8 @@ std::optional<std::string> relation_differs(
                 return "column `" + c.name + "` is " + type->to_string() + ", was " +
                        known.type.to_string();
         } else if (!known.type.is_string()) {
-            return "column `" + c.name + "` changed its type";
+            return "column `" + c.name + "` changed its type, to one cdcd refuses: " +
+                   std::get<TypeRefusal>(mapped).reason;
         }
     }
     return std::nullopt;
@@ -69,8 +70,20 @@ std::optional<std::string> relation_differs(
 
 }  // namespace
 
-PgColumnType ChangeDecoder::column_type(const RelationColumn& c) const {
+PgColumnType ChangeDecoder::column_type(const RelationColumn& c) {
     auto name = type_names_.find(c.type_oid);
+    if (c.type_oid >= oid::kFirstNormalOid && resolve_type_) {
+        auto it = resolved_types_.find(c.type_oid);
+        if (it == resolved_types_.end())
+            it = resolved_types_.emplace(c.type_oid, resolve_type_(c.type_oid)).first;
+        PgColumnType type = it->second;
+        // A domain's typmod is the one it declared (a column of a domain has none); any other
+        // type's is the column's.
+        if (type.domain.empty()) type.type_modifier = c.type_modifier;
+        // Dropped since: at least the name the Type message gave, for the refusal.
+        if (type.type_name.empty() && name != type_names_.end()) type.type_name = name->second;
+        return type;
+    }
     return {c.type_oid, c.type_modifier, false,
             name == type_names_.end() ? std::string() : name->second};
 }
@@ -287,7 +300,10 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         return 0;
     }
     if (const auto* m = std::get_if<TypeMessage>(&message)) {
-        type_names_[m->type_oid] = m->namespace_name + "." + m->type_name;
+        // pg_catalog's types come without a schema.
+        type_names_[m->type_oid] =
+            m->namespace_name.empty() ? m->type_name : m->namespace_name + "." + m->type_name;
+        resolved_types_.erase(m->type_oid);  // the type may have been dropped and its oid reused
         return 0;
     }
     if (const auto* m = std::get_if<InsertMessage>(&message)) {

@@ -54,6 +54,13 @@ class ChangeDecoder {
     /// otherwise it stops the decoder.
     ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes = false);
 
+    /// The catalog's view of a type created after initdb (catalog.h resolve_types): a domain as
+    /// its base type, an enum marked. A Relation message gives a domain column's own oid (and
+    /// typmod -1); without a resolver such a type is known only by the name its Type message gave,
+    /// which for a domain is its base type's, without the length or precision.
+    using TypeResolver = std::function<PgColumnType(Oid type_oid)>;
+    void set_type_resolver(TypeResolver resolver) { resolve_type_ = std::move(resolver); }
+
     /// metadata.list: the meta each data change carries.
     void set_metadata(std::vector<MetadataField> fields) { metadata_ = std::move(fields); }
     /// The commit time of the transaction being decoded (its Begin message), for op_ts.
@@ -78,9 +85,10 @@ class ChangeDecoder {
         std::vector<TextForm> forms;   // per column, as types
         std::vector<int> key_indexes;  // of the primary key's columns
     };
-    /// A Relation column's type, named as the Type message before it named it (pgoutput sends
-    /// one for every type created after initdb: extension types such as hstore are known by name).
-    PgColumnType column_type(const RelationColumn& c) const;
+    /// A Relation column's type: a type created after initdb as the resolver answers (once per
+    /// oid until its next Type message), else named as the Type message before it named it
+    /// (pgoutput sends one for every such type: extension types such as hstore are known by name).
+    PgColumnType column_type(const RelationColumn& c);
     /// Whether an update's old tuple holds another primary key than its new one, which Debezium
     /// (and so Flink CDC) emits as a delete and an insert.
     static bool key_changed(const Relation& r, const TupleData& old, const TupleData& now);
@@ -105,6 +113,8 @@ class ChangeDecoder {
     std::unordered_map<TableId, Schema> known_;
     std::unordered_map<Oid, Relation> relations_;
     std::unordered_map<Oid, std::string> type_names_;  // from Type messages: schema.name
+    TypeResolver resolve_type_;
+    std::unordered_map<Oid, PgColumnType> resolved_types_;
 };
 
 }  // namespace cdcd::postgres

@@ -148,19 +148,29 @@ void ReplicationReader::read() {
     }
 
     ensure_publication(*catalog, settings_, tables);
+    // A catalog lookup while streaming; idle for long, or after a server restart, the connection
+    // may be gone: once more on a new one.
+    auto ask_catalog = [&](const auto& lookup) {
+        try {
+            return lookup(*catalog);
+        } catch (const PgError&) {
+            catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
+            return lookup(*catalog);
+        }
+    };
     ChangeDecoder decoder(
         filter,
         [&](const RelationMessage& m) {
             const std::string name = filter.table_id(m.namespace_name, m.relation_name).str();
-            try {
-                return table_schema(*catalog, m.relation_oid, name);
-            } catch (const PgError&) {
-                // Idle for long, or the server restarted: once more on a new connection.
-                catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
-                return table_schema(*catalog, m.relation_oid, name);
-            }
+            return ask_catalog(
+                [&](PgConnection& conn) { return table_schema(conn, m.relation_oid, name); });
         },
         o.schema_change_enabled);
+    decoder.set_type_resolver([&](Oid type) {
+        return ask_catalog([&](PgConnection& conn) {
+            return resolve_types(conn, {{type, -1}}).front();
+        });
+    });
     decoder.set_metadata(settings_.metadata);
 
     auto replication = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Replication);

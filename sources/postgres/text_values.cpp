@@ -9,6 +9,7 @@
 #include "pipeline/data/temporal.h"
 #include "pipeline/data/values.h"
 #include "sources/postgres/java_rendering.h"
+#include "sources/postgres/postgis_geometry.h"
 
 namespace cdcd::postgres {
 
@@ -343,6 +344,14 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
             std::string why;
             auto json = point_json(text, &why);
             if (!json) return why.empty() ? not_a("a point", text) : why;
+            row.set_string(index, *json);
+            return std::nullopt;
+        }
+        case TextForm::Geometry: {
+            if (!type.is_character()) return "no geometry conversion to " + type.to_string();
+            std::string why;
+            auto json = geometry_json(text, &why);
+            if (!json) return not_a("a geometry", text) + ": " + why;
             row.set_string(index, *json);
             return std::nullopt;
         }

@@ -12,8 +12,7 @@ constexpr int kDefaultDecimalScale = 0;
 constexpr int kDefaultTimePrecision = 6;
 // varlena typmods carry VARHDRSZ (4) on top of the declared length.
 constexpr std::int32_t kVarHeaderSize = 4;
-// Types created after initdb (extensions, enums) have oids from here on.
-constexpr Oid kFirstNormalOid = 16384;
+using oid::kFirstNormalOid;
 
 int time_precision(std::int32_t typmod) {
     return typmod < 0 ? kDefaultTimePrecision : static_cast<int>(typmod);
@@ -50,13 +49,60 @@ bool is_hstore(const PgColumnType& c) {
 
 TypeRefusal refuse(const PgColumnType& c, const std::string& why) {
     std::string name = c.type_name.empty() ? "oid " + std::to_string(c.type_oid) : c.type_name;
+    if (!c.domain.empty()) name = c.domain + " (a domain over " + name + ")";
     return TypeRefusal{"type " + name + " is not supported: " + why};
+}
+
+/// PostGIS's geometry and geography, known by name as Debezium's TypeRegistry knows them
+/// (format_type prints geometry(Point,4326) for a column with a type modifier).
+bool is_postgis(const PgColumnType& c) {
+    if (c.type_oid < kFirstNormalOid) return false;
+    std::string_view name = bare_name(c);
+    if (name.ends_with("[]")) return false;
+    name = name.substr(0, name.find('('));
+    return name == "geometry" || name == "geography";
+}
+
+/// Arrays of PostGIS's types: format_type's name or the array type's own (a Type message's).
+bool is_postgis_array(const PgColumnType& c) {
+    if (c.type_oid < kFirstNormalOid) return false;
+    std::string_view name = bare_name(c);
+    if (name.starts_with("_")) return name == "_geometry" || name == "_geography";
+    return name.ends_with("[]") && (name.starts_with("geometry") || name.starts_with("geography"));
+}
+
+/// Why a type map_type has no case for is refused.
+TypeRefusal refuse_unmapped(const PgColumnType& c) {
+    const std::string_view name = bare_name(c);
+    if (is_postgis_array(c))
+        return refuse(c,
+                      "cdcd does not implement arrays of PostGIS geometry and geography yet "
+                      "(Flink CDC maps geometry[] as ARRAY<STRING>)");
+    if (name.ends_with("[]") || (c.type_oid >= kFirstNormalOid && name.starts_with("_")))
+        return refuse(c,
+                      "Flink CDC maps arrays of boolean, bytea, \"char\", smallint, integer, "
+                      "bigint, real, double precision, numeric, char, varchar, text, uuid, date, "
+                      "time, timestamp, timestamptz, interval and ltree only (its connector fails "
+                      "on others)");
+    if (c.type_oid < kFirstNormalOid)
+        return refuse(
+            c, "Flink CDC has no mapping for this built-in type (its connector fails on it)");
+    return refuse(c,
+                  "Flink CDC maps no type of an extension or a user but enums, domains (as their "
+                  "base types), citext, ltree, hstore and PostGIS geometry and geography (its "
+                  "connector fails on others)");
 }
 
 }  // namespace
 
 std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
     const std::int32_t typmod = c.type_modifier;
+    if (!c.element_domain.empty())
+        return refuse(c, "an array of domain " + c.element_domain + " (over " +
+                             c.element_domain_base +
+                             "); Flink CDC's connector fails on it, as Debezium resolves a domain "
+                             "column to its base type but not the elements of an array (an array "
+                             "of the base type is mapped, and so is a domain over one)");
     switch (c.type_oid) {
         case oid::kBool:
             return DataType::boolean();
@@ -157,20 +203,22 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
                 return DataType::string();
             // hstore.handling.mode json (Debezium's default): the map as JSON text.
             if (is_hstore(c)) return DataType::string();
+            // Flink CDC writes PostGIS's geometry and geography as JSON text.
+            if (is_postgis(c)) return DataType::string();
             // ltree[]: format_type's name, or the array type's own (a Type message's).
             if (const std::string_view name = bare_name(c);
                 c.type_oid >= kFirstNormalOid && (name == "ltree[]" || name == "_ltree"))
                 return DataType::array(DataType::string());
             // An array's typmod is its element's.
             if (Oid element = array_element(c.type_oid)) {
-                auto mapped = map_type({element, typmod, false, c.type_name});
+                PgColumnType of_element = c;
+                of_element.type_oid = element;
+                of_element.is_enum = false;
+                auto mapped = map_type(of_element);
                 if (auto* type = std::get_if<DataType>(&mapped)) return DataType::array(*type);
                 return mapped;
             }
-            return refuse(c,
-                          "Flink CDC has no mapping for it (arrays of other element types, "
-                          "domains, hstore[], PostGIS geometry and geography, which cdcd does "
-                          "not implement yet, and the types of other extensions)");
+            return refuse_unmapped(c);
     }
 }
 
@@ -182,6 +230,7 @@ TextForm text_form(const PgColumnType& c) {
         case oid::kPoint:
             return TextForm::Point;
         default:
+            if (is_postgis(c)) return TextForm::Geometry;
             return is_hstore(c) ? TextForm::Hstore : TextForm::Native;
     }
 }

@@ -22,14 +22,25 @@ inline constexpr Oid kBool = 16, kBytea = 17, kChar = 18, kInt8 = 20, kInt2 = 21
                      kInt4range = 3904, kNumrange = 3906, kTsrange = 3908, kTstzrange = 3910,
                      kDaterange = 3912, kInt8range = 3926, kLseg = 601, kPath = 602, kBox = 603,
                      kPolygon = 604, kLine = 628, kCircle = 718, kTsvector = 3614, kTsquery = 3615;
+/// Types created after initdb (extensions, enums, domains, their arrays) have oids from here on.
+inline constexpr Oid kFirstNormalOid = 16384;
 }  // namespace oid
 
-/// A column's type as the catalog (pg_attribute) or a Relation message gives it.
+/// A column's type as the catalog (pg_attribute) or a Relation message gives it. A domain is
+/// given as its base type, as Debezium's TypeRegistry resolves it (Flink CDC maps a column by
+/// its root type): the domains it is over followed to a type that is not one, with the typmod
+/// the nearest of them declared (catalog.h resolve_types).
 struct PgColumnType {
     Oid type_oid = 0;
     std::int32_t type_modifier = -1;  // atttypmod; -1 when none
     bool is_enum = false;             // pg_type.typtype = 'e' (user-defined enum)
     std::string type_name;  // format_type(): "integer", "citext", "public.ltree"; for refusals
+    /// The declared domain (format_type) when the column's type is one; the fields above are
+    /// then its base type's.
+    std::string domain = {};
+    /// When the type is an array whose elements are of a domain: that domain, and the type it is
+    /// over (Debezium resolves no array's elements, so Flink CDC's connector fails on it).
+    std::string element_domain = {}, element_domain_base = {};
 };
 
 struct TypeRefusal {
@@ -40,9 +51,10 @@ struct TypeRefusal {
 std::variant<DataType, TypeRefusal> map_type(const PgColumnType& column);
 
 /// How the server's text of a value becomes what Flink CDC emits, where the DataType alone does
-/// not say: Debezium's bytes of a bit string, the JSON Flink writes for a point, and Debezium's
-/// JSON of an hstore (hstore.handling.mode json).
-enum class TextForm { Native, BitString, Point, Hstore };
+/// not say: Debezium's bytes of a bit string, the JSON Flink writes for a point and for PostGIS's
+/// geometry and geography (postgis_geometry.h), and Debezium's JSON of an hstore
+/// (hstore.handling.mode json).
+enum class TextForm { Native, BitString, Point, Hstore, Geometry };
 
 /// The TextForm of a column that map_type maps.
 TextForm text_form(const PgColumnType& column);

@@ -1,5 +1,6 @@
 # The postgres source end to end: the snapshot and the changes after it, checked exactly against
 # the values sink's output; the startup modes; the slot's confirmed position.
+import json
 import time
 
 from conftest import WAIT_S, Cdcd, pipeline_yaml
@@ -325,3 +326,200 @@ def test_a_type_flink_cdc_does_not_map_is_refused_naming_the_column(pg, fresh_ta
     assert cdcd.wait_exit() != 0
     assert (f"table public.{t} column `at_time`: type time with time zone is not supported: "
             "Flink CDC has no mapping for time with time zone") in cdcd.stderr()
+
+
+# Domains as Flink CDC maps them: a column of a domain is a column of its base type (Debezium's
+# root type), with the length, precision and scale the domain (or the domain it is over) gave it,
+# and NOT NULL when the column's own domain is NOT NULL (as the JDBC driver reports it).
+DOMAINS = """
+CREATE DOMAIN {t}_pos AS integer CHECK (VALUE > 0);
+CREATE DOMAIN {t}_code AS varchar(20) NOT NULL;
+CREATE DOMAIN {t}_code_alias AS {t}_code;
+CREATE DOMAIN {t}_price AS numeric(10, 2);
+CREATE DOMAIN {t}_small_price AS {t}_price CHECK (VALUE < 1000);
+CREATE DOMAIN {t}_stamp AS timestamp(3);
+CREATE DOMAIN {t}_flags AS bit(8);
+CREATE DOMAIN {t}_where AS point;
+CREATE DOMAIN {t}_ints AS integer[];
+"""
+DOMAIN_TABLE = """(
+    id {t}_pos PRIMARY KEY,
+    code {t}_code,
+    alias {t}_code_alias,
+    price {t}_price,
+    small {t}_small_price,
+    at {t}_stamp,
+    flags {t}_flags,
+    spot {t}_where,
+    ints {t}_ints
+)"""
+DOMAIN_CREATE = ("CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,"
+                 "`code` VARCHAR(20) NOT NULL,`alias` VARCHAR(20),`price` DECIMAL(10, 2),"
+                 "`small` DECIMAL(10, 2),`at` TIMESTAMP(3),`flags` BINARY(8),`spot` STRING,"
+                 "`ints` ARRAY<INT>}}, primaryKeys=id, options=()}}")
+DOMAIN_ROW = ("({id}, 'AB-{id}', 'al', 12.5, 999.99, '2024-01-02 03:04:05.123', B'00001010', '(1.5,2)',"
+              " '{{1,2,3}}')")
+DOMAIN_VALUES = ('{id}, AB-{id}, al, 12.50, 999.99, 2024-01-02T03:04:05.123, Cg==, '
+                 '{{"coordinates":"[[1.5,2.0]]","type":"Point","srid":0}}, [1, 2, 3]')
+DOMAIN_NULLS = "({id}, 'n', 'a', NULL, NULL, NULL, NULL, NULL, NULL)"
+DOMAIN_NULL_VALUES = "{id}, n, a" + ", null" * 6
+
+
+def drop_domains(pg, t):
+    pg.sql(f"DROP TABLE IF EXISTS public.{t}; DROP TABLE IF EXISTS public.{t}_later;"
+           + "".join(f"DROP DOMAIN IF EXISTS {t}_{d} CASCADE;"
+                     for d in ("code_alias", "small_price", "pos", "code", "price", "stamp", "flags",
+                               "where", "ints", "tsv")))
+
+
+def test_domains_map_as_their_base_types_in_snapshot_streaming_and_after_a_restart(pg, fresh_table, tmp_path):
+    t = fresh_table
+    drop_domains(pg, t)
+    try:
+        pg.sql(DOMAINS.format(t=t) + f"CREATE TABLE public.{t} {DOMAIN_TABLE.format(t=t)};"
+               f"INSERT INTO public.{t} VALUES {DOMAIN_ROW.format(id=1)}, {DOMAIN_NULLS.format(id=2)}")
+        yaml = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}", extra="  schema-change.enabled: true\n")
+        cdcd = Cdcd(tmp_path, yaml).start()
+        assert cdcd.wait_lines(3) == [DOMAIN_CREATE.format(t=t), insert(t, DOMAIN_VALUES.format(id=1)),
+                                      insert(t, DOMAIN_NULL_VALUES.format(id=2))]
+        # Streamed: the Relation message names the domains' oids, typmod -1.
+        pg.sql(f"INSERT INTO public.{t} VALUES {DOMAIN_ROW.format(id=3)}, {DOMAIN_NULLS.format(id=4)}")
+        assert cdcd.wait_lines(5)[3:] == [insert(t, DOMAIN_VALUES.format(id=3)),
+                                          insert(t, DOMAIN_NULL_VALUES.format(id=4))]
+        assert cdcd.stop() == 0
+        # After a restart the schema comes from the checkpoint and must equal the Relation's
+        # resolved types (else the table would read as changed); then a column of a domain is
+        # added while streaming.
+        pg.sql(f"INSERT INTO public.{t} VALUES {DOMAIN_ROW.format(id=5)}")
+        cdcd.start()
+        assert cdcd.wait_lines(1) == [insert(t, DOMAIN_VALUES.format(id=5))]
+        pg.sql(f"ALTER TABLE public.{t} ADD COLUMN extra {t}_small_price;"
+               f"UPDATE public.{t} SET extra = 0.5 WHERE id = 5")
+        lines = cdcd.wait_lines(3)
+        assert lines[1] == (f"AddColumnEvent{{tableId=public.{t}, addedColumns=[ColumnWithPosition"
+                            f"{{column=`extra` DECIMAL(10, 2), position=LAST, existedColumnName=null}}]}}")
+        assert lines[2] == (f"DataChangeEvent{{tableId=public.{t}, before=[], after=["
+                            f"{DOMAIN_VALUES.format(id=5)}, 0.50], op=UPDATE, meta=()}}")
+        assert cdcd.stop() == 0
+        assert "resuming slot" in cdcd.stderr()
+    finally:
+        drop_domains(pg, t)
+
+
+def test_a_table_of_domains_first_seen_while_streaming(pg, fresh_table, tmp_path):
+    """latest-offset: no snapshot; the table's schema comes from the catalog when its first
+    Relation message arrives, and is checked against that message's (resolved) types."""
+    t = fresh_table
+    drop_domains(pg, t)
+    try:
+        pg.sql(DOMAINS.format(t=t) + f"CREATE TABLE public.{t} {DOMAIN_TABLE.format(t=t)}")
+        yaml = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}", extra="  scan.startup.mode: latest-offset\n")
+        cdcd = Cdcd(tmp_path, yaml).start()
+        cdcd.wait_stderr("created slot")
+        time.sleep(0.5)
+        pg.sql(f"INSERT INTO public.{t} VALUES {DOMAIN_ROW.format(id=1)}")
+        assert cdcd.wait_lines(2) == [DOMAIN_CREATE.format(t=t), insert(t, DOMAIN_VALUES.format(id=1))]
+        assert cdcd.stop() == 0
+    finally:
+        drop_domains(pg, t)
+
+
+def test_domains_over_an_enum_and_extension_types(pg, fresh_table, tmp_path):
+    """The base type decides, found in the catalog: an enum's STRING, hstore's JSON, citext."""
+    t = fresh_table
+    drop_domains(pg, t)
+    pg.sql(f"DROP TYPE IF EXISTS {t}_mood CASCADE")
+    try:
+        pg.sql(f"CREATE EXTENSION IF NOT EXISTS hstore; CREATE EXTENSION IF NOT EXISTS citext;"
+               f"CREATE TYPE {t}_mood AS ENUM ('sad', 'happy');"
+               f"CREATE DOMAIN {t}_pos AS {t}_mood; CREATE DOMAIN {t}_code AS hstore;"
+               f"CREATE DOMAIN {t}_price AS citext;"
+               f"CREATE TABLE public.{t} (id int PRIMARY KEY, mood {t}_pos, attrs {t}_code, name {t}_price);"
+               f"INSERT INTO public.{t} VALUES (1, 'happy', 'size => L', 'MiXeD')")
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+        row = '{id}, happy, {{"size":"L"}}, MiXeD'
+        assert cdcd.wait_lines(2) == [
+            f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,`mood` STRING,"
+            f"`attrs` STRING,`name` STRING}}, primaryKeys=id, options=()}}", insert(t, row.format(id=1))]
+        pg.sql(f"INSERT INTO public.{t} VALUES (2, 'happy', 'size => L', 'MiXeD')")
+        assert cdcd.wait_lines(3)[2] == insert(t, row.format(id=2))
+        assert cdcd.stop() == 0
+    finally:
+        drop_domains(pg, t)
+        pg.sql(f"DROP TYPE IF EXISTS {t}_mood CASCADE")
+
+
+def test_an_array_of_a_domain_is_refused_naming_the_domain(pg, fresh_table, tmp_path):
+    t = fresh_table
+    drop_domains(pg, t)
+    try:
+        pg.sql(f"CREATE DOMAIN {t}_pos AS integer CHECK (VALUE > 0);"
+               f"CREATE TABLE public.{t} (id int PRIMARY KEY, many {t}_pos[])")
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+        assert cdcd.wait_exit() != 0
+        assert (f"table public.{t} column `many`: type {t}_pos[] is not supported: an array of "
+                f"domain {t}_pos (over integer)") in cdcd.stderr()
+    finally:
+        drop_domains(pg, t)
+
+
+def test_a_domain_over_a_refused_type_is_refused_naming_both(pg, fresh_table, tmp_path):
+    t = fresh_table
+    drop_domains(pg, t)
+    try:
+        pg.sql(f"CREATE DOMAIN {t}_tsv AS tsvector;"
+               f"CREATE TABLE public.{t} (id int PRIMARY KEY, words {t}_tsv)")
+        cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}")).start()
+        assert cdcd.wait_exit() != 0
+        assert (f"table public.{t} column `words`: type {t}_tsv (a domain over tsvector) is not "
+                "supported: Flink CDC has no mapping for text search types") in cdcd.stderr()
+    finally:
+        drop_domains(pg, t)
+
+
+# PostGIS (Debian's postgresql-postgis, installed by scripts/setup.sh test): geometry and geography
+# as the JSON Flink CDC writes from Debezium's EWKB; the first two values are those of Flink CDC's
+# PostgresFullTypesITCase.
+GEO_TABLE = """(
+    id int PRIMARY KEY,
+    geom_c geometry(Point, 3187),
+    geog_c geography(MultiLineString),
+    any_c geometry
+)"""
+GEO_ROW = ("({id}, ST_GeomFromText('POINT(174.9479 -36.7208)', 3187),"
+           " 'MULTILINESTRING((169.1321 -44.7032, 167.8974 -44.6414))'::geography,"
+           " 'GEOMETRYCOLLECTION(POINT(1 2), POLYGON((0 0, 1 0, 1 1, 0 0)))')")
+GEO_VALUES = ('{id}, {{"coordinates":"[[174.9479,-36.7208]]","type":"Point","srid":3187}}, '
+              '{{"coordinates":"[[169.1321,-44.7032],[167.8974,-44.6414]]","type":"MultiLineString",'
+              '"srid":4326}}, {{"geometries":"GEOMETRYCOLLECTION (POINT (1 2), POLYGON ((0 0, 1 0, 1 1, 0 0)))",'
+              '"type":"GeometryCollection","srid":0}}')
+
+
+def test_postgis_geometry_and_geography_as_flink_cdc_gives_them(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql("CREATE EXTENSION IF NOT EXISTS postgis", superuser=True)
+    pg.sql(f"CREATE TABLE public.{t} {GEO_TABLE}; INSERT INTO public.{t} VALUES {GEO_ROW.format(id=1)},"
+           f" (2, NULL, NULL, 'LINESTRING Z (1 2 3, 4 5 6)')")
+    dead = tmp_path / "dead.jsonl"
+    yaml = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                         pipeline_extra=f"  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n")
+    cdcd = Cdcd(tmp_path, yaml).start()
+    line_z = '{id}, null, null, {{"coordinates":"[[1.0,2.0],[4.0,5.0]]","type":"LineString","srid":0}}'
+    assert cdcd.wait_lines(3) == [
+        f"CreateTableEvent{{tableId=public.{t}, schema=columns={{`id` INT NOT NULL,`geom_c` STRING,"
+        f"`geog_c` STRING,`any_c` STRING}}, primaryKeys=id, options=()}}",
+        insert(t, GEO_VALUES.format(id=1)), insert(t, line_z.format(id=2))]
+    # Streamed; a curve Flink CDC's reader (JTS) cannot read is a bad record naming the column.
+    pg.sql(f"INSERT INTO public.{t} VALUES {GEO_ROW.format(id=3)};"
+           f"INSERT INTO public.{t} (id, any_c) VALUES (4, 'CIRCULARSTRING(0 0, 1 1, 2 0)');"
+           f"UPDATE public.{t} SET any_c = 'POINT(0.5 1e-5)' WHERE id = 2")
+    assert cdcd.wait_lines(5)[3:] == [
+        insert(t, GEO_VALUES.format(id=3)),
+        f"DataChangeEvent{{tableId=public.{t}, before=[], after=[2, null, null, "
+        f'{{"coordinates":"[[0.5,1.0E-5]]","type":"Point","srid":0}}], op=UPDATE, meta=()}}']
+    assert cdcd.stop() == 0
+    [record] = [json.loads(line) for line in dead.read_text().splitlines()]
+    assert (record["reason"], record["position"]) == ("parse-error", f"table public.{t} insert")
+    assert record["error"].startswith("column `any_c`: '0108000000")
+    assert record["error"].endswith("' is not a geometry: it is of WKB kind 8 (a curve, surface, TIN or "
+                                    "triangle), which JTS's reader, and so Flink CDC, does not read")

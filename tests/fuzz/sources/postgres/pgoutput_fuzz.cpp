@@ -2,7 +2,8 @@
 // CopyData messages, each a 2-byte big-endian length and its bytes, as the server sends them
 // during START_REPLICATION (XLogData carrying pgoutput messages, keepalives). Each message is
 // decoded; pgoutput messages go through the change decoder (Relation columns mapped as the
-// catalog would, values parsed from text: bit strings, points and hstore too) and every data change
+// catalog would, domains resolved to base types, values parsed from text: bit strings, points
+// and hstore too) and every data change
 // is printed against its table's schema, as the values sink does. A message may be refused
 // (PgoutputError) and the decoder may stop on a change before its Relation or a changed table
 // (std::runtime_error); nothing else may escape.
@@ -22,16 +23,47 @@ using namespace cdcd::postgres;
 
 namespace {
 
+// What the catalog would answer for a type created after initdb (resolve_types): picked by the
+// oid, so that an input reaches each kind: domains over a base type with and without a typmod,
+// over a refused type, an array of a domain, and types that are not domains, named as their Type
+// message named them (hstore, ltree[], unknown ones).
+PgColumnType resolved(Oid type, const std::map<Oid, std::string>& type_names) {
+    auto name = type_names.find(type);
+    PgColumnType own{type, -1, false, name == type_names.end() ? std::string() : name->second};
+    switch (type % 8) {
+        case 1:
+            return {oid::kInt4, -1, false, "integer", "positive_int"};
+        case 2:
+            return {oid::kVarchar, 20 + 4, false, "character varying(20)", "code"};
+        case 3:
+            return {oid::kNumeric, ((10 << 16) | 2) + 4, false, "numeric(10,2)", "price"};
+        case 4:
+            return {oid::kBit, 8, false, "bit(8)", "flags"};
+        case 5:
+            return {oid::kTsvector, -1, false, "tsvector", "words"};
+        case 6:
+            return {type, -1, false, "positive_int[]", "", "positive_int", "integer"};
+        case 7:
+            own.is_enum = true;
+            return own;
+        default:
+            return own;
+    }
+}
+
 // What the catalog would answer: the Relation's columns, each type mapped (a type of its own
-// named as its Type message named it), the key columns as the primary key; a refused type stops
-// the decoder as table_schema() does.
+// resolved as above, with the column's typmod unless it is a domain), the key columns as the
+// primary key; a refused type stops the decoder as table_schema() does.
 Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& type_names) {
     std::vector<Column> columns;
     std::vector<std::string> keys;
     for (const RelationColumn& c : m.columns) {
-        auto name = type_names.find(c.type_oid);
-        auto mapped = map_type({c.type_oid, c.type_modifier, false,
-                                name == type_names.end() ? std::string() : name->second});
+        PgColumnType type{c.type_oid, c.type_modifier, false, ""};
+        if (c.type_oid >= oid::kFirstNormalOid) {
+            type = resolved(c.type_oid, type_names);
+            if (type.domain.empty()) type.type_modifier = c.type_modifier;
+        }
+        auto mapped = map_type(type);
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error(refusal->reason);
         columns.push_back(Column{c.name, std::get<DataType>(mapped), {}, {}});
@@ -47,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::map<Oid, std::string> type_names;
     ChangeDecoder decoder(TableFilter("db", "db.\\.*.\\.*", std::nullopt, false),
                           [&](const RelationMessage& m) { return schema_of(m, type_names); });
+    decoder.set_type_resolver([&](Oid type) { return resolved(type, type_names); });
     std::map<TableId, Schema> schemas;
     std::size_t pos = 0;
     try {
@@ -61,7 +94,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const PgoutputMessage decoded = decode_pgoutput(xlog->payload);
             (void)message_tag(decoded);
             if (const auto* type = std::get_if<TypeMessage>(&decoded))
-                type_names[type->type_oid] = type->namespace_name + "." + type->type_name;
+                type_names[type->type_oid] = type->namespace_name.empty()
+                                                 ? type->type_name
+                                                 : type->namespace_name + "." + type->type_name;
             EventBatch events;
             std::vector<BadRecord> bad;
             decoder.decode(decoded, events, bad);
