@@ -32,7 +32,7 @@ std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableF
 }
 
 Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name,
-                    std::vector<TextForm>* forms) {
+                    const ValueModes& modes, std::vector<TextForm>* forms) {
     const std::string relid = std::to_string(oid);
     PgResult cols = conn.exec_params(
         "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, t.typtype = 'e', "
@@ -52,13 +52,13 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
     for (int i = 0; i < cols.rows(); ++i) {
         PgColumnType type{to_oid(cols.text(i, 1)), std::stoi(cols.text(i, 2)),
                           cols.text(i, 4) == "t", cols.text(i, 5)};
-        auto mapped = map_type(type);
+        auto mapped = map_type(type, modes);
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error("postgres source: table " + display_name + " column `" +
                                      cols.text(i, 0) + "`: " + refusal->reason);
         DataType t = std::get<DataType>(mapped);
         if (cols.text(i, 3) == "t") t = t.not_null();
-        if (forms) forms->push_back(text_form(type));
+        if (forms) forms->push_back(text_form(type, modes));
         columns.push_back(Column{cols.text(i, 0), t, {}, {}});
     }
     std::vector<std::string> primary_key;

@@ -22,11 +22,11 @@ struct CapturedTable {
 /// The ordinary and partitioned tables of the database that `filter` captures, by name.
 std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableFilter& filter);
 
-/// The schema of relation `oid` as of the connection's snapshot, and when `forms` is given how
-/// each column's text is read (type_mapping.h); throws std::runtime_error naming the table and
-/// column of a refused type.
+/// The schema of relation `oid` as of the connection's snapshot, its types mapped under `modes`,
+/// and when `forms` is given how each column's text is read (type_mapping.h); throws
+/// std::runtime_error naming the table and column of a refused type.
 Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name,
-                    std::vector<TextForm>* forms = nullptr);
+                    const ValueModes& modes, std::vector<TextForm>* forms = nullptr);
 
 /// Makes sure the publication exists (publication.autocreate.mode all_tables: FOR ALL TABLES;
 /// filtered: FOR the captured tables, also set on an existing one; disabled: must exist).

@@ -125,7 +125,7 @@ void ReplicationReader::read() {
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
     const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
-                                             settings_.metadata};
+                                             settings_.metadata, settings_.modes};
     // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
     auto handing_over = [this](Lsn start) {
         return [this, start](SnapshotBatch b) {
@@ -148,14 +148,14 @@ void ReplicationReader::read() {
         [&](const RelationMessage& m) {
             const std::string name = filter.table_id(m.namespace_name, m.relation_name).str();
             try {
-                return table_schema(*catalog, m.relation_oid, name);
+                return table_schema(*catalog, m.relation_oid, name, settings_.modes);
             } catch (const PgError&) {
                 // Idle for long, or the server restarted: once more on a new connection.
                 catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
-                return table_schema(*catalog, m.relation_oid, name);
+                return table_schema(*catalog, m.relation_oid, name, settings_.modes);
             }
         },
-        o.schema_change_enabled);
+        o.schema_change_enabled, settings_.modes);
     decoder.set_metadata(settings_.metadata);
 
     auto replication = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Replication);

@@ -25,13 +25,15 @@ namespace {
 // What the catalog would answer: the Relation's columns, each type mapped (a type of its own
 // named as its Type message named it), the key columns as the primary key; a refused type stops
 // the decoder as table_schema() does.
-Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& type_names) {
+Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& type_names,
+                 const ValueModes& modes) {
     std::vector<Column> columns;
     std::vector<std::string> keys;
     for (const RelationColumn& c : m.columns) {
         auto name = type_names.find(c.type_oid);
         auto mapped = map_type({c.type_oid, c.type_modifier, false,
-                                name == type_names.end() ? std::string() : name->second});
+                                name == type_names.end() ? std::string() : name->second},
+                               modes);
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error(refusal->reason);
         columns.push_back(Column{c.name, std::get<DataType>(mapped), {}, {}});
@@ -40,13 +42,12 @@ Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& typ
     return Schema(std::move(columns), std::move(keys));
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view input(reinterpret_cast<const char*>(data), size);
+/// Decodes the stream of length-prefixed replication messages in `input` under `modes`.
+void decode_stream(const std::uint8_t* data, std::string_view input, const ValueModes& modes) {
     std::map<Oid, std::string> type_names;
-    ChangeDecoder decoder(TableFilter("db", "db.\\.*.\\.*", std::nullopt, false),
-                          [&](const RelationMessage& m) { return schema_of(m, type_names); });
+    ChangeDecoder decoder(
+        TableFilter("db", "db.\\.*.\\.*", std::nullopt, false),
+        [&](const RelationMessage& m) { return schema_of(m, type_names, modes); }, false, modes);
     std::map<TableId, Schema> schemas;
     std::size_t pos = 0;
     try {
@@ -79,5 +80,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const PgoutputError&) {
     } catch (const std::runtime_error&) {
     }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view input(reinterpret_cast<const char*>(data), size);
+    // Debezium's defaults, then every other value mode (debezium.*), so that each text form reads
+    // the same hostile values.
+    decode_stream(data, input, ValueModes{});
+    decode_stream(data, input,
+                  ValueModes{ValueModes::Decimal::String, ValueModes::Binary::Base64,
+                             ValueModes::Interval::String, ValueModes::Hstore::Map, 0});
+    decode_stream(data, input,
+                  ValueModes{ValueModes::Decimal::Double, ValueModes::Binary::Hex,
+                             ValueModes::Interval::Numeric, ValueModes::Hstore::Json, 38});
     return 0;
 }
