@@ -76,7 +76,7 @@ std::vector<PgColumnType> resolve_types(PgConnection& conn,
 }
 
 Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name,
-                    std::vector<TextForm>* forms) {
+                    const ValueModes& modes, std::vector<TextForm>* forms) {
     const std::string relid = std::to_string(oid);
     // NOT NULL as the JDBC driver reports it: the column's, or its own domain's (not that of a
     // domain this one is over).
@@ -102,13 +102,13 @@ Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name
     columns.reserve(static_cast<std::size_t>(cols.rows()));
     for (int i = 0; i < cols.rows(); ++i) {
         const PgColumnType& type = types[static_cast<std::size_t>(i)];
-        auto mapped = map_type(type);
+        auto mapped = map_type(type, modes);
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error("postgres source: table " + display_name + " column `" +
                                      cols.text(i, 0) + "`: " + refusal->reason);
         DataType t = std::get<DataType>(mapped);
         if (cols.text(i, 3) == "t") t = t.not_null();
-        if (forms) forms->push_back(text_form(type));
+        if (forms) forms->push_back(text_form(type, modes));
         columns.push_back(Column{cols.text(i, 0), t, {}, {}});
     }
     std::vector<std::string> primary_key;

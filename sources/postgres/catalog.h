@@ -31,11 +31,11 @@ std::vector<CapturedTable> list_captured_tables(PgConnection& conn, const TableF
 std::vector<PgColumnType> resolve_types(PgConnection& conn,
                                         const std::vector<std::pair<Oid, std::int32_t>>& types);
 
-/// The schema of relation `oid` as of the connection's snapshot, and when `forms` is given how
-/// each column's text is read (type_mapping.h); throws std::runtime_error naming the table and
-/// column of a refused type.
+/// The schema of relation `oid` as of the connection's snapshot, its types mapped under `modes`,
+/// and when `forms` is given how each column's text is read (type_mapping.h); throws
+/// std::runtime_error naming the table and column of a refused type.
 Schema table_schema(PgConnection& conn, Oid oid, const std::string& display_name,
-                    std::vector<TextForm>* forms = nullptr);
+                    const ValueModes& modes, std::vector<TextForm>* forms = nullptr);
 
 /// Makes sure the publication exists (publication.autocreate.mode all_tables: FOR ALL TABLES;
 /// filtered: FOR the captured tables, also set on an existing one; disabled: must exist).

@@ -30,8 +30,12 @@ TableId TableFilter::table_id(const std::string& schema, const std::string& tabl
     return include_database_ ? TableId::of(database_, schema, table) : TableId::of(schema, table);
 }
 
-ChangeDecoder::ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes)
-    : filter_(std::move(filter)), lookup_(std::move(lookup)), schema_changes_(schema_changes) {}
+ChangeDecoder::ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes,
+                             ValueModes modes)
+    : filter_(std::move(filter)),
+      lookup_(std::move(lookup)),
+      schema_changes_(schema_changes),
+      modes_(modes) {}
 
 void ChangeDecoder::add_known(const TableId& table, const Schema& schema) {
     known_[table] = schema;
@@ -43,7 +47,7 @@ namespace {
 /// (nullability is not in a Relation message).
 std::optional<std::string> relation_differs(
     const RelationMessage& m, const Schema& schema,
-    const std::function<PgColumnType(const RelationColumn&)>& type_of) {
+    const std::function<PgColumnType(const RelationColumn&)>& type_of, const ValueModes& modes) {
     if (m.columns.size() != schema.size())
         return "it has " + std::to_string(m.columns.size()) + " columns, the known schema " +
                std::to_string(schema.size());
@@ -53,7 +57,7 @@ std::optional<std::string> relation_differs(
         if (c.name != known.name)
             return "column " + std::to_string(i + 1) + " is `" + c.name + "`, was `" + known.name +
                    "`";
-        auto mapped = map_type(type_of(c));
+        auto mapped = map_type(type_of(c), modes);
         // An enum maps only with the catalog's help: a known STRING column of an unknown oid is
         // taken as unchanged.
         if (auto* type = std::get_if<DataType>(&mapped)) {
@@ -100,7 +104,7 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
     r.table_name = m.relation_name;
     if (auto known = known_.find(r.table); known != known_.end()) {
         auto type_of = [this](const RelationColumn& c) { return column_type(c); };
-        auto why = relation_differs(m, known->second, type_of);
+        auto why = relation_differs(m, known->second, type_of, modes_);
         if (why && schema_changes_) {
             known->second = evolve(r.table, known->second, m, out);
             why.reset();
@@ -113,8 +117,8 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
         r.schema = known->second;
     } else {
         r.schema = lookup_(m);
-        if (auto why = relation_differs(m, r.schema,
-                                        [this](const RelationColumn& c) { return column_type(c); }))
+        if (auto why = relation_differs(
+                m, r.schema, [this](const RelationColumn& c) { return column_type(c); }, modes_))
             throw std::runtime_error("postgres source: the catalog's columns of table " +
                                      r.table.str() + " are not those of its Relation message (" +
                                      *why + "); was it altered meanwhile?");
@@ -122,7 +126,7 @@ void ChangeDecoder::on_relation(const RelationMessage& m, EventBatch& out) {
         out.push_back(CreateTableEvent{r.table, r.schema});
     }
     for (const Column& c : r.schema.columns()) r.types.push_back(c.type);
-    for (const RelationColumn& c : m.columns) r.forms.push_back(text_form(column_type(c)));
+    for (const RelationColumn& c : m.columns) r.forms.push_back(text_form(column_type(c), modes_));
     r.key_indexes = r.schema.primary_key_indexes();
     relations_[m.relation_oid] = std::move(r);
 }
@@ -137,7 +141,7 @@ Schema ChangeDecoder::evolve(const TableId& table, const Schema& known, const Re
     now.reserve(m.columns.size());
     for (const RelationColumn& c : m.columns) {
         const Column* current = catalog.find(c.name);
-        auto mapped = map_type(column_type(c));
+        auto mapped = map_type(column_type(c), modes_);
         if (auto* type = std::get_if<DataType>(&mapped)) {
             const bool same = current && current->type.equals_ignoring_nullability(*type);
             now.push_back(Column{c.name, same ? current->type : *type, {}, {}});

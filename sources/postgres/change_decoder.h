@@ -51,8 +51,10 @@ class ChangeDecoder {
     using SchemaLookup = std::function<Schema(const RelationMessage&)>;
 
     /// `schema_changes` (schema-change.enabled): a changed table becomes schema change events;
-    /// otherwise it stops the decoder.
-    ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes = false);
+    /// otherwise it stops the decoder. `modes`: the value modes types are mapped under (the
+    /// lookup's schemas must be mapped under the same).
+    ChangeDecoder(TableFilter filter, SchemaLookup lookup, bool schema_changes = false,
+                  ValueModes modes = {});
 
     /// The catalog's view of a type created after initdb (catalog.h resolve_types): a domain as
     /// its base type, an enum marked. A Relation message gives a domain column's own oid (and
@@ -108,6 +110,7 @@ class ChangeDecoder {
     TableFilter filter_;
     SchemaLookup lookup_;
     bool schema_changes_;
+    ValueModes modes_;
     std::vector<MetadataField> metadata_;
     std::int64_t commit_time_ms_ = 0;
     std::unordered_map<TableId, Schema> known_;

@@ -1,5 +1,9 @@
 #include "sources/postgres/options.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "pipeline/data/time_zone.h"
@@ -18,8 +22,81 @@ constexpr const char* kSslMode = "database.sslmode";
 constexpr const char* kSslRootCert = "database.sslrootcert";
 constexpr const char* kSslCert = "database.sslcert";
 constexpr const char* kSslKey = "database.sslkey";
+// Read by Flink CDC's type mapping (PostgresTypeUtils) and by Debezium's value converters alike:
+// they change a column's type and its values together (type_mapping.h's ValueModes).
+constexpr const char* kDecimalMode = "decimal.handling.mode";
+constexpr const char* kBinaryMode = "binary.handling.mode";
+constexpr const char* kIntervalMode = "interval.handling.mode";
+constexpr const char* kHstoreMode = "hstore.handling.mode";
+constexpr const char* kMoneyDigits = "money.fraction.digits";
+constexpr const char* kTimePrecision = "time.precision.mode";
 const char* const kReadDebeziumKeys[] = {
-    kPublicationName, kPublicationAutocreate, kSslMode, kSslRootCert, kSslCert, kSslKey};
+    kPublicationName, kPublicationAutocreate, kSslMode,    kSslRootCert,  kSslCert,
+    kSslKey,          kDecimalMode,           kBinaryMode, kIntervalMode, kHstoreMode,
+    kMoneyDigits,     kTimePrecision};
+
+/// A Debezium enumerated value as Debezium parses it (trimmed, any case), as one of `names`;
+/// nullopt when it is none of them.
+std::optional<std::size_t> debezium_enum(const std::string& value,
+                                         std::initializer_list<const char*> names) {
+    const auto first = value.find_first_not_of(" \t\r\n");
+    const std::string trimmed =
+        first == std::string::npos
+            ? std::string()
+            : value.substr(first, value.find_last_not_of(" \t\r\n") - first + 1);
+    std::size_t i = 0;
+    for (const char* name : names) {
+        const std::string_view n(name);
+        if (n.size() == trimmed.size() &&
+            std::equal(n.begin(), n.end(), trimmed.begin(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a)) ==
+                       std::tolower(static_cast<unsigned char>(b));
+            }))
+            return i;
+        ++i;
+    }
+    return std::nullopt;
+}
+
+// Flink CDC maps money to DECIMAL(38, money.fraction.digits) under decimal.handling.mode precise.
+constexpr int kMaxMoneyDigits = 38;
+
+std::optional<int> money_digits(const std::string& value) {
+    int v = 0;
+    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || p != value.data() + value.size() || value.empty() || v < 0 ||
+        v > kMaxMoneyDigits)
+        return std::nullopt;
+    return v;
+}
+
+/// Why a value of one of the value-mode keys is refused, or nullopt.
+std::optional<std::string> value_mode_refusal(const std::string& key, const std::string& value) {
+    const std::string named = "`debezium." + key + "` ";
+    const std::string got = ", got '" + value + "'";
+    if (key == kDecimalMode && !debezium_enum(value, {"precise", "double", "string"}))
+        return named + "must be precise, double or string" + got;
+    if (key == kBinaryMode && !debezium_enum(value, {"bytes", "base64", "hex"}))
+        return named + "must be bytes, base64 or hex" + got;
+    if (key == kIntervalMode && !debezium_enum(value, {"numeric", "string"}))
+        return named + "must be numeric or string" + got;
+    if (key == kHstoreMode && !debezium_enum(value, {"json", "map"}))
+        return named + "must be json or map" + got;
+    if (key == kMoneyDigits && !money_digits(value))
+        return named + "must be a whole number from 0 to 38 (the scale of Flink CDC's " +
+               "DECIMAL(38, digits) for money)" + got;
+    if (key == kTimePrecision) {
+        const auto mode =
+            debezium_enum(value, {"adaptive", "adaptive_time_microseconds", "connect"});
+        if (!mode) return named + "must be adaptive, adaptive_time_microseconds or connect" + got;
+        if (*mode == 2)
+            return named +
+                   "connect is refused: Debezium then sends time and timestamp values as "
+                   "java.util.Date milliseconds, which cdcd does not reproduce (adaptive and "
+                   "adaptive_time_microseconds give the same output in Flink CDC and are accepted)";
+    }
+    return std::nullopt;
+}
 
 // "Accepted, no effect" options tune Flink's chunk splitting and readers, which cdcd replaces
 // with key-ordered pages inside the slot's exported snapshot: their values change nothing in
@@ -242,8 +319,14 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
                             "Debezium properties; cdcd reads publication.name (default "
                             "dbz_publication), publication.autocreate.mode (all_tables, filtered, "
                             "disabled; default all_tables), database.sslmode, "
-                            "database.sslrootcert, database.sslcert, database.sslkey, and "
-                            "refuses every other key."}
+                            "database.sslrootcert, database.sslcert, database.sslkey, and the "
+                            "value modes Flink CDC maps types by: decimal.handling.mode (precise, "
+                            "double, string; default precise), binary.handling.mode (bytes, "
+                            "base64, hex), interval.handling.mode (numeric, string), "
+                            "hstore.handling.mode (json, map), money.fraction.digits (0..38, "
+                            "default 2), time.precision.mode (adaptive, "
+                            "adaptive_time_microseconds; connect is refused); it refuses every "
+                            "other key."}
              .to(&PostgresOptions::debezium)},
     };
     return bindings;
@@ -284,10 +367,13 @@ void validate_options(const config::ValidatedOptions& options, config::Diagnosti
             d.error(o.where(o->debezium, key),
                     "`debezium." + key +
                         "` is refused: cdcd's postgres source does not read this Debezium "
-                        "property (it reads publication.name, publication.autocreate.mode and "
-                        "database.ssl*)");
+                        "property (it reads publication.name, publication.autocreate.mode, "
+                        "database.ssl*, and the value modes Flink CDC's type mapping reads: "
+                        "decimal.handling.mode, binary.handling.mode, interval.handling.mode, "
+                        "hstore.handling.mode, money.fraction.digits, time.precision.mode)");
             continue;
         }
+        if (auto why = value_mode_refusal(key, value)) d.error(o.where(o->debezium, key), *why);
         if (key == kPublicationAutocreate && value != "all_tables" && value != "filtered" &&
             value != "disabled")
             d.error(o.where(o->debezium, key),
@@ -334,6 +420,20 @@ PostgresSettings settings_from(const config::ValidatedOptions& options) {
     if (auto it = dbz.find(kSslCert); it != dbz.end()) s.ssl_cert = it->second;
     if (auto it = dbz.find(kSslKey); it != dbz.end()) s.ssl_key = it->second;
     if (s.options.metadata_list) s.metadata = parse_metadata_list(*s.options.metadata_list);
+    // Validated above: every value names one of the choices.
+    auto choice = [&](const char* key, std::initializer_list<const char*> names) {
+        auto it = dbz.find(key);
+        return it == dbz.end() ? std::size_t{0} : debezium_enum(it->second, names).value_or(0);
+    };
+    s.modes.decimal =
+        static_cast<ValueModes::Decimal>(choice(kDecimalMode, {"precise", "double", "string"}));
+    s.modes.binary =
+        static_cast<ValueModes::Binary>(choice(kBinaryMode, {"bytes", "base64", "hex"}));
+    s.modes.interval =
+        static_cast<ValueModes::Interval>(choice(kIntervalMode, {"numeric", "string"}));
+    s.modes.hstore = static_cast<ValueModes::Hstore>(choice(kHstoreMode, {"json", "map"}));
+    if (auto it = dbz.find(kMoneyDigits); it != dbz.end())
+        s.modes.money_fraction_digits = money_digits(it->second).value_or(2);
     return s;
 }
 

@@ -11,6 +11,7 @@
 #include "config/option_binding.h"
 #include "config/option_validator.h"
 #include "sources/postgres/metadata.h"
+#include "sources/postgres/type_mapping.h"
 
 namespace cdcd::postgres {
 
@@ -49,6 +50,7 @@ struct PostgresSettings {
     std::string ssl_mode = "prefer";
     std::optional<std::string> ssl_root_cert, ssl_cert, ssl_key;
     std::vector<MetadataField> metadata;  // metadata.list
+    ValueModes modes;  // debezium.decimal.handling.mode and the other value modes
 };
 
 const config::OptionBindings<PostgresOptions>& option_bindings();

@@ -130,7 +130,7 @@ void ReplicationReader::read() {
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
     const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
-                                             settings_.metadata};
+                                             settings_.metadata, settings_.modes};
     // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
     auto handing_over = [this](Lsn start) {
         return [this, start](SnapshotBatch b) {
@@ -162,10 +162,11 @@ void ReplicationReader::read() {
         filter,
         [&](const RelationMessage& m) {
             const std::string name = filter.table_id(m.namespace_name, m.relation_name).str();
-            return ask_catalog(
-                [&](PgConnection& conn) { return table_schema(conn, m.relation_oid, name); });
+            return ask_catalog([&](PgConnection& conn) {
+                return table_schema(conn, m.relation_oid, name, settings_.modes);
+            });
         },
-        o.schema_change_enabled);
+        o.schema_change_enabled, settings_.modes);
     decoder.set_type_resolver([&](Oid type) {
         return ask_catalog([&](PgConnection& conn) {
             return resolve_types(conn, {{type, -1}}).front();

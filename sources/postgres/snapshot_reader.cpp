@@ -144,7 +144,7 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
     for (const CapturedTable& t : tables) {
         const TableId id = filter.table_id(t.schema, t.name);
         std::vector<TextForm> forms;
-        Schema schema = table_schema(conn, t.oid, id.str(), &forms);
+        Schema schema = table_schema(conn, t.oid, id.str(), settings.modes, &forms);
         schemas.emplace_back(id, schema);
         if (std::find(progress.done.begin(), progress.done.end(), id.str()) != progress.done.end())
             continue;

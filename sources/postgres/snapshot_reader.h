@@ -29,6 +29,7 @@ struct SnapshotSettings {
     int fetch_size = 1024;                // rows per batch handed over
     int chunk_size = 8096;                // rows per query of a table with a primary key
     std::vector<MetadataField> metadata;  // metadata.list (op_ts 0 in the snapshot)
+    ValueModes modes;                     // debezium.*: how types map and values read
 };
 
 /// Reads `tables` on `conn` inside one transaction (`snapshot_name` empty: a snapshot of its

@@ -88,13 +88,18 @@ std::optional<Timestamp> timestamp_with_offset(std::string_view text) {
     return local;
 }
 
-/// interval under IntervalStyle postgres (`1 year 2 mons -3 days 04:05:06.789`, `-04:05:06.5`,
-/// `00:00:00`) as Debezium's interval.handling.mode numeric gives it: MicroDuration.durationMicros
-/// with 30.4375 days a month, in the same double arithmetic.
-std::optional<std::int64_t> interval_micros(std::string_view text) {
-    constexpr double kDaysPerMonth = 30.4375;
+/// An interval's fields as pgjdbc's PGInterval holds them (seconds a double: whole seconds plus
+/// microseconds / 1e6, as PGInterval.getSeconds()).
+struct IntervalParts {
     std::int64_t years = 0, months = 0, days = 0, hours = 0, minutes = 0;
     double seconds = 0;
+};
+
+/// interval under IntervalStyle postgres (`1 year 2 mons -3 days 04:05:06.789`, `-04:05:06.5`,
+/// `00:00:00`) as its fields.
+std::optional<IntervalParts> interval_parts(std::string_view text) {
+    IntervalParts p;
+    auto& [years, months, days, hours, minutes, seconds] = p;
     bool any = false;
     while (!text.empty()) {
         const std::size_t space = text.find(' ');
@@ -149,6 +154,16 @@ std::optional<std::int64_t> interval_micros(std::string_view text) {
         any = true;
     }
     if (!any) return std::nullopt;
+    return p;
+}
+
+/// An interval as Debezium's interval.handling.mode numeric gives it: MicroDuration.durationMicros
+/// with 30.4375 days a month, in the same double arithmetic.
+std::optional<std::int64_t> interval_micros(std::string_view text) {
+    constexpr double kDaysPerMonth = 30.4375;
+    const auto parts = interval_parts(text);
+    if (!parts) return std::nullopt;
+    const auto& [years, months, days, hours, minutes, seconds] = *parts;
     const double number_of_days =
         static_cast<double>(years * 12 + months) * kDaysPerMonth + static_cast<double>(days);
     const double number_of_seconds = ((number_of_days * 24.0 + static_cast<double>(hours)) * 60.0 +
@@ -162,6 +177,41 @@ std::optional<std::int64_t> interval_micros(std::string_view text) {
     return static_cast<std::int64_t>(micros);
 }
 
+/// An interval as Debezium's interval.handling.mode string gives it (Interval.toIsoString):
+/// `P1Y2M-3DT4H5M6.789S`, the seconds `new BigDecimal(double)` (the double's exact value) cut to
+/// 9 decimals toward zero, without trailing zeros. nullopt when a field does not fit PGInterval's
+/// int.
+std::optional<std::string> interval_iso(std::string_view text) {
+    const auto parts = interval_parts(text);
+    if (!parts) return std::nullopt;
+    for (std::int64_t v : {parts->years, parts->months, parts->days, parts->hours, parts->minutes})
+        if (v < std::numeric_limits<std::int32_t>::min() ||
+            v > std::numeric_limits<std::int32_t>::max())
+            return std::nullopt;
+    // |seconds| < 60 with microseconds: |seconds| * 1e9 as an exact integer, truncated. The
+    // double is m * 2^e (m < 2^53), so m * 1e9 < 2^83 fits 128 bits before the shift.
+    const double magnitude = std::fabs(parts->seconds);
+    if (!(magnitude < 4096.0)) return std::nullopt;
+    int exponent = 0;
+    const double fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
+    const auto mantissa = static_cast<std::uint64_t>(std::ldexp(fraction, 53));
+    const int shift = 53 - exponent;  // magnitude = mantissa / 2^shift, shift > 0 here
+    unsigned __int128 scaled = static_cast<unsigned __int128>(mantissa) * 1'000'000'000U;
+    scaled = shift >= 128 ? 0 : scaled >> shift;
+    auto nanos = static_cast<std::uint64_t>(scaled);
+    std::string seconds = std::to_string(nanos / 1'000'000'000U);
+    if (std::uint64_t frac = nanos % 1'000'000'000U) {
+        std::string digits = std::to_string(frac);
+        digits.insert(0, 9 - digits.size(), '0');
+        digits.erase(digits.find_last_not_of('0') + 1);
+        seconds += "." + digits;
+    }
+    if (nanos != 0 && std::signbit(parts->seconds)) seconds.insert(0, "-");
+    return "P" + std::to_string(parts->years) + "Y" + std::to_string(parts->months) + "M" +
+           std::to_string(parts->days) + "DT" + std::to_string(parts->hours) + "H" +
+           std::to_string(parts->minutes) + "M" + seconds + "S";
+}
+
 /// money under lc_monetary C: `$1,234.50`, `-$5.00`: the number without `$` and `,`.
 std::optional<std::string> money_number(std::string_view text) {
     const bool negative = !text.empty() && text[0] == '-';
@@ -170,6 +220,43 @@ std::optional<std::string> money_number(std::string_view text) {
     std::string out = negative ? "-" : "";
     for (char c : text.substr(1))
         if (c != ',') out.push_back(c);
+    return out;
+}
+
+/// money as pgjdbc's PGmoney reads it (Debezium's value of a money column): a double.
+std::optional<double> money_double(std::string_view text) {
+    const auto number = money_number(text);
+    if (!number) return std::nullopt;
+    auto v = floating(*number);
+    if (!v || !std::isfinite(*v)) return std::nullopt;
+    return v;
+}
+
+/// A numeric's text under decimal.handling.mode string: the number as the server prints it (what
+/// BigDecimal.toPlainString gives back), the special values by Debezium's names for them.
+std::string numeric_text(std::string_view text) {
+    if (text == "NaN") return "NAN";
+    if (text == "Infinity") return "POSITIVE_INFINITY";
+    if (text == "-Infinity") return "NEGATIVE_INFINITY";
+    return std::string(text);
+}
+
+/// Bytes as java.util.Base64's basic encoder writes them (with `=` padding).
+std::string base64(std::string_view bytes) {
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        std::uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
+        if (i + 1 < bytes.size())
+            n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+        if (i + 2 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 2]);
+        out.push_back(kAlphabet[(n >> 18) & 63]);
+        out.push_back(kAlphabet[(n >> 12) & 63]);
+        out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
+        out.push_back(i + 2 < bytes.size() ? kAlphabet[n & 63] : '=');
+    }
     return out;
 }
 
@@ -281,9 +368,15 @@ std::optional<std::string> hstore_quoted(std::string_view text, std::size_t& i) 
 /// An hstore as the server prints it (`"a"=>"1", "b"=>NULL`, empty for no pairs) as Debezium's
 /// JSON of it (hstore.handling.mode json): an object written from the HashMap pgjdbc parses it
 /// into, in that map's order, NULL as null.
-std::optional<std::string> hstore_json(std::string_view text) {
+struct HstorePairs {
     std::vector<std::string> keys;
     std::vector<std::optional<std::string>> values;
+};
+
+/// An hstore's pairs, in the server's order.
+std::optional<HstorePairs> hstore_pairs(std::string_view text) {
+    HstorePairs pairs;
+    auto& [keys, values] = pairs;
     std::size_t i = 0;
     while (i < text.size()) {
         if (!keys.empty()) {
@@ -303,6 +396,13 @@ std::optional<std::string> hstore_json(std::string_view text) {
         }
         keys.push_back(std::move(*key));
     }
+    return pairs;
+}
+
+std::optional<std::string> hstore_json(std::string_view text) {
+    const auto pairs = hstore_pairs(text);
+    if (!pairs) return std::nullopt;
+    const auto& [keys, values] = *pairs;
     std::string out = "{";
     for (std::size_t k : java::hash_map_order(keys)) {
         if (out.size() > 1) out.push_back(',');
@@ -325,10 +425,30 @@ std::string not_a(std::string_view what, std::string_view text) {
     return "'" + shown + "' is not " + std::string(what);
 }
 
+/// An array's text; its elements are read with `form` (an array column's form is its elements').
+std::optional<std::string> set_array_value(RowBuilder& row, std::size_t index, const DataType& type,
+                                           std::string_view text, TextForm form) {
+    auto elements = array_elements(text);
+    if (!elements) return not_a("a one-dimensional array", text);
+    RowBuilder array(elements->size());
+    for (std::size_t k = 0; k < elements->size(); ++k) {
+        const auto& element = (*elements)[k];
+        if (!element) {
+            array.set_null(k);
+        } else if (auto why = set_text_value(array, k, type.element(), *element, form)) {
+            return "array element " + std::to_string(k + 1) + ": " + *why;
+        }
+    }
+    const Row built = std::move(array).build();
+    row.set_row(index, built.view());
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, const DataType& type,
                                           std::string_view text, TextForm form) {
+    if (type.root() == TypeRoot::Array) return set_array_value(row, index, type, text, form);
     switch (form) {
         case TextForm::Native:
             break;
@@ -360,6 +480,63 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
             auto json = hstore_json(text);
             if (!json) return not_a("an hstore", text);
             row.set_string(index, *json);
+            return std::nullopt;
+        }
+        case TextForm::HstoreMap: {
+            if (type.root() != TypeRoot::Map) return "no hstore conversion to " + type.to_string();
+            const auto pairs = hstore_pairs(text);
+            if (!pairs) return not_a("an hstore", text);
+            // The order of the HashMap Debezium reads the pairs into, as the JSON form's.
+            const std::vector<std::size_t> order = java::hash_map_order(pairs->keys);
+            RowBuilder keys(order.size()), values(order.size());
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                keys.set_string(k, pairs->keys[order[k]]);
+                if (const auto& v = pairs->values[order[k]]) {
+                    values.set_string(k, *v);
+                } else {
+                    values.set_null(k);
+                }
+            }
+            const Row key_row = std::move(keys).build(), value_row = std::move(values).build();
+            row.set_map(index, key_row.view(), value_row.view());
+            return std::nullopt;
+        }
+        case TextForm::NumericText:
+            if (!type.is_character()) return "no numeric text conversion to " + type.to_string();
+            row.set_string(index, numeric_text(text));
+            return std::nullopt;
+        case TextForm::MoneyDouble:
+        case TextForm::MoneyText: {
+            const auto v = money_double(text);
+            if (!v) return not_a("money", text);
+            if (form == TextForm::MoneyText) {
+                if (!type.is_character()) return "no money text conversion to " + type.to_string();
+                row.set_string(index, java::double_string(*v));
+            } else {
+                if (type.root() != TypeRoot::Double)
+                    return "no money conversion to " + type.to_string();
+                row.set_double(index, *v);
+            }
+            return std::nullopt;
+        }
+        case TextForm::IntervalIso: {
+            if (!type.is_character()) return "no interval text conversion to " + type.to_string();
+            auto iso = interval_iso(text);
+            if (!iso) return not_a("an interval that pgjdbc's PGInterval holds", text);
+            row.set_string(index, *iso);
+            return std::nullopt;
+        }
+        case TextForm::Base64:
+        case TextForm::Hex: {
+            if (!type.is_character()) return "no bytea text conversion to " + type.to_string();
+            auto bytes = bytea_hex(text);
+            if (!bytes) return not_a("bytea in hex output", text);
+            if (form == TextForm::Base64) {
+                row.set_string(index, base64(*bytes));
+            } else {
+                // Debezium's HexConverter: lower-case digits, as bytea_output hex prints them.
+                row.set_string(index, text.substr(2));
+            }
             return std::nullopt;
         }
     }
@@ -396,7 +573,9 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
         }
         case TypeRoot::Decimal: {
             if (text == "NaN" || text == "Infinity" || text == "-Infinity")
-                return "numeric " + std::string(text) + " has no DECIMAL value";
+                return "numeric " + std::string(text) +
+                       " has no DECIMAL value (Debezium fails on it under decimal.handling.mode "
+                       "precise; string or double keep it)";
             Decimal d;
             // money prints with a currency sign, which a numeric never has.
             const auto money = money_number(text);
@@ -446,22 +625,6 @@ std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, co
             auto ts = timestamp_with_offset(text);
             if (!ts) return not_a("a timestamp with time zone (infinity and BC are refused)", text);
             row.set_timestamp(index, *ts);
-            return std::nullopt;
-        }
-        case TypeRoot::Array: {
-            auto elements = array_elements(text);
-            if (!elements) return not_a("a one-dimensional array", text);
-            RowBuilder array(elements->size());
-            for (std::size_t k = 0; k < elements->size(); ++k) {
-                const auto& element = (*elements)[k];
-                if (!element) {
-                    array.set_null(k);
-                } else if (auto why = set_text_value(array, k, type.element(), *element)) {
-                    return "array element " + std::to_string(k + 1) + ": " + *why;
-                }
-            }
-            const Row built = std::move(array).build();
-            row.set_row(index, built.view());
             return std::nullopt;
         }
         default:

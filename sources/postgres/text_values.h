@@ -14,9 +14,9 @@
 
 namespace cdcd::postgres {
 
-/// Sets field `index` of `row` from `text`, read as `form` says (type_mapping.h); returns why it
-/// cannot (a value the type cannot hold, or text that is not of the type), leaving the field
-/// unset.
+/// Sets field `index` of `row` from `text`, read as `form` says (type_mapping.h; an array's
+/// elements are read with it); returns why it cannot (a value the type cannot hold, or text that is
+/// not of the type), leaving the field unset.
 std::optional<std::string> set_text_value(RowBuilder& row, std::size_t index, const DataType& type,
                                           std::string_view text, TextForm form = TextForm::Native);
 

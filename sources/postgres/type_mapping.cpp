@@ -47,6 +47,15 @@ bool is_hstore(const PgColumnType& c) {
     return c.type_oid >= kFirstNormalOid && bare_name(c) == "hstore";
 }
 
+/// A numeric typmod whose scale is negative or above its precision (PostgreSQL 15 allows both;
+/// the scale is stored as 11 bits, two's complement).
+bool odd_numeric_scale(std::int32_t typmod) {
+    if (typmod < kVarHeaderSize) return false;
+    const int precision = ((typmod - kVarHeaderSize) >> 16) & 0xFFFF;
+    const int scale = (typmod - kVarHeaderSize) & 0xFFFF;
+    return precision > 0 && scale > precision;
+}
+
 TypeRefusal refuse(const PgColumnType& c, const std::string& why) {
     std::string name = c.type_name.empty() ? "oid " + std::to_string(c.type_oid) : c.type_name;
     if (!c.domain.empty()) name = c.domain + " (a domain over " + name + ")";
@@ -95,7 +104,7 @@ TypeRefusal refuse_unmapped(const PgColumnType& c) {
 
 }  // namespace
 
-std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
+std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c, const ValueModes& modes) {
     const std::int32_t typmod = c.type_modifier;
     if (!c.element_domain.empty())
         return refuse(c, "an array of domain " + c.element_domain + " (over " +
@@ -113,7 +122,9 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             if (typmod == 1) return DataType::boolean();
             return DataType::binary(typmod < 1 ? DataType::kMaxLength : static_cast<int>(typmod));
         case oid::kBytea:
-            return DataType::bytes();
+            // binary.handling.mode base64 and hex: the encoded text.
+            return modes.binary == ValueModes::Binary::Bytes ? DataType::bytes()
+                                                             : DataType::string();
         case oid::kInt2:
             return DataType::smallint();
         case oid::kInt4:
@@ -126,6 +137,17 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
         case oid::kFloat8:
             return DataType::double_();
         case oid::kNumeric: {
+            // decimal.handling.mode double and string: every numeric is a DOUBLE / its text.
+            if (modes.decimal == ValueModes::Decimal::Double) return DataType::double_();
+            if (modes.decimal == ValueModes::Decimal::String) {
+                if (odd_numeric_scale(typmod))
+                    return refuse(c,
+                                  "a numeric with a negative scale or one above its precision "
+                                  "(PostgreSQL 15) under decimal.handling.mode string: Debezium "
+                                  "1.9.8 predates these scales and cdcd does not reproduce its "
+                                  "text of them");
+                return DataType::string();
+            }
             if (typmod < kVarHeaderSize)
                 return DataType::decimal(kMaxDecimalPrecision, kDefaultDecimalScale);
             const int precision = ((typmod - kVarHeaderSize) >> 16) & 0xFFFF;
@@ -140,8 +162,15 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             return DataType::decimal(precision, scale);
         }
         case oid::kMoney:
-            // Debezium's money.fraction.digits default.
-            return DataType::decimal(kMaxDecimalPrecision, 2);
+            switch (modes.decimal) {
+                case ValueModes::Decimal::Double:
+                    return DataType::double_();
+                case ValueModes::Decimal::String:
+                    return DataType::string();
+                case ValueModes::Decimal::Precise:
+                    break;
+            }
+            return DataType::decimal(kMaxDecimalPrecision, modes.money_fraction_digits);
         case oid::kChar:
             return DataType::char_(1);
         case oid::kBpchar:
@@ -188,8 +217,9 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
         case oid::kTimestamptz:
             return DataType::timestamp_ltz(time_precision(typmod));
         case oid::kInterval:
-            // Debezium's interval.handling.mode numeric: microseconds.
-            return DataType::bigint();
+            // interval.handling.mode numeric: microseconds; string: Debezium's ISO 8601 text.
+            return modes.interval == ValueModes::Interval::Numeric ? DataType::bigint()
+                                                                   : DataType::string();
         case oid::kTimetz:
             return refuse(c,
                           "Flink CDC has no mapping for time with time zone (its connector fails "
@@ -201,8 +231,11 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
             if (const std::string_view name = bare_name(c);
                 c.type_oid >= kFirstNormalOid && (name == "citext" || name == "ltree"))
                 return DataType::string();
-            // hstore.handling.mode json (Debezium's default): the map as JSON text.
-            if (is_hstore(c)) return DataType::string();
+            // hstore.handling.mode json (Debezium's default): the map as JSON text; map: a map.
+            if (is_hstore(c))
+                return modes.hstore == ValueModes::Hstore::Json
+                           ? DataType::string()
+                           : DataType::map(DataType::string(), DataType::string());
             // Flink CDC writes PostGIS's geometry and geography as JSON text.
             if (is_postgis(c)) return DataType::string();
             // ltree[]: format_type's name, or the array type's own (a Type message's).
@@ -214,7 +247,7 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
                 PgColumnType of_element = c;
                 of_element.type_oid = element;
                 of_element.is_enum = false;
-                auto mapped = map_type(of_element);
+                auto mapped = map_type(of_element, modes);
                 if (auto* type = std::get_if<DataType>(&mapped)) return DataType::array(*type);
                 return mapped;
             }
@@ -222,8 +255,24 @@ std::variant<DataType, TypeRefusal> map_type(const PgColumnType& c) {
     }
 }
 
-TextForm text_form(const PgColumnType& c) {
+TextForm text_form(const PgColumnType& c, const ValueModes& modes) {
+    if (Oid element = array_element(c.type_oid))
+        return text_form({element, c.type_modifier, false, c.type_name}, modes);
     switch (c.type_oid) {
+        case oid::kNumeric:
+            return modes.decimal == ValueModes::Decimal::String ? TextForm::NumericText
+                                                                : TextForm::Native;
+        case oid::kMoney:
+            return modes.decimal == ValueModes::Decimal::Double   ? TextForm::MoneyDouble
+                   : modes.decimal == ValueModes::Decimal::String ? TextForm::MoneyText
+                                                                  : TextForm::Native;
+        case oid::kBytea:
+            return modes.binary == ValueModes::Binary::Base64 ? TextForm::Base64
+                   : modes.binary == ValueModes::Binary::Hex  ? TextForm::Hex
+                                                              : TextForm::Native;
+        case oid::kInterval:
+            return modes.interval == ValueModes::Interval::String ? TextForm::IntervalIso
+                                                                  : TextForm::Native;
         case oid::kBit:
         case oid::kVarbit:
             return c.type_modifier == 1 ? TextForm::Native : TextForm::BitString;
@@ -231,7 +280,9 @@ TextForm text_form(const PgColumnType& c) {
             return TextForm::Point;
         default:
             if (is_postgis(c)) return TextForm::Geometry;
-            return is_hstore(c) ? TextForm::Hstore : TextForm::Native;
+            if (!is_hstore(c)) return TextForm::Native;
+            return modes.hstore == ValueModes::Hstore::Json ? TextForm::Hstore
+                                                            : TextForm::HstoreMap;
     }
 }
 

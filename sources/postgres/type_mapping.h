@@ -1,7 +1,9 @@
 #pragma once
 // PostgreSQL column types to cdcd's DataType, as Flink CDC's Postgres pipeline connector maps them
-// (PostgresTypeUtils with Debezium's defaults: decimal.handling.mode precise, binary bytes,
-// time.precision.mode adaptive). A type this slice does not map is refused with the reason.
+// (PostgresTypeUtils, under the Debezium properties it reads: ValueModes; Debezium's defaults are
+// decimal.handling.mode precise, binary.handling.mode bytes, interval.handling.mode numeric,
+// hstore.handling.mode json, money.fraction.digits 2). A type this slice does not map is refused
+// with the reason.
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -43,20 +45,51 @@ struct PgColumnType {
     std::string element_domain = {}, element_domain_base = {};
 };
 
+/// The Debezium properties (`debezium.*`) that Flink CDC's type mapping and Debezium's value
+/// converters both read, so that they change a column's type and its values together.
+struct ValueModes {
+    enum class Decimal { Precise, Double, String };  // decimal.handling.mode
+    enum class Binary { Bytes, Base64, Hex };        // binary.handling.mode (bytea)
+    enum class Interval { Numeric, String };         // interval.handling.mode
+    enum class Hstore { Json, Map };                 // hstore.handling.mode
+    Decimal decimal = Decimal::Precise;
+    Binary binary = Binary::Bytes;
+    Interval interval = Interval::Numeric;
+    Hstore hstore = Hstore::Json;
+    int money_fraction_digits = 2;  // money.fraction.digits: money's scale under precise
+};
+
 struct TypeRefusal {
     std::string reason;
 };
 
 /// The DataType (nullable) Flink CDC gives the column, or why cdcd refuses it.
-std::variant<DataType, TypeRefusal> map_type(const PgColumnType& column);
+std::variant<DataType, TypeRefusal> map_type(const PgColumnType& column,
+                                             const ValueModes& modes = {});
 
 /// How the server's text of a value becomes what Flink CDC emits, where the DataType alone does
 /// not say: Debezium's bytes of a bit string, the JSON Flink writes for a point and for PostGIS's
 /// geometry and geography (postgis_geometry.h), and Debezium's JSON of an hstore
-/// (hstore.handling.mode json).
-enum class TextForm { Native, BitString, Point, Hstore, Geometry };
+/// (hstore.handling.mode json). The modes' forms: NumericText a numeric as text
+/// (decimal.handling.mode string), MoneyDouble / MoneyText money as a double / its Java text
+/// (double / string), IntervalIso an interval as Debezium's ISO 8601 text (interval string),
+/// Base64 / Hex bytea encoded (binary.handling.mode), HstoreMap an hstore as a map (map).
+enum class TextForm {
+    Native,
+    BitString,
+    Point,
+    Hstore,
+    Geometry,
+    NumericText,
+    MoneyDouble,
+    MoneyText,
+    IntervalIso,
+    Base64,
+    Hex,
+    HstoreMap,
+};
 
-/// The TextForm of a column that map_type maps.
-TextForm text_form(const PgColumnType& column);
+/// The TextForm of a column that map_type maps (an array's: its elements').
+TextForm text_form(const PgColumnType& column, const ValueModes& modes = {});
 
 }  // namespace cdcd::postgres

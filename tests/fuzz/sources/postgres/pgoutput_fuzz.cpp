@@ -52,9 +52,10 @@ PgColumnType resolved(Oid type, const std::map<Oid, std::string>& type_names) {
 }
 
 // What the catalog would answer: the Relation's columns, each type mapped (a type of its own
-// resolved as above, with the column's typmod unless it is a domain), the key columns as the
-// primary key; a refused type stops the decoder as table_schema() does.
-Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& type_names) {
+// resolved as above, with the column's typmod unless it is a domain), under `modes`, the key
+// columns as the primary key; a refused type stops the decoder as table_schema() does.
+Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& type_names,
+                 const ValueModes& modes) {
     std::vector<Column> columns;
     std::vector<std::string> keys;
     for (const RelationColumn& c : m.columns) {
@@ -63,7 +64,7 @@ Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& typ
             type = resolved(c.type_oid, type_names);
             if (type.domain.empty()) type.type_modifier = c.type_modifier;
         }
-        auto mapped = map_type(type);
+        auto mapped = map_type(type, modes);
         if (auto* refusal = std::get_if<TypeRefusal>(&mapped))
             throw std::runtime_error(refusal->reason);
         columns.push_back(Column{c.name, std::get<DataType>(mapped), {}, {}});
@@ -72,13 +73,12 @@ Schema schema_of(const RelationMessage& m, const std::map<Oid, std::string>& typ
     return Schema(std::move(columns), std::move(keys));
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view input(reinterpret_cast<const char*>(data), size);
+/// Decodes the stream of length-prefixed replication messages in `input` under `modes`.
+void decode_stream(const std::uint8_t* data, std::string_view input, const ValueModes& modes) {
     std::map<Oid, std::string> type_names;
-    ChangeDecoder decoder(TableFilter("db", "db.\\.*.\\.*", std::nullopt, false),
-                          [&](const RelationMessage& m) { return schema_of(m, type_names); });
+    ChangeDecoder decoder(
+        TableFilter("db", "db.\\.*.\\.*", std::nullopt, false),
+        [&](const RelationMessage& m) { return schema_of(m, type_names, modes); }, false, modes);
     decoder.set_type_resolver([&](Oid type) { return resolved(type, type_names); });
     std::map<TableId, Schema> schemas;
     std::size_t pos = 0;
@@ -114,5 +114,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const PgoutputError&) {
     } catch (const std::runtime_error&) {
     }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view input(reinterpret_cast<const char*>(data), size);
+    // Debezium's defaults, then every other value mode (debezium.*), so that each text form reads
+    // the same hostile values.
+    decode_stream(data, input, ValueModes{});
+    decode_stream(data, input,
+                  ValueModes{ValueModes::Decimal::String, ValueModes::Binary::Base64,
+                             ValueModes::Interval::String, ValueModes::Hstore::Map, 0});
+    decode_stream(data, input,
+                  ValueModes{ValueModes::Decimal::Double, ValueModes::Binary::Hex,
+                             ValueModes::Interval::Numeric, ValueModes::Hstore::Json, 38});
     return 0;
 }

@@ -105,3 +105,58 @@ TEST_CASE("postgres options: `tables` names one database in db.schema.table form
     std::string error;
     CHECK(database_of_tables("db.s\\.x.t", &error) == "db");
 }
+
+TEST_CASE("postgres options: the debezium value modes Flink CDC maps types by") {
+    const ValueModes defaults = settings_from(parse({}).options).modes;
+    CHECK(defaults.decimal == ValueModes::Decimal::Precise);
+    CHECK(defaults.binary == ValueModes::Binary::Bytes);
+    CHECK(defaults.interval == ValueModes::Interval::Numeric);
+    CHECK(defaults.hstore == ValueModes::Hstore::Json);
+    CHECK(defaults.money_fraction_digits == 2);
+    // Debezium reads its enumerations trimmed, in any case.
+    Parsed p = parse({{"debezium.decimal.handling.mode", "String"},
+                      {"debezium.binary.handling.mode", " hex "},
+                      {"debezium.interval.handling.mode", "string"},
+                      {"debezium.hstore.handling.mode", "MAP"},
+                      {"debezium.money.fraction.digits", "0"},
+                      {"debezium.time.precision.mode", "adaptive_time_microseconds"}});
+    REQUIRE(p.errors.empty());
+    const ValueModes m = settings_from(p.options).modes;
+    CHECK(m.decimal == ValueModes::Decimal::String);
+    CHECK(m.binary == ValueModes::Binary::Hex);
+    CHECK(m.interval == ValueModes::Interval::String);
+    CHECK(m.hstore == ValueModes::Hstore::Map);
+    CHECK(m.money_fraction_digits == 0);
+    CHECK(settings_from(parse({{"debezium.decimal.handling.mode", "double"},
+                               {"debezium.binary.handling.mode", "base64"}})
+                            .options)
+              .modes.decimal == ValueModes::Decimal::Double);
+}
+
+TEST_CASE("postgres options: value modes Debezium refuses are refused naming the key") {
+    CHECK_THAT(parse({{"debezium.decimal.handling.mode", "exact"}}).errors,
+               Catch::Contains("`debezium.decimal.handling.mode` must be precise, double or "
+                               "string, got 'exact'") &&
+                   Catch::Contains("p.yaml:10"));
+    CHECK_THAT(parse({{"debezium.binary.handling.mode", "base64-url-safe"}}).errors,
+               Catch::Contains("`debezium.binary.handling.mode` must be bytes, base64 or hex"));
+    CHECK_THAT(parse({{"debezium.interval.handling.mode", "iso"}}).errors,
+               Catch::Contains("`debezium.interval.handling.mode` must be numeric or string"));
+    CHECK_THAT(parse({{"debezium.hstore.handling.mode", "jsonb"}}).errors,
+               Catch::Contains("`debezium.hstore.handling.mode` must be json or map"));
+    for (const char* bad : {"-1", "39", "2.5", "", "two"})
+        CHECK_THAT(parse({{"debezium.money.fraction.digits", bad}}).errors,
+                   Catch::Contains("`debezium.money.fraction.digits` must be a whole number from "
+                                   "0 to 38"));
+    CHECK_THAT(parse({{"debezium.time.precision.mode", "isostring"}}).errors,
+               Catch::Contains("`debezium.time.precision.mode` must be adaptive, "
+                               "adaptive_time_microseconds or connect"));
+    CHECK_THAT(parse({{"debezium.time.precision.mode", "connect"}}).errors,
+               Catch::Contains("`debezium.time.precision.mode` connect is refused"));
+    CHECK(parse({{"debezium.time.precision.mode", "adaptive"}}).errors.empty());
+    // A property the type mapping does not read stays refused, with what cdcd reads.
+    CHECK_THAT(parse({{"debezium.column.propagate.source.type", ".*"}}).errors,
+               Catch::Contains("is refused: cdcd's postgres source does not read this Debezium "
+                               "property") &&
+                   Catch::Contains("decimal.handling.mode"));
+}

@@ -41,7 +41,8 @@ TEST_CASE("text values: integers, floats and decimals") {
     CHECK(parsed(DataType::decimal(10, 2), "12345678.90") == "12345678.90");
     CHECK(parsed(DataType::decimal(10, 2), "-0.5") == "-0.50");
     CHECK(parsed(DataType::decimal(38, 0), "2.5") == "3");  // HALF_UP, as Flink's DECIMAL(38, 0)
-    CHECK(parsed(DataType::decimal(10, 2), "NaN") == "refused: numeric NaN has no DECIMAL value");
+    CHECK_THAT(parsed(DataType::decimal(10, 2), "NaN"),
+               Catch::StartsWith("refused: numeric NaN has no DECIMAL value"));
 }
 
 TEST_CASE("text values: strings as sent, bytea from hex output") {
