@@ -105,6 +105,7 @@ asio::awaitable<void> PostgresSource::run(SourceOutput& output) {
         state_.txn_events = chunk.txn_events;
         state_.snapshot =
             chunk.phase == Phase::Snapshot ? std::move(chunk.progress) : SnapshotProgress{};
+        state_.resumed = std::move(chunk.resumed);
         track_schemas(chunk.events);
         for (auto& bad : chunk.bad_records) bad_records_.handle(std::move(bad));
         std::size_t changes = 0;

@@ -5,6 +5,8 @@
 #include <set>
 #include <thread>
 
+#include "formats/json/json_writer.h"
+#include "sources/postgres/backfill_filter.h"
 #include "sources/postgres/catalog.h"
 #include "sources/postgres/change_decoder.h"
 #include "sources/postgres/pg_connection.h"
@@ -125,12 +127,15 @@ void ReplicationReader::read() {
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
     const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
-                                             settings_.metadata};
+                                             settings_.metadata, o.chunk_key_column};
+    // The reads of the snapshot's rest after restarts, each in a snapshot of its own.
+    std::vector<ResumedRead> resumed;
+    if (restored_) resumed = restored_->resumed;
     // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
-    auto handing_over = [this](Lsn start) {
-        return [this, start](SnapshotBatch b) {
+    auto handing_over = [this, &resumed](Lsn start) {
+        return [this, start, &resumed](SnapshotBatch b) {
             return push(Chunk{std::move(b.events), std::move(b.bad_records), Phase::Snapshot, start,
-                              0, false, nullptr, std::move(b.progress)});
+                              0, false, nullptr, std::move(b.progress), resumed});
         };
     };
 
@@ -192,11 +197,18 @@ void ReplicationReader::read() {
             start = restored_->lsn;
             spdlog::info(
                 "postgres source: reading on the snapshot ({} tables done); the changes "
-                "since {} follow",
-                progress.done.size(), format_lsn(start));
+                "since {} follow{}",
+                progress.done.size(), format_lsn(start),
+                o.backfill_skip ? " (backfill skipped: at-least-once)" : "");
+            // Exactly-once: the stream will drop what this snapshot already saw.
+            SnapshotTaken taken;
+            if (!o.backfill_skip)
+                taken = [&](const TxnSnapshot& s, Lsn high) {
+                    resumed.push_back(ResumedRead{progress, s, high});
+                };
             PgConnection snapshot(settings_, PgConnection::Kind::Normal);
             snapshot_schemas = read_snapshot(snapshot, "", tables, filter, snapshot_settings,
-                                             progress, announced, handing_over(start));
+                                             progress, announced, handing_over(start), taken);
         } else {
             if (slot)
                 throw std::runtime_error(
@@ -211,6 +223,7 @@ void ReplicationReader::read() {
                     "postgres source: slot {} of the unfinished snapshot is gone; taking "
                     "the snapshot again from the start",
                     slot_name);
+            resumed.clear();
             PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
                                                  " LOGICAL pgoutput EXPORT_SNAPSHOT");
             auto consistent = parse_lsn(created.text(0, 1));
@@ -226,7 +239,7 @@ void ReplicationReader::read() {
                                              snapshot_settings, {}, announced, handing_over(start));
         }
         if (stopping_) return;
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
+        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, resumed})) return;
     } else {
         if (!slot) {
             PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
@@ -244,6 +257,60 @@ void ReplicationReader::read() {
     for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
     if (restored_)
         for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
+    if (!resumed.empty()) {
+        // Keys compared by the server, in the order the snapshot read them (types, collations):
+        // each key becomes a record of the table's row type.
+        auto at_or_before = [&](const TableId& id, const std::vector<std::string>& a,
+                                const std::vector<std::string>& b) {
+            const CapturedTable* table = nullptr;
+            for (const CapturedTable& t : tables)
+                if (filter.table_id(t.schema, t.name) == id) table = &t;
+            if (!table)
+                throw std::runtime_error("postgres source: table " + id.str() +
+                                         " of the interrupted snapshot is no longer captured");
+            const Schema* schema = decoder.known(id);
+            if (!schema)
+                throw std::runtime_error("postgres source: table " + id.str() +
+                                         " of the interrupted snapshot has no known schema");
+            const auto columns = paging_key(*schema, id, o.chunk_key_column);
+            if (columns.size() != a.size() || a.size() != b.size())
+                throw std::runtime_error("postgres source: the key of table " + id.str() +
+                                         " changed while its snapshot was interrupted");
+            auto record = [&](const std::vector<std::string>& key) {
+                std::string out;
+                json::Writer w(out);
+                w.begin_object();
+                for (std::size_t i = 0; i < columns.size(); ++i)
+                    w.key(schema->columns()[columns[i]].name).string(key[i]);
+                w.end_object();
+                return out;
+            };
+            std::string left, right;
+            for (std::size_t c : columns) {
+                const std::string column = catalog->quote_identifier(schema->columns()[c].name);
+                left += (left.empty() ? "a." : ", a.") + column;
+                right += (right.empty() ? "b." : ", b.") + column;
+            }
+            const std::string type =
+                catalog->quote_identifier(table->schema) + "." + catalog->quote_identifier(table->name);
+            const std::string sql = "SELECT ROW(" + left + ") <= ROW(" + right +
+                                    ") FROM json_populate_record(NULL::" + type +
+                                    ", $1::json) a, json_populate_record(NULL::" + type +
+                                    ", $2::json) b";
+            PgResult r = [&] {
+                try {
+                    return catalog->exec_params(sql, {record(a), record(b)});
+                } catch (const PgError&) {
+                    catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
+                    return catalog->exec_params(sql, {record(a), record(b)});
+                }
+            }();
+            return r.text(0, 0) == "t";
+        };
+        backfill_ =
+            std::make_unique<BackfillFilter>(std::move(resumed), at_or_before, o.chunk_key_column);
+        if (!backfill_->active(start)) backfill_.reset();
+    }
     stream(std::move(replication), decoder, start, skip);
 }
 
@@ -295,11 +362,15 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
     Lsn committed = start;
     std::uint64_t txn_events = 0;
     bool in_txn = false;
-    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}};
+    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}};
+    std::uint32_t xid = 0;  // of the transaction being read
 
     auto flush_pending = [&]() {
         pending.lsn = committed;
         pending.txn_events = txn_events;
+        // The restarted snapshot's reads stay in the checkpoint until the stream is past them.
+        if (backfill_ && !backfill_->active(committed)) backfill_.reset();
+        if (backfill_) pending.resumed = backfill_->reads();
         const bool nothing = pending.events.empty() && pending.bad_records.empty();
         // While skipping what was emitted before, the position handed over stays ahead.
         if (nothing && (skip > 0 || (pending.lsn == handed_over.lsn &&
@@ -307,7 +378,7 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
             return true;
         handed_over = {pending.lsn, pending.txn_events};
         Chunk out = std::move(pending);
-        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}};
+        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}, {}};
         return push(std::move(out));
     };
 
@@ -337,6 +408,7 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
         if (const auto* begin = std::get_if<BeginMessage>(&decoded)) {
             in_txn = true;
             txn_events = 0;
+            xid = begin->xid;
             decoder.set_commit_time(unix_ms_of(begin->commit_time_us));
         } else if (const auto* commit = std::get_if<CommitMessage>(&decoded)) {
             in_txn = false;
@@ -348,6 +420,7 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
             EventBatch events;
             std::vector<BadRecord> bad;
             const std::size_t changes = decoder.decode(decoded, events, bad);
+            if (changes > 0 && backfill_) backfill_->apply(decoded, xid, decoder, events, bad);
             if (changes > 0) ++txn_events;
             if (changes > 0 && skip > 0) {
                 --skip;  // emitted before the restart

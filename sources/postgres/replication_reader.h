@@ -24,6 +24,7 @@ namespace cdcd::postgres {
 
 class PgConnection;
 class ChangeDecoder;
+class BackfillFilter;
 
 struct Chunk {
     EventBatch events;
@@ -35,6 +36,7 @@ struct Chunk {
     bool end = false;  // scan.startup.mode snapshot: the snapshot is complete
     std::exception_ptr error;
     SnapshotProgress progress;  // phase snapshot: how far the snapshot went
+    std::vector<ResumedRead> resumed;  // the reads of a restarted snapshot still filtered
 };
 
 class ReplicationReader {
@@ -84,6 +86,7 @@ class ReplicationReader {
     bool wake_armed_ = false;  // mutex_: the event loop waits for a chunk
 
     // Reader thread only.
+    std::unique_ptr<BackfillFilter> backfill_;  // set while a restarted snapshot's reads matter
     PgConnection* streaming_ = nullptr;  // set while START_REPLICATION runs
     Lsn received_ = 0;
     Lsn reported_flush_ = 0;

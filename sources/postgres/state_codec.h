@@ -9,6 +9,11 @@
 // restart skips. `phase` snapshot: the snapshot was not finished; a restart takes it again.
 // `tables`: the schemas announced so far (pipeline/schema/schema_json.h), so that a restart
 // neither re-creates a table nor misses a change to it.
+// `resumed` (either phase, absent when empty): each read of the snapshot's rest after a restart,
+// in a snapshot of its own: where it began, that snapshot's visibility and the WAL position after
+// it was taken (backfill_filter.h), until the stream is past the last one:
+//   "resumed":[{"from":{"done":[],"table":"public.b","after":["42"]},"snapshot":"750:754:751",
+//               "high":"0/16C0000"}]
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,6 +21,7 @@
 
 #include "pipeline/schema/schema_json.h"
 #include "sources/postgres/pgoutput_decoder.h"
+#include "sources/postgres/txn_snapshot.h"
 
 namespace cdcd::postgres {
 
@@ -28,12 +34,21 @@ struct SnapshotProgress {
     friend bool operator==(const SnapshotProgress&, const SnapshotProgress&) = default;
 };
 
+/// A read of the snapshot's rest after a restart (scan.incremental.snapshot.backfill.skip false).
+struct ResumedRead {
+    SnapshotProgress from;  // what had been emitted before it began
+    TxnSnapshot snapshot;   // the snapshot it read in
+    Lsn high = 0;           // pg_current_wal_lsn() after the snapshot was taken
+    friend bool operator==(const ResumedRead&, const ResumedRead&) = default;
+};
+
 struct SourceState {
     std::string slot;
     Phase phase = Phase::Snapshot;
     Lsn lsn = 0;
     std::uint64_t txn_events = 0;
     SnapshotProgress snapshot;  // phase snapshot only
+    std::vector<ResumedRead> resumed;
     TableSchemas tables;
 };
 
