@@ -55,10 +55,7 @@ bool BackfillFilter::emitted_before(std::size_t i, const TableId& table,
     const SnapshotProgress& from = reads_[i].from;
     const std::string name = table.str();
     if (contains(from.done, name)) return true;
-    if (from.table != name || from.after.empty()) return false;
-    // Unknown key of a table read by key: taken as not yet read, so the change is emitted
-    // (at-least-once rather than lost).
-    if (!key) return false;
+    if (from.table != name || from.after.empty() || !key) return false;
     return at_or_before_(table, *key, from.after);
 }
 
@@ -68,6 +65,12 @@ Verdict BackfillFilter::row(const TableId& table, const std::optional<std::vecto
     bool seen = false;
     for (const ResumedRead& r : reads_) seen = seen || r.snapshot.sees(xid);
     if (!seen) return Verdict::Emit;
+    // A key the stream did not carry (an unchanged TOASTed key value) of a table split between
+    // reads: which read holds it cannot be told, so the change is emitted (at-least-once rather
+    // than lost).
+    if (!key)
+        for (const ResumedRead& r : reads_)
+            if (r.from.table == table.str() && !r.from.after.empty()) return Verdict::Emit;
     // The row was read by the last resumed read that began before it had been emitted.
     for (std::size_t i = reads_.size(); i-- > 0;)
         if (!emitted_before(i, table, key))
