@@ -59,7 +59,8 @@ bool BackfillFilter::emitted_before(std::size_t i, const TableId& table,
     return at_or_before_(table, *key, from.after);
 }
 
-Verdict BackfillFilter::row(const TableId& table, const std::optional<std::vector<std::string>>& key,
+Verdict BackfillFilter::row(const TableId& table,
+                            const std::optional<std::vector<std::string>>& key,
                             std::uint32_t xid) const {
     // Most changes come from transactions no resumed snapshot saw: no key comparison needed.
     bool seen = false;

@@ -32,8 +32,9 @@ class BackfillFilter {
   public:
     /// Whether key `a` sorts at or before key `b` in table `table` (the server's order: the
     /// column types and collations of the key); keys are in PostgreSQL's text format.
-    using KeyAtOrBefore = std::function<bool(const TableId& table, const std::vector<std::string>& a,
-                                             const std::vector<std::string>& b)>;
+    using KeyAtOrBefore =
+        std::function<bool(const TableId& table, const std::vector<std::string>& a,
+                           const std::vector<std::string>& b)>;
 
     /// `chunk_key_column`: scan.incremental.snapshot.chunk.key-column, the key of a table
     /// without a primary key.

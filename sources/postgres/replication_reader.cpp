@@ -291,8 +291,8 @@ void ReplicationReader::read() {
                 left += (left.empty() ? "a." : ", a.") + column;
                 right += (right.empty() ? "b." : ", b.") + column;
             }
-            const std::string type =
-                catalog->quote_identifier(table->schema) + "." + catalog->quote_identifier(table->name);
+            const std::string type = catalog->quote_identifier(table->schema) + "." +
+                                     catalog->quote_identifier(table->name);
             const std::string sql = "SELECT ROW(" + left + ") <= ROW(" + right +
                                     ") FROM json_populate_record(NULL::" + type +
                                     ", $1::json) a, json_populate_record(NULL::" + type +

@@ -35,7 +35,7 @@ struct Chunk {
     std::uint64_t txn_events = 0;
     bool end = false;  // scan.startup.mode snapshot: the snapshot is complete
     std::exception_ptr error;
-    SnapshotProgress progress;  // phase snapshot: how far the snapshot went
+    SnapshotProgress progress;         // phase snapshot: how far the snapshot went
     std::vector<ResumedRead> resumed;  // the reads of a restarted snapshot still filtered
 };
 
@@ -87,7 +87,7 @@ class ReplicationReader {
 
     // Reader thread only.
     std::unique_ptr<BackfillFilter> backfill_;  // set while a restarted snapshot's reads matter
-    PgConnection* streaming_ = nullptr;  // set while START_REPLICATION runs
+    PgConnection* streaming_ = nullptr;         // set while START_REPLICATION runs
     Lsn received_ = 0;
     Lsn reported_flush_ = 0;
     std::chrono::steady_clock::time_point last_status_{};

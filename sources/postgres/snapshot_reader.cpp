@@ -96,17 +96,16 @@ class TableReader {
             const bool first = progress_.after.empty();
             const std::string after = first ? "" : " WHERE " + key_ + " > $1";
             std::vector<std::string> params = progress_.after;
-            PgResult last = conn_.exec_params("SELECT " + key_ + " FROM ONLY " + relation_ +
-                                                  after + " ORDER BY " + key_ + " OFFSET " +
-                                                  std::to_string(settings_.chunk_size - 1) +
-                                                  " LIMIT 1",
-                                              params);
+            PgResult last = conn_.exec_params(
+                "SELECT " + key_ + " FROM ONLY " + relation_ + after + " ORDER BY " + key_ +
+                    " OFFSET " + std::to_string(settings_.chunk_size - 1) + " LIMIT 1",
+                params);
             const bool final = last.rows() == 0;
             std::string where = after;
             if (!final) {
                 params.push_back(last.text(0, 0));
-                where += (first ? " WHERE " : " AND ") + key_ + " <= $" +
-                         std::to_string(params.size());
+                where +=
+                    (first ? " WHERE " : " AND ") + key_ + " <= $" + std::to_string(params.size());
             }
             PgResult r = conn_.exec_params(select + where + " ORDER BY " + key_, params);
             if (!hand_over(r, true)) return false;
@@ -188,7 +187,7 @@ class TableReader {
     std::vector<DataType> types_;
     std::vector<std::size_t> key_columns_;
     bool unique_ = true;  // key_columns_ are the primary key
-    EventMeta meta_;  // metadata.list: the same for every row of the table
+    EventMeta meta_;      // metadata.list: the same for every row of the table
     std::uint64_t rows_ = 0;
 };
 

@@ -28,9 +28,9 @@ struct SnapshotBatch {
 };
 
 struct SnapshotSettings {
-    int fetch_size = 1024;                // rows per batch handed over
-    int chunk_size = 8096;                // rows per query of a table with a primary key
-    std::vector<MetadataField> metadata;  // metadata.list (op_ts 0 in the snapshot)
+    int fetch_size = 1024;                        // rows per batch handed over
+    int chunk_size = 8096;                        // rows per query of a table with a primary key
+    std::vector<MetadataField> metadata;          // metadata.list (op_ts 0 in the snapshot)
     std::optional<std::string> chunk_key_column;  // tables without a primary key
 };
 

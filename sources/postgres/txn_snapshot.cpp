@@ -52,8 +52,10 @@ bool TxnSnapshot::sees(std::uint32_t xid) const {
     constexpr std::uint64_t kEpoch = std::uint64_t{1} << 32;
     constexpr std::uint64_t kHalf = std::uint64_t{1} << 31;
     std::uint64_t full = (xmax & ~(kEpoch - 1)) | xid;
-    if (full > xmax + kHalf && full >= kEpoch) full -= kEpoch;
-    else if (full + kHalf < xmax) full += kEpoch;
+    if (full > xmax + kHalf && full >= kEpoch)
+        full -= kEpoch;
+    else if (full + kHalf < xmax)
+        full += kEpoch;
     if (full >= xmax) return false;
     return !std::binary_search(xip.begin(), xip.end(), full);
 }

@@ -17,9 +17,8 @@ bool int_at_or_before(const TableId&, const std::vector<std::string>& a,
 
 ResumedRead read(std::vector<std::string> done, std::string table, std::vector<std::string> after,
                  const char* snapshot, Lsn high) {
-    return ResumedRead{{std::move(done), std::move(table), std::move(after)},
-                       *TxnSnapshot::parse(snapshot),
-                       high};
+    return ResumedRead{
+        {std::move(done), std::move(table), std::move(after)}, *TxnSnapshot::parse(snapshot), high};
 }
 
 const TableId kA = TableId::of("public", "a");
@@ -101,8 +100,7 @@ TEST_CASE("backfill filter: several restarts, each key with the read that emitte
 }
 
 TEST_CASE("backfill filter: a truncate is dropped only when every read of the table saw it") {
-    BackfillFilter whole({read({"public.a"}, "public.b", {}, "100:200:", 0x100)},
-                         int_at_or_before);
+    BackfillFilter whole({read({"public.a"}, "public.b", {}, "100:200:", 0x100)}, int_at_or_before);
     CHECK(whole.truncate(kB, 150) == Verdict::Suppress);
     CHECK(whole.truncate(kB, 250) == Verdict::Emit);
     CHECK(whole.truncate(kA, 150) == Verdict::Emit);  // a was read whole in the exported one

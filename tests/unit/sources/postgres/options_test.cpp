@@ -119,7 +119,7 @@ TEST_CASE("postgres options: backfill is on by default, as Flink CDC's pipeline 
     const PostgresSettings t = settings_from(skip.options);
     CHECK(t.options.backfill_skip);
     CHECK(t.options.chunk_key_column == "k");
-    CHECK_THAT(parse({{"scan.incremental.snapshot.chunk.key-column", ""}}).errors,
-               Catch::Contains("scan.incremental.snapshot.chunk.key-column") &&
-                   Catch::Contains("empty"));
+    CHECK_THAT(
+        parse({{"scan.incremental.snapshot.chunk.key-column", ""}}).errors,
+        Catch::Contains("scan.incremental.snapshot.chunk.key-column") && Catch::Contains("empty"));
 }

@@ -95,10 +95,11 @@ TEST_CASE("postgres state: a restarted snapshot's reads round-trip in both phase
             R"([{"from":{"done":[],"table":"","after":[]},"snapshot":"9:3:","high":"0/1"}])")),
         Catch::Contains("resumed[0].snapshot '9:3:'"));
     CHECK_THROWS_WITH(
-        decode_state(state(
-            R"([{"from":{"done":[],"table":"","after":[]},"snapshot":"1:3:","high":"x"}])")),
+        decode_state(
+            state(R"([{"from":{"done":[],"table":"","after":[]},"snapshot":"1:3:","high":"x"}])")),
         Catch::Contains("resumed[0].high"));
     CHECK_THROWS_WITH(
-        decode_state(state(R"([{"from":{"done":[2],"table":"","after":[]},"snapshot":"1:3:","high":"0/1"}])")),
+        decode_state(state(
+            R"([{"from":{"done":[2],"table":"","after":[]},"snapshot":"1:3:","high":"0/1"}])")),
         Catch::Contains("resumed[0].from.done"));
 }
