@@ -203,8 +203,12 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
         conn.exec("SET TRANSACTION SNAPSHOT " + conn.quote_literal(snapshot_name));
     } else if (taken) {
         // The first statement takes the transaction's snapshot; the WAL position is read after
-        // it, so every transaction it sees committed before that position.
-        PgResult r = conn.exec("SELECT txid_current_snapshot()::text, pg_current_wal_lsn()::text");
+        // it, so every transaction it sees committed before that position. The insert position,
+        // not the write position (pg_current_wal_lsn): a commit record is inserted before its
+        // transaction becomes visible, but under asynchronous commit it is written later, so a
+        // transaction the snapshot sees may end past the write position.
+        PgResult r =
+            conn.exec("SELECT txid_current_snapshot()::text, pg_current_wal_insert_lsn()::text");
         auto snapshot = TxnSnapshot::parse(r.text(0, 0));
         auto high = parse_lsn(r.text(0, 1));
         if (!snapshot || !high)

@@ -38,7 +38,7 @@ struct SnapshotProgress {
 struct ResumedRead {
     SnapshotProgress from;  // what had been emitted before it began
     TxnSnapshot snapshot;   // the snapshot it read in
-    Lsn high = 0;           // pg_current_wal_lsn() after the snapshot was taken
+    Lsn high = 0;           // pg_current_wal_insert_lsn() after the snapshot was taken
     friend bool operator==(const ResumedRead&, const ResumedRead&) = default;
 };
 

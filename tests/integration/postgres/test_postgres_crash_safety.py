@@ -5,10 +5,12 @@ slot never confirms more than the last durable checkpoint holds."""
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 from cdcd_process import cdcd_bin
 from conftest import DATABASE, PASSWORD, STARTED, USER, pipeline_yaml
@@ -40,12 +42,15 @@ def initial_model():
     return model
 
 
-def history(p, model, rng):
-    """The writer's transactions (SQL), applied to `model` as the server will apply them."""
+def history(p, model, rng, made_by):
+    """The writer's transactions (SQL), applied to `model` as the server will apply them;
+    `made_by` gets, for each row, the index of the transaction that made each of its states (None:
+    the initial one). Each transaction first selects its index and id (the writer's output), so
+    that a failure can tell which resumed read saw it."""
     seq = 0
     txns = []
-    for _ in range(TRANSACTIONS):
-        statements = []
+    for n in range(TRANSACTIONS):
+        statements = [f"SELECT 'txn', {n}, txid_current()"]
         for _ in range(rng.randint(1, 6)):
             seq += 1
             table = rng.choice("aabc")
@@ -85,6 +90,7 @@ def history(p, model, rng):
             else:
                 statements.append(update)
                 rows[key].append(seq)
+            made_by.setdefault((table, key), [None] * (len(rows[key]) - 1)).append(n)
         txns.append("BEGIN;\n" + ";\n".join(statements) + ";\nCOMMIT;\n")
     return txns
 
@@ -92,13 +98,14 @@ def history(p, model, rng):
 class Writer(threading.Thread):
     """One psql session running the transactions in order, a few milliseconds apart."""
 
-    def __init__(self, pg, txns, marker):
+    def __init__(self, pg, txns, marker, output):
         super().__init__(daemon=True)
         env = dict(os.environ, PGPASSWORD=PASSWORD)
         self.proc = subprocess.Popen(
             [str(pg.bin / "psql"), "-h", "127.0.0.1", "-U", USER, "-p", str(pg.port), "-d",
-             DATABASE, "-X", "-q", "-v", "ON_ERROR_STOP=1"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+             DATABASE, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
+            stdin=subprocess.PIPE, stdout=open(output, "w"), stderr=subprocess.PIPE, env=env,
+            text=True)
         self.txns = txns + [marker]
 
     def run(self):
@@ -122,39 +129,52 @@ def identity(table, row):
 
 
 def histories(path, p):
-    """Each row's states in the output, as `seq` values (None: deleted), and the events read."""
+    """Each row's states in the output, as `seq` values (None: deleted), the events read, and for
+    each row the byte offset and line number of the line that gave each state."""
     out = {"a": {}, "b": {}, "c": {}}
+    where = {}
     events = 0
-    for line in path.read_text().splitlines():
-        e = json.loads(line)
+    offset = 0
+    for number, raw in enumerate(path.read_bytes().splitlines(keepends=True), 1):
+        at = offset
+        offset += len(raw)
+        e = json.loads(raw)
         table = e["source"]["table"]
         if table == f"{p}_done":
             continue
         t = table[len(p) + 1:]
         events += 1
+
+        def state(key, value):
+            out[t].setdefault(key, []).append(value)
+            where.setdefault((t, key), []).append((number, at, e["op"]))
+
         if e["op"] in ("c", "r", "u"):
             if e["op"] == "u" and e["before"] is not None and identity(t, e["before"]) != identity(t, e["after"]):
-                out[t].setdefault(identity(t, e["before"]), []).append(None)
-            out[t].setdefault(identity(t, e["after"]), []).append(e["after"]["seq"])
+                state(identity(t, e["before"]), None)
+            state(identity(t, e["after"]), e["after"]["seq"])
         elif e["op"] == "d":
-            out[t].setdefault(identity(t, e["before"]), []).append(None)
-    return out, events
+            state(identity(t, e["before"]), None)
+    return out, events, where
 
 
-def check_against(model, got, name):
+def check_against(model, got):
     """Every row's output states are the last ones of its history: none lost, none repeated,
-    in order, ending at the final state."""
+    in order, ending at the final state. Returns the rows that break it, with why."""
+    wrong = []
     for table, rows in model.items():
         for key, states in rows.items():
             emitted = got[table].get(key, [])
             # A row that never had a value when read and changed only before its read: nothing.
             if not emitted:
-                assert states[-1] is None, f"{name}: {table} {key} missing, history {states}"
+                if states[-1] is not None:
+                    wrong.append((table, key, "missing"))
                 continue
-            assert states[-len(emitted):] == emitted, (
-                f"{name}: {table} {key} emitted {emitted}, history {states}")
-        extra = set(got[table]) - set(rows)
-        assert not extra, f"{name}: rows never written: {sorted(extra)[:5]}"
+            if states[-len(emitted):] != emitted:
+                wrong.append((table, key, "not the tail of its history"))
+        for key in sorted(set(got[table]) - set(rows), key=repr)[:5]:
+            wrong.append((table, key, "never written"))
+    return wrong
 
 
 def common_suffixes(left, right):
@@ -169,26 +189,91 @@ def common_suffixes(left, right):
     return out
 
 
-def checkpoint(state_dir):
+def checkpoint_parts(state_dir):
+    """The newest checkpoint's id, source state and file sink's committed length (None: none)."""
     show = subprocess.run([cdcd_bin(), "checkpoints", "show", "--state-dir", str(state_dir)],
                           capture_output=True, text=True, timeout=60)
     if show.returncode != 0 or not show.stdout.strip():
         return None
-    source = json.loads(show.stdout.splitlines()[0])["parts"].get("source")
-    return source["state"]["state"] if source else None
+    c = json.loads(show.stdout.splitlines()[0])
+    source = c["parts"].get("source")
+    sink = c["parts"].get("sink/0")
+    return {"id": c["id"], "source": source["state"]["state"] if source else None,
+            "length": sink["state"]["state"]["length"] if sink else 0}
+
+
+def checkpoint(state_dir):
+    parts = checkpoint_parts(state_dir)
+    return parts["source"] if parts else None
+
+
+def xids(path):
+    """The writer's transactions' ids, by index (its output: txn|index|xid)."""
+    out = {}
+    for line in path.read_text().splitlines():
+        fields = line.split("|")
+        if len(fields) == 3 and fields[0] == "txn":
+            out[int(fields[1])] = int(fields[2])
+    return out
+
+
+def describe_state(state):
+    if state is None:
+        return "no checkpoint (a fresh start)"
+    snap = state.get("snapshot") or {}
+    text = (f"phase {state['phase']} lsn {state['lsn']} txn_events {state['txn_events']}"
+            + (f" done {snap.get('done')} table {snap.get('table')!r} after {snap.get('after')}"
+               if state["phase"] == "snapshot" else ""))
+    for r in state.get("resumed") or []:
+        text += (f"\n        resumed read from done {r['from']['done']} table {r['from']['table']!r}"
+                 f" after {r['from']['after']} snapshot {r['snapshot']} high {r['high']}")
+    return text
+
+
+def report(tmp_path, runs, rows, model, made_by, outputs, xid_of):
+    """What a failure needs to be understood: each failing row's history (with the transaction
+    and its id that made each state), its output lines and the run (and so the restored
+    checkpoint, hence the read) that wrote each, every run's restored state, and cdcd's logs.
+    The whole directory is kept under /tmp/pgsnap-failures."""
+    lines = []
+    for table, key, why in rows[:10]:
+        states = model[table].get(key, [])
+        makers = made_by.get((table, key), [None] * len(states))
+        lines.append(f"row {table} {key}: {why}")
+        lines.append("  history (seq, transaction index, xid): " + ", ".join(
+            f"({s}, {n}, {xid_of.get(n) if n is not None else '-'})" for s, n in zip(states, makers)))
+        for name, got, at in outputs:
+            emitted = got[table].get(key, [])
+            lines.append(f"  {name} emitted {emitted}")
+            for (number, offset, op), value in zip(at.get((table, key), []), emitted):
+                run = max(i for i, r in enumerate(runs) if r["start"] <= offset) if name == "killed" else None
+                lines.append(f"    line {number} offset {offset} op {op} seq {value}"
+                             + (f" written by run {run}" if run is not None else ""))
+    lines.append("runs of the killed pipeline (each restores the checkpoint left by the kill before):")
+    for i, r in enumerate(runs):
+        lines.append(f"  run {i}: output from offset {r['start']}, checkpoint {r['checkpoint']}, "
+                     f"killed at output size {r.get('size_at_kill')}: {describe_state(r['state'])}")
+    keep = Path("/tmp/pgsnap-failures") / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    shutil.copytree(tmp_path, keep, ignore=shutil.ignore_patterns("*.sst"), dirs_exist_ok=True)
+    lines.append(f"kept in {keep}")
+    lines.append("logs of the killed runs:\n" + (tmp_path / "crash.err").read_text()[-12000:])
+    return "\n".join(lines)
 
 
 def test_kill_9_twenty_times_during_snapshot_and_stream_is_exactly_once(pg, tmp_path):
     p = "crash"
     create_tables(pg, p)
     model = initial_model()
-    txns = history(p, model, random.Random(20_2611))
+    made_by = {}
+    txns = history(p, model, random.Random(20_2611), made_by)
     marker = f"INSERT INTO {p}_done VALUES (1);\n"
     tables = f"cdcd.public.{p}_\\.*"
     # Small chunks and batches: the snapshot lasts long enough for several kills to land in it.
     extra = ("  scan.incremental.snapshot.chunk.size: 40\n  scan.snapshot.fetch.size: 10\n"
              "  scan.incremental.snapshot.chunk.key-column: k\n")
     env = dict(os.environ, PG_TEST_PASSWORD=PASSWORD)
+    # The killed pipeline's runs: where each began writing, the checkpoint it restored.
+    runs = [{"start": 0, "checkpoint": None, "state": None}]
 
     def start(name, state):
         out = tmp_path / f"{name}.jsonl"
@@ -196,26 +281,41 @@ def test_kill_9_twenty_times_during_snapshot_and_stream_is_exactly_once(pg, tmp_
         yaml.write_text(pipeline_yaml(pg, f"slot_{name}", tables, extra,
                                       sink=f"  type: file\n  path: {out}\n  format: debezium-json\n")
                         .replace("interval: 500ms", "interval: 100ms"))
-        proc = subprocess.Popen([cdcd_bin(), "run", str(yaml), "--state-dir", str(state)],
-                                stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"{name}.err", "ab"),
-                                env=env)
+        with open(tmp_path / f"{name}.err", "ab") as err:
+            err.write(f"===== run {len(runs) - 1} =====\n".encode())
+            proc = subprocess.Popen([cdcd_bin(), "run", str(yaml), "--state-dir", str(state)],
+                                    stdout=subprocess.DEVNULL, stderr=err, env=env)
         STARTED.append(proc)
         return proc, out
 
-    def wait_marker(out, proc, timeout=30):
+    def fail(message, rows=()):
+        raise AssertionError(message + "\n" + report(
+            tmp_path, runs, list(rows), model, made_by,
+            [(name, *histories(path, p)[::2]) for name, path in
+             (("uninterrupted", tmp_path / "ref.jsonl"), ("killed", tmp_path / "crash.jsonl"))
+             if path.exists()],
+            xids(tmp_path / "writer.out")))
+
+    def wait_marker(out, proc, state, restored, timeout=30):
+        """Waits for the writer's last transaction in `out`, written by the run `proc` (which
+        restored checkpoint `restored`): the file may hold it from before the last kill until
+        the run truncates it back to its checkpoint, so the run's own checkpoint comes first
+        (which also means it handles SIGTERM by now)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and proc.poll() is None:
-            if out.exists() and f'"table":"{p}_done"' in out.read_text():
+            parts = checkpoint_parts(state)
+            if (parts and parts["id"] != restored and out.exists()
+                    and f'"table":"{p}_done"' in out.read_text()):
                 return
             time.sleep(0.1)
-        raise AssertionError(f"{out.name}: the writer's last transaction never arrived; "
-                             + (tmp_path / (out.stem + ".err")).read_text()[-2000:])
+        fail(f"{out.name}: the writer's last transaction never arrived; "
+             + (tmp_path / (out.stem + ".err")).read_text()[-2000:])
 
     try:
         reference, ref_out = start("ref", tmp_path / "ref-state")
         crash_state = tmp_path / "crash-state"
         crashed, crash_out = start("crash", crash_state)
-        writer = Writer(pg, txns, marker)
+        writer = Writer(pg, txns, marker, tmp_path / "writer.out")
         writer.start()
         # A kill between the slot's creation and the first checkpoint naming its position
         # leaves a slot the next run cannot tell from someone else's (docs/postgres.md, Restart):
@@ -226,24 +326,47 @@ def test_kill_9_twenty_times_during_snapshot_and_stream_is_exactly_once(pg, tmp_
             time.sleep(0.02)
         rng = random.Random(7)
         phases = []
+
+        def wait_for(what, done, timeout=60):
+            deadline = time.monotonic() + timeout
+            while not done(checkpoint(crash_state)):
+                if crashed.poll() is not None or time.monotonic() > deadline:
+                    fail(f"run {len(runs) - 1}: {what} never came")
+                time.sleep(0.02)
+
         for i in range(20):
             # The first kills come quickly, inside the snapshot; the later ones in the stream.
+            # Kills at random moments alone may all land before a run's first checkpoint (a run
+            # needs a few hundred milliseconds to restore, connect and take its snapshot), so
+            # that the snapshot never ends within the twenty: every other kill waits until the
+            # run has checkpointed something new (its resumed read), and the last ten until the
+            # checkpoint is in the stream.
+            if i % 2 == 1 and i < 10:
+                wait_for("a checkpoint past the restored one", lambda s: s != runs[-1]["state"])
+            if i >= 10:
+                wait_for("a checkpoint in the stream", lambda s: s and s["phase"] == "stream")
             time.sleep(rng.uniform(0.05, 0.35) if i < 10 else rng.uniform(0.2, 0.8))
-            assert crashed.poll() is None, (tmp_path / "crash.err").read_text()[-3000:]
+            if crashed.poll() is not None:
+                fail(f"run {len(runs) - 1} exited by itself ({crashed.returncode})")
             crashed.send_signal(signal.SIGKILL)
             crashed.wait()
-            state = checkpoint(crash_state)
+            runs[-1]["size_at_kill"] = crash_out.stat().st_size if crash_out.exists() else 0
+            parts = checkpoint_parts(crash_state)
+            state = parts["source"] if parts else None
+            runs.append({"start": parts["length"] if parts else 0,
+                         "checkpoint": parts["id"] if parts else None, "state": state})
             # A checkpoint taken before the slot was created holds no position (0/0).
             if state is not None and lsn_value(state["lsn"]) != 0:
                 phases.append((state["phase"], bool(state.get("resumed"))))
                 slot = pg.slot("slot_crash")
                 assert slot is not None
-                assert lsn_value(slot["confirmed_flush_lsn"]) <= lsn_value(state["lsn"]), (
-                    f"the slot confirmed {slot['confirmed_flush_lsn']}, the checkpoint holds {state['lsn']}")
+                if lsn_value(slot["confirmed_flush_lsn"]) > lsn_value(state["lsn"]):
+                    fail(f"the slot confirmed {slot['confirmed_flush_lsn']}, the checkpoint "
+                         f"holds {state['lsn']}")
             crashed, crash_out = start("crash", crash_state)
         writer.finish()
-        wait_marker(crash_out, crashed)
-        wait_marker(ref_out, reference)
+        wait_marker(crash_out, crashed, crash_state, runs[-1]["checkpoint"])
+        wait_marker(ref_out, reference, tmp_path / "ref-state", None)
         for proc in (crashed, reference):
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=30) == 0
@@ -258,12 +381,17 @@ def test_kill_9_twenty_times_during_snapshot_and_stream_is_exactly_once(pg, tmp_
         pg.sql(f"DROP PUBLICATION IF EXISTS pub_slot_ref, pub_slot_crash;"
                f"DROP TABLE IF EXISTS {p}_a, {p}_b, {p}_c, {p}_done")
 
-    assert ("snapshot", True) in phases, f"no kill after a restarted snapshot's read: {phases}"
-    assert any(phase == "stream" for phase, _ in phases), f"no kill while streaming: {phases}"
-    ref, ref_events = histories(ref_out, p)
-    got, got_events = histories(crash_out, p)
+    if ("snapshot", True) not in phases:
+        fail(f"no kill after a restarted snapshot's read: {phases}")
+    if not any(phase == "stream" for phase, _ in phases):
+        fail(f"no kill while streaming: {phases}")
+    ref, ref_events, _ = histories(ref_out, p)
+    got, _, _ = histories(crash_out, p)
     assert ref_events >= ROWS_A + ROWS_B + ROWS_C
-    check_against(model, ref, "uninterrupted run")
-    check_against(model, got, "run killed 20 times")
-    for table, key, a, b in common_suffixes(ref, got):
-        assert a == b, f"{table} {key}: uninterrupted {a}, killed {b}"
+    for name, output in (("uninterrupted run", ref), ("run killed 20 times", got)):
+        if wrong := check_against(model, output):
+            fail(f"{name}: {len(wrong)} rows whose output is not the tail of their history", wrong)
+    differ = [(table, key, f"uninterrupted {a}, killed {b}")
+              for table, key, a, b in common_suffixes(ref, got) if a != b]
+    if differ:
+        fail(f"{len(differ)} rows whose outputs differ", differ)
