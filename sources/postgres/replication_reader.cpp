@@ -60,6 +60,85 @@ void ReplicationReader::confirm(Lsn lsn) {
     }
 }
 
+void ReplicationReader::intent_durable(std::uint64_t intent) {
+    std::lock_guard lock(mutex_);
+    intents_durable_ = std::max(intents_durable_, intent);
+    space_.notify_all();
+}
+
+bool ReplicationReader::record_intent(std::optional<Lsn> after) {
+    Chunk chunk;
+    chunk.intent = ++intents_;
+    chunk.creating_slot_after = after;
+    if (!push(std::move(chunk))) return false;
+    std::unique_lock lock(mutex_);
+    while (intents_durable_ < intents_ && !stopping_) space_.wait_for(lock, kPollSlice);
+    return !stopping_;
+}
+
+std::optional<std::pair<Lsn, std::string>> ReplicationReader::create_slot(
+    PgConnection& catalog, PgConnection& replication, const std::optional<SlotInfo>& existing) {
+    const std::string& slot_name = settings_.options.slot_name;
+    if (existing) {
+        // The WAL position before this source last set out to create the slot; 0: it did not.
+        const Lsn ours = restored_ ? restored_->creating_slot_after.value_or(0) : 0;
+        // A kill right after this source created the slot: the server may not have noticed the
+        // dead connection that held it yet.
+        std::optional<SlotInfo> slot = existing;
+        const auto deadline = std::chrono::steady_clock::now() + settings_.options.connect_timeout;
+        while (ours != 0 && slot && slot->active && std::chrono::steady_clock::now() < deadline &&
+               !stopping_) {
+            std::this_thread::sleep_for(kPollSlice);
+            slot = find_slot(catalog, slot_name);
+        }
+        if (stopping_) return std::nullopt;
+        if (slot && !(ours != 0 && created_after(*slot, ours)))
+            throw std::runtime_error(
+                "postgres source: replication slot " + slot_name + " already exists" +
+                (ours != 0 ? " and is not the one this pipeline was creating (it "
+                        "reserves WAL from before that, or is in use)"
+                      : "") +
+                "; scan.startup.mode initial creates the slot itself to take a snapshot "
+                "consistent with it: drop it (SELECT pg_drop_replication_slot('" +
+                slot_name +
+                "')), name another `slot.name`, or use scan.startup.mode committed-offset to "
+                "stream from it without a snapshot");
+        if (slot) {
+            spdlog::warn(
+                "postgres source: dropping slot {}, which this pipeline created before it "
+                "stopped and no checkpoint names; taking the snapshot from the start",
+                slot_name);
+            drop_slot(catalog, slot_name);
+        }
+    } else if (restored_ && restored_->lsn != 0) {
+        spdlog::warn(
+            "postgres source: slot {} of the unfinished snapshot is gone; taking the snapshot "
+            "again from the start",
+            slot_name);
+    }
+    // Durably ours before it exists: a kill between its creation and the first checkpoint that
+    // names its position leaves a slot the restart recognises (state_codec.h).
+    if (!record_intent(current_wal_insert_lsn(catalog))) return std::nullopt;
+    std::optional<PgResult> created;
+    try {
+        created.emplace(replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
+                                         " LOGICAL pgoutput EXPORT_SNAPSHOT"));
+    } catch (const PgError&) {
+        // Someone else's slot of that name, made since it was looked up: not ours to drop on
+        // the next start.
+        if (find_slot(catalog, slot_name)) record_intent(std::nullopt);
+        throw;
+    }
+    auto consistent = parse_lsn(created->text(0, 1));
+    if (!consistent)
+        throw std::runtime_error(
+            "postgres source: CREATE_REPLICATION_SLOT answered consistent point '" +
+            created->text(0, 1) + "'");
+    spdlog::info("postgres source: created slot {} at {}; reading the snapshot", slot_name,
+                 format_lsn(*consistent));
+    return std::pair{*consistent, created->text(0, 2)};
+}
+
 bool ReplicationReader::push(Chunk chunk) {
     std::unique_lock lock(mutex_);
     while (queue_.size() >= kQueueCapacity && !stopping_) {
@@ -210,32 +289,12 @@ void ReplicationReader::read() {
             snapshot_schemas = read_snapshot(snapshot, "", tables, filter, snapshot_settings,
                                              progress, announced, handing_over(start), taken);
         } else {
-            if (slot)
-                throw std::runtime_error(
-                    "postgres source: replication slot " + slot_name +
-                    " already exists; scan.startup.mode initial creates the slot itself to take "
-                    "a snapshot consistent with it: drop it (SELECT pg_drop_replication_slot('" +
-                    slot_name +
-                    "')), name another `slot.name`, or use scan.startup.mode committed-offset to "
-                    "stream from it without a snapshot");
-            if (restored_)
-                spdlog::warn(
-                    "postgres source: slot {} of the unfinished snapshot is gone; taking "
-                    "the snapshot again from the start",
-                    slot_name);
             resumed.clear();
-            PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
-                                                 " LOGICAL pgoutput EXPORT_SNAPSHOT");
-            auto consistent = parse_lsn(created.text(0, 1));
-            if (!consistent)
-                throw std::runtime_error(
-                    "postgres source: CREATE_REPLICATION_SLOT answered consistent point '" +
-                    created.text(0, 1) + "'");
-            start = *consistent;
-            spdlog::info("postgres source: created slot {} at {}; reading the snapshot", slot_name,
-                         format_lsn(start));
+            auto created = create_slot(*catalog, *replication, slot);
+            if (!created) return;
+            start = created->first;
             PgConnection snapshot(settings_, PgConnection::Kind::Normal);
-            snapshot_schemas = read_snapshot(snapshot, created.text(0, 2), tables, filter,
+            snapshot_schemas = read_snapshot(snapshot, created->second, tables, filter,
                                              snapshot_settings, {}, announced, handing_over(start));
         }
         if (stopping_) return;

@@ -60,6 +60,8 @@ std::string describe_state_json(const SourceState& state) {
         }
         w.end_array();
     }
+    if (state.creating_slot_after)
+        w.key("creating_slot_after").string(format_lsn(*state.creating_slot_after));
     w.key("tables").raw(state.tables.empty() ? "[]" : table_schemas_to_json(state.tables));
     w.end_object();
     return out;
@@ -113,6 +115,14 @@ SourceState decode_state(std::string_view blob) {
             r.high = *parsed_high;
             state.resumed.push_back(std::move(r));
         }
+    }
+    // Written since a slot being created is recorded first; absent: none.
+    if (payload.has("creating_slot_after")) {
+        const std::string_view after = payload.string("creating_slot_after");
+        auto parsed_after = parse_lsn(after);
+        if (!parsed_after)
+            throw reader.error("creating_slot_after '" + std::string(after) + "' is not an LSN");
+        state.creating_slot_after = *parsed_after;
     }
     try {
         state.tables = table_schemas_from_json(simdjson::minify(payload.element("tables")));

@@ -14,7 +14,13 @@
 // it was taken (backfill_filter.h), until the stream is past the last one:
 //   "resumed":[{"from":{"done":[],"table":"public.b","after":["42"]},"snapshot":"750:754:751",
 //               "high":"0/16C0000"}]
+// `creating_slot_after` (lsn 0/0 only): the source is about to create slot `slot` (scan.startup
+// .mode initial), and the WAL insert position before it did: a restart that finds the slot, not
+// in use and reserving WAL from at or after that position, knows it made it (the kill came
+// before a checkpoint named its position) and drops it to start over. Any other existing slot
+// is refused, as someone else's.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +55,7 @@ struct SourceState {
     std::uint64_t txn_events = 0;
     SnapshotProgress snapshot;  // phase snapshot only
     std::vector<ResumedRead> resumed;
+    std::optional<Lsn> creating_slot_after;
     TableSchemas tables;
 };
 

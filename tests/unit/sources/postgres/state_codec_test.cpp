@@ -103,3 +103,19 @@ TEST_CASE("postgres state: a restarted snapshot's reads round-trip in both phase
             R"([{"from":{"done":[2],"table":"","after":[]},"snapshot":"1:3:","high":"0/1"}])")),
         Catch::Contains("resumed[0].from.done"));
 }
+
+TEST_CASE("postgres state: the slot about to be created round-trips, absent when none") {
+    SourceState s;
+    s.slot = "cdcd_orders";
+    s.creating_slot_after = 0x1'0000ABCDULL;
+    const SourceState back = decode_state(encode_state(s));
+    CHECK(back.creating_slot_after == s.creating_slot_after);
+    CHECK(back.lsn == 0);
+    s.creating_slot_after.reset();
+    CHECK(encode_state(s).find("creating_slot_after") == std::string::npos);
+    CHECK_FALSE(decode_state(encode_state(s)).creating_slot_after);
+    CHECK_THROWS_WITH(
+        decode_state(
+            R"({"connector":"postgres-source","version":1,"state":{"slot":"s","phase":"snapshot","lsn":"0/0","txn_events":0,"tables":[],"creating_slot_after":"nope"}})"),
+        Catch::Contains("creating_slot_after 'nope'"));
+}
