@@ -53,7 +53,7 @@ bool BackfillFilter::active(Lsn lsn) const {
 bool BackfillFilter::emitted_before(std::size_t i, const TableId& table,
                                     const std::optional<std::vector<std::string>>& key) const {
     const SnapshotProgress& from = reads_[i].from;
-    const std::string name = table.str();
+    const std::string& name = table.str();
     if (contains(from.done, name)) return true;
     if (from.table != name || from.after.empty() || !key) return false;
     return at_or_before_(table, *key, from.after);
@@ -127,7 +127,7 @@ void BackfillFilter::apply(const PgoutputMessage& message, std::uint32_t xid,
 }
 
 Verdict BackfillFilter::truncate(const TableId& table, std::uint32_t xid) const {
-    const std::string name = table.str();
+    const std::string& name = table.str();
     auto partly_before = [&](std::size_t i) {
         const SnapshotProgress& from = reads_[i].from;
         return contains(from.done, name) || (from.table == name && !from.after.empty());

@@ -107,7 +107,7 @@ std::optional<SlotInfo> find_slot(PgConnection& conn, const std::string& name) {
         {name});
     if (r.rows() == 0) return std::nullopt;
     SlotInfo slot{r.value(0, 0).value_or(""), r.value(0, 1).value_or(""), r.text(0, 2) == "t",
-                  std::nullopt};
+                  std::nullopt, std::nullopt};
     if (auto lsn = r.value(0, 3)) slot.confirmed_flush = parse_lsn(*lsn);
     if (auto lsn = r.value(0, 4)) slot.restart_lsn = parse_lsn(*lsn);
     return slot;

@@ -214,7 +214,7 @@ void ReplicationReader::read() {
     auto handing_over = [this, &resumed](Lsn start) {
         return [this, start, &resumed](SnapshotBatch b) {
             return push(Chunk{std::move(b.events), std::move(b.bad_records), Phase::Snapshot, start,
-                              0, false, nullptr, std::move(b.progress), resumed});
+                              0, false, nullptr, std::move(b.progress), resumed, 0, std::nullopt});
         };
     };
 
@@ -222,7 +222,7 @@ void ReplicationReader::read() {
         PgConnection snapshot(settings_, PgConnection::Kind::Normal);
         read_snapshot(snapshot, "", tables, filter, snapshot_settings, progress, announced,
                       handing_over(0));
-        if (!stopping_) push(Chunk{{}, {}, Phase::Snapshot, 0, 0, true, nullptr, {}});
+        if (!stopping_) push(Chunk{{}, {}, Phase::Snapshot, 0, 0, true, nullptr, {}, {}, 0, std::nullopt});
         return;
     }
 
@@ -298,7 +298,7 @@ void ReplicationReader::read() {
                                              snapshot_settings, {}, announced, handing_over(start));
         }
         if (stopping_) return;
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, resumed})) return;
+        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, resumed, 0, std::nullopt})) return;
     } else {
         if (!slot) {
             PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
@@ -310,7 +310,7 @@ void ReplicationReader::read() {
         } else {
             start = current_wal_lsn(*catalog);
         }
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
+        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}, 0, std::nullopt})) return;
     }
     // What downstream was told wins over what a snapshot of now says.
     for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
@@ -421,7 +421,7 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
     Lsn committed = start;
     std::uint64_t txn_events = 0;
     bool in_txn = false;
-    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}};
+    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}, 0, std::nullopt};
     std::uint32_t xid = 0;  // of the transaction being read
 
     auto flush_pending = [&]() {
@@ -437,7 +437,8 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
             return true;
         handed_over = {pending.lsn, pending.txn_events};
         Chunk out = std::move(pending);
-        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}, {}};
+        pending = Chunk{
+            {}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}, {}, 0, std::nullopt};
         return push(std::move(out));
     };
 
