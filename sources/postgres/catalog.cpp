@@ -155,14 +155,19 @@ void ensure_publication(PgConnection& conn, const PostgresSettings& settings,
 
 std::optional<SlotInfo> find_slot(PgConnection& conn, const std::string& name) {
     PgResult r = conn.exec_params(
-        "SELECT plugin, database, active, confirmed_flush_lsn "
+        "SELECT plugin, database, active, confirmed_flush_lsn, restart_lsn "
         "FROM pg_catalog.pg_replication_slots WHERE slot_name = $1",
         {name});
     if (r.rows() == 0) return std::nullopt;
     SlotInfo slot{r.value(0, 0).value_or(""), r.value(0, 1).value_or(""), r.text(0, 2) == "t",
-                  std::nullopt};
+                  std::nullopt, std::nullopt};
     if (auto lsn = r.value(0, 3)) slot.confirmed_flush = parse_lsn(*lsn);
+    if (auto lsn = r.value(0, 4)) slot.restart_lsn = parse_lsn(*lsn);
     return slot;
+}
+
+bool created_after(const SlotInfo& slot, Lsn creating_after) {
+    return !slot.active && slot.restart_lsn && *slot.restart_lsn >= creating_after;
 }
 
 void drop_slot(PgConnection& conn, const std::string& name) {
@@ -175,6 +180,15 @@ Lsn current_wal_lsn(PgConnection& conn) {
     if (!lsn)
         throw std::runtime_error("postgres source: pg_current_wal_lsn() answered '" + r.text(0, 0) +
                                  "'");
+    return *lsn;
+}
+
+Lsn current_wal_insert_lsn(PgConnection& conn) {
+    PgResult r = conn.exec("SELECT pg_catalog.pg_current_wal_insert_lsn()");
+    auto lsn = parse_lsn(r.text(0, 0));
+    if (!lsn)
+        throw std::runtime_error("postgres source: pg_current_wal_insert_lsn() answered '" +
+                                 r.text(0, 0) + "'");
     return *lsn;
 }
 

@@ -46,10 +46,18 @@ struct SlotInfo {
     std::string plugin, database;
     bool active = false;
     std::optional<Lsn> confirmed_flush;
+    std::optional<Lsn> restart_lsn;
 };
+/// Whether `slot` is the one a source recorded it was about to create when the WAL insert
+/// position was `creating_after` (state_codec.h): not in use, and reserving WAL from at or after
+/// that position. A slot is created reserving WAL from the insert position of its creation (and
+/// its reservation only moves forward), so one that existed before holds an older position.
+bool created_after(const SlotInfo& slot, Lsn creating_after);
 std::optional<SlotInfo> find_slot(PgConnection& conn, const std::string& name);
 void drop_slot(PgConnection& conn, const std::string& name);
 /// pg_current_wal_lsn().
 Lsn current_wal_lsn(PgConnection& conn);
+/// pg_current_wal_insert_lsn().
+Lsn current_wal_insert_lsn(PgConnection& conn);
 
 }  // namespace cdcd::postgres

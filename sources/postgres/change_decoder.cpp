@@ -226,6 +226,12 @@ const ChangeDecoder::Relation* ChangeDecoder::relation(Oid oid) const {
     return it->second.captured ? &it->second : nullptr;
 }
 
+std::optional<std::pair<TableId, const Schema*>> ChangeDecoder::captured(Oid oid) const {
+    auto it = relations_.find(oid);
+    if (it == relations_.end() || !it->second.captured) return std::nullopt;
+    return std::make_pair(it->second.table, &it->second.schema);
+}
+
 std::optional<Row> ChangeDecoder::to_row(const Relation& r, const TupleData& tuple,
                                          const TupleData* old, std::string* error) const {
     if (tuple.size() != r.types.size()) {

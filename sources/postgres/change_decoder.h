@@ -71,6 +71,14 @@ class ChangeDecoder {
     /// Tables announced before (restored state, or the snapshot): no CreateTableEvent again.
     void add_known(const TableId& table, const Schema& schema);
 
+    /// The schema announced for `table`; nullptr when none was.
+    const Schema* known(const TableId& table) const {
+        auto it = known_.find(table);
+        return it == known_.end() ? nullptr : &it->second;
+    }
+    /// The table and current schema of relation `oid` when it is captured and announced.
+    std::optional<std::pair<TableId, const Schema*>> captured(Oid oid) const;
+
     /// Appends the events of `message` to `out`. A value that cannot be parsed is appended to
     /// `bad` (the change is dropped); a table whose columns changed throws std::runtime_error.
     /// Returns the number of data changes of captured tables (for transaction progress).

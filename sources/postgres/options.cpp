@@ -99,11 +99,10 @@ std::optional<std::string> value_mode_refusal(const std::string& key, const std:
 }
 
 // "Accepted, no effect" options tune Flink's chunk splitting and readers, which cdcd replaces
-// with key-ordered pages inside the slot's exported snapshot: their values change nothing in
-// what is read.
+// with key-ordered pages inside one snapshot: their values change nothing in what is read.
 constexpr const char* kNoEffect =
-    " Accepted and checked; no effect in cdcd, which reads tables in primary key order inside "
-    "the slot's exported snapshot (docs/postgres.md).";
+    " Accepted and checked; no effect in cdcd, which reads tables in key order inside one "
+    "snapshot (docs/postgres.md).";
 
 std::string split_unescaped_dots_error(const std::string& selector) {
     return "`tables` entry '" + selector +
@@ -258,11 +257,20 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
                       "after it.")
                 .to(&PostgresOptions::snapshot_chunk_size),
             OptionSpec::string("scan.incremental.snapshot.chunk.key-column")
-                .desc("The column Flink splits chunks by. Accepted and checked; no effect in cdcd, "
-                      "which pages through a table by its whole primary key (docs/postgres.md)."),
+                .desc("A NOT NULL column that the snapshot of a table without a primary key is "
+                      "read in chunks by (in its order, every row of one value in the same "
+                      "chunk), so that a restart reads on after the last value emitted; a table "
+                      "without a primary key that lacks the column stops the source naming this "
+                      "option. Unset: such a table is read whole, and again from its start after "
+                      "a restart. Tables with a primary key are read by the whole key.")
+                .to(&PostgresOptions::chunk_key_column),
             OptionSpec::boolean("scan.incremental.snapshot.backfill.skip")
-                .default_("true")
-                .desc(std::string("Flink's chunk backfill.") + kNoEffect),
+                .default_("false")
+                .desc("false (Flink CDC's default): after a restart in the middle of the "
+                      "snapshot, a streamed change to a row that the restarted snapshot already "
+                      "read is dropped, so that every change arrives exactly once. true: such "
+                      "changes arrive twice (at-least-once).")
+                .to(&PostgresOptions::backfill_skip),
             OptionSpec::boolean("scan.incremental.close-idle-reader.enabled")
                 .default_("false")
                 .desc(std::string("Flink closes idle readers after the snapshot.") + kNoEffect),
@@ -389,6 +397,8 @@ void validate_options(const config::ValidatedOptions& options, config::Diagnosti
         if (key == kPublicationName && value.empty())
             d.error(o.where(o->debezium, key), "`debezium.publication.name` is empty");
     }
+    if (o->chunk_key_column && o->chunk_key_column->empty())
+        d.error(o.where(o->chunk_key_column), quoted(o->chunk_key_column) + " is empty");
     if (o->slot_name.empty() && o.is_set(o->slot_name))
         d.error(o.where(o->slot_name), quoted(o->slot_name) + " is empty");
     for (char c : o->slot_name)

@@ -34,6 +34,8 @@ struct PostgresOptions {
     std::chrono::milliseconds heartbeat_interval{30'000};
     int snapshot_fetch_size = 1024;
     int snapshot_chunk_size = 8096;
+    std::optional<std::string> chunk_key_column;  // tables without a primary key
+    bool backfill_skip = false;
     int lsn_commit_delay = 3;
     bool table_id_include_database = false;
     bool schema_change_enabled = false;

@@ -45,7 +45,7 @@ void PostgresSource::restore(std::string_view state) {
 }
 
 std::string PostgresSource::snapshot_state() {
-    snapshotted_.push_back(state_.phase == Phase::Stream ? state_.lsn : 0);
+    snapshotted_.push_back({state_.phase == Phase::Stream ? state_.lsn : 0, intent_});
     return encode_state(state_);
 }
 
@@ -56,8 +56,13 @@ std::string PostgresSource::describe_state(std::string_view state) const {
 asio::awaitable<void> PostgresSource::notify_checkpoint_complete(std::uint64_t) {
     // Checkpoints complete in the order they were taken.
     if (snapshotted_.empty()) co_return;
-    completed_.push_back(snapshotted_.front());
+    const Taken taken = snapshotted_.front();
     snapshotted_.pop_front();
+    if (taken.intent == intent_ && intent_waits_) {
+        intent_waits_ = false;
+        if (reader_) reader_->intent_durable(taken.intent);
+    }
+    completed_.push_back(taken.lsn);
     const auto delay = static_cast<std::size_t>(settings_.options.lsn_commit_delay);
     if (completed_.size() <= delay) co_return;
     const Lsn lsn = completed_[completed_.size() - 1 - delay];
@@ -93,18 +98,32 @@ asio::awaitable<void> PostgresSource::run(SourceOutput& output) {
     reader_->start();
     Chunk chunk;
     while (!output.stopping()) {
+        // The reader waits to create the slot until a checkpoint records that it will; one in
+        // flight meanwhile is left alone by the runtime, so ask again.
+        if (intent_waits_) output.request_checkpoint();
         if (!reader_->try_pop(chunk)) {
             wake_timer_->expires_after(kIdleWait);
             co_await wake_timer_->async_wait(asio::as_tuple(asio::use_awaitable));
             continue;
         }
         if (chunk.error) std::rethrow_exception(chunk.error);
+        if (chunk.intent) {
+            state_.creating_slot_after = chunk.creating_slot_after;
+            intent_ = chunk.intent;
+            intent_waits_ = true;
+            output.request_checkpoint();
+            chunk = Chunk{};
+            continue;
+        }
+        // Once a position is recorded the slot is known by it.
+        if (chunk.lsn != 0) state_.creating_slot_after.reset();
         // Advance the position past these events before emitting them.
         state_.phase = chunk.phase;
         state_.lsn = chunk.lsn;
         state_.txn_events = chunk.txn_events;
         state_.snapshot =
             chunk.phase == Phase::Snapshot ? std::move(chunk.progress) : SnapshotProgress{};
+        state_.resumed = std::move(chunk.resumed);
         track_schemas(chunk.events);
         for (auto& bad : chunk.bad_records) bad_records_.handle(std::move(bad));
         std::size_t changes = 0;

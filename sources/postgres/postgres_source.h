@@ -40,8 +40,14 @@ class PostgresSource final : public Source {
     BadRecordSink& bad_records_;
     SourceState state_;  // as of the last emitted event
     bool restored_ = false;
-    std::deque<Lsn> snapshotted_;  // the streaming LSN of each checkpoint taken, not yet complete
-    std::deque<Lsn> completed_;    // the LSNs of the last completed checkpoints, oldest first
+    struct Taken {
+        Lsn lsn = 0;               // the streaming LSN (0: none yet)
+        std::uint64_t intent = 0;  // the reader's last intent chunk it holds
+    };
+    std::deque<Taken> snapshotted_;  // each checkpoint taken, not yet complete
+    std::uint64_t intent_ = 0;       // the last intent chunk emitted
+    bool intent_waits_ = false;      // the reader waits for a checkpoint holding intent_
+    std::deque<Lsn> completed_;      // the LSNs of the last completed checkpoints, oldest first
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
     std::unique_ptr<ReplicationReader> reader_;
 };

@@ -5,6 +5,8 @@
 #include <set>
 #include <thread>
 
+#include "formats/json/json_writer.h"
+#include "sources/postgres/backfill_filter.h"
 #include "sources/postgres/catalog.h"
 #include "sources/postgres/change_decoder.h"
 #include "sources/postgres/pg_connection.h"
@@ -61,6 +63,85 @@ void ReplicationReader::confirm(Lsn lsn) {
     Lsn previous = confirmed_.load();
     while (lsn > previous && !confirmed_.compare_exchange_weak(previous, lsn)) {
     }
+}
+
+void ReplicationReader::intent_durable(std::uint64_t intent) {
+    std::lock_guard lock(mutex_);
+    intents_durable_ = std::max(intents_durable_, intent);
+    space_.notify_all();
+}
+
+bool ReplicationReader::record_intent(std::optional<Lsn> after) {
+    Chunk chunk;
+    chunk.intent = ++intents_;
+    chunk.creating_slot_after = after;
+    if (!push(std::move(chunk))) return false;
+    std::unique_lock lock(mutex_);
+    while (intents_durable_ < intents_ && !stopping_) space_.wait_for(lock, kPollSlice);
+    return !stopping_;
+}
+
+std::optional<std::pair<Lsn, std::string>> ReplicationReader::create_slot(
+    PgConnection& catalog, PgConnection& replication, const std::optional<SlotInfo>& existing) {
+    const std::string& slot_name = settings_.options.slot_name;
+    if (existing) {
+        // The WAL position before this source last set out to create the slot; 0: it did not.
+        const Lsn ours = restored_ ? restored_->creating_slot_after.value_or(0) : 0;
+        // A kill right after this source created the slot: the server may not have noticed the
+        // dead connection that held it yet.
+        std::optional<SlotInfo> slot = existing;
+        const auto deadline = std::chrono::steady_clock::now() + settings_.options.connect_timeout;
+        while (ours != 0 && slot && slot->active && std::chrono::steady_clock::now() < deadline &&
+               !stopping_) {
+            std::this_thread::sleep_for(kPollSlice);
+            slot = find_slot(catalog, slot_name);
+        }
+        if (stopping_) return std::nullopt;
+        if (slot && !(ours != 0 && created_after(*slot, ours)))
+            throw std::runtime_error(
+                "postgres source: replication slot " + slot_name + " already exists" +
+                (ours != 0 ? " and is not the one this pipeline was creating (it "
+                             "reserves WAL from before that, or is in use)"
+                           : "") +
+                "; scan.startup.mode initial creates the slot itself to take a snapshot "
+                "consistent with it: drop it (SELECT pg_drop_replication_slot('" +
+                slot_name +
+                "')), name another `slot.name`, or use scan.startup.mode committed-offset to "
+                "stream from it without a snapshot");
+        if (slot) {
+            spdlog::warn(
+                "postgres source: dropping slot {}, which this pipeline created before it "
+                "stopped and no checkpoint names; taking the snapshot from the start",
+                slot_name);
+            drop_slot(catalog, slot_name);
+        }
+    } else if (restored_ && restored_->lsn != 0) {
+        spdlog::warn(
+            "postgres source: slot {} of the unfinished snapshot is gone; taking the snapshot "
+            "again from the start",
+            slot_name);
+    }
+    // Durably ours before it exists: a kill between its creation and the first checkpoint that
+    // names its position leaves a slot the restart recognises (state_codec.h).
+    if (!record_intent(current_wal_insert_lsn(catalog))) return std::nullopt;
+    std::optional<PgResult> created;
+    try {
+        created.emplace(replication.exec("CREATE_REPLICATION_SLOT " + slot_name +
+                                         " LOGICAL pgoutput EXPORT_SNAPSHOT"));
+    } catch (const PgError&) {
+        // Someone else's slot of that name, made since it was looked up: not ours to drop on
+        // the next start.
+        if (find_slot(catalog, slot_name)) record_intent(std::nullopt);
+        throw;
+    }
+    auto consistent = parse_lsn(created->text(0, 1));
+    if (!consistent)
+        throw std::runtime_error(
+            "postgres source: CREATE_REPLICATION_SLOT answered consistent point '" +
+            created->text(0, 1) + "'");
+    spdlog::info("postgres source: created slot {} at {}; reading the snapshot", slot_name,
+                 format_lsn(*consistent));
+    return std::pair{*consistent, created->text(0, 2)};
 }
 
 bool ReplicationReader::push(Chunk chunk) {
@@ -130,12 +211,16 @@ void ReplicationReader::read() {
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
     const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
-                                             settings_.metadata, settings_.modes};
+                                             settings_.metadata, settings_.modes,
+                                             o.chunk_key_column};
+    // The reads of the snapshot's rest after restarts, each in a snapshot of its own.
+    std::vector<ResumedRead> resumed;
+    if (restored_) resumed = restored_->resumed;
     // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
-    auto handing_over = [this](Lsn start) {
-        return [this, start](SnapshotBatch b) {
+    auto handing_over = [this, &resumed](Lsn start) {
+        return [this, start, &resumed](SnapshotBatch b) {
             return push(Chunk{std::move(b.events), std::move(b.bad_records), Phase::Snapshot, start,
-                              0, false, nullptr, std::move(b.progress)});
+                              0, false, nullptr, std::move(b.progress), resumed, 0, std::nullopt});
         };
     };
 
@@ -143,7 +228,8 @@ void ReplicationReader::read() {
         PgConnection snapshot(settings_, PgConnection::Kind::Normal);
         read_snapshot(snapshot, "", tables, filter, snapshot_settings, progress, announced,
                       handing_over(0));
-        if (!stopping_) push(Chunk{{}, {}, Phase::Snapshot, 0, 0, true, nullptr, {}});
+        if (!stopping_)
+            push(Chunk{{}, {}, Phase::Snapshot, 0, 0, true, nullptr, {}, {}, 0, std::nullopt});
         return;
     }
 
@@ -208,41 +294,31 @@ void ReplicationReader::read() {
             start = restored_->lsn;
             spdlog::info(
                 "postgres source: reading on the snapshot ({} tables done); the changes "
-                "since {} follow",
-                progress.done.size(), format_lsn(start));
+                "since {} follow{}",
+                progress.done.size(), format_lsn(start),
+                o.backfill_skip ? " (backfill skipped: at-least-once)" : "");
+            // Exactly-once: the stream will drop what this snapshot already saw.
+            SnapshotTaken taken;
+            if (!o.backfill_skip)
+                taken = [&](const TxnSnapshot& s, Lsn high) {
+                    resumed.push_back(ResumedRead{progress, s, high});
+                };
             PgConnection snapshot(settings_, PgConnection::Kind::Normal);
             snapshot_schemas = read_snapshot(snapshot, "", tables, filter, snapshot_settings,
-                                             progress, announced, handing_over(start));
+                                             progress, announced, handing_over(start), taken);
         } else {
-            if (slot)
-                throw std::runtime_error(
-                    "postgres source: replication slot " + slot_name +
-                    " already exists; scan.startup.mode initial creates the slot itself to take "
-                    "a snapshot consistent with it: drop it (SELECT pg_drop_replication_slot('" +
-                    slot_name +
-                    "')), name another `slot.name`, or use scan.startup.mode committed-offset to "
-                    "stream from it without a snapshot");
-            if (restored_)
-                spdlog::warn(
-                    "postgres source: slot {} of the unfinished snapshot is gone; taking "
-                    "the snapshot again from the start",
-                    slot_name);
-            PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
-                                                 " LOGICAL pgoutput EXPORT_SNAPSHOT");
-            auto consistent = parse_lsn(created.text(0, 1));
-            if (!consistent)
-                throw std::runtime_error(
-                    "postgres source: CREATE_REPLICATION_SLOT answered consistent point '" +
-                    created.text(0, 1) + "'");
-            start = *consistent;
-            spdlog::info("postgres source: created slot {} at {}; reading the snapshot", slot_name,
-                         format_lsn(start));
+            resumed.clear();
+            auto created = create_slot(*catalog, *replication, slot);
+            if (!created) return;
+            start = created->first;
             PgConnection snapshot(settings_, PgConnection::Kind::Normal);
-            snapshot_schemas = read_snapshot(snapshot, created.text(0, 2), tables, filter,
+            snapshot_schemas = read_snapshot(snapshot, created->second, tables, filter,
                                              snapshot_settings, {}, announced, handing_over(start));
         }
         if (stopping_) return;
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
+        if (!push(Chunk{
+                {}, {}, Phase::Stream, start, 0, false, nullptr, {}, resumed, 0, std::nullopt}))
+            return;
     } else {
         if (!slot) {
             PgResult created = replication->exec("CREATE_REPLICATION_SLOT " + slot_name +
@@ -254,12 +330,67 @@ void ReplicationReader::read() {
         } else {
             start = current_wal_lsn(*catalog);
         }
-        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}})) return;
+        if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}, 0, std::nullopt}))
+            return;
     }
     // What downstream was told wins over what a snapshot of now says.
     for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
     if (restored_)
         for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
+    if (!resumed.empty()) {
+        // Keys compared by the server, in the order the snapshot read them (types, collations):
+        // each key becomes a record of the table's row type.
+        auto at_or_before = [&](const TableId& id, const std::vector<std::string>& a,
+                                const std::vector<std::string>& b) {
+            const CapturedTable* table = nullptr;
+            for (const CapturedTable& t : tables)
+                if (filter.table_id(t.schema, t.name) == id) table = &t;
+            if (!table)
+                throw std::runtime_error("postgres source: table " + id.str() +
+                                         " of the interrupted snapshot is no longer captured");
+            const Schema* schema = decoder.known(id);
+            if (!schema)
+                throw std::runtime_error("postgres source: table " + id.str() +
+                                         " of the interrupted snapshot has no known schema");
+            const auto columns = paging_key(*schema, id, o.chunk_key_column);
+            if (columns.size() != a.size() || a.size() != b.size())
+                throw std::runtime_error("postgres source: the key of table " + id.str() +
+                                         " changed while its snapshot was interrupted");
+            auto record = [&](const std::vector<std::string>& key) {
+                std::string out;
+                json::Writer w(out);
+                w.begin_object();
+                for (std::size_t i = 0; i < columns.size(); ++i)
+                    w.key(schema->columns()[columns[i]].name).string(key[i]);
+                w.end_object();
+                return out;
+            };
+            std::string left, right;
+            for (std::size_t c : columns) {
+                const std::string column = catalog->quote_identifier(schema->columns()[c].name);
+                left += (left.empty() ? "a." : ", a.") + column;
+                right += (right.empty() ? "b." : ", b.") + column;
+            }
+            const std::string type = catalog->quote_identifier(table->schema) + "." +
+                                     catalog->quote_identifier(table->name);
+            const std::string sql = "SELECT ROW(" + left + ") <= ROW(" + right +
+                                    ") FROM json_populate_record(NULL::" + type +
+                                    ", $1::json) a, json_populate_record(NULL::" + type +
+                                    ", $2::json) b";
+            PgResult r = [&] {
+                try {
+                    return catalog->exec_params(sql, {record(a), record(b)});
+                } catch (const PgError&) {
+                    catalog = std::make_unique<PgConnection>(settings_, PgConnection::Kind::Normal);
+                    return catalog->exec_params(sql, {record(a), record(b)});
+                }
+            }();
+            return r.text(0, 0) == "t";
+        };
+        backfill_ =
+            std::make_unique<BackfillFilter>(std::move(resumed), at_or_before, o.chunk_key_column);
+        if (!backfill_->active(start)) backfill_.reset();
+    }
     stream(std::move(replication), decoder, start, skip);
 }
 
@@ -311,11 +442,15 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
     Lsn committed = start;
     std::uint64_t txn_events = 0;
     bool in_txn = false;
-    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}};
+    Chunk pending{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}, 0, std::nullopt};
+    std::uint32_t xid = 0;  // of the transaction being read
 
     auto flush_pending = [&]() {
         pending.lsn = committed;
         pending.txn_events = txn_events;
+        // The restarted snapshot's reads stay in the checkpoint until the stream is past them.
+        if (backfill_ && !backfill_->active(committed)) backfill_.reset();
+        if (backfill_) pending.resumed = backfill_->reads();
         const bool nothing = pending.events.empty() && pending.bad_records.empty();
         // While skipping what was emitted before, the position handed over stays ahead.
         if (nothing && (skip > 0 || (pending.lsn == handed_over.lsn &&
@@ -323,7 +458,8 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
             return true;
         handed_over = {pending.lsn, pending.txn_events};
         Chunk out = std::move(pending);
-        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {}};
+        pending = Chunk{{}, {}, Phase::Stream, committed, txn_events, false, nullptr, {},
+                        {}, 0,  std::nullopt};
         return push(std::move(out));
     };
 
@@ -360,6 +496,7 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
         if (const auto* begin = std::get_if<BeginMessage>(&decoded)) {
             in_txn = true;
             txn_events = 0;
+            xid = begin->xid;
             decoder.set_commit_time(unix_ms_of(begin->commit_time_us));
         } else if (const auto* commit = std::get_if<CommitMessage>(&decoded)) {
             in_txn = false;
@@ -371,6 +508,7 @@ void ReplicationReader::stream_session(PgConnection& replication, ChangeDecoder&
             EventBatch events;
             std::vector<BadRecord> bad;
             const std::size_t changes = decoder.decode(decoded, events, bad);
+            if (changes > 0 && backfill_) backfill_->apply(decoded, xid, decoder, events, bad);
             if (changes > 0) ++txn_events;
             if (changes > 0 && skip > 0) {
                 --skip;  // emitted before the restart

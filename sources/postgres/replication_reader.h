@@ -17,6 +17,7 @@
 
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
+#include "sources/postgres/catalog.h"
 #include "sources/postgres/options.h"
 #include "sources/postgres/state_codec.h"
 
@@ -24,6 +25,7 @@ namespace cdcd::postgres {
 
 class PgConnection;
 class ChangeDecoder;
+class BackfillFilter;
 
 struct Chunk {
     EventBatch events;
@@ -34,7 +36,12 @@ struct Chunk {
     std::uint64_t txn_events = 0;
     bool end = false;  // scan.startup.mode snapshot: the snapshot is complete
     std::exception_ptr error;
-    SnapshotProgress progress;  // phase snapshot: how far the snapshot went
+    SnapshotProgress progress;         // phase snapshot: how far the snapshot went
+    std::vector<ResumedRead> resumed;  // the reads of a restarted snapshot still filtered
+    /// Non-zero: no events; the state's creating_slot_after becomes `creating_slot_after`, and
+    /// the reader waits until a checkpoint holding it is durable (intent_durable(intent)).
+    std::uint64_t intent = 0;
+    std::optional<Lsn> creating_slot_after;
 };
 
 class ReplicationReader {
@@ -48,6 +55,8 @@ class ReplicationReader {
     bool try_pop(Chunk& chunk);
     /// Everything up to `lsn` is in a durable checkpoint: the slot may forget it.
     void confirm(Lsn lsn);
+    /// A checkpoint holding the state of intent chunk `intent` (and those before) is durable.
+    void intent_durable(std::uint64_t intent);
 
   private:
     void run();
@@ -70,6 +79,15 @@ class ReplicationReader {
                         Position& handed_over);
     /// Sends a standby status update when one is due (interval, a new confirmed LSN, or asked).
     void send_status(bool now);
+    /// Records durably that slot.name is about to be created with the WAL insert position at
+    /// `after` (nullopt: that no slot is being created); false when stopping first.
+    bool record_intent(std::optional<Lsn> after);
+    /// scan.startup.mode initial without a position: creates the slot (dropping `existing` when
+    /// the restored state says this source made it) and returns its consistent point and
+    /// exported snapshot; nullopt when stopping.
+    std::optional<std::pair<Lsn, std::string>> create_slot(PgConnection& catalog,
+                                                           PgConnection& replication,
+                                                           const std::optional<SlotInfo>& existing);
 
     PostgresSettings settings_;
     std::optional<SourceState> restored_;
@@ -81,10 +99,13 @@ class ReplicationReader {
     std::mutex mutex_;
     std::condition_variable space_;
     std::deque<Chunk> queue_;
-    bool wake_armed_ = false;  // mutex_: the event loop waits for a chunk
+    bool wake_armed_ = false;            // mutex_: the event loop waits for a chunk
+    std::uint64_t intents_ = 0;          // reader thread: the last intent chunk pushed
+    std::uint64_t intents_durable_ = 0;  // mutex_: the last one in a durable checkpoint
 
     // Reader thread only.
-    PgConnection* streaming_ = nullptr;  // set while START_REPLICATION runs
+    std::unique_ptr<BackfillFilter> backfill_;  // set while a restarted snapshot's reads matter
+    PgConnection* streaming_ = nullptr;         // set while START_REPLICATION runs
     Lsn received_ = 0;
     Lsn reported_flush_ = 0;
     std::chrono::steady_clock::time_point last_status_{};

@@ -4,9 +4,32 @@
 
 #include <algorithm>
 
+#include "sources/postgres/replication_protocol.h"
 #include "sources/postgres/text_values.h"
 
 namespace cdcd::postgres {
+
+std::vector<std::size_t> paging_key(const Schema& schema, const TableId& table,
+                                    const std::optional<std::string>& chunk_key_column) {
+    std::vector<std::size_t> key;
+    for (int index : schema.primary_key_indexes()) key.push_back(static_cast<std::size_t>(index));
+    if (!key.empty() || !chunk_key_column) return key;
+    const auto& columns = schema.columns();
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        if (columns[i].name == *chunk_key_column) {
+            if (columns[i].type.nullable())
+                throw std::runtime_error(
+                    "postgres source: table " + table.str() +
+                    " has no primary key and its `scan.incremental.snapshot.chunk.key-column` `" +
+                    *chunk_key_column +
+                    "` may be NULL; the chunk key column must be NOT NULL (rows without a value "
+                    "have no place in its order)");
+            return {i};
+        }
+    throw std::runtime_error("postgres source: table " + table.str() +
+                             " has no primary key and no column `" + *chunk_key_column +
+                             "` named by `scan.incremental.snapshot.chunk.key-column`");
+}
 
 namespace {
 
@@ -31,15 +54,19 @@ class TableReader {
         relation_ = conn.quote_identifier(t.schema) + "." + conn.quote_identifier(t.name);
         if (!settings.metadata.empty())
             meta_ = metadata_of(settings.metadata, database, t.schema, t.name, 0);
-        for (int index : schema.primary_key_indexes()) {
-            key_columns_.push_back(static_cast<std::size_t>(index));
+        key_columns_ = paging_key(schema, id, settings.chunk_key_column);
+        unique_ = !schema.primary_key_indexes().empty();
+        for (std::size_t index : key_columns_) {
             if (!key_.empty()) key_ += ", ";
-            key_ += conn.quote_identifier(schema.columns()[static_cast<std::size_t>(index)].name);
+            key_ += conn.quote_identifier(schema.columns()[index].name);
         }
     }
 
     /// False when `emit` asked to stop.
-    bool read() { return key_columns_.empty() ? read_whole() : read_chunks(); }
+    bool read() {
+        if (key_columns_.empty()) return read_whole();
+        return unique_ ? read_chunks() : read_value_chunks();
+    }
     std::uint64_t rows() const { return rows_; }
 
   private:
@@ -62,6 +89,31 @@ class TableReader {
         }
     }
 
+    /// By a column that is not unique: each chunk ends after every row of its last value, found
+    /// first (`OFFSET chunk_size - 1`), so that a restart after a value misses none of it.
+    bool read_value_chunks() {
+        const std::string select = "SELECT " + columns_ + " FROM ONLY " + relation_;
+        for (;;) {
+            const bool first = progress_.after.empty();
+            const std::string after = first ? "" : " WHERE " + key_ + " > $1";
+            std::vector<std::string> params = progress_.after;
+            PgResult last = conn_.exec_params(
+                "SELECT " + key_ + " FROM ONLY " + relation_ + after + " ORDER BY " + key_ +
+                    " OFFSET " + std::to_string(settings_.chunk_size - 1) + " LIMIT 1",
+                params);
+            const bool final = last.rows() == 0;
+            std::string where = after;
+            if (!final) {
+                params.push_back(last.text(0, 0));
+                where +=
+                    (first ? " WHERE " : " AND ") + key_ + " <= $" + std::to_string(params.size());
+            }
+            PgResult r = conn_.exec_params(select + where + " ORDER BY " + key_, params);
+            if (!hand_over(r, true)) return false;
+            if (final) return true;
+        }
+    }
+
     /// A table without a primary key: one cursor; a restart reads it again from the start.
     bool read_whole() {
         conn_.exec("DECLARE cdcd_snapshot NO SCROLL CURSOR FOR SELECT " + columns_ + " FROM ONLY " +
@@ -81,8 +133,11 @@ class TableReader {
     /// row as the progress.
     bool hand_over(const PgResult& r, bool keyed) {
         const int n = r.rows();
-        for (int start = 0; start < n; start += settings_.fetch_size) {
-            const int end = std::min(n, start + settings_.fetch_size);
+        for (int start = 0, end = 0; start < n; start = end) {
+            end = std::min(n, start + settings_.fetch_size);
+            // A batch ends after a value's last row when the key is not unique: its progress is
+            // where a restart reads on.
+            while (keyed && !unique_ && end < n && same_key(r, end - 1, end)) ++end;
             SnapshotBatch batch;
             batch.events.reserve(static_cast<std::size_t>(end - start));
             for (int i = start; i < end; ++i) convert(r, i, batch);
@@ -95,6 +150,12 @@ class TableReader {
             rows_ += static_cast<std::uint64_t>(end - start);
             if (!emit_(std::move(batch))) return false;
         }
+        return true;
+    }
+
+    bool same_key(const PgResult& r, int a, int b) const {
+        for (std::size_t c : key_columns_)
+            if (r.text(a, static_cast<int>(c)) != r.text(b, static_cast<int>(c))) return false;
         return true;
     }
 
@@ -127,7 +188,8 @@ class TableReader {
     std::string columns_, relation_, key_;
     std::vector<DataType> types_;
     std::vector<std::size_t> key_columns_;
-    EventMeta meta_;  // metadata.list: the same for every row of the table
+    bool unique_ = true;  // key_columns_ are the primary key
+    EventMeta meta_;      // metadata.list: the same for every row of the table
     std::uint64_t rows_ = 0;
 };
 
@@ -136,10 +198,26 @@ class TableReader {
 std::vector<std::pair<TableId, Schema>> read_snapshot(
     PgConnection& conn, const std::string& snapshot_name, const std::vector<CapturedTable>& tables,
     const TableFilter& filter, const SnapshotSettings& settings, SnapshotProgress progress,
-    const std::set<TableId>& announced, const std::function<bool(SnapshotBatch)>& emit) {
+    const std::set<TableId>& announced, const std::function<bool(SnapshotBatch)>& emit,
+    const SnapshotTaken& taken) {
     conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    if (!snapshot_name.empty())
+    if (!snapshot_name.empty()) {
         conn.exec("SET TRANSACTION SNAPSHOT " + conn.quote_literal(snapshot_name));
+    } else if (taken) {
+        // The first statement takes the transaction's snapshot; the WAL position is read after
+        // it, so every transaction it sees committed before that position. The insert position,
+        // not the write position (pg_current_wal_lsn): a commit record is inserted before its
+        // transaction becomes visible, but under asynchronous commit it is written later, so a
+        // transaction the snapshot sees may end past the write position.
+        PgResult r =
+            conn.exec("SELECT txid_current_snapshot()::text, pg_current_wal_insert_lsn()::text");
+        auto snapshot = TxnSnapshot::parse(r.text(0, 0));
+        auto high = parse_lsn(r.text(0, 1));
+        if (!snapshot || !high)
+            throw std::runtime_error("postgres source: the server answered snapshot '" +
+                                     r.text(0, 0) + "' at '" + r.text(0, 1) + "'");
+        taken(*snapshot, *high);
+    }
     std::vector<std::pair<TableId, Schema>> schemas;
     for (const CapturedTable& t : tables) {
         const TableId id = filter.table_id(t.schema, t.name);

@@ -3,8 +3,10 @@
 // REPEATABLE READ one of its own): per table a CreateTableEvent, then its rows as inserts. A
 // table with a primary key is read in chunks of scan.incremental.snapshot.chunk.size rows in key
 // order (`WHERE (key) > (last key) ORDER BY key LIMIT n`), and every batch says how far it went
-// (SnapshotProgress), so that a restart reads on after the last key emitted; a table without one
-// is read whole through a cursor.
+// (SnapshotProgress), so that a restart reads on after the last key emitted. A table without one
+// is read the same way by scan.incremental.snapshot.chunk.key-column when it has that column
+// (not unique: a chunk ends after every row of its last value, `WHERE col > $1 AND col <= $2`),
+// else whole through a cursor.
 #include <functional>
 #include <optional>
 #include <set>
@@ -26,19 +28,31 @@ struct SnapshotBatch {
 };
 
 struct SnapshotSettings {
-    int fetch_size = 1024;                // rows per batch handed over
-    int chunk_size = 8096;                // rows per query of a table with a primary key
-    std::vector<MetadataField> metadata;  // metadata.list (op_ts 0 in the snapshot)
-    ValueModes modes;                     // debezium.*: how types map and values read
+    int fetch_size = 1024;                        // rows per batch handed over
+    int chunk_size = 8096;                        // rows per query of a table with a primary key
+    std::vector<MetadataField> metadata;          // metadata.list (op_ts 0 in the snapshot)
+    ValueModes modes;                             // debezium.*: how types map and values read
+    std::optional<std::string> chunk_key_column;  // tables without a primary key
 };
+
+/// The columns a table is read in order of: its primary key, else the chunk key column; empty:
+/// read whole. Throws naming the option when a table without a primary key lacks the chunk key
+/// column, or it may be NULL.
+std::vector<std::size_t> paging_key(const Schema& schema, const TableId& table,
+                                    const std::optional<std::string>& chunk_key_column);
+
+/// Called once a snapshot of its own is taken, before any row is read: its visibility and the
+/// WAL position after it.
+using SnapshotTaken = std::function<void(const TxnSnapshot&, Lsn high)>;
 
 /// Reads `tables` on `conn` inside one transaction (`snapshot_name` empty: a snapshot of its
 /// own), from `from` on; `announced`: tables whose CreateTableEvent was already emitted. `emit`
-/// gets each batch and returns false to stop early (the source is stopping). Returns the schema
-/// of every table read.
+/// gets each batch and returns false to stop early (the source is stopping). `taken` (a snapshot
+/// of its own only) hears of the snapshot first. Returns the schema of every table read.
 std::vector<std::pair<TableId, Schema>> read_snapshot(
     PgConnection& conn, const std::string& snapshot_name, const std::vector<CapturedTable>& tables,
     const TableFilter& filter, const SnapshotSettings& settings, SnapshotProgress from,
-    const std::set<TableId>& announced, const std::function<bool(SnapshotBatch)>& emit);
+    const std::set<TableId>& announced, const std::function<bool(SnapshotBatch)>& emit,
+    const SnapshotTaken& taken = {});
 
 }  // namespace cdcd::postgres

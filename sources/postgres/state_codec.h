@@ -9,13 +9,25 @@
 // restart skips. `phase` snapshot: the snapshot was not finished; a restart takes it again.
 // `tables`: the schemas announced so far (pipeline/schema/schema_json.h), so that a restart
 // neither re-creates a table nor misses a change to it.
+// `resumed` (either phase, absent when empty): each read of the snapshot's rest after a restart,
+// in a snapshot of its own: where it began, that snapshot's visibility and the WAL position after
+// it was taken (backfill_filter.h), until the stream is past the last one:
+//   "resumed":[{"from":{"done":[],"table":"public.b","after":["42"]},"snapshot":"750:754:751",
+//               "high":"0/16C0000"}]
+// `creating_slot_after` (lsn 0/0 only): the source is about to create slot `slot` (scan.startup
+// .mode initial), and the WAL insert position before it did: a restart that finds the slot, not
+// in use and reserving WAL from at or after that position, knows it made it (the kill came
+// before a checkpoint named its position) and drops it to start over. Any other existing slot
+// is refused, as someone else's.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pipeline/schema/schema_json.h"
 #include "sources/postgres/pgoutput_decoder.h"
+#include "sources/postgres/txn_snapshot.h"
 
 namespace cdcd::postgres {
 
@@ -28,12 +40,22 @@ struct SnapshotProgress {
     friend bool operator==(const SnapshotProgress&, const SnapshotProgress&) = default;
 };
 
+/// A read of the snapshot's rest after a restart (scan.incremental.snapshot.backfill.skip false).
+struct ResumedRead {
+    SnapshotProgress from;  // what had been emitted before it began
+    TxnSnapshot snapshot;   // the snapshot it read in
+    Lsn high = 0;           // pg_current_wal_insert_lsn() after the snapshot was taken
+    friend bool operator==(const ResumedRead&, const ResumedRead&) = default;
+};
+
 struct SourceState {
     std::string slot;
     Phase phase = Phase::Snapshot;
     Lsn lsn = 0;
     std::uint64_t txn_events = 0;
     SnapshotProgress snapshot;  // phase snapshot only
+    std::vector<ResumedRead> resumed;
+    std::optional<Lsn> creating_slot_after;
     TableSchemas tables;
 };
 

@@ -79,3 +79,56 @@ def test_kill_9_loses_nothing(pg, fresh_table, tmp_path):
     assert cdcd.stop() == 0
     # At-least-once: what followed the last checkpoint before the kill comes again; nothing is lost.
     assert ids == set(range(1, 1501))
+
+
+def source_state(cdcd):
+    show = subprocess.run([cdcd_bin(), "checkpoints", "show", "--state-dir", str(cdcd.state)],
+                          capture_output=True, text=True, timeout=60)
+    assert show.returncode == 0, show.stderr
+    return json.loads(show.stdout.splitlines()[0])["parts"]["source"]["state"]["state"]
+
+
+def test_kill_9_right_after_creating_the_slot_starts_over_with_nothing_lost_or_repeated(
+        pg, fresh_table, tmp_path):
+    """The slot exists but no checkpoint names its position: before creating it the source
+    recorded that it would (a checkpoint of its own), so the restart drops it and takes the
+    snapshot again instead of refusing it as someone else's (which wedged the pipeline)."""
+    t = fresh_table
+    slot = f"slot_{t}"
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY); "
+           f"INSERT INTO public.{t} SELECT g FROM generate_series(1, 5) g")
+    # No checkpoint of the interval's for an hour: only the one the source asks for before it
+    # creates the slot; the kill comes after the creation, before any other.
+    yaml_text = pipeline_yaml(pg, slot, f"cdcd.public.{t}")
+    cdcd = Cdcd(tmp_path, yaml_text.replace("interval: 500ms", "interval: 1h")).start()
+    cdcd.wait_stderr("created slot")
+    cdcd.proc.kill()
+    cdcd.proc.wait()
+    assert pg.slot(slot) is not None
+    state = source_state(cdcd)
+    assert state["lsn"] == "0/0" and "creating_slot_after" in state, state
+    assert cdcd.lines() == [], "the values sink prints at checkpoints only"
+    pg.sql(f"INSERT INTO public.{t} VALUES (6)")
+    cdcd.yaml.write_text(yaml_text)
+    cdcd.start()
+    lines = cdcd.wait_lines(7)
+    pg.sql(f"INSERT INTO public.{t} VALUES (7)")
+    lines = cdcd.wait_lines(8)
+    assert cdcd.stop() == 0
+    assert "dropping slot" in cdcd.stderr()
+    ids = sorted(int(l.split("after=[")[1].split("]")[0]) for l in lines if l.startswith("DataChangeEvent"))
+    assert ids == list(range(1, 8))
+    assert "creating_slot_after" not in source_state(cdcd)
+
+
+def test_a_slot_this_pipeline_did_not_record_creating_is_refused_saying_how_to_go_on(
+        pg, fresh_table, tmp_path):
+    t = fresh_table
+    slot = f"slot_{t}"
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY)")
+    pg.sql(f"SELECT pg_create_logical_replication_slot('{slot}', 'pgoutput')")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, slot, f"cdcd.public.{t}")).start()
+    assert cdcd.wait_exit() != 0
+    assert f"replication slot {slot} already exists" in cdcd.stderr()
+    assert f"pg_drop_replication_slot('{slot}')" in cdcd.stderr()
+    assert pg.slot(slot) is not None, "someone else's slot is left alone"

@@ -2,6 +2,7 @@
 # after the last key emitted instead of reading everything again.
 import json
 import subprocess
+import time
 
 from cdcd_process import cdcd_bin
 from conftest import Cdcd, pipeline_yaml
@@ -43,8 +44,11 @@ def test_a_stop_during_the_snapshot_reads_on_after_the_last_key(pg, fresh_table,
         read_before = ids_of(first, big)
         assert read_before == list(range(1, len(read_before) + 1))
         assert state["snapshot"]["after"] == [str(read_before[-1])]
-        # While stopped: a change to a row already read is streamed after the snapshot.
-        pg.sql(f"UPDATE public.{big} SET pad = 'changed' WHERE id = 1")
+        # While stopped: a change to a row already read is streamed after the snapshot; one to a
+        # row not read yet is in the row the restart reads, and not streamed again (before
+        # exactly-once restarts it came twice).
+        pg.sql(f"UPDATE public.{big} SET pad = 'changed' WHERE id = 1;"
+               f"UPDATE public.{big} SET pad = 'later' WHERE id = {rows}")
         cdcd.start()
         second = cdcd.wait_lines(rows - len(read_before) + 1)
         assert cdcd.stop() == 0
@@ -52,8 +56,11 @@ def test_a_stop_during_the_snapshot_reads_on_after_the_last_key(pg, fresh_table,
         assert ids_of(second, small) == []
         assert sorted(ids_of(first + second, big)) == list(range(1, rows + 1))
         assert not any(l.startswith("CreateTableEvent") for l in second)
-        assert second[-1] == (f"DataChangeEvent{{tableId=public.{big}, before=[], after=[1, changed], "
-                              f"op=UPDATE, meta=()}}")
+        assert f"DataChangeEvent{{tableId=public.{big}, before=[], after=[{rows}, later], op=INSERT, meta=()}}" in second
+        updates = [l for l in second if "op=UPDATE" in l]
+        assert updates == [f"DataChangeEvent{{tableId=public.{big}, before=[], after=[1, changed], "
+                           f"op=UPDATE, meta=()}}"]
+        assert source_state(cdcd).get("resumed") is None, "kept after the stream passed it"
     finally:
         pg.sql(f"DROP TABLE IF EXISTS public.{small}, public.{big}")
 
@@ -69,3 +76,76 @@ def test_a_composite_primary_key_pages_in_key_order(pg, fresh_table, tmp_path):
     got = [l.split("after=[")[1].split("]")[0] for l in lines[1:]]
     expected = pg.rows(f"SELECT a, b FROM public.{t} ORDER BY a, b")
     assert got == [f"{a}, {b}" for a, b in expected]
+
+
+def test_a_table_without_primary_key_is_chunked_by_the_chunk_key_column(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (k int NOT NULL, v text);"
+           f"INSERT INTO public.{t} SELECT g / 4, 'v' || g FROM generate_series(1, 40) g")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                                        "  scan.incremental.snapshot.chunk.size: 6\n  scan.snapshot.fetch.size: 3\n"
+                                        "  scan.incremental.snapshot.chunk.key-column: k\n")).start()
+    lines = cdcd.wait_lines(41)
+    assert cdcd.stop() == 0
+    got = sorted(l.split("after=[")[1].split("]")[0] for l in lines[1:])
+    assert got == sorted(f"{g // 4}, v{g}" for g in range(1, 41))
+    keys = [int(l.split("after=[")[1].split(",")[0]) for l in lines[1:]]
+    assert keys == sorted(keys), "read in chunk key order"
+
+
+def test_a_chunk_key_column_the_table_lacks_is_refused_naming_the_option(pg, fresh_table, tmp_path):
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (k int NOT NULL)")
+    cdcd = Cdcd(tmp_path, pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                                        "  scan.incremental.snapshot.chunk.key-column: nope\n")).start()
+    assert cdcd.wait_exit() != 0
+    assert "scan.incremental.snapshot.chunk.key-column" in cdcd.stderr()
+    assert "`nope`" in cdcd.stderr()
+
+
+def test_a_restarted_read_filters_a_commit_it_saw_before_the_server_wrote_it(tmp_path):
+    """A restarted read's snapshot sees a transaction as soon as it has committed, but under
+    asynchronous commit (synchronous_commit off, as here) its commit record may not be written
+    yet: the read's WAL position must be where records are inserted, not where they are written,
+    or the filter ends before that transaction is streamed and its change arrives twice. The WAL
+    writer waking every 10 s keeps the commit unwritten while the restart reads and streams."""
+    from server import PostgresServer
+
+    t = "lagging_commit"
+    rows = 300_000
+    with PostgresServer(settings={"wal_writer_delay": "10000ms"}) as pg:
+        pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, pad text);"
+               f"INSERT INTO public.{t} SELECT g, repeat('p', 20) FROM generate_series(1, {rows}) g")
+        yaml_text = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                                  "  scan.incremental.snapshot.chunk.size: 1000\n  scan.snapshot.fetch.size: 250\n")
+        cdcd = Cdcd(tmp_path, yaml_text.replace("interval: 500ms", "interval: 100ms")).start()
+        try:
+            cdcd.wait_lines(20)
+            assert cdcd.stop() == 0
+            first = cdcd.lines()
+            assert source_state(cdcd)["phase"] == "snapshot", "the snapshot ended before the stop"
+            # While stopped: a change to the last row, which the restart reads; its commit record
+            # ends at or before the insert position read right after it.
+            inserted, written = pg.sql(
+                f"UPDATE public.{t} SET pad = 'seen' WHERE id = {rows};"
+                "SELECT pg_current_wal_insert_lsn(), pg_current_wal_lsn()").strip().split("|")
+            cdcd.start()
+            cdcd.wait_lines(rows - len(ids_of(first, t)))
+            # The stream, past the WAL writer's next round: a later change arrives, once.
+            pg.sql(f"UPDATE public.{t} SET pad = 'after' WHERE id = 1")
+            after = f"DataChangeEvent{{tableId=public.{t}, before=[], after=[1, after], op=UPDATE, meta=()}}"
+            deadline = time.monotonic() + 30
+            while after not in cdcd.lines() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert after in cdcd.lines(), cdcd.stderr()[-3000:]
+            assert cdcd.stop() == 0
+            second = cdcd.lines()
+        finally:
+            if cdcd.proc.poll() is None:
+                cdcd.proc.kill()
+                cdcd.proc.wait()
+        seen = [l for l in second if f"after=[{rows}, seen]" in l]
+        assert seen == [f"DataChangeEvent{{tableId=public.{t}, before=[], after=[{rows}, seen], "
+                        f"op=INSERT, meta=()}}"], (
+            f"the change seen by the restarted read (inserted up to {inserted}, written up to "
+            f"{written} when it committed): {seen}")

@@ -160,3 +160,21 @@ TEST_CASE("postgres options: value modes Debezium refuses are refused naming the
                                "property") &&
                    Catch::Contains("decimal.handling.mode"));
 }
+
+TEST_CASE("postgres options: backfill is on by default, as Flink CDC's pipeline connector") {
+    // Declared `true` before restarts in the snapshot were exactly-once: Flink's default is false.
+    Parsed p = parse({});
+    REQUIRE(p.errors.empty());
+    const PostgresSettings s = settings_from(p.options);
+    CHECK_FALSE(s.options.backfill_skip);
+    CHECK_FALSE(s.options.chunk_key_column);
+    Parsed skip = parse({{"scan.incremental.snapshot.backfill.skip", "true"},
+                         {"scan.incremental.snapshot.chunk.key-column", "k"}});
+    REQUIRE(skip.errors.empty());
+    const PostgresSettings t = settings_from(skip.options);
+    CHECK(t.options.backfill_skip);
+    CHECK(t.options.chunk_key_column == "k");
+    CHECK_THAT(
+        parse({{"scan.incremental.snapshot.chunk.key-column", ""}}).errors,
+        Catch::Contains("scan.incremental.snapshot.chunk.key-column") && Catch::Contains("empty"));
+}
