@@ -107,7 +107,8 @@ def test_kill_9_right_after_creating_the_slot_starts_over_with_nothing_lost_or_r
     assert pg.slot(slot) is not None
     state = source_state(cdcd)
     assert state["lsn"] == "0/0" and "creating_slot_after" in state, state
-    assert cdcd.lines() == [], "the values sink prints at checkpoints only"
+    # What the values sink printed before the kill is not committed by any checkpoint (it prints
+    # when its input runs dry); the restarted run's own output is what must hold each row once.
     pg.sql(f"INSERT INTO public.{t} VALUES (6)")
     cdcd.yaml.write_text(yaml_text)
     cdcd.start()
