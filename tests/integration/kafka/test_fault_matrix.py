@@ -246,24 +246,8 @@ def test_a_fault_mid_stream_loses_nothing(kafka_broker, cdcd, tmp_path, path, fa
     assert duplicates <= allowed, f"{duplicates} duplicates, at most {allowed} allowed"
 
 
-NO_GROUP_PIPELINE = """
-source:
-  type: kafka
-  properties.bootstrap.servers: {bootstrap}
-  topic: {src}
-  value.format: debezium-json
-  table-id.dynamic.from: value
-  table-id.dynamic.fields: source.db,source.table
-  scan.startup.mode: earliest-offset
-{timeouts}
-sink:
-  type: file
-  path: {out}
-  format: debezium-json
-pipeline:
-  name: {name}
-  execution.checkpointing.interval: 500ms
-"""
+# The matrix's pipeline without a consumer group.
+NO_GROUP_PIPELINE = PIPELINE.replace("  properties.group.id: {group}\n", "")
 
 
 @pytest.mark.parametrize("fault", ["broker-sigkill", "broker-sigstop"])
@@ -273,7 +257,7 @@ def test_a_source_without_a_consumer_group_rides_a_broker_fault_out(kafka_broker
     src, db = unique("ng_in"), unique("db")
     kafka_broker.create_topic(src, partitions=2)
     out = tmp_path / "out.jsonl"
-    c = cdcd(NO_GROUP_PIPELINE.format(bootstrap=kafka_broker.bootstrap, src=src, out=out,
+    c = cdcd(NO_GROUP_PIPELINE.format(bootstrap=kafka_broker.bootstrap, src=src, sink=PATHS["file"].format(out=out),
                                       timeouts=CLIENT_TIMEOUTS, name=unique("ng")))
     trickle = Trickle(kafka_broker, src, db).start()
     try:
