@@ -23,6 +23,7 @@ PostgresSource::PostgresSource(PostgresSettings settings, asio::io_context& io,
                                metrics::Registry& metrics, BadRecordSink& bad_records)
     : settings_(std::move(settings)),
       io_(io),
+      registry_(metrics),
       metrics_(metrics, metrics::Role::Source, "postgres"),
       bad_records_(bad_records),
       wake_timer_(std::make_shared<asio::steady_timer>(io)) {
@@ -130,6 +131,17 @@ asio::awaitable<void> PostgresSource::run(SourceOutput& output) {
         for (const Event& e : chunk.events)
             if (is_data_change(e)) ++changes;
         metrics_.records_in.inc(static_cast<double>(changes));
+        if (chunk.phase == Phase::Snapshot && !chunk.end) {
+            if (!snapshot_progress_)
+                snapshot_progress_ =
+                    std::make_unique<metrics::ProgressReporter>(registry_, "postgres", "snapshot");
+            if (chunk.rows_estimate >= 0)
+                snapshot_progress_->set_total(snapshot_progress_->done() + chunk.rows_estimate);
+            snapshot_progress_->advance(static_cast<std::int64_t>(changes));
+        } else if (snapshot_progress_) {
+            snapshot_progress_->finish();
+            snapshot_progress_.reset();
+        }
         if (!chunk.events.empty()) co_await output.emit(std::move(chunk.events));
         if (chunk.end) {
             spdlog::info("postgres source: snapshot complete (scan.startup.mode snapshot)");

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "metrics/connector_metrics.h"
+#include "metrics/progress.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
 #include "sources/postgres/options.h"
@@ -36,7 +37,10 @@ class PostgresSource final : public Source {
 
     PostgresSettings settings_;
     boost::asio::io_context& io_;
+    metrics::Registry& registry_;
     metrics::ConnectorMetrics metrics_;
+    /// The snapshot's rows read, logged every 10 s and in /metrics while it lasts.
+    std::unique_ptr<metrics::ProgressReporter> snapshot_progress_;
     BadRecordSink& bad_records_;
     SourceState state_;  // as of the last emitted event
     bool restored_ = false;

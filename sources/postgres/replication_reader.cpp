@@ -219,8 +219,19 @@ void ReplicationReader::read() {
     // Snapshot batches go out with the LSN streaming starts from once the snapshot is read.
     auto handing_over = [this, &resumed](Lsn start) {
         return [this, start, &resumed](SnapshotBatch b) {
-            return push(Chunk{std::move(b.events), std::move(b.bad_records), Phase::Snapshot, start,
-                              0, false, nullptr, std::move(b.progress), resumed, 0, std::nullopt});
+            Chunk chunk{std::move(b.events),
+                        std::move(b.bad_records),
+                        Phase::Snapshot,
+                        start,
+                        0,
+                        false,
+                        nullptr,
+                        std::move(b.progress),
+                        resumed,
+                        0,
+                        std::nullopt};
+            chunk.rows_estimate = b.rows_estimate;
+            return push(std::move(chunk));
         };
     };
 

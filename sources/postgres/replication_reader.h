@@ -42,6 +42,7 @@ struct Chunk {
     /// the reader waits until a checkpoint holding it is durable (intent_durable(intent)).
     std::uint64_t intent = 0;
     std::optional<Lsn> creating_slot_after;
+    std::int64_t rows_estimate = -1;  // SnapshotBatch::rows_estimate
 };
 
 class ReplicationReader {

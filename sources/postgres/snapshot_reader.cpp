@@ -218,6 +218,29 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
                                      r.text(0, 0) + "' at '" + r.text(0, 1) + "'");
         taken(*snapshot, *high);
     }
+    {
+        // For the progress report (metrics/progress.h): an estimate, read in the same snapshot.
+        std::string oids = "{";
+        for (const CapturedTable& t : tables) {
+            const std::string name = filter.table_id(t.schema, t.name).str();
+            if (std::find(progress.done.begin(), progress.done.end(), name) != progress.done.end())
+                continue;
+            if (oids.size() > 1) oids += ',';
+            oids += std::to_string(t.oid);
+        }
+        oids += '}';
+        PgResult r = conn.exec_params(
+            "SELECT COALESCE(pg_catalog.sum(GREATEST(c.reltuples, 0)), 0)::pg_catalog.int8"
+            " FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::pg_catalog.oid[])",
+            {oids});
+        SnapshotBatch start;
+        start.progress = progress;
+        start.rows_estimate = std::stoll(r.text(0, 0));
+        if (!emit(std::move(start))) {
+            conn.exec("COMMIT");
+            return {};
+        }
+    }
     std::vector<std::pair<TableId, Schema>> schemas;
     for (const CapturedTable& t : tables) {
         const TableId id = filter.table_id(t.schema, t.name);

@@ -25,6 +25,9 @@ struct SnapshotBatch {
     EventBatch events;
     std::vector<BadRecord> bad_records;
     SnapshotProgress progress;  // after these events
+    /// The first batch of a read: the rows its tables still to read hold, as the planner
+    /// estimates them (pg_class.reltuples); -1 on the other batches.
+    std::int64_t rows_estimate = -1;
 };
 
 struct SnapshotSettings {

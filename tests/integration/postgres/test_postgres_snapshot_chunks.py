@@ -32,7 +32,7 @@ def test_a_stop_during_the_snapshot_reads_on_after_the_last_key(pg, fresh_table,
     try:
         yaml_text = pipeline_yaml(pg, f"slot_{fresh_table}", f"cdcd.public.{fresh_table}_\\.*",
                                   "  scan.incremental.snapshot.chunk.size: 1000\n  scan.snapshot.fetch.size: 250\n")
-        # Checkpoints (which print the values sink's output) every 100 ms: stop at the first.
+        # Checkpoints every 100 ms, so that the stop finds the snapshot part read.
         cdcd = Cdcd(tmp_path, yaml_text.replace("interval: 500ms", "interval: 100ms")).start()
         cdcd.wait_lines(20)
         assert cdcd.stop() == 0
@@ -53,6 +53,8 @@ def test_a_stop_during_the_snapshot_reads_on_after_the_last_key(pg, fresh_table,
         second = cdcd.wait_lines(rows - len(read_before) + 1)
         assert cdcd.stop() == 0
         assert "reading on the snapshot (1 tables done)" in cdcd.stderr()
+        # The snapshot's progress (metrics/progress.h): logged, and its end with the rows read.
+        assert f"postgres snapshot: done, {rows - len(read_before)} items in" in cdcd.stderr()
         assert ids_of(second, small) == []
         assert sorted(ids_of(first + second, big)) == list(range(1, rows + 1))
         assert not any(l.startswith("CreateTableEvent") for l in second)
