@@ -26,8 +26,27 @@ def run(args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([cdcd_bin(), *map(str, args)], capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
+# Every daemon start() started, so that a test that fails before stopping its daemon does not
+# leave it running (tests/integration/conftest.py kills what is left after each test).
+STARTED: list[subprocess.Popen] = []
+
+
 def start(args, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([cdcd_bin(), *map(str, args)], **kwargs)
+    proc = subprocess.Popen([cdcd_bin(), *map(str, args)], **kwargs)
+    STARTED.append(proc)
+    return proc
+
+
+def kill_left_running() -> int:
+    """Kills (SIGKILL) every daemon start() started that still runs; returns how many."""
+    killed = 0
+    for proc in STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+            killed += 1
+    STARTED.clear()
+    return killed
 
 
 def rss_kib(pid: int) -> int:
