@@ -116,3 +116,31 @@ def test_a_value_mode_debezium_refuses_is_refused_naming_the_key(pg, fresh_table
                                         extra="  debezium.decimal.handling.mode: exact\n")).start()
     assert cdcd.wait_exit() != 0
     assert "`debezium.decimal.handling.mode` must be precise, double or string, got 'exact'" in cdcd.stderr()
+
+
+def test_a_restart_under_another_mode_changes_the_column_type(pg, fresh_table, tmp_path):
+    # The checkpoint keeps the schema announced under the old mode; the stream's Relation, read
+    # under the new one, then differs: a type change with schema-change.enabled, else a stop.
+    t = fresh_table
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, n numeric); INSERT INTO public.{t} VALUES (1, 1.5)")
+    base = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}", "  schema-change.enabled: true\n",
+                         pipeline_extra="  schema.change.behavior: EVOLVE\n")
+    cdcd = Cdcd(tmp_path, base).start()
+    assert cdcd.wait_lines(2) == [create(t, "DECIMAL(38, 0)"), insert(t, "1, 2")]
+    assert cdcd.stop() == 0
+    cdcd.yaml.write_text(base.replace("  schema-change.enabled: true\n",
+                                      "  schema-change.enabled: true\n" + with_mode("string")))
+    cdcd.start()
+    pg.sql(f"INSERT INTO public.{t} VALUES (2, 2.25)")
+    assert cdcd.wait_lines(2) == [
+        f"AlterColumnTypeEvent{{tableId=public.{t}, typeMapping={{n=STRING}}, "
+        f"oldTypeMapping={{n=DECIMAL(38, 0)}}, comments={{}}}}",
+        insert(t, "2, 2.25"),
+    ]
+    assert cdcd.stop() == 0
+    # Without schema changes the other mode stops the source, naming the column.
+    cdcd.yaml.write_text(base.replace("  schema-change.enabled: true\n", with_mode("double")))
+    cdcd.start()
+    pg.sql(f"INSERT INTO public.{t} VALUES (3, 3.5)")
+    assert cdcd.wait_exit() != 0
+    assert f"the columns of table public.{t} changed" in cdcd.stderr() and "`n`" in cdcd.stderr()
