@@ -29,18 +29,22 @@ void HeldMessages::seal() {
     ++sealed_total_;
 }
 
-std::vector<std::string> HeldMessages::take_oldest_sealed() {
-    std::vector<std::string> handles;
-    if (sealed_.empty()) return handles;
+std::vector<HeldMessages::Taken> HeldMessages::take_oldest_sealed() {
+    std::vector<Taken> taken;
+    if (sealed_.empty()) return taken;
     for (const auto& id : sealed_.front()) {
         auto it = held_.find(id);
         if (it == held_.end()) continue;
-        handles.push_back(it->second.handle);
+        taken.push_back(Taken{id, std::move(it->second)});
         held_.erase(it);
     }
     sealed_.pop_front();
     ++released_total_;
-    return handles;
+    return taken;
+}
+
+void HeldMessages::hold_again(std::vector<Taken> taken) {
+    for (auto& t : taken) add(t.id, t.held.handle, t.held.next_visible_ms);
 }
 
 std::vector<std::string> HeldMessages::expiring(std::int64_t deadline_ms) const {
@@ -250,8 +254,11 @@ asio::awaitable<void> MnsReader::run() {
 }
 
 asio::awaitable<void> MnsReader::acknowledge_oldest() {
-    std::vector<std::string> handles = held_.take_oldest_sealed();
-    if (handles.empty() || !ctx_.mns_delete) co_return;
+    std::vector<HeldMessages::Taken> taken = held_.take_oldest_sealed();
+    if (taken.empty() || !ctx_.mns_delete) co_return;
+    std::vector<std::string> handles;
+    handles.reserve(taken.size());
+    for (const auto& t : taken) handles.push_back(t.held.handle);
     try {
         auto failures = co_await ctx_.mns_delete->remove(handles, ctx_.settings.mns_batch_delete);
         for (const auto& f : failures)
@@ -260,10 +267,14 @@ asio::awaitable<void> MnsReader::acknowledge_oldest() {
                 f.code);
         spdlog::debug("oss-cdc: deleted {} MNS messages", handles.size() - failures.size());
     } catch (const MnsError& e) {
+        // MNS unreachable for longer than the retries (a restart, a network cut): held again,
+        // kept invisible, and deleted after the next checkpoint instead of being redelivered
+        // (and emitted again) once their visibility lapses.
         spdlog::warn(
-            "oss-cdc: deleting {} MNS messages failed after {} retries: {}; they will be delivered "
-            "again",
+            "oss-cdc: deleting {} MNS messages failed after {} retries: {}; trying again after "
+            "the next checkpoint",
             handles.size(), ctx_.settings.mns_delete_max_retries, e.what());
+        held_.hold_again(std::move(taken));
     }
 }
 

@@ -45,8 +45,15 @@ class HeldMessages {
              std::int64_t next_visible_ms);
     /// snapshot_state(): the current group becomes the group of the checkpoint being taken.
     void seal();
-    /// The oldest sealed group's handles (removed from the holdings); empty when none sealed.
-    std::vector<std::string> take_oldest_sealed();
+    struct Taken {
+        std::string id;
+        Held held;
+    };
+    /// The oldest sealed group's messages (removed from the holdings); empty when none sealed.
+    std::vector<Taken> take_oldest_sealed();
+    /// Messages whose delete failed: held again in the current group, so that their visibility
+    /// keeps being extended and the next completed checkpoint deletes them.
+    void hold_again(std::vector<Taken> taken);
     /// Messages whose visibility lapses before `deadline_ms`.
     std::vector<std::string> expiring(std::int64_t deadline_ms) const;
     const Held* find(const std::string& id) const;

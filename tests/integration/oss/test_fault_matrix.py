@@ -119,6 +119,21 @@ def test_mns_emulator_restart_is_ridden_out(tmp_path):
         exactly_once(d, ["r/1", "r/2", "r/3", "r/4"])
 
 
+def test_mns_deletes_that_fail_every_retry_are_tried_again_after_the_next_checkpoint(emu, tmp_path):
+    # MNS answers 503 to the first three deletes: the first message's delete fails both its tries
+    # (mns.delete-max-retries 1). Held again, both messages are deleted after the next checkpoint,
+    # long before their visibility (30 s) would lapse and bring them back to be emitted again.
+    mns_setup(emu)
+    emu.mns.inject_fault("DeleteMessage", "error", count=3, status=503, code="ServiceUnavailable")
+    d = Daemon(tmp_path, mns_yaml(emu, **{"mns.delete-max-retries": 1})).start()
+    put(emu, ["x/1", "x/2"], notify=True)
+    assert d.wait_events(lambda ev: len(ev) >= 2, 30), d.stderr()
+    assert cdcd.wait_for(lambda: emu.mns.messages("q1") == [], 15), d.stderr()[-3000:]
+    assert "trying again after the next checkpoint" in d.stderr()
+    assert d.stop() == 0
+    exactly_once(d, ["x/1", "x/2"])
+
+
 def test_mns_revoked_sts_token_fails_clearly_and_a_restart_with_new_credentials_loses_nothing(emu, tmp_path):
     # An STS token expires: MNS answers 403 to it. cdcd takes a fixed security-token, so it cannot
     # renew one: the pipeline must stop with a clear error, delete nothing it did not deliver, and

@@ -129,11 +129,35 @@ TEST_CASE("MNS: a message received after a checkpoint's state is deleted only wi
     held.seal();  // checkpoint 1's state
     held.add("decided", "1-b", 0);
     CHECK(held.sealed() == 1);
-    CHECK(held.take_oldest_sealed() == std::vector<std::string>{"1-a"});  // checkpoint 1 done
+    auto handles = [](std::vector<HeldMessages::Taken> taken) {
+        std::vector<std::string> out;
+        for (auto& t : taken) out.push_back(t.held.handle);
+        return out;
+    };
+    CHECK(handles(held.take_oldest_sealed()) == std::vector<std::string>{"1-a"});  // checkpoint 1
     CHECK(held.released() == 1);
     CHECK(held.take_oldest_sealed().empty());  // nothing sealed yet: "decided" stays
     CHECK(held.find("decided"));
     held.seal();  // checkpoint 2's state
-    CHECK(held.take_oldest_sealed() == std::vector<std::string>{"1-b"});
+    CHECK(handles(held.take_oldest_sealed()) == std::vector<std::string>{"1-b"});
     CHECK(held.released() == 2);
+}
+
+TEST_CASE("MNS: messages whose delete failed are held again and taken with the next checkpoint") {
+    HeldMessages held;
+    held.add("m1", "h1", 100);
+    held.add("m2", "h2", 200);
+    held.seal();
+    auto taken = held.take_oldest_sealed();
+    REQUIRE(taken.size() == 2);
+    CHECK(held.size() == 0);
+    held.hold_again(std::move(taken));  // MNS was unreachable
+    REQUIRE(held.find("m1"));
+    CHECK(held.find("m1")->handle == "h1");
+    CHECK(held.find("m2")->next_visible_ms == 200);
+    CHECK(held.expiring(150) == std::vector<std::string>{"m1"});  // still kept invisible
+    CHECK(held.take_oldest_sealed().empty());  // in the current group, not a sealed one
+    held.seal();
+    CHECK(held.take_oldest_sealed().size() == 2);
+    CHECK(held.size() == 0);
 }
