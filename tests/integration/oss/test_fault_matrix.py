@@ -106,10 +106,8 @@ def test_mns_emulator_restart_is_ridden_out(tmp_path):
         d = Daemon(tmp_path, mns_yaml(emu)).start()
         put(emu, ["r/1", "r/2"], notify=True)
         assert d.wait_events(lambda ev: len(ev) >= 2, 30), d.stderr()
-        # The values sink prints before the checkpoint that deletes the messages. A delete that
-        # met the restart and failed its retries would leave them to come back (at-least-once,
-        # docs/oss-cdc.md); what is shown here is the restart between checkpoints.
-        assert cdcd.wait_for(lambda: emu.mns.messages("q1") == [], 30), d.stderr()[-3000:]
+        # The values sink prints before the checkpoint that deletes these two: their delete may
+        # meet the restart, fail its retries, and is then tried again after the next checkpoint.
         emu.restart()
         put(emu, ["r/3", "r/4"], notify=True)
         assert d.wait_events(lambda ev: len(ev) >= 4, 30), d.stderr()
