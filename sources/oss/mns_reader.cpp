@@ -43,8 +43,8 @@ std::vector<HeldMessages::Taken> HeldMessages::take_oldest_sealed() {
     return taken;
 }
 
-void HeldMessages::hold_again(std::vector<Taken> taken) {
-    for (auto& t : taken) add(t.id, t.held.handle, t.held.next_visible_ms);
+void HeldMessages::hold_again(const std::vector<Taken>& taken) {
+    for (const auto& t : taken) add(t.id, t.held.handle, t.held.next_visible_ms);
 }
 
 std::vector<std::string> HeldMessages::expiring(std::int64_t deadline_ms) const {
@@ -274,7 +274,7 @@ asio::awaitable<void> MnsReader::acknowledge_oldest() {
             "oss-cdc: deleting {} MNS messages failed after {} retries: {}; trying again after "
             "the next checkpoint",
             handles.size(), ctx_.settings.mns_delete_max_retries, e.what());
-        held_.hold_again(std::move(taken));
+        held_.hold_again(taken);
     }
 }
 

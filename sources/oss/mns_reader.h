@@ -53,7 +53,7 @@ class HeldMessages {
     std::vector<Taken> take_oldest_sealed();
     /// Messages whose delete failed: held again in the current group, so that their visibility
     /// keeps being extended and the next completed checkpoint deletes them.
-    void hold_again(std::vector<Taken> taken);
+    void hold_again(const std::vector<Taken>& taken);
     /// Messages whose visibility lapses before `deadline_ms`.
     std::vector<std::string> expiring(std::int64_t deadline_ms) const;
     const Held* find(const std::string& id) const;

@@ -151,7 +151,7 @@ TEST_CASE("MNS: messages whose delete failed are held again and taken with the n
     auto taken = held.take_oldest_sealed();
     REQUIRE(taken.size() == 2);
     CHECK(held.size() == 0);
-    held.hold_again(std::move(taken));  // MNS was unreachable
+    held.hold_again(taken);  // MNS was unreachable
     REQUIRE(held.find("m1"));
     CHECK(held.find("m1")->handle == "h1");
     CHECK(held.find("m2")->next_visible_ms == 200);
