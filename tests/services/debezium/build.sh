@@ -27,25 +27,25 @@ if ! built; then
   if ! built; then
     t0=$(date +%s)
     say "building the Debezium harness into $home (mvn, Maven Central)"
-    tmp="$(mktemp -d "$home.tmp.XXXXXX")"
-    trap 'rm -rf "$tmp"' EXIT
+    staging="$(mktemp -d "$home.tmp.XXXXXX")"
+    trap 'rm -rf "$staging"' EXIT
     # Build a copy, so that target/ never lands in the source tree.
-    cp -r "$HERE/pom.xml" "$HERE/src" "$tmp/"
-    if ! (cd "$tmp" && timeout 900 mvn -B -q package dependency:copy-dependencies \
-            -DincludeScope=runtime -DoutputDirectory="$tmp/libs" >"$tmp/mvn.log" 2>&1); then
-      cat "$tmp/mvn.log" >&2
-      if grep -qiE "Could not transfer|UnknownHost|Connection (refused|timed out)|Network is unreachable" "$tmp/mvn.log"; then
+    cp -r "$HERE/pom.xml" "$HERE/src" "$staging/"
+    if ! (cd "$staging" && timeout 900 mvn -B -q package dependency:copy-dependencies \
+            -DincludeScope=runtime -DoutputDirectory="$staging/libs" >"$staging/mvn.log" 2>&1); then
+      cat "$staging/mvn.log" >&2
+      if grep -qiE "Could not transfer|UnknownHost|Connection (refused|timed out)|Network is unreachable" "$staging/mvn.log"; then
         echo "build.sh: Maven Central unreachable" >&2
         exit 3
       fi
       echo "build.sh: mvn failed" >&2
       exit 1
     fi
-    cp "$tmp/target/debezium-harness-1.jar" "$tmp/harness.jar"
-    rm -rf "$tmp/target" "$tmp/src" "$tmp/mvn.log"
-    touch "$tmp/.built"
+    cp "$staging/target/debezium-harness-1.jar" "$staging/harness.jar"
+    rm -rf "$staging/target" "$staging/src" "$staging/mvn.log"
+    touch "$staging/.built"
     rm -rf "$home"
-    mv "$tmp" "$home"
+    mv "$staging" "$home"
     trap - EXIT
     say "built the Debezium harness: $(ls "$home/libs" | wc -l) jars, $(( $(date +%s) - t0 ))s"
   fi
