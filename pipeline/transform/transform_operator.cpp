@@ -222,6 +222,8 @@ void TransformOperator::runtime_error(const TableState& st, const DataChangeEven
     std::string key = "{";
     bool first = true;
     for (int idx : st.upstream.primary_key_indexes()) {
+        // A key naming no column (a hand-written `cdcd test` schema) has index -1: nothing to show.
+        if (idx < 0 || static_cast<std::size_t>(idx) >= st.upstream.size()) continue;
         if (!first) key += ", ";
         first = false;
         key += st.upstream.columns()[idx].name + "=" +
