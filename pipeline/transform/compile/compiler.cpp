@@ -5,6 +5,7 @@
 
 #include "pipeline/data/temporal.h"
 #include "pipeline/transform/compile/operand.h"
+#include "pipeline/transform/compile/per_batch.h"
 #include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
@@ -322,11 +323,24 @@ class Compiler {
         site.context = fn->context;
         for (const auto& a : e.args) site.args.push_back(compile(*a));
         bool all_constant = true;
-        for (const auto& a : site.args) all_constant &= a->is_constant;
+        bool constant_per_batch = !site.args.empty() && !fn->is_volatile;
+        bool any_per_batch = false;
+        for (const auto& a : site.args) {
+            all_constant &= a->is_constant;
+            constant_per_batch &= a->is_constant || a->batch_constant;
+            any_per_batch |= a->batch_constant;
+        }
+        constant_per_batch &= any_per_batch;
+        // Arguments of one value per batch, under a call that is not: evaluated once per batch.
+        if (scope_.fold_constants && !constant_per_batch)
+            for (auto& a : site.args)
+                if (worth_evaluating_once_per_batch(*a)) a = evaluate_once_per_batch(std::move(a));
         NodePtr n = fn->build(site);
         if (scope_.fold_constants && all_constant && !n->is_constant && !fn->is_volatile &&
             n->interval == 0)
             fold(n);
+        if (!n->is_constant && n->interval == 0 && (n->reads_clock || constant_per_batch))
+            n->batch_constant = true;
         return n;
     }
 
@@ -368,7 +382,10 @@ std::optional<DecimalPrecisionMode> parse_decimal_precision_mode(std::string_vie
 NodePtr compile(const Expr& e, const Scope& scope) {
     std::size_t visited = 0;
     Compiler c(scope, visited);
-    return c.compile(e);
+    NodePtr n = c.compile(e);
+    if (scope.fold_constants && worth_evaluating_once_per_batch(*n))
+        n = evaluate_once_per_batch(std::move(n));
+    return n;
 }
 
 }  // namespace cdcd::transform

@@ -25,7 +25,10 @@ struct EvalContext {
     const EventMeta* meta = nullptr;
     std::int64_t now_millis = 0;  // one instant per batch: see now()
     bool now_pending = false;     // set per batch; the clock is read on first use only
-    const Zone* zone = nullptr;   // pipeline.local-time-zone
+    /// The batch being evaluated (TransformOperator counts them): a value an expression keeps
+    /// for one batch (per_batch.h) is reused only while this is unchanged.
+    std::uint64_t batch = 0;
+    const Zone* zone = nullptr;  // pipeline.local-time-zone
     Arena arena;
 
     /// `zone`'s UTC offset at an instant (seconds). The span of instants that share the last
@@ -74,7 +77,9 @@ struct Node {
     std::shared_ptr<const void> state;  // compiled regex, date format, ...
     bool is_constant = false;           // literal (or folded constant): value known at compile time
     bool null_literal = false;
-    int interval = 0;  // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
+    bool reads_clock = false;     // NOW(), LOCALTIMESTAMP, ...: one value per batch
+    bool batch_constant = false;  // depends on nothing but constants and the clock (per_batch.h)
+    int interval = 0;             // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
     // Fused integer nodes (operand.h): the column or constant value of args[0] and args[1],
     // copied here so that reading an operand takes no trip through args.
     std::int64_t operand[2] = {0, 0};

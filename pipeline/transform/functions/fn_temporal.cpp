@@ -70,6 +70,7 @@ NodePtr build_now(CallSite& c, int kind, const DataType& t) {
     c.arity(0, 0);
     auto n = make_node(eval_now, t.not_null(), {});
     n->param = kind;
+    n->reads_clock = true;
     return n;
 }
 NodePtr b_current_timestamp(CallSite& c) {
@@ -819,7 +820,11 @@ Datum eval_unix_now(const Node&, EvalContext& c) {
 }
 NodePtr b_unix_timestamp(CallSite& c) {
     c.arity(0, 2);
-    if (c.args.empty()) return make_node(eval_unix_now, DataType::bigint().not_null(), {});
+    if (c.args.empty()) {
+        auto n = make_node(eval_unix_now, DataType::bigint().not_null(), {});
+        n->reads_clock = true;
+        return n;
+    }
     return build_parse(c, 3, DataType::bigint(), "yyyy-MM-dd HH:mm:ss");
 }
 

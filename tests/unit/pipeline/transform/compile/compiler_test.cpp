@@ -874,12 +874,14 @@ TEST_CASE("deduced result types") {
 }
 
 // Evaluates `node` over `row`, with the clock at `now_millis`, as the operator does (the arena
-// reset between rows), and prints the value as the values sink would.
+// reset between rows), and prints the value as the values sink would. The operator reads the
+// clock once per batch, so each row here is a batch of its own.
 std::string eval_printed(const Node& node, EvalContext& ctx, const Row& row,
                          std::int64_t now_millis = 0) {
     ctx.arena.reset();
     ctx.row = row.view();
     ctx.now_millis = now_millis;
+    ++ctx.batch;
     Datum d = node.eval(ctx);
     RowBuilder r(1);
     write_field(r, 0, d, node.type);
