@@ -243,14 +243,30 @@ Datum eval_case_map(const Node& n, EvalContext& c) {
     // ASCII first, one loop per direction without a per-byte test of the direction; the bytes
     // seen are or-ed together, and text with a byte past ASCII is mapped again as UTF-8.
     unsigned char seen = 0;
+    std::size_t i = 0;
+    // Eight ASCII bytes at a time: 0x80 marks each byte in the letter range, turned into the
+    // 0x20 that moves it to the other case (SWAR; no byte's sum carries into the next).
+    const std::uint64_t from = n.param ? 0x61 : 0x41;  // 'a' or 'A'
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+    for (; i + 8 <= size; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, src + i, 8);
+        if (w & kHigh) break;
+        std::uint64_t at_least = w + (0x80 - from) * kOnes;   // high bit: byte >= from
+        std::uint64_t past = w + (0x80 - from - 26) * kOnes;  // high bit: byte >= from + 26
+        std::uint64_t letters = (at_least & ~past) & kHigh;
+        std::uint64_t mapped = n.param ? w - (letters >> 2) : w + (letters >> 2);
+        std::memcpy(p + i, &mapped, 8);
+    }
     if (n.param) {
-        for (std::size_t i = 0; i < size; ++i) {
+        for (; i < size; ++i) {
             char ch = src[i];
             seen |= static_cast<unsigned char>(ch);
             p[i] = static_cast<char>(ch - ((ch >= 'a' && ch <= 'z') ? 32 : 0));
         }
     } else {
-        for (std::size_t i = 0; i < size; ++i) {
+        for (; i < size; ++i) {
             char ch = src[i];
             seen |= static_cast<unsigned char>(ch);
             p[i] = static_cast<char>(ch + ((ch >= 'A' && ch <= 'Z') ? 32 : 0));

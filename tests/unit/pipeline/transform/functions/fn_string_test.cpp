@@ -185,3 +185,38 @@ TEST_CASE("OVERLAY and POSITION of bytes count bytes") {
     CHECK(eval_printed("POSITION(FROM_BASE64_BINARY('') IN bin FROM 9)") == "1");
     CHECK(eval_printed("OVERLAY(bin PLACING 'x' FROM 1)").rfind("COMPILE: ", 0) == 0);
 }
+
+// UPPER and LOWER map ASCII eight bytes at a time: every ASCII byte, at every position of a word
+// and in the bytes after the last whole word, maps as it does one byte at a time; a byte past
+// ASCII anywhere sends the whole text through Java's mapping.
+TEST_CASE("UPPER and LOWER map every ASCII byte at every position, and UTF-8 after ASCII") {
+    using namespace cdcd;
+    using namespace cdcd::transform::testing;
+    const Schema schema = SchemaBuilder().column("s", DataType::string()).build();
+    auto mapped = [&](const char* fn, const std::string& text) {
+        RowBuilder b(1);
+        b.set_string(0, text);
+        return eval_on_row(std::string(fn) + "(s)", schema, std::move(b).build()).value;
+    };
+    auto by_byte = [](std::string text, bool up) {
+        for (char& ch : text) {
+            if (up && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
+            if (!up && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch + 32);
+        }
+        return text;
+    };
+    for (int byte = 1; byte < 128; ++byte) {
+        for (std::size_t length : {1, 7, 8, 9, 16, 19}) {
+            for (std::size_t at = 0; at < length; ++at) {
+                std::string text(length, (at % 2) ? 'q' : 'Q');
+                text[at] = static_cast<char>(byte);
+                INFO("byte " << byte << " at " << at << " of " << length);
+                REQUIRE(mapped("UPPER", text) == by_byte(text, true));
+                REQUIRE(mapped("LOWER", text) == by_byte(text, false));
+            }
+        }
+    }
+    CHECK(mapped("UPPER", "abcdefgh-straße") == "ABCDEFGH-STRASSE");
+    CHECK(mapped("LOWER", "ABCDEFGHIJ-ÀÉÎ") == "abcdefghij-àéî");
+    CHECK(mapped("UPPER", "") == "");
+}
