@@ -255,6 +255,19 @@ std::optional<EventSpec> parse_event_spec(const ConfigNode& node, Diagnostics& d
                             spec.types.emplace_back(t.key, *type);
         }
     }
+    // A key that names no column would leave the table without that key: every row would fail.
+    if (const ConfigNode* keys = node.find("primary-keys"); keys && diags.size() == errors)
+        for (const auto& key : spec.primary_keys) {
+            bool found = false;
+            for (const auto& column : spec.columns) found = found || column.name == key;
+            if (!found) {
+                std::string names;
+                for (const auto& column : spec.columns)
+                    names += (names.empty() ? "" : ", ") + column.name;
+                diags.error(keys->where,
+                            "primary key '" + key + "' is not one of the columns (" + names + ")");
+            }
+        }
     for (auto key : required_keys(spec.kind))
         if (!node.find(key))
             diags.error(node.where, std::string("a ") + kind_entry->key + " event needs '" +

@@ -103,6 +103,15 @@ TEST_CASE("mistakes in an event are reported where they are", "[cmd][test][error
                Contains("t.yaml:2:11: error: the type of column id:"));
     CHECK_THAT(parse("truncate-table: a.b\ncolumns: [x]\n").errors,
                Contains("(it takes no other key)"));
+    // A key that names no column (it once made a failing row's message index column -1).
+    auto no_column = parse("create: a.b\ncolumns: [id INT, note STRING]\nprimary-keys: [idd]\n");
+    CHECK_FALSE(no_column.spec);
+    CHECK_THAT(no_column.errors,
+               Contains("t.yaml:3:15: error: primary key 'idd' is not one of the columns (id, "
+                        "note)"));
+    // `!id` is a YAML tag on an empty name: the fuzzer's input.
+    CHECK_THAT(parse("create: a.b\ncolumns: [id INT]\nprimary-keys: [!id]\n").errors,
+               Contains("primary key '' is not one of the columns (id)"));
 }
 
 TEST_CASE("a type cut at a comma of a [...] list says to quote it", "[cmd][test][errors]") {
