@@ -4,6 +4,7 @@
 
 #include "formats/json/row_json.h"
 #include "pipeline/data/field_format.h"
+#include "pipeline/event/row_prefetch.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
 #include "pipeline/transform/compile/schema_free_check.h"
@@ -75,22 +76,6 @@ const char* op_string(OpType op, bool before) {
             return "+U";
     }
     return "+I";
-}
-
-constexpr std::size_t kPrefetchAhead = 4;
-
-void prefetch_row(const std::optional<Row>& row) {
-    if (!row) return;
-    const char* p = row->bytes().data();
-    __builtin_prefetch(p);
-    if (row->bytes().size() > 64) __builtin_prefetch(p + 64);
-}
-
-void prefetch_rows(const Event& ev) {
-    if (const auto* d = std::get_if<DataChangeEvent>(&ev)) {
-        prefetch_row(d->before);
-        prefetch_row(d->after);
-    }
 }
 
 }  // namespace
@@ -428,7 +413,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
     out.reserve(out.size() + in.size());
     for (std::size_t k = 0; k < in.size(); ++k) {
         // The rows were written on another thread: start fetching those of a later event.
-        if (k + kPrefetchAhead < in.size()) prefetch_rows(in[k + kPrefetchAhead]);
+        prefetch_rows_ahead(in, k);
         Event& ev = in[k];
         if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
             // Runs of events of one table: its state is looked up once per run.

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "pipeline/connector/connector_state.h"
+#include "pipeline/event/row_prefetch.h"
 #include "pipeline/schema/schema_change_apply.h"
 
 namespace cdcd::file {
@@ -43,9 +44,12 @@ class FileWriter final : public SinkWriter {
 
     boost::asio::awaitable<void> write(EventBatch& events) override {
         open();
-        for (const Event& e : events) {
+        for (std::size_t k = 0; k < events.size(); ++k) {
+            // At parallelism above 1 the rows were built on another thread.
+            prefetch_rows_ahead(events, k);
+            const Event& e = events[k];
             if (const auto* data = std::get_if<DataChangeEvent>(&e)) {
-                const Schema& schema = schemas_.at(data->table);
+                const Schema& schema = schema_of(data->table);
                 if (settings_.format == FileFormat::DebeziumJson) {
                     json::write_debezium_json(buf_, *data, schema, settings_.debezium);
                 } else {
@@ -55,6 +59,7 @@ class FileWriter final : public SinkWriter {
                 ++buffered_records_;
             } else {
                 auto change = *as_schema_change(e);
+                last_schema_ = nullptr;  // looked up again after the change
                 auto it = schemas_.find(table_of(e));
                 schemas_[table_of(e)] =
                     apply_schema_change(it == schemas_.end() ? Schema{} : it->second, change);
@@ -85,6 +90,15 @@ class FileWriter final : public SinkWriter {
         return wrap_connector_state(kStateName, kStateVersion, file_state);
     }
 
+    /// The table's schema; a batch's events are mostly of one table, so the last is kept.
+    const Schema& schema_of(const TableId& table) {
+        if (!last_schema_ || table != last_table_) {
+            last_schema_ = &schemas_.at(table);
+            last_table_ = table;
+        }
+        return *last_schema_;
+    }
+
     /// A fresh start that was not claimed (fresh_start_state()) opens the file at first use.
     void open() {
         if (!file_)
@@ -107,6 +121,8 @@ class FileWriter final : public SinkWriter {
     std::string buf_;
     std::uint64_t buffered_records_ = 0;  // lines in buf_
     std::unordered_map<TableId, Schema> schemas_;
+    TableId last_table_;                   // schema_of()'s last table
+    const Schema* last_schema_ = nullptr;  // its schema in schemas_
 };
 
 }  // namespace
