@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "pipeline/data/row_buffer_pool.h"
+
 namespace cdcd {
 
 RowView RowView::get_map_keys(std::size_t i) const {
@@ -19,7 +21,8 @@ RowView RowView::get_map_values(std::size_t i) const {
 RowBuilder::RowBuilder(std::size_t arity, std::size_t variable_hint)
     : arity_(arity), words_((arity + 63) / 64) {
     std::size_t fixed = RowView::fixed_size(arity);
-    buf_.reserve(fixed + variable_hint);
+    if (!RowBufferPool::this_thread().take(buf_, fixed + variable_hint))
+        buf_.reserve(fixed + variable_hint);
     buf_.resize(fixed, '\0');
     auto a = static_cast<std::uint32_t>(arity);
     std::memcpy(buf_.data(), &a, 4);

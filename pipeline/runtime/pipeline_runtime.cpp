@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "pipeline/data/row_buffer_pool.h"
 #include "pipeline/event/event_format.h"
 #include "pipeline/runtime/available_cpus.h"
 #include "pipeline/runtime/partitioner.h"
@@ -345,7 +346,18 @@ void PipelineRuntime::Impl::release_written(EventBatch batch) {
         return;
     }
     asio::post(io, [this, written = std::move(batch)]() mutable {
-        if (transform_stage) transform_stage->recycle_written(written);
+        if (transform_stage) {
+            transform_stage->recycle_written(written);
+            return;
+        }
+        // Without a transform, the rows written are the source's, which most sources build on
+        // the loop (a pool on a loop that builds none holds at most its bound).
+        RowBufferPool& pool = RowBufferPool::this_thread();
+        for (Event& e : written)
+            if (auto* d = std::get_if<DataChangeEvent>(&e)) {
+                if (d->before) pool.give(std::move(*d->before).release());
+                if (d->after) pool.give(std::move(*d->after).release());
+            }
     });
 }
 

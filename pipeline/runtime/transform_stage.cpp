@@ -6,6 +6,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
 
+#include "pipeline/data/row_buffer_pool.h"
+
 namespace cdcd {
 
 namespace asio = boost::asio;
@@ -95,8 +97,16 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
     auto [ec, out] = co_await results_.async_receive(asio::as_tuple(asio::use_awaitable));
     if (ec) throw boost::system::system_error(ec, "transform stage");
     if (out.row_size_hint > 0) written_row_size_ = out.row_size_hint;
-    // The input rows and dropped events, allocated on the loop: freed here.
+    // The input rows and dropped events, built on the loop: their buffers serve the next rows
+    // built here, and the rest is freed here.
+    RowBufferPool& pool = RowBufferPool::this_thread();
+    for (Row& row : out.retired_rows) pool.give(std::move(row).release());
     out.retired_rows.clear();
+    for (Event& e : out.input)
+        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
+            if (d->before) pool.give(std::move(*d->before).release());
+            if (d->after) pool.give(std::move(*d->after).release());
+        }
     out.input.clear();
     if (out.error) std::rethrow_exception(out.error);
     co_return Result{std::move(out.element), std::move(out.transform_state),

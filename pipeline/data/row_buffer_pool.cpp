@@ -1,0 +1,31 @@
+#include "pipeline/data/row_buffer_pool.h"
+
+namespace cdcd {
+
+void RowBufferPool::give(std::string&& buffer) {
+    const std::size_t capacity = buffer.capacity();
+    // A short string's bytes live inside the string object: nothing to keep.
+    if (capacity <= std::string().capacity() || capacity > kMaxBufferBytes ||
+        kept_bytes_ + capacity > kMaxKeptBytes)
+        return;
+    kept_bytes_ += capacity;
+    buffers_.push_back(std::move(buffer));
+}
+
+bool RowBufferPool::take_kept(std::string& out, std::size_t capacity) {
+    // Rows of a table are alike in size: a kept buffer too small for this one is dropped rather
+    // than left to block the others.
+    for (int tries = 0; tries < 2 && !buffers_.empty(); ++tries) {
+        std::string buffer = std::move(buffers_.back());
+        buffers_.pop_back();
+        kept_bytes_ -= buffer.capacity();
+        if (buffer.capacity() >= capacity) {
+            buffer.clear();
+            out = std::move(buffer);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace cdcd
