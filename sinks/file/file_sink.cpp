@@ -39,7 +39,7 @@ class FileWriter final : public SinkWriter {
     }
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
-        for (const auto& [table, schema] : schemas) schemas_[table] = schema;
+        for (const auto& [table, schema] : schemas) set_schema(table, schema);
     }
 
     boost::asio::awaitable<void> write(EventBatch& events) override {
@@ -49,20 +49,22 @@ class FileWriter final : public SinkWriter {
             prefetch_rows_ahead(events, k);
             const Event& e = events[k];
             if (const auto* data = std::get_if<DataChangeEvent>(&e)) {
-                const Schema& schema = schema_of(data->table);
+                const TableFormat& table = format_of(data->table);
                 if (settings_.format == FileFormat::DebeziumJson) {
-                    json::write_debezium_json(buf_, *data, schema, settings_.debezium);
+                    json::write_debezium_json(buf_, *data, table.schema, settings_.debezium,
+                                              table.connect_schema, &table.keys);
                 } else {
-                    json::write_canal_json(buf_, *data, schema, settings_.debezium.json);
+                    json::write_canal_json(buf_, *data, table.schema, settings_.debezium.json,
+                                           &table.keys);
                 }
                 buf_.push_back('\n');
                 ++buffered_records_;
             } else {
                 auto change = *as_schema_change(e);
-                last_schema_ = nullptr;  // looked up again after the change
-                auto it = schemas_.find(table_of(e));
-                schemas_[table_of(e)] =
-                    apply_schema_change(it == schemas_.end() ? Schema{} : it->second, change);
+                auto it = tables_.find(table_of(e));
+                set_schema(table_of(e),
+                           apply_schema_change(it == tables_.end() ? Schema{} : it->second.schema,
+                                               change));
             }
         }
         if (buf_.size() >= (1 << 20)) write_out();
@@ -90,13 +92,30 @@ class FileWriter final : public SinkWriter {
         return wrap_connector_state(kStateName, kStateVersion, file_state);
     }
 
-    /// The table's schema; a batch's events are mostly of one table, so the last is kept.
-    const Schema& schema_of(const TableId& table) {
-        if (!last_schema_ || table != last_table_) {
-            last_schema_ = &schemas_.at(table);
+    /// A table's schema with what its rows' documents repeat, rendered once per schema.
+    struct TableFormat {
+        Schema schema;
+        json::ColumnKeys keys;       // the column names as JSON keys
+        std::string connect_schema;  // debezium-json's schema block, when it is included
+    };
+
+    void set_schema(TableId table, Schema schema) {
+        TableFormat& f = tables_[table];
+        f.keys = json::ColumnKeys::of(schema);
+        f.connect_schema =
+            settings_.format == FileFormat::DebeziumJson && settings_.debezium.include_schema
+                ? json::debezium_connect_schema(schema)
+                : std::string();
+        f.schema = std::move(schema);
+    }
+
+    /// The table's format; a batch's events are mostly of one table, so the last is kept.
+    const TableFormat& format_of(TableId table) {
+        if (!last_format_ || table != last_table_) {
+            last_format_ = &tables_.at(table);
             last_table_ = table;
         }
-        return *last_schema_;
+        return *last_format_;
     }
 
     /// A fresh start that was not claimed (fresh_start_state()) opens the file at first use.
@@ -119,10 +138,10 @@ class FileWriter final : public SinkWriter {
     std::optional<output::AppendOnlyFile> file_;
     metrics::ConnectorMetrics& metrics_;
     std::string buf_;
-    std::uint64_t buffered_records_ = 0;  // lines in buf_
-    std::unordered_map<TableId, Schema> schemas_;
-    TableId last_table_;                   // schema_of()'s last table
-    const Schema* last_schema_ = nullptr;  // its schema in schemas_
+    std::uint64_t buffered_records_ = 0;               // lines in buf_
+    std::unordered_map<TableId, TableFormat> tables_;  // elements keep their address
+    TableId last_table_;                               // format_of()'s last table
+    const TableFormat* last_format_ = nullptr;         // its format in tables_
 };
 
 }  // namespace
