@@ -166,11 +166,26 @@ const Schema* SchemaOperator::upstream_schema(TableId upstream) const {
 }
 
 boost::asio::awaitable<void> SchemaOperator::process(EventBatch& in, EventBatch& out) {
-    for (Event& event : in) {
-        if (auto* data = std::get_if<DataChangeEvent>(&event)) {
+    // Most batches are data of tables that each go to one sink table: routed where they are,
+    // and the batch handed over whole instead of each event moved.
+    std::size_t k = 0;
+    if (out.empty())
+        while (k < in.size()) {
+            auto* data = std::get_if<DataChangeEvent>(&in[k]);
+            if (!data || !route_in_place(*data)) break;
+            ++k;
+        }
+    if (k == in.size() && out.empty()) {
+        out.swap(in);
+        in.clear();
+        co_return;
+    }
+    for (std::size_t i = 0; i < k; ++i) out.push_back(std::move(in[i]));
+    for (; k < in.size(); ++k) {
+        if (auto* data = std::get_if<DataChangeEvent>(&in[k])) {
             route_data(std::move(*data), out);
         } else {
-            co_await handle_schema_change(*as_schema_change(event), out);
+            co_await handle_schema_change(*as_schema_change(in[k]), out);
         }
     }
     in.clear();
@@ -209,21 +224,35 @@ void SchemaOperator::fill_last_route(TableId upstream) {
     last_route_.valid = true;
 }
 
+namespace {
+
+void retarget(DataChangeEvent& routed, TableId sink, const RowCoercion& coercion) {
+    routed.table = sink;
+    if (!coercion.identity()) {
+        if (routed.before) routed.before = coercion.coerce(routed.before->view());
+        if (routed.after) routed.after = coercion.coerce(routed.after->view());
+    }
+}
+
+}  // namespace
+
+bool SchemaOperator::route_in_place(DataChangeEvent& event) {
+    if (!last_route_.valid || last_route_.upstream != event.table) fill_last_route(event.table);
+    if (last_route_.targets.size() != 1) return false;
+    retarget(event, last_route_.targets[0].sink, *last_route_.targets[0].coercion);
+    return true;
+}
+
 void SchemaOperator::route_data(DataChangeEvent&& event, EventBatch& out) {
     if (!last_route_.valid || last_route_.upstream != event.table) fill_last_route(event.table);
     const auto& targets = last_route_.targets;
     for (std::size_t k = 0; k < targets.size(); ++k) {
         // The last target takes the event itself; earlier ones (ALL_MATCH) take copies.
-        // NOLINTNEXTLINE(bugprone-use-after-move): moved from on the last iteration only.
-        out.emplace_back(k + 1 == targets.size() ? DataChangeEvent(std::move(event))
-                                                 : DataChangeEvent(event));
-        auto& routed = std::get<DataChangeEvent>(out.back());
-        routed.table = targets[k].sink;
-        const RowCoercion& coercion = *targets[k].coercion;
-        if (!coercion.identity()) {
-            if (routed.before) routed.before = coercion.coerce(routed.before->view());
-            if (routed.after) routed.after = coercion.coerce(routed.after->view());
-        }
+        if (k + 1 == targets.size())
+            out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(event));
+        else  // NOLINTNEXTLINE(bugprone-use-after-move): moved from on the last iteration only.
+            out.emplace_back(std::in_place_type<DataChangeEvent>, event);
+        retarget(std::get<DataChangeEvent>(out.back()), targets[k].sink, *targets[k].coercion);
     }
 }
 

@@ -89,6 +89,9 @@ class SchemaOperator {
     };
 
     void route_data(DataChangeEvent&& event, EventBatch& out);
+    /// Routes `event` where it is when its table goes to one sink table; false (and `event`
+    /// untouched) otherwise.
+    bool route_in_place(DataChangeEvent& event);
     void fill_last_route(TableId upstream);
     const std::shared_ptr<const RowCoercion>& coercion_for(TableId upstream, TableId sink,
                                                            const SchemaPtr& up,

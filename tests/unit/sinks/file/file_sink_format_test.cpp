@@ -60,8 +60,10 @@ TEST_CASE("file sink: each table's lines follow its schema as it changes") {
     const TableId b = TableId::of("db", "b");
     const Schema two =
         SchemaBuilder().column("id", DataType::string()).column("name", DataType::string()).build();
-    const Schema renamed =
-        SchemaBuilder().column("id", DataType::string()).column("label", DataType::string()).build();
+    const Schema renamed = SchemaBuilder()
+                               .column("id", DataType::string())
+                               .column("label", DataType::string())
+                               .build();
     EventBatch batch;
     batch.push_back(CreateTableEvent{a, two});
     batch.push_back(CreateTableEvent{b, renamed});
