@@ -24,6 +24,17 @@ class BootstrapAgain {
         return key == "bootstrap.servers" || key == "metadata.broker.list";
     }
 
+    /// Whether a request that failed with `err` found no broker to ask: every connection down,
+    /// the broker it knew just removed, or no leader known for a partition the client reads. A
+    /// periodic request (the source's watermark query) that fails so is the earliest sign of a
+    /// client left with no broker it can reach; a failed offset commit came ~50 s after a broker
+    /// restart, and a consumer without a group commits nothing.
+    static bool found_no_broker(rd_kafka_resp_err_t err) {
+        return err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
+               err == RD_KAFKA_RESP_ERR__DESTROY_BROKER ||
+               err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+    }
+
     /// Whether a call now would add the servers (at most once every 5 s).
     bool due() const;
     /// Adds the servers back to `rk` when due(); `why` goes to the log.

@@ -86,6 +86,11 @@ void KafkaConsumer::query_watermarks() {
         }
     } else if (!stop_) {
         spdlog::debug("kafka source: watermark query failed: {}", rd_kafka_err2str(err));
+        // A client left with no broker fetches nothing and learns of no broker by itself
+        // (kafka_client/bootstrap_again.h); this query, made every second, notices it first.
+        if (BootstrapAgain::found_no_broker(err))
+            bootstrap_again_on_watermarks_(
+                rk_, std::string("the watermark query failed: ") + rd_kafka_err2str(err));
     }
     rd_kafka_topic_partition_list_destroy(list);
 }

@@ -71,7 +71,8 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     for (const auto& [k, v] : settings_.client.librdkafka) {
         set(k, v);
         if (k == "group.id" && !v.empty()) has_group_ = true;
-        if (BootstrapAgain::names_servers(k)) bootstrap_again_ = BootstrapAgain(v);
+        if (BootstrapAgain::names_servers(k))
+            bootstrap_again_ = bootstrap_again_on_watermarks_ = BootstrapAgain(v);
     }
     // librdkafka's assign() needs a group even when nothing is committed; offsets are committed
     // only to a group the user named.

@@ -176,6 +176,7 @@ class KafkaConsumer {
     std::int64_t last_skip_log_ms_ = 0;
     rd_kafka_t* rk_ = nullptr;
     BootstrapAgain bootstrap_again_{std::string()};  // served on the thread of on_commit
+    BootstrapAgain bootstrap_again_on_watermarks_{std::string()};  // the watermark thread's
     // A lasting connection error (connection_error.h): set by on_error on the thread that serves
     // the consumer queue (the consumer thread, or the destructor after it is joined).
     std::optional<std::string> connection_error_;

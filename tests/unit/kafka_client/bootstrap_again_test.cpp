@@ -57,3 +57,16 @@ TEST_CASE("without bootstrap servers nothing is added or logged") {
     rd_kafka_destroy(rk);
     CHECK(lines.empty());
 }
+
+TEST_CASE("a request that found no broker to ask is told from one a broker refused") {
+    // A client left with no broker it can reach: every connection down, its broker removed, or
+    // no leader known for a partition it reads.
+    CHECK(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN));
+    CHECK(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR__DESTROY_BROKER));
+    CHECK(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION));
+    // A slow or busy broker, or an answer: the client has a broker.
+    CHECK_FALSE(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR_NO_ERROR));
+    CHECK_FALSE(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR__TIMED_OUT));
+    CHECK_FALSE(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION));
+    CHECK_FALSE(BootstrapAgain::found_no_broker(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART));
+}
