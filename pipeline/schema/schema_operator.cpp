@@ -246,14 +246,14 @@ bool SchemaOperator::route_in_place(DataChangeEvent& event) {
 void SchemaOperator::route_data(DataChangeEvent&& event, EventBatch& out) {
     if (!last_route_.valid || last_route_.upstream != event.table) fill_last_route(event.table);
     const auto& targets = last_route_.targets;
-    for (std::size_t k = 0; k < targets.size(); ++k) {
-        // The last target takes the event itself; earlier ones (ALL_MATCH) take copies.
-        if (k + 1 == targets.size())
-            out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(event));
-        else  // NOLINTNEXTLINE(bugprone-use-after-move): moved from on the last iteration only.
-            out.emplace_back(std::in_place_type<DataChangeEvent>, event);
+    if (targets.empty()) return;
+    // Earlier targets (ALL_MATCH) take copies; the last takes the event itself.
+    for (std::size_t k = 0; k + 1 < targets.size(); ++k) {
+        out.emplace_back(std::in_place_type<DataChangeEvent>, event);
         retarget(std::get<DataChangeEvent>(out.back()), targets[k].sink, *targets[k].coercion);
     }
+    out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(event));
+    retarget(std::get<DataChangeEvent>(out.back()), targets.back().sink, *targets.back().coercion);
 }
 
 std::vector<SchemaChangeEvent> SchemaOperator::normalize(const Schema* old_schema,
