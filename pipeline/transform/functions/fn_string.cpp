@@ -574,16 +574,24 @@ Datum eval_pad(const Node& n, EvalContext& c) {
     if (want < 0 || pad.s.empty()) return Datum{};
     std::int64_t have = char_count(s.s);
     if (have >= want) return Datum::of_string(substr_chars(s.s, 0, want));
-    std::int64_t need = want - have;
-    std::int64_t pad_chars = char_count(pad.s);
-    std::string fill;
-    while (need > 0) {
-        std::int64_t take = std::min(need, pad_chars);
-        fill.append(substr_chars(pad.s, 0, take));
-        need -= take;
-    }
-    std::string out = n.param ? fill + std::string(s.s) : std::string(s.s) + fill;
-    return Datum::of_string(c.arena.copy(out));
+    const std::int64_t need = want - have;
+    // Whole copies of the pad, then the first characters of one more. A pad of bytes that start
+    // no character (stray UTF-8 continuation bytes) counts as one character: counted as none,
+    // it never filled anything, and the loop that added it did not end.
+    const std::int64_t pad_chars = std::max<std::int64_t>(1, char_count(pad.s));
+    const auto copies = static_cast<std::size_t>(need / pad_chars);
+    const std::string_view rest = substr_chars(pad.s, 0, need % pad_chars);
+    const std::size_t fill = copies * pad.s.size() + rest.size();
+    const std::size_t total = fill + s.s.size();
+    if (total > (1U << 30))
+        throw EvalError(n.param ? "LPAD result too large" : "RPAD result too large");
+    char* const out = c.arena.alloc(total);
+    char* p = n.param ? out : out + s.s.size();
+    for (std::size_t i = 0; i < copies; ++i, p += pad.s.size())
+        std::memcpy(p, pad.s.data(), pad.s.size());
+    if (!rest.empty()) std::memcpy(p, rest.data(), rest.size());
+    if (!s.s.empty()) std::memcpy(n.param ? out + fill : out, s.s.data(), s.s.size());
+    return Datum::of_string(std::string_view(out, total));
 }
 NodePtr build_pad(CallSite& c, bool left) {
     c.arity(3, 3);

@@ -86,11 +86,22 @@ TEST_CASE("FROM_BASE64 reads the bytes as Java's new String(bytes, UTF_8)") {
 }
 
 TEST_CASE("LPAD and RPAD: a negative length or an empty pad is NULL") {
-    CHECK(eval_printed("LPAD('hi', 5, '?')") == "???hi");   // SFT:55
-    CHECK(eval_printed("RPAD('hi', 5, '?')") == "hi???");   // SFT:56
-    CHECK(eval_printed("LPAD('hello', 2, '?')") == "he");   // SFT:57
-    CHECK(eval_printed("LPAD('hi', -1, '?')") == "null");   // SFT:58
-    CHECK(eval_printed("LPAD('hi', 5, '')") == "null");     // SFT:59
+    CHECK(eval_printed("LPAD('hi', 5, '?')") == "???hi");  // SFT:55
+    CHECK(eval_printed("RPAD('hi', 5, '?')") == "hi???");  // SFT:56
+    CHECK(eval_printed("LPAD('hello', 2, '?')") == "he");  // SFT:57
+    CHECK(eval_printed("LPAD('hi', -1, '?')") == "null");  // SFT:58
+    CHECK(eval_printed("LPAD('hi', 5, '')") == "null");    // SFT:59
+    // Whole copies of the pad, then part of one more, on either side.
+    CHECK(eval_printed("LPAD('hi', 7, 'ab')") == "ababahi");
+    CHECK(eval_printed("RPAD('hi', 7, 'ab')") == "hiababa");
+    CHECK(eval_printed("RPAD('', 3, 'é')") == "ééé");
+    // A pad that starts no character (a stray continuation byte) counts as one; it once made
+    // the padding loop run for ever (fuzz finding, kept as an `expression` seed).
+    CHECK(eval_printed("LPAD('hi', 4, '\xaa')") == "\xaa\xaahi");
+    CHECK(eval_printed("RPAD('hi', 3, '\xaa')") == "hi\xaa");
+    // A result past 1 GiB fails the row, as REPEAT's does, rather than taking the memory.
+    CHECK(eval_printed("LPAD('hi', 2000000000, 'abc')").rfind("ERROR: LPAD result too large", 0) ==
+          0);
     CHECK(eval_printed("LPAD('hello', 2, '')") == "null");  // SF:628: before any truncation
     CHECK(eval_printed("RPAD('hello', 0, '')") == "null");
     CHECK(eval_printed("RPAD('hello', 0, 'x')") == "");                  // SF:630
