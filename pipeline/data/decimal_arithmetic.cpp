@@ -23,6 +23,19 @@ std::optional<__int128> scale_up(__int128 v, int n) {
     return v;
 }
 
+int compare_decimals(__int128 a, int sa, __int128 b, int sb) {
+    auto cmp = [](__int128 x, __int128 y) { return x < y ? -1 : (x > y ? 1 : 0); };
+    if (sa == sb) return cmp(a, b);
+    // The one at the smaller scale is brought up to the other's; past __int128 it is beyond
+    // anything the other (which fits) can be, on the side of its sign.
+    if (sa < sb) {
+        auto up = scale_up(a, sb - sa);
+        return up ? cmp(*up, b) : (a < 0 ? -1 : 1);
+    }
+    auto up = scale_up(b, sa - sb);
+    return up ? cmp(a, *up) : (b < 0 ? 1 : -1);
+}
+
 std::optional<__int128> checked_mul(__int128 a, __int128 b) {
     __int128 r = 0;
     if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;

@@ -14,6 +14,10 @@ std::optional<__int128> scale_up(__int128 v, int n);
 std::optional<__int128> checked_mul(__int128 a, __int128 b);
 std::optional<__int128> checked_add(__int128 a, __int128 b);
 std::optional<__int128> checked_sub(__int128 a, __int128 b);
+/// Compares a (unscaled, at scale sa) with b (at scale sb): -1, 0 or 1. Exact, and without
+/// overflow: bringing one to the other's scale may pass __int128, and then it is the larger in
+/// magnitude.
+int compare_decimals(__int128 a, int sa, __int128 b, int sb);
 /// True if |v| fits in `precision` digits.
 bool fits_precision(__int128 v, int precision);
 

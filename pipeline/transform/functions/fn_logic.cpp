@@ -1,6 +1,7 @@
 // Comparison and logical operators: = <> < <= > >=, AND, OR, NOT, IS ..., BETWEEN, IN.
 #include <cstring>
 
+#include "pipeline/data/decimal_arithmetic.h"
 #include "pipeline/transform/compile/operand.h"
 #include "pipeline/transform/functions/functions.h"
 
@@ -319,10 +320,8 @@ bool values_equal(const Datum& a, const DataType& ta, const Datum& b, const Data
         case TypeRoot::Float:
         case TypeRoot::Double:
             return a.d == b.d;
-        case TypeRoot::Decimal: {
-            int s = std::max(ta.scale(), tb.scale());
-            return rescale(a.dec, ta.scale(), s) == rescale(b.dec, tb.scale(), s);
-        }
+        case TypeRoot::Decimal:
+            return compare_decimals(a.dec, ta.scale(), b.dec, tb.scale()) == 0;
         case TypeRoot::Timestamp:
         case TypeRoot::TimestampLtz:
             return a.i == b.i && a.nanos == b.nanos;
@@ -344,10 +343,8 @@ bool values_equal(const Datum& a, const DataType& ta, const Datum& b, const Data
 int compare_values(const Datum& a, const DataType& ta, const Datum& b, const DataType& tb) {
     if (ta.is_numeric() && tb.is_numeric()) {
         if (ta.is_integer() && tb.is_integer()) return cmp3(a.i, b.i);
-        if (ta.root() == TypeRoot::Decimal && tb.root() == TypeRoot::Decimal) {
-            int s = std::max(ta.scale(), tb.scale());
-            return cmp3(rescale(a.dec, ta.scale(), s), rescale(b.dec, tb.scale(), s));
-        }
+        if (ta.root() == TypeRoot::Decimal && tb.root() == TypeRoot::Decimal)
+            return compare_decimals(a.dec, ta.scale(), b.dec, tb.scale());
         return cmp3(to_double(a, ta), to_double(b, tb));
     }
     switch (ta.root()) {

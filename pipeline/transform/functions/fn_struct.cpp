@@ -279,8 +279,7 @@ bool element_equals(const Datum& a, const DataType& ta, const Datum& b, const Da
     __int128 x = ta.is_integer() ? static_cast<__int128>(a.i) : a.dec;
     __int128 y = tb.is_integer() ? static_cast<__int128>(b.i) : b.dec;
     int sx = ta.is_integer() ? 0 : ta.scale(), sy = tb.is_integer() ? 0 : tb.scale();
-    int s = std::max(sx, sy);
-    return rescale(x, sx, s) == rescale(y, sy, s);
+    return compare_decimals(x, sx, y, sy) == 0;
 }
 
 // param 0: ARRAY_CONTAINS, 1: ARRAY_POSITION

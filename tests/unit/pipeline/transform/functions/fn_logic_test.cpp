@@ -86,3 +86,12 @@ TEST_CASE("IS DISTINCT FROM treats NULL as a value", "[fn_logic]") {
 TEST_CASE("a comparison's type is BOOLEAN NOT NULL", "[fn_logic]") {
     CHECK(eval_on_row("i_null <> 4", schema(), row()).type == "BOOLEAN NOT NULL");
 }
+
+// A comparison of decimals whose scales are far apart brought one past 38 digits (UBSan: signed
+// overflow; fuzz finding kept as an `expression` seed): now compared without overflow.
+TEST_CASE("comparing decimals far apart in scale does not overflow") {
+    CHECK(eval("0.444444444444444454144444444444 < 1111-11114444444.5") == "false");
+    CHECK(eval("0.444444444444444454144444444444 > 1111-11114444444.5") == "true");
+    CHECK(eval("0.444444444444444454144444444444 = 11114444444.5") == "false");
+    CHECK(eval("0.444444444444444454144444444444 <> 11114444444.5") == "true");
+}
