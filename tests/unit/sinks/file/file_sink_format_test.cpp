@@ -1,14 +1,12 @@
 // The file sink's lines follow each table's schema: column keys and debezium-json's schema block
 // are rendered once per schema, and must change when the schema does, per table.
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/use_future.hpp>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "metrics/connector_metrics.h"
 #include "sinks/file/file_sink.h"
+#include "tests/unit/sinks/file/write_and_flush.h"
 
 using namespace cdcd;
 using Catch::Matchers::Contains;
@@ -35,16 +33,7 @@ std::vector<std::string> write_and_read(file::FileSinkSettings settings, EventBa
     metrics::Registry registry(metrics::Labels{{"pipeline", "t"}});
     file::FileSink sink(settings, registry);
     auto writer = sink.create_writer(0, 1);
-    boost::asio::io_context io;
-    auto done = boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<std::string> {
-            co_await writer->write(batch);
-            co_return co_await writer->flush(1);
-        },
-        boost::asio::use_future);
-    io.run();
-    done.get();
+    testing::write_and_flush(*writer, batch);
     writer.reset();
     std::vector<std::string> lines;
     std::ifstream in(path);

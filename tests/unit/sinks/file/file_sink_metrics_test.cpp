@@ -1,12 +1,10 @@
 // The file sink's own series: bytes written to the file and lines written.
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/use_future.hpp>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "metrics/connector_metrics.h"
 #include "sinks/file/file_sink.h"
+#include "tests/unit/sinks/file/write_and_flush.h"
 
 using namespace cdcd;
 
@@ -44,16 +42,7 @@ TEST_CASE("file sink: bytes_out is what reached the file, records_out the lines 
     batch.push_back(CreateTableEvent{table, table_schema()});
     for (int i = 0; i < 10; ++i)
         batch.push_back(DataChangeEvent::insert(table, row(std::to_string(i), "name")));
-    boost::asio::io_context io;
-    auto done = boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<std::string> {
-            co_await writer->write(batch);
-            co_return co_await writer->flush(1);
-        },
-        boost::asio::use_future);
-    io.run();
-    std::string state = done.get();
+    std::string state = testing::write_and_flush(*writer, batch);
 
     CHECK(m.records_out.value() == 10);  // the CreateTableEvent writes no line
     CHECK(m.bytes_out.value() == std::filesystem::file_size(path));
