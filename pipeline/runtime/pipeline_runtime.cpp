@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <thread>
 
-#include "pipeline/data/row_buffer_pool.h"
 #include "pipeline/event/event_format.h"
 #include "pipeline/runtime/available_cpus.h"
+#include "pipeline/runtime/keep_row_buffers.h"
 #include "pipeline/runtime/partitioner.h"
 #include "pipeline/runtime/pipeline_runtime_impl.h"
 
@@ -352,12 +352,7 @@ void PipelineRuntime::Impl::release_written(EventBatch batch) {
         }
         // Without a transform, the rows written are the source's, which most sources build on
         // the loop (a pool on a loop that builds none holds at most its bound).
-        RowBufferPool& pool = RowBufferPool::this_thread();
-        for (Event& e : written)
-            if (auto* d = std::get_if<DataChangeEvent>(&e)) {
-                if (d->before) pool.give(std::move(*d->before).release());
-                if (d->after) pool.give(std::move(*d->after).release());
-            }
+        keep_row_buffers(written);
     });
 }
 

@@ -7,6 +7,7 @@
 #include <boost/system/system_error.hpp>
 
 #include "pipeline/data/row_buffer_pool.h"
+#include "pipeline/runtime/keep_row_buffers.h"
 
 namespace cdcd {
 
@@ -102,11 +103,7 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
     RowBufferPool& pool = RowBufferPool::this_thread();
     for (Row& row : out.retired_rows) pool.give(std::move(row).release());
     out.retired_rows.clear();
-    for (Event& e : out.input)
-        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
-            if (d->before) pool.give(std::move(*d->before).release());
-            if (d->after) pool.give(std::move(*d->after).release());
-        }
+    keep_row_buffers(out.input);
     out.input.clear();
     if (out.error) std::rethrow_exception(out.error);
     co_return Result{std::move(out.element), std::move(out.transform_state),

@@ -16,15 +16,11 @@ struct BatchValue {
     mutable std::string bytes;
 };
 
-bool held_as_bytes(const DataType& t) {
-    return is_text(t) || t.is_binary() || t.is_nested();
-}
-
 Datum eval_once_per_batch(const Node& n, EvalContext& c) {
     const auto& kept = n.st<BatchValue>();
     if (kept.valid && kept.batch == c.batch) return kept.value;
     Datum d = n.args[0]->eval(c);
-    if (!d.null && held_as_bytes(n.type)) {
+    if (!d.null && value_class(n.type.root()) == ValueClass::Bytes) {
         kept.bytes.assign(d.s.data(), d.s.size());
         d.s = kept.bytes;
     }
