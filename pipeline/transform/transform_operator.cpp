@@ -319,6 +319,163 @@ void TransformOperator::on_data_or_bad_record(DataChangeEvent& e, TableState& st
     }
 }
 
+namespace {
+
+// What transform_together does with an event, once the filter has spoken.
+enum RunAction : std::uint8_t {
+    kDrop,           // filtered out (or no row to project)
+    kProjectAfter,   // insert, replace
+    kProjectBefore,  // delete
+    kProjectBoth,    // update
+    kBeforeOnly,     // update whose new row is filtered out: a delete
+    kAfterOnly,      // update whose old row is filtered out: an insert
+};
+
+}  // namespace
+
+std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t first,
+                                                  std::size_t last, TableState& st,
+                                                  EventBatch& out) {
+    const BoundProjection& b = *st.bound;
+    auto data = [&](std::size_t k) -> DataChangeEvent& { return std::get<DataChangeEvent>(in[k]); };
+    ctx_.table = data(first).table;
+    ctx_.arena.reset();
+    auto all = [&](std::size_t n) {
+        while (all_rows_.size() < n)
+            all_rows_.push_back(static_cast<std::uint32_t>(all_rows_.size()));
+        return Selection(all_rows_.data(), n);
+    };
+    try {
+        // 1. The filter, on the rows a row-by-row transform tests, in event order.
+        if (b.has_filter()) {
+            filter_rows_.clear();
+            for (std::size_t k = first; k < last; ++k) {
+                prefetch_rows_ahead(in, k);
+                DataChangeEvent& e = data(k);
+                switch (e.op) {
+                    case OpType::Insert:
+                    case OpType::Replace:
+                        if (e.after)
+                            filter_rows_.add(e.after->view(), op_string(e.op, false), &e.meta);
+                        break;
+                    case OpType::Delete:
+                        if (e.before)
+                            filter_rows_.add(e.before->view(), op_string(e.op, true), &e.meta);
+                        break;
+                    case OpType::Update:
+                        if (!e.before || !e.after) return first;  // one by one decides
+                        filter_rows_.add(e.before->view(), op_string(e.op, true), &e.meta);
+                        filter_rows_.add(e.after->view(), op_string(e.op, false), &e.meta);
+                        break;
+                }
+            }
+            BatchContext bc{filter_rows_, ctx_, scratch_};
+            b.filter_batch(bc, all(filter_rows_.size()), pass_.get());
+        }
+        // 2. What each event becomes, and the rows to project with the operation each sees.
+        actions_.clear();
+        project_rows_.clear();
+        std::size_t verdict = 0;
+        const bool filtered = b.has_filter();
+        auto passes = [&] { return !filtered || pass_[verdict++]; };
+        for (std::size_t k = first; k < last; ++k) {
+            if (!filtered) prefetch_rows_ahead(in, k);
+            DataChangeEvent& e = data(k);
+            RunAction action = kDrop;
+            switch (e.op) {
+                case OpType::Insert:
+                case OpType::Replace:
+                    if (e.after && passes()) {
+                        action = kProjectAfter;
+                        project_rows_.add(e.after->view(), op_string(e.op, false), &e.meta);
+                    }
+                    break;
+                case OpType::Delete:
+                    if (e.before && passes()) {
+                        action = kProjectBefore;
+                        project_rows_.add(e.before->view(), "-D", &e.meta);
+                    }
+                    break;
+                case OpType::Update: {
+                    if (!e.before || !e.after) return first;
+                    bool bp = passes();
+                    bool ap = passes();
+                    if (bp && ap) {
+                        action = kProjectBoth;
+                        project_rows_.add(e.before->view(), "-U", &e.meta);
+                        project_rows_.add(e.after->view(), "+U", &e.meta);
+                    } else if (bp) {
+                        action = kBeforeOnly;
+                        project_rows_.add(e.before->view(), "-D", &e.meta);
+                    } else if (ap) {
+                        action = kAfterOnly;
+                        project_rows_.add(e.after->view(), "+I", &e.meta);
+                    }
+                    break;
+                }
+            }
+            actions_.push_back(action);
+        }
+        // 3. The computed columns.
+        values_.resize(b.computed_count() * project_rows_.size());
+        BatchContext bc{project_rows_, ctx_, scratch_};
+        b.evaluate_batch(bc, all(project_rows_.size()), values_.data(), project_rows_.size());
+    } catch (...) {  // EvalError, or anything else: the row-by-row transform says whose and why
+        return first;
+    }
+    // 4. Every value computed: the rows are written, and each event changes once all of its
+    //    rows are (writing one fails only past 4 GiB: the rest then goes one by one).
+    const std::size_t n = project_rows_.size();
+    std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
+    std::size_t next = 0;
+    auto row = [&] {
+        const std::size_t i = next++;
+        return b.assemble(project_rows_.rows[i], values_.data() + i, n, spare);
+    };
+    for (std::size_t k = first; k < last; ++k) {
+        DataChangeEvent& e = data(k);
+        try {
+            switch (static_cast<RunAction>(actions_[k - first])) {
+                case kDrop:
+                    continue;
+                case kProjectAfter:
+                    replace(e.after, row());
+                    break;
+                case kProjectBefore:
+                    replace(e.before, row());
+                    break;
+                case kProjectBoth: {
+                    Row before = row();
+                    replace(e.after, row());
+                    replace(e.before, std::move(before));
+                    break;
+                }
+                case kBeforeOnly:
+                    replace(e.before, row());
+                    e.op = OpType::Delete;
+                    if (buffers_) buffers_->retired.push_back(std::move(*e.after));
+                    e.after.reset();
+                    break;
+                case kAfterOnly:
+                    replace(e.after, row());
+                    e.op = OpType::Insert;
+                    if (buffers_) buffers_->retired.push_back(std::move(*e.before));
+                    e.before.reset();
+                    break;
+            }
+        } catch (...) {
+            return k;
+        }
+        if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
+            e.op = OpType::Insert;
+            e.after = std::move(e.before);
+            e.before.reset();
+        }
+        out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
+    }
+    return last;
+}
+
 void TransformOperator::replace(std::optional<Row>& row, Row projected) {
     row_size_hint_ = std::max(row_size_hint_, projected.bytes().size());
     if (buffers_) buffers_->retired.push_back(std::move(*row));
@@ -411,17 +568,38 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
         ctx_.now_pending = true;
     }
     out.reserve(out.size() + in.size());
+    // Runs of data change events of one table, at most this many at once, are transformed
+    // column-at-a-time; an update has two rows.
+    constexpr std::size_t kRunEvents = BatchRows::kMaxRows / 2;
+    // Returns the end of the run it transformed.
+    auto data_run = [&](std::size_t k, TableState& st) {
+        std::size_t end = k + 1;
+        if (in_batches_ && st.bound->evaluates_in_batches()) {
+            const TableId table = std::get<DataChangeEvent>(in[k]).table;
+            while (end < in.size() && end - k < kRunEvents) {
+                const auto* next = std::get_if<DataChangeEvent>(&in[end]);
+                if (!next || next->table != table) break;
+                ++end;
+            }
+            if (end - k > 1) k = transform_together(in, k, end, st, out);
+        }
+        for (std::size_t j = k; j < end; ++j) {
+            prefetch_rows_ahead(in, j);
+            on_data_or_bad_record(std::get<DataChangeEvent>(in[j]), st, out);
+        }
+        return end;
+    };
     for (std::size_t k = 0; k < in.size(); ++k) {
-        // The rows were written on another thread: start fetching those of a later event.
-        prefetch_rows_ahead(in, k);
         Event& ev = in[k];
         if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
             // Runs of events of one table: its state is looked up once per run.
             if (data->table == last_table_ && last_state_) {
-                on_data_or_bad_record(*data, *last_state_, out);
+                k = data_run(k, *last_state_) - 1;
                 continue;
             }
         }
+        // The rows were written on another thread: start fetching those of a later event.
+        prefetch_rows_ahead(in, k);
         TableId table = table_of(ev);
         auto it = tables_.find(table);
         if (it == tables_.end()) {
@@ -446,11 +624,13 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
             continue;
         }
         TableState& st = it->second;
-        if (auto* data = std::get_if<DataChangeEvent>(&ev)) {
+        if (std::holds_alternative<DataChangeEvent>(ev)) {
             last_table_ = table;  // unordered_map elements keep their address until erased
             last_state_ = &st;
-            on_data_or_bad_record(*data, st, out);
-        } else if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
+            k = data_run(k, st) - 1;
+            continue;
+        }
+        if (auto* create = std::get_if<CreateTableEvent>(&ev)) {
             st.upstream = create->schema;
             st.bound = bind(*st.rule, table, st.upstream);
             out.push_back(Event(CreateTableEvent{table, st.bound->output()}));

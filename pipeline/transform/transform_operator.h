@@ -82,6 +82,10 @@ class TransformOperator {
     /// milliseconds since the epoch: `cdcd test` cases that expect values computed from it.
     void fix_clock(std::int64_t epoch_millis) { fixed_now_ = epoch_millis; }
 
+    /// Off: every row is evaluated on its own, never column-at-a-time with the rows around it
+    /// (compile/batch.h). The results are the same; tests compare the two.
+    void evaluate_in_batches(bool on) { in_batches_ = on; }
+
     /// Where rows whose expression fails go (the pipeline's bad-record policy); without one (or
     /// under `fail`) process() throws the RowEvaluationError. Otherwise the event is handed
     /// over and dropped, and the batch goes on.
@@ -118,6 +122,13 @@ class TransformOperator {
     void on_data(DataChangeEvent& e, TableState& st, EventBatch& out);
     // on_data, with a failing row handed to the bad-record policy (when it is not `fail`).
     void on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out);
+    // Column-at-a-time (compile/batch.h): data change events [first, last) of one table, whose
+    // rows number at most BatchRows::kMaxRows, filtered and projected together. Returns the
+    // first event it left as it was, `last` when none: when some row fails, the caller
+    // transforms the rest one by one, which fails exactly that row, with its message and its
+    // bad-record handling.
+    std::size_t transform_together(EventBatch& in, std::size_t first, std::size_t last,
+                                   TableState& st, EventBatch& out);
     // Replaces `row` by its projection, retiring the input row (see process()).
     void replace(std::optional<Row>& row, Row projected);
     [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
@@ -137,6 +148,14 @@ class TransformOperator {
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
     BadRecordSink* bad_records_ = nullptr;  // set only when the policy goes on (skip, dead-letter)
+    // transform_together()'s working space, kept from batch to batch.
+    bool in_batches_ = true;
+    BatchRows filter_rows_, project_rows_;
+    BatchScratch scratch_;
+    std::vector<std::uint32_t> all_rows_;  // 0, 1, 2, ...
+    std::vector<std::uint8_t> actions_;    // per event
+    std::unique_ptr<bool[]> pass_ = std::make_unique<bool[]>(BatchRows::kMaxRows);
+    std::vector<Datum> values_;
 };
 
 }  // namespace cdcd::transform

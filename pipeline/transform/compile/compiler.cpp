@@ -4,6 +4,7 @@
 #include <set>
 
 #include "pipeline/data/temporal.h"
+#include "pipeline/transform/compile/batch.h"
 #include "pipeline/transform/compile/operand.h"
 #include "pipeline/transform/compile/per_batch.h"
 #include "pipeline/transform/functions/functions.h"
@@ -341,6 +342,7 @@ class Compiler {
             fold(n);
         if (!n->is_constant && n->interval == 0 && (n->reads_clock || constant_per_batch))
             n->batch_constant = true;
+        if (fn->from_connector && !n->is_constant) n->connector_function = true;
         return n;
     }
 
@@ -379,12 +381,73 @@ std::optional<DecimalPrecisionMode> parse_decimal_precision_mode(std::string_vie
     return std::nullopt;
 }
 
+namespace {
+
+// Column-at-a-time evaluators (batch.h) of constants and upstream columns.
+void batch_constant(const Node& n, BatchContext&, Selection sel, Datum* out) {
+    for (std::uint32_t i : sel) out[i] = n.constant;
+}
+void batch_long_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    const auto col = static_cast<std::size_t>(n.column);
+    for (std::uint32_t i : sel) {
+        const RowView& r = b.rows.rows[i];
+        Datum d;
+        if (!r.is_null(col)) {
+            d.null = false;
+            d.i = r.get_long(col);
+        }
+        out[i] = d;
+    }
+}
+void batch_double_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    const auto col = static_cast<std::size_t>(n.column);
+    for (std::uint32_t i : sel) {
+        const RowView& r = b.rows.rows[i];
+        Datum d;
+        if (!r.is_null(col)) {
+            d.null = false;
+            d.d = r.get_double(col);
+        }
+        out[i] = d;
+    }
+}
+void batch_bytes_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    const auto col = static_cast<std::size_t>(n.column);
+    for (std::uint32_t i : sel) {
+        const RowView& r = b.rows.rows[i];
+        Datum d;
+        if (!r.is_null(col)) {
+            d.null = false;
+            d.s = r.get_bytes(col);
+        }
+        out[i] = d;
+    }
+}
+
+// Gives the nodes the builders left without one the column-at-a-time evaluator of their row
+// evaluator, where there is one.
+void attach_batch_evaluators(Node& n) {
+    for (auto& a : n.args) attach_batch_evaluators(*a);
+    if (n.batch) return;
+    if (n.fn == &eval_constant)
+        n.batch = batch_constant;
+    else if (n.fn == &eval_long_column && n.column >= 0)
+        n.batch = batch_long_column;
+    else if (n.fn == &eval_double_column && n.column >= 0)
+        n.batch = batch_double_column;
+    else if (n.fn == &eval_bytes_column && n.column >= 0)
+        n.batch = batch_bytes_column;
+}
+
+}  // namespace
+
 NodePtr compile(const Expr& e, const Scope& scope) {
     std::size_t visited = 0;
     Compiler c(scope, visited);
     NodePtr n = c.compile(e);
     if (scope.fold_constants && worth_evaluating_once_per_batch(*n))
         n = evaluate_once_per_batch(std::move(n));
+    attach_batch_evaluators(*n);
     return n;
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,9 +65,15 @@ struct EvalContext {
 struct Node;
 using NodePtr = std::unique_ptr<Node>;
 using EvalFn = Datum (*)(const Node&, EvalContext&);
+struct BatchContext;
+/// Positions of the rows of a batch to evaluate, ascending (batch.h).
+using Selection = std::span<const std::uint32_t>;
+/// A column-at-a-time evaluator (batch.h): the node's value for each selected row i into out[i].
+using BatchFn = void (*)(const Node&, BatchContext&, Selection, Datum* out);
 
 struct Node {
     EvalFn fn = nullptr;
+    BatchFn batch = nullptr;  // column-at-a-time evaluator (batch.h); null: row by row
     DataType type = DataType::boolean();
     std::vector<NodePtr> args;
     int column = -1;         // column reference: position in the upstream row
@@ -79,7 +86,8 @@ struct Node {
     bool null_literal = false;
     bool reads_clock = false;     // NOW(), LOCALTIMESTAMP, ...: one value per batch
     bool batch_constant = false;  // depends on nothing but constants and the clock (per_batch.h)
-    int interval = 0;             // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
+    bool connector_function = false;  // added by a connector (may act on the world: batch.h)
+    int interval = 0;  // 1: INTERVAL months, 2: INTERVAL millis (value in constant.i)
     // Fused integer nodes (operand.h): the column or constant value of args[0] and args[1],
     // copied here so that reading an operand takes no trip through args.
     std::int64_t operand[2] = {0, 0};

@@ -4,6 +4,7 @@
 // (one indirect call and one Datum fewer per operand). The choice is made at compile time.
 #include <cstdint>
 
+#include "pipeline/transform/compile/batch.h"
 #include "pipeline/transform/compile/node.h"
 
 namespace cdcd::transform {
@@ -80,6 +81,51 @@ inline bool fetch_operand(const Node& n, std::size_t i, EvalContext& c, std::int
     }
 }
 
+/// Reads operand k of a fused node, of kind K, for row i of a batch into v; false when it is
+/// NULL. `col` holds the values of a kNode operand.
+template <int K>
+[[gnu::always_inline]] inline bool batch_operand(const Node& n, std::size_t k,
+                                                 const BatchContext& b, const Datum* col,
+                                                 std::uint32_t i, std::int64_t& v) {
+    if constexpr (K == kOperandColumn) {
+        const RowView& r = b.rows.rows[i];
+        auto column = static_cast<std::size_t>(n.operand[k]);
+        if (r.is_null(column)) return false;
+        v = r.get_long(column);
+        return true;
+    } else if constexpr (K == kOperandConstant) {
+        v = n.operand[k];
+        return true;
+    } else {
+        v = col[i].i;
+        return !col[i].null;
+    }
+}
+
+/// The operands of a fused node for each selected row of a batch: both(i, x, y) where neither
+/// is NULL, null(i) where one is. As per row, the second operand of a row is evaluated only when
+/// the first is not NULL.
+template <int KA, int KB, typename Both, typename Null>
+[[gnu::always_inline]] inline void for_each_long_operands(const Node& n, BatchContext& b,
+                                                          Selection sel, Both&& both, Null&& null) {
+    ScratchColumn a(b), c(b);
+    if constexpr (KA == kOperandNode) eval_batch(*n.args[0], b, sel, a.get());
+    if constexpr (KB == kOperandNode) {
+        ScratchSelection second(b);
+        std::int64_t x = 0;
+        for (std::uint32_t i : sel)
+            if (batch_operand<KA>(n, 0, b, a.get(), i, x)) second.push_back(i);
+        eval_batch(*n.args[1], b, second.get(), c.get());
+    }
+    for (std::uint32_t i : sel) {
+        std::int64_t x = 0, y = 0;
+        if (batch_operand<KA>(n, 0, b, a.get(), i, x) && batch_operand<KB>(n, 1, b, c.get(), i, y))
+            both(i, x, y);
+        else
+            null(i);
+    }
+}
+
 /// fn<KA, KB> for the operand kinds of a and b.
 template <template <int, int> class F>
 EvalFn pick_long_fn(const Node& a, const Node& b) {
@@ -89,6 +135,17 @@ EvalFn pick_long_fn(const Node& a, const Node& b) {
         {F<2, 0>::eval, F<2, 1>::eval, F<2, 2>::eval},
     };
     return table[long_operand_kind(a)][long_operand_kind(b)];
+}
+
+/// F<KA, KB>::batch for the operand kinds of n's arguments (after set_long_operands).
+template <template <int, int> class F>
+BatchFn pick_long_batch(const Node& n) {
+    static constexpr BatchFn table[3][3] = {
+        {F<0, 0>::batch, F<0, 1>::batch, F<0, 2>::batch},
+        {F<1, 0>::batch, F<1, 1>::batch, F<1, 2>::batch},
+        {F<2, 0>::batch, F<2, 1>::batch, F<2, 2>::batch},
+    };
+    return table[long_operand_kind(*n.args[0])][long_operand_kind(*n.args[1])];
 }
 
 }  // namespace cdcd::transform

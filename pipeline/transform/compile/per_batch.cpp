@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "pipeline/transform/compile/batch.h"
 #include "pipeline/transform/compile/types.h"
 
 namespace cdcd::transform {
@@ -30,11 +31,19 @@ Datum eval_once_per_batch(const Node& n, EvalContext& c) {
     return d;
 }
 
+// The one value, for every row.
+void batch_once_per_batch(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    b.enter(sel.front());
+    const Datum d = eval_once_per_batch(n, b.c);
+    for (std::uint32_t i : sel) out[i] = d;
+}
+
 }  // namespace
 
 NodePtr evaluate_once_per_batch(NodePtr n) {
     auto w = std::make_unique<Node>();
     w->fn = eval_once_per_batch;
+    w->batch = batch_once_per_batch;
     w->type = n->type;
     w->batch_constant = true;
     w->state = std::make_shared<BatchValue>();

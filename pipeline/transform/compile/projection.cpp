@@ -153,6 +153,9 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
         }
         p->filter_text_ = rule.filter_text;
     }
+    p->in_batches_ = !p->filter_ || may_evaluate_in_batches(*p->filter_);
+    for (const auto& c : p->columns_)
+        if (c.expr && !may_evaluate_in_batches(*c.expr)) p->in_batches_ = false;
     return p;
 }
 
@@ -212,7 +215,6 @@ static_assert(std::is_trivially_destructible_v<Datum>);
 // produce field by field: NULL fields have a zero slot, the variable part holds the fields'
 // bytes in field order. Every byte is written once (no zero fill of the whole row first).
 Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) const {
-    const std::size_t arity = fields_.size();
     // 1. Computed values (strings stay valid: they point into the input row, constants, node
     //    caches or the arena, which is reset only between rows).
     std::size_t k = 0;
@@ -226,7 +228,29 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         current_ = columns_[i].item ? &columns_[i].item->text : &output_.columns()[i].name;
         throw;
     }
-    const RowView in = c.row;
+    return assemble(c.row, values_.data(), 1, spare);
+}
+
+void BoundProjection::filter_batch(BatchContext& b, Selection sel, bool* pass) const {
+    if (!filter_) {
+        for (std::uint32_t i : sel) pass[i] = true;
+        return;
+    }
+    ScratchColumn verdict(b);
+    eval_batch(*filter_, b, sel, verdict.get());
+    for (std::uint32_t i : sel) pass[i] = verdict[i].truth();
+}
+
+void BoundProjection::evaluate_batch(BatchContext& b, Selection sel, Datum* values,
+                                     std::size_t stride) const {
+    for (std::size_t k = 0; k < computed_.size(); ++k)
+        eval_batch(*computed_[k].expr, b, sel, values + k * stride);
+}
+
+Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t stride,
+                              std::vector<std::string>* spare) const {
+    const std::size_t arity = fields_.size();
+    std::size_t k = 0;
     const std::string_view in_bytes = in.bytes();
     const std::size_t in_arity = in.arity();
     const std::size_t in_words = (in_arity + 63) / 64;
@@ -259,7 +283,7 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         if (!in.is_null(from)) var += in.get_bytes(from).size();
     }
     for (k = 0; k < computed_.size(); ++k) {
-        const Datum& d = values_[k];
+        const Datum& d = values[k * stride];
         if (d.null) continue;
         switch (computed_[k].slot) {
             case ValueClass::Bytes:
@@ -352,7 +376,7 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
             }
             continue;
         }
-        const Datum& d = values_[f.value];
+        const Datum& d = values[f.value * stride];
         if (d.null) {
             set_null(j);
             continue;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/event/events.h"
+#include "pipeline/transform/compile/batch.h"
 #include "pipeline/transform/compile/compiler.h"
 #include "pipeline/transform/compile/types.h"
 
@@ -42,6 +43,19 @@ class BoundProjection {
     bool filter(EvalContext& c) const;
     /// The projected row; written into the last of `spare` when its capacity suffices.
     Row project(EvalContext& c, std::vector<std::string>* spare = nullptr) const;
+    /// Whether the filter and the columns may be evaluated over batches of rows (batch.h).
+    bool evaluates_in_batches() const { return in_batches_; }
+    /// The filter's verdict on each selected row i of a batch, into pass[i].
+    void filter_batch(BatchContext& b, Selection sel, bool* pass) const;
+    /// How many columns are computed (the others are copied).
+    std::size_t computed_count() const { return computed_.size(); }
+    /// The computed columns over the selected rows of a batch: computed column k of row i into
+    /// values[k * stride + i].
+    void evaluate_batch(BatchContext& b, Selection sel, Datum* values, std::size_t stride) const;
+    /// The projected row of `in`, whose computed column k is values[k * stride]; written into
+    /// the last of `spare` when its capacity suffices.
+    Row assemble(RowView in, const Datum* values, std::size_t stride,
+                 std::vector<std::string>* spare) const;
     /// The expression text of the column or filter being evaluated when an EvalError happened.
     const std::string& current_text() const { return *current_; }
 
@@ -76,6 +90,7 @@ class BoundProjection {
     std::vector<ComputedField> computed_;
     std::vector<std::uint32_t> copied_variable_;
     mutable std::vector<Datum> values_;  // computed values of the row being projected
+    bool in_batches_ = false;            // evaluates_in_batches()
 };
 
 }  // namespace cdcd::transform

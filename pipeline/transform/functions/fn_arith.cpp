@@ -31,44 +31,94 @@ bool fits_int32(std::int64_t v) {
     return v == static_cast<std::int32_t>(v);
 }
 
+// One integer operation, with Java's results (wrapping, / by zero).
+template <int Op>
+[[gnu::always_inline]] inline std::int64_t int_op(std::int64_t x, std::int64_t y) {
+    auto ua = static_cast<std::uint64_t>(x), ub = static_cast<std::uint64_t>(y);
+    if constexpr (Op == kAdd) {
+        return static_cast<std::int64_t>(ua + ub);
+    } else if constexpr (Op == kSub) {
+        return static_cast<std::int64_t>(ua - ub);
+    } else if constexpr (Op == kMul) {
+        return static_cast<std::int64_t>(ua * ub);
+    } else if constexpr (Op == kDiv) {
+        if (y == 0) throw EvalError("/ by zero");
+        if (y == -1) return static_cast<std::int64_t>(0 - ua);
+        if (fits_int32(x) && fits_int32(y))  // 32-bit division is much faster
+            return static_cast<std::int32_t>(x) / static_cast<std::int32_t>(y);
+        return x / y;
+    } else {
+        if (y == 0) throw EvalError("/ by zero");
+        if (y == -1) return 0;
+        if (fits_int32(x) && fits_int32(y))
+            return static_cast<std::int32_t>(x) % static_cast<std::int32_t>(y);
+        return x % y;
+    }
+}
+
+std::int64_t int_op(std::int64_t op, std::int64_t x, std::int64_t y) {
+    switch (op) {
+        case kAdd:
+            return int_op<kAdd>(x, y);
+        case kSub:
+            return int_op<kSub>(x, y);
+        case kMul:
+            return int_op<kMul>(x, y);
+        case kDiv:
+            return int_op<kDiv>(x, y);
+        default:
+            return int_op<kMod>(x, y);
+    }
+}
+
 template <int KA, int KB>
 struct IntArith {
     static Datum eval(const Node& n, EvalContext& c) {
         std::int64_t x = 0, y = 0;
         if (!fetch_operand<KA>(n, 0, c, x)) return Datum{};
         if (!fetch_operand<KB>(n, 1, c, y)) return Datum{};
-        auto ua = static_cast<std::uint64_t>(x), ub = static_cast<std::uint64_t>(y);
-        std::int64_t r = 0;
+        return Datum::of_long(wrap(int_op(n.param, x, y), n.type.root()));
+    }
+
+    // One loop per operator and result width.
+    template <int Op, typename Width>
+    static void batch_of(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+        for_each_long_operands<KA, KB>(
+            n, b, sel,
+            [&](std::uint32_t i, std::int64_t x, std::int64_t y) {
+                Datum d;
+                d.null = false;
+                d.i = static_cast<Width>(int_op<Op>(x, y));
+                out[i] = d;
+            },
+            [&](std::uint32_t i) { out[i] = Datum{}; });
+    }
+    template <typename Width>
+    static void batch_width(const Node& n, BatchContext& b, Selection sel, Datum* out) {
         switch (n.param) {
             case kAdd:
-                r = static_cast<std::int64_t>(ua + ub);
-                break;
+                return batch_of<kAdd, Width>(n, b, sel, out);
             case kSub:
-                r = static_cast<std::int64_t>(ua - ub);
-                break;
+                return batch_of<kSub, Width>(n, b, sel, out);
             case kMul:
-                r = static_cast<std::int64_t>(ua * ub);
-                break;
+                return batch_of<kMul, Width>(n, b, sel, out);
             case kDiv:
-                if (y == 0) throw EvalError("/ by zero");
-                if (y == -1)
-                    r = static_cast<std::int64_t>(0 - ua);
-                else if (fits_int32(x) && fits_int32(y))  // 32-bit division is much faster
-                    r = static_cast<std::int32_t>(x) / static_cast<std::int32_t>(y);
-                else
-                    r = x / y;
-                break;
-            case kMod:
-                if (y == 0) throw EvalError("/ by zero");
-                if (y == -1)
-                    r = 0;
-                else if (fits_int32(x) && fits_int32(y))
-                    r = static_cast<std::int32_t>(x) % static_cast<std::int32_t>(y);
-                else
-                    r = x % y;
-                break;
+                return batch_of<kDiv, Width>(n, b, sel, out);
+            default:
+                return batch_of<kMod, Width>(n, b, sel, out);
         }
-        return Datum::of_long(wrap(r, n.type.root()));
+    }
+    static void batch(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+        switch (n.type.root()) {  // wrap()'s widths
+            case TypeRoot::TinyInt:
+                return batch_width<std::int8_t>(n, b, sel, out);
+            case TypeRoot::SmallInt:
+                return batch_width<std::int16_t>(n, b, sel, out);
+            case TypeRoot::Int:
+                return batch_width<std::int32_t>(n, b, sel, out);
+            default:
+                return batch_width<std::int64_t>(n, b, sel, out);
+        }
     }
 };
 
@@ -216,7 +266,10 @@ NodePtr build_arith(CallSite& c, Op op) {
     if (fused) fn = pick_long_fn<IntArith>(*c.args[0], *c.args[1]);
     auto n = make_node(fn, result.with_nullable(nullable), std::move(c.args));
     n->param = op;
-    if (fused) set_long_operands(*n);
+    if (fused) {
+        set_long_operands(*n);
+        n->batch = pick_long_batch<IntArith>(*n);
+    }
     return n;
 }
 

@@ -1,4 +1,5 @@
 // Conditional functions: CASE (simple and searched), COALESCE, IF, IFNULL, NULLIF.
+#include "pipeline/transform/compile/batch.h"
 #include "pipeline/transform/functions/functions.h"
 
 namespace cdcd::transform {
@@ -55,6 +56,36 @@ Datum eval_case(const Node& n, EvalContext& c) {
     return Datum{};
 }
 
+// Searched CASE over a batch: each WHEN is evaluated for the rows no earlier WHEN took, each
+// branch for the rows its WHEN took, as per row. A simple CASE goes row by row.
+void batch_case(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    if (n.param2) {
+        eval_rows(n, b, sel, out);
+        return;
+    }
+    const std::size_t size = n.args.size();
+    const bool has_else = n.param;
+    const std::size_t pairs_end = has_else ? size - 1 : size;
+    ScratchColumn when(b);
+    ScratchSelection hit(b), left_a(b), left_b(b);
+    ScratchSelection* left = &left_a;  // the rows still without a branch, after `current`
+    ScratchSelection* spare = &left_b;
+    Selection current = sel;
+    for (std::size_t i = 0; i < pairs_end && !current.empty(); i += 2) {
+        eval_batch(*n.args[i], b, current, when.get());
+        hit.clear();
+        left->clear();
+        for (std::uint32_t r : current) (when[r].truth() ? hit : *left).push_back(r);
+        eval_batch(*n.args[i + 1], b, hit.get(), out);
+        current = left->get();
+        std::swap(left, spare);
+    }
+    if (has_else)
+        eval_batch(*n.args[size - 1], b, current, out);
+    else
+        for (std::uint32_t r : current) out[r] = Datum{};
+}
+
 NodePtr b_case(CallSite& c) {
     const Expr& e = c.expr;
     std::size_t start = e.case_has_operand ? 1 : 0;
@@ -70,6 +101,7 @@ NodePtr b_case(CallSite& c) {
     DataType t = common_type(c, results, !e.case_has_else);
     coerce_all(c, results, t);
     auto n = make_node(eval_case, t, std::move(c.args));
+    n->batch = batch_case;
     n->param = e.case_has_else;
     n->param2 = e.case_has_operand;
     return n;

@@ -82,6 +82,38 @@ struct CompareLong {
         }
         return Datum::of_bool(false);
     }
+
+    template <typename Cmp>
+    static void batch_of(const Node& n, BatchContext& b, Selection sel, Datum* out, Cmp cmp) {
+        const Datum on_null = with_null(n);
+        for_each_long_operands<KA, KB>(
+            n, b, sel,
+            [&](std::uint32_t i, std::int64_t x, std::int64_t y) {
+                Datum d;
+                d.null = false;
+                d.i = cmp(x, y) ? 1 : 0;
+                out[i] = d;
+            },
+            [&](std::uint32_t i) { out[i] = on_null; });
+    }
+    static void batch(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+        using V = std::int64_t;
+        switch (static_cast<Op>(n.param)) {
+            case kEq:
+                return batch_of(n, b, sel, out, [](V x, V y) { return x == y; });
+            case kNe:
+                return batch_of(n, b, sel, out, [](V x, V y) { return x != y; });
+            case kLt:
+                return batch_of(n, b, sel, out, [](V x, V y) { return x < y; });
+            case kLe:
+                return batch_of(n, b, sel, out, [](V x, V y) { return x <= y; });
+            case kGt:
+                return batch_of(n, b, sel, out, [](V x, V y) { return x > y; });
+            case kGe:
+                return batch_of(n, b, sel, out, [](V x, V y) { return x >= y; });
+        }
+        for (std::uint32_t i : sel) out[i] = Datum::of_bool(false);
+    }
 };
 
 Datum eval_compare_text(const Node& n, EvalContext& c) {
@@ -111,7 +143,10 @@ NodePtr build_compare(CallSite& c, Op op) {
     }
     auto n = make_node(fn, DataType::boolean().not_null(), std::move(c.args));
     n->param = op;
-    if (fn != eval_compare && fn != eval_compare_text) set_long_operands(*n);
+    if (fn != eval_compare && fn != eval_compare_text) {
+        set_long_operands(*n);
+        n->batch = pick_long_batch<CompareLong>(*n);
+    }
     return n;
 }
 

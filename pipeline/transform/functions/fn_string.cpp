@@ -5,12 +5,14 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "pipeline/transform/compile/operand.h"
 #include "pipeline/transform/functions/functions.h"
 #include "pipeline/transform/functions/java_bytes.h"
 #include "pipeline/transform/functions/java_case.h"
 #include "pipeline/util/base64.h"
+#include "pipeline/util/integer_text.h"
 
 namespace cdcd::transform {
 
@@ -89,9 +91,6 @@ struct ConcatPlan {
     std::vector<ConcatPart> parts;
 };
 
-// The longest text of a 64-bit integer ("-9223372036854775808"); a NULL operand's "null" fits.
-constexpr std::size_t kMaxIntText = 20;
-
 // Trivially constructible: the array of them on the stack costs nothing to set up.
 struct ConcatValue {
     const char* data;  // text of non-integer operands
@@ -104,6 +103,29 @@ struct ConcatValue {
     }
 };
 
+// CONCAT's text from its operands' values (bound: an upper bound of its length), written
+// straight into the arena (the unused rest of the bound stays unused until the arena is reset).
+Datum write_concat(const std::vector<ConcatPart>& parts, const ConcatValue* v, std::size_t bound,
+                   Arena& arena) {
+    char* const begin = arena.alloc(bound);
+    char* p = begin;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (parts[i].kind == ConcatKind::kIntColumn || parts[i].kind == ConcatKind::kIntNode) {
+            if (v[i].null) {
+                constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes
+                std::memcpy(p, kNullText.data(), kNullText.size());
+                p += kNullText.size();
+            } else {
+                p = write_int64(p, v[i].i);
+            }
+        } else {
+            copy_bytes(p, v[i].data, v[i].size);
+            p += v[i].size;
+        }
+    }
+    return Datum::of_string(std::string_view(begin, static_cast<std::size_t>(p - begin)));
+}
+
 Datum eval_concat(const Node& n, EvalContext& c) {
     // Java String.join("", ...): a NULL operand becomes the text "null".
     const auto& parts = n.st<ConcatPlan>().parts;
@@ -114,19 +136,19 @@ Datum eval_concat(const Node& n, EvalContext& c) {
         many.reset(new ConcatValue[parts.size()]);
         v = many.get();
     }
-    // 1. Every operand in argument order (a failing one fails as it would alone), and an upper
-    //    bound of the length: integers are formatted in place later, at most 20 characters.
+    // Every operand in argument order (a failing one fails as it would alone), and an upper
+    // bound of the length: integers are formatted in place later, at most 20 characters.
     std::size_t bound = 0;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const Node& arg = *parts[i].node;
         switch (parts[i].kind) {
             case ConcatKind::kIntColumn:
                 v[i].null = !fetch_long<kOperandColumn>(arg, c, v[i].i);
-                bound += kMaxIntText;
+                bound += kMaxInt64Text;
                 break;
             case ConcatKind::kIntNode:
                 v[i].null = !fetch_long<kOperandNode>(arg, c, v[i].i);
-                bound += kMaxIntText;
+                bound += kMaxInt64Text;
                 break;
             case ConcatKind::kText:
                 v[i].set_text(arg.constant.s);
@@ -145,25 +167,62 @@ Datum eval_concat(const Node& n, EvalContext& c) {
             }
         }
     }
-    // 2. The text, written straight into the arena (the unused rest of the bound stays unused
-    //    until the arena is reset for the next row).
-    char* const begin = c.arena.alloc(bound);
-    char* p = begin;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (parts[i].kind == ConcatKind::kIntColumn || parts[i].kind == ConcatKind::kIntNode) {
-            if (v[i].null) {
-                constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes
-                std::memcpy(p, kNullText.data(), kNullText.size());
-                p += kNullText.size();
-            } else {
-                p = std::to_chars(p, p + kMaxIntText, v[i].i).ptr;
-            }
-        } else {
-            copy_bytes(p, v[i].data, v[i].size);
-            p += v[i].size;
-        }
+    return write_concat(parts, v, bound, c.arena);
+}
+
+// CONCAT over a batch: the operands computed by nodes first, a column each (every operand of
+// every row is evaluated, as per row), then each row's text.
+void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    const auto& parts = n.st<ConcatPlan>().parts;
+    constexpr std::size_t kMaxParts = 8;
+    if (parts.size() > kMaxParts) {
+        eval_rows(n, b, sel, out);
+        return;
     }
-    return Datum::of_string(std::string_view(begin, static_cast<std::size_t>(p - begin)));
+    std::optional<ScratchColumn> columns[kMaxParts];  // given back in reverse order
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (parts[k].kind != ConcatKind::kIntNode && parts[k].kind != ConcatKind::kOther) continue;
+        columns[k].emplace(b);
+        eval_batch(*parts[k].node, b, sel, columns[k]->get());
+    }
+    ConcatValue v[kMaxParts];
+    for (std::uint32_t i : sel) {
+        const RowView& row = b.rows.rows[i];
+        std::size_t bound = 0;
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            const Node& arg = *parts[k].node;
+            switch (parts[k].kind) {
+                case ConcatKind::kIntColumn: {
+                    auto column = static_cast<std::size_t>(arg.column);
+                    v[k].null = row.is_null(column);
+                    v[k].i = v[k].null ? 0 : row.get_long(column);
+                    bound += kMaxInt64Text;
+                    break;
+                }
+                case ConcatKind::kIntNode: {
+                    const Datum& d = (*columns[k])[i];
+                    v[k].null = d.null;
+                    v[k].i = d.i;
+                    bound += kMaxInt64Text;
+                    break;
+                }
+                case ConcatKind::kText:
+                    v[k].set_text(arg.constant.s);
+                    bound += v[k].size;
+                    break;
+                case ConcatKind::kBytesColumn:
+                    v[k].set_text(row.is_null(arg.column) ? std::string_view("null")
+                                                          : row.get_bytes(arg.column));
+                    bound += v[k].size;
+                    break;
+                case ConcatKind::kOther:
+                    v[k].set_text(text_of(arg, (*columns[k])[i], b.c));
+                    bound += v[k].size;
+                    break;
+            }
+        }
+        out[i] = write_concat(parts, v, bound, b.c.arena);
+    }
 }
 NodePtr b_concat(CallSite& c) {
     if (c.args.empty()) c.arity(1, 1000);
@@ -174,6 +233,7 @@ NodePtr b_concat(CallSite& c) {
     for (auto& a : c.args)
         if (is_text_cast(*a)) a = std::move(a->args[0]);
     auto n = make_node(eval_concat, t, std::move(c.args));
+    n->batch = batch_concat;
     auto plan = std::make_shared<ConcatPlan>();
     for (const auto& a : n->args) {
         ConcatPart part;
@@ -234,12 +294,11 @@ NodePtr b_char_length(CallSite& c) {
     return make_node(eval_char_length, DataType::int_().with_nullable(nullable), std::move(c.args));
 }
 
-Datum eval_case_map(const Node& n, EvalContext& c) {
-    Datum a = n.args[0]->eval(c);
-    if (a.null) return a;
-    const std::size_t size = a.s.size();
-    char* p = c.arena.alloc(size);
-    const char* src = a.s.data();
+// UPPER (n.param) or LOWER of s, in `arena`.
+Datum case_map(const Node& n, std::string_view s, Arena& arena) {
+    const std::size_t size = s.size();
+    char* p = arena.alloc(size);
+    const char* src = s.data();
     // ASCII first, one loop per direction without a per-byte test of the direction; the bytes
     // seen are or-ed together, and text with a byte past ASCII is mapped again as UTF-8.
     unsigned char seen = 0;
@@ -273,18 +332,29 @@ Datum eval_case_map(const Node& n, EvalContext& c) {
         }
     }
     if (seen < 0x80) return Datum::of_string(std::string_view(p, size));
-    c.arena.give_back(size);
+    arena.give_back(size);
     const std::size_t cap = java_case_capacity(size);
-    p = c.arena.alloc(cap);
-    std::size_t len = n.param ? java_to_upper(a.s, p) : java_to_lower(a.s, p);
-    c.arena.give_back(cap - len);
+    p = arena.alloc(cap);
+    std::size_t len = n.param ? java_to_upper(s, p) : java_to_lower(s, p);
+    arena.give_back(cap - len);
     return Datum::of_string(std::string_view(p, len));
+}
+Datum eval_case_map(const Node& n, EvalContext& c) {
+    Datum a = n.args[0]->eval(c);
+    if (a.null) return a;
+    return case_map(n, a.s, c.arena);
+}
+void batch_case_map(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    ScratchColumn a(b);
+    eval_batch(*n.args[0], b, sel, a.get());
+    for (std::uint32_t i : sel) out[i] = a[i].null ? a[i] : case_map(n, a[i].s, b.c.arena);
 }
 NodePtr build_case_map(CallSite& c, bool up) {
     c.arity(1, 1);
     c.require_text(0);
     DataType t = c.args[0]->null_literal ? DataType::string() : c.type(0);
     auto n = make_node(eval_case_map, t, std::move(c.args));
+    n->batch = batch_case_map;
     n->param = up;
     return n;
 }
@@ -411,6 +481,15 @@ Datum eval_substr_column_const(const Node& n, EvalContext& c) {
     if (c.row.is_null(a.column)) return Datum{};
     return Datum::of_string(substring(c.row.get_bytes(a.column), n.param, n.param2));
 }
+void batch_substr_column_const(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    const auto column = static_cast<std::size_t>(n.args[0]->column);
+    for (std::uint32_t i : sel) {
+        const RowView& r = b.rows.rows[i];
+        out[i] = r.is_null(column)
+                     ? Datum{}
+                     : Datum::of_string(substring(r.get_bytes(column), n.param, n.param2));
+    }
+}
 NodePtr b_substr(CallSite& c) {
     c.arity(2, 3);
     c.require_text(0);
@@ -428,6 +507,7 @@ NodePtr b_substr(CallSite& c) {
     std::int64_t start = fast ? c.args[1]->constant.i : 0;
     std::int64_t len = fast && c.args.size() > 2 ? c.args[2]->constant.i : INT32_MAX;
     auto n = make_node(fast ? eval_substr_column_const : eval_substr, t, std::move(c.args));
+    if (fast) n->batch = batch_substr_column_const;
     n->param = start;
     n->param2 = len;
     return n;

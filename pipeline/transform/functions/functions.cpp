@@ -89,7 +89,7 @@ std::optional<FunctionRef> lookup_function(const std::string& name,
         return FunctionRef{it->second, is_volatile(name), nullptr};
     if (extra)
         for (const auto& f : *extra)
-            if (f.name == name) return FunctionRef{f.build, f.is_volatile, f.context};
+            if (f.name == name) return FunctionRef{f.build, f.is_volatile, f.context, true};
     return std::nullopt;
 }
 

@@ -56,6 +56,7 @@ struct FunctionRef {
     Builder build = nullptr;
     bool is_volatile = false;
     std::shared_ptr<void> context = nullptr;
+    bool from_connector = false;  // TransformFunctions, not a built-in
 };
 std::optional<FunctionRef> lookup_function(const std::string& name,
                                            const TransformFunctions* extra);
