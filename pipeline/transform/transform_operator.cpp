@@ -416,55 +416,50 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             }
             actions_.push_back(action);
         }
-        // 3. The computed columns.
-        values_.resize(b.computed_count() * project_rows_.size());
+        // 3. The computed columns, then the rows.
+        const std::size_t n = project_rows_.size();
+        values_.resize(b.computed_count() * n);
         BatchContext bc{project_rows_, ctx_, scratch_};
-        b.evaluate_batch(bc, all(project_rows_.size()), values_.data(), project_rows_.size());
+        b.evaluate_batch(bc, all(n), values_.data(), n);
+        // A row at a time: writing a field of every row in turn would miss the cache.
+        projected_.clear();
+        for (std::size_t i = 0; i < n; ++i)
+            projected_.push_back(b.assemble(project_rows_.rows[i], values_.data() + i, n,
+                                            buffers_ ? &buffers_->spare : nullptr)
+                                     .release());
     } catch (...) {  // EvalError, or anything else: the row-by-row transform says whose and why
         return first;
     }
-    // 4. Every value computed: the rows are written, and each event changes once all of its
-    //    rows are (writing one fails only past 4 GiB: the rest then goes one by one).
-    const std::size_t n = project_rows_.size();
-    std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
+    // 4. Every row written: the events change now.
     std::size_t next = 0;
-    auto row = [&] {
-        const std::size_t i = next++;
-        return b.assemble(project_rows_.rows[i], values_.data() + i, n, spare);
-    };
+    auto row = [&] { return Row(std::move(projected_[next++])); };
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
-        try {
-            switch (static_cast<RunAction>(actions_[k - first])) {
-                case kDrop:
-                    continue;
-                case kProjectAfter:
-                    replace(e.after, row());
-                    break;
-                case kProjectBefore:
-                    replace(e.before, row());
-                    break;
-                case kProjectBoth: {
-                    Row before = row();
-                    replace(e.after, row());
-                    replace(e.before, std::move(before));
-                    break;
-                }
-                case kBeforeOnly:
-                    replace(e.before, row());
-                    e.op = OpType::Delete;
-                    if (buffers_) buffers_->retired.push_back(std::move(*e.after));
-                    e.after.reset();
-                    break;
-                case kAfterOnly:
-                    replace(e.after, row());
-                    e.op = OpType::Insert;
-                    if (buffers_) buffers_->retired.push_back(std::move(*e.before));
-                    e.before.reset();
-                    break;
-            }
-        } catch (...) {
-            return k;
+        switch (static_cast<RunAction>(actions_[k - first])) {
+            case kDrop:
+                continue;
+            case kProjectAfter:
+                replace(e.after, row());
+                break;
+            case kProjectBefore:
+                replace(e.before, row());
+                break;
+            case kProjectBoth:
+                replace(e.before, row());
+                replace(e.after, row());
+                break;
+            case kBeforeOnly:
+                replace(e.before, row());
+                e.op = OpType::Delete;
+                if (buffers_) buffers_->retired.push_back(std::move(*e.after));
+                e.after.reset();
+                break;
+            case kAfterOnly:
+                replace(e.after, row());
+                e.op = OpType::Insert;
+                if (buffers_) buffers_->retired.push_back(std::move(*e.before));
+                e.before.reset();
+                break;
         }
         if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
             e.op = OpType::Insert;

@@ -7,9 +7,7 @@ namespace cdcd::transform {
 void eval_rows(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     for (std::uint32_t i : sel) {
         b.enter(i);
-        // Constructed in place: a Datum copied right after its fields were stored stalls store
-        // forwarding.
-        ::new (static_cast<void*>(&out[i])) Datum(n.fn(n, b.c));
+        ::new (at(out, i)) Datum(n.fn(n, b.c));
     }
 }
 

@@ -21,7 +21,7 @@ namespace cdcd::transform {
 /// The rows of one evaluation, and what else each row's expressions see: at most kMaxRows.
 class BatchRows {
   public:
-    static constexpr std::size_t kMaxRows = 256;
+    static constexpr std::size_t kMaxRows = 128;
 
     std::size_t size() const { return size_; }
     void clear() { size_ = 0; }
@@ -117,6 +117,12 @@ class ScratchSelection {
     BatchContext& b_;
     std::vector<std::uint32_t>& sel_;
 };
+
+/// Where out[i] is, for a placement new: a column's values are constructed in place, since a
+/// Datum built elsewhere and copied right after its fields were stored stalls store forwarding.
+inline void* at(Datum* out, std::uint32_t i) {
+    return static_cast<void*>(&out[i]);
+}
 
 /// n's row evaluator on each selected row.
 void eval_rows(const Node& n, BatchContext& b, Selection sel, Datum* out);

@@ -391,36 +391,30 @@ void batch_long_column(const Node& n, BatchContext& b, Selection sel, Datum* out
     const auto col = static_cast<std::size_t>(n.column);
     for (std::uint32_t i : sel) {
         const RowView& r = b.rows.rows[i];
-        Datum d;
-        if (!r.is_null(col)) {
-            d.null = false;
-            d.i = r.get_long(col);
-        }
-        out[i] = d;
+        if (r.is_null(col))
+            ::new (at(out, i)) Datum();
+        else
+            ::new (at(out, i)) Datum(Datum::of_long(r.get_long(col)));
     }
 }
 void batch_double_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     const auto col = static_cast<std::size_t>(n.column);
     for (std::uint32_t i : sel) {
         const RowView& r = b.rows.rows[i];
-        Datum d;
-        if (!r.is_null(col)) {
-            d.null = false;
-            d.d = r.get_double(col);
-        }
-        out[i] = d;
+        if (r.is_null(col))
+            ::new (at(out, i)) Datum();
+        else
+            ::new (at(out, i)) Datum(Datum::of_double(r.get_double(col)));
     }
 }
 void batch_bytes_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     const auto col = static_cast<std::size_t>(n.column);
     for (std::uint32_t i : sel) {
         const RowView& r = b.rows.rows[i];
-        Datum d;
-        if (!r.is_null(col)) {
-            d.null = false;
-            d.s = r.get_bytes(col);
-        }
-        out[i] = d;
+        if (r.is_null(col))
+            ::new (at(out, i)) Datum();
+        else
+            ::new (at(out, i)) Datum(Datum::of_string(r.get_bytes(col)));
     }
 }
 

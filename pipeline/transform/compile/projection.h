@@ -73,6 +73,13 @@ class BoundProjection {
         ValueClass slot = ValueClass::Long;
     };
     void prepare_layout(std::size_t upstream_arity);
+    static constexpr std::size_t kNoBlock = ~std::size_t{0};
+    // The size of `in`'s variable part when its leading `*` fields copy as one block (their
+    // variable parts back to back in field order, covering the input's); kNoBlock when not.
+    std::size_t block_size(RowView in) const;
+    // Copies that block's NULL bits, slots and variable part into a row of this projection;
+    // returns where the next field's variable bytes go.
+    std::size_t copy_block(RowView in, char* base, std::size_t fixed) const;
 
     Schema output_;
     std::vector<BoundColumn> columns_;

@@ -86,12 +86,9 @@ struct IntArith {
         for_each_long_operands<KA, KB>(
             n, b, sel,
             [&](std::uint32_t i, std::int64_t x, std::int64_t y) {
-                Datum d;
-                d.null = false;
-                d.i = static_cast<Width>(int_op<Op>(x, y));
-                out[i] = d;
+                ::new (at(out, i)) Datum(Datum::of_long(static_cast<Width>(int_op<Op>(x, y))));
             },
-            [&](std::uint32_t i) { out[i] = Datum{}; });
+            [&](std::uint32_t i) { ::new (at(out, i)) Datum(); });
     }
     template <typename Width>
     static void batch_width(const Node& n, BatchContext& b, Selection sel, Datum* out) {

@@ -83,7 +83,7 @@ void batch_case(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     if (has_else)
         eval_batch(*n.args[size - 1], b, current, out);
     else
-        for (std::uint32_t r : current) out[r] = Datum{};
+        for (std::uint32_t r : current) ::new (at(out, r)) Datum();
 }
 
 NodePtr b_case(CallSite& c) {

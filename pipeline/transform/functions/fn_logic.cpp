@@ -89,10 +89,7 @@ struct CompareLong {
         for_each_long_operands<KA, KB>(
             n, b, sel,
             [&](std::uint32_t i, std::int64_t x, std::int64_t y) {
-                Datum d;
-                d.null = false;
-                d.i = cmp(x, y) ? 1 : 0;
-                out[i] = d;
+                ::new (at(out, i)) Datum(Datum::of_bool(cmp(x, y)));
             },
             [&](std::uint32_t i) { out[i] = on_null; });
     }
@@ -112,7 +109,7 @@ struct CompareLong {
             case kGe:
                 return batch_of(n, b, sel, out, [](V x, V y) { return x >= y; });
         }
-        for (std::uint32_t i : sel) out[i] = Datum::of_bool(false);
+        for (std::uint32_t i : sel) ::new (at(out, i)) Datum(Datum::of_bool(false));
     }
 };
 

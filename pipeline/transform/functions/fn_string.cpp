@@ -221,7 +221,7 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
                     break;
             }
         }
-        out[i] = write_concat(parts, v, bound, b.c.arena);
+        ::new (at(out, i)) Datum(write_concat(parts, v, bound, b.c.arena));
     }
 }
 NodePtr b_concat(CallSite& c) {
@@ -347,7 +347,12 @@ Datum eval_case_map(const Node& n, EvalContext& c) {
 void batch_case_map(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     ScratchColumn a(b);
     eval_batch(*n.args[0], b, sel, a.get());
-    for (std::uint32_t i : sel) out[i] = a[i].null ? a[i] : case_map(n, a[i].s, b.c.arena);
+    for (std::uint32_t i : sel) {
+        if (a[i].null)
+            ::new (at(out, i)) Datum();
+        else
+            ::new (at(out, i)) Datum(case_map(n, a[i].s, b.c.arena));
+    }
 }
 NodePtr build_case_map(CallSite& c, bool up) {
     c.arity(1, 1);
@@ -485,9 +490,11 @@ void batch_substr_column_const(const Node& n, BatchContext& b, Selection sel, Da
     const auto column = static_cast<std::size_t>(n.args[0]->column);
     for (std::uint32_t i : sel) {
         const RowView& r = b.rows.rows[i];
-        out[i] = r.is_null(column)
-                     ? Datum{}
-                     : Datum::of_string(substring(r.get_bytes(column), n.param, n.param2));
+        if (r.is_null(column))
+            ::new (at(out, i)) Datum();
+        else
+            ::new (at(out, i))
+                Datum(Datum::of_string(substring(r.get_bytes(column), n.param, n.param2)));
     }
 }
 NodePtr b_substr(CallSite& c) {

@@ -44,11 +44,13 @@ Row order(std::int64_t id, std::int64_t version) {
 std::vector<Event> events() {
     std::vector<Event> e;
     e.emplace_back(CreateTableEvent{kTable, orders()});
-    for (std::int64_t id = 1; id <= 300; ++id) e.emplace_back(DataChangeEvent::insert(kTable, order(id, 0)));
+    for (std::int64_t id = 1; id <= 300; ++id)
+        e.emplace_back(DataChangeEvent::insert(kTable, order(id, 0)));
     for (std::int64_t id = 1; id <= 300; id += 2)
         e.emplace_back(DataChangeEvent::update(kTable, order(id, 0), order(id, 1)));
     e.emplace_back(DataChangeEvent::insert(TableId::of("db", "shop", "other"), order(1, 0)));
-    for (std::int64_t id = 1; id <= 300; id += 3) e.emplace_back(DataChangeEvent::remove(kTable, order(id, 1)));
+    for (std::int64_t id = 1; id <= 300; id += 3)
+        e.emplace_back(DataChangeEvent::remove(kTable, order(id, 1)));
     return e;
 }
 
@@ -126,7 +128,8 @@ TEST_CASE("column-at-a-time and row by row, a transform gives the same events") 
         check(rule(projection, "v IS NOT NULL OR id % 2 = 0", "SOFT_DELETE"));
     }
     SECTION("a CASE whose branches fail where they are not taken") {
-        check(rule("id, CASE WHEN v = 4 THEN -1 ELSE 100 / (v - 4) END AS q", "v <> 0 OR v IS NULL"));
+        check(
+            rule("id, CASE WHEN v = 4 THEN -1 ELSE 100 / (v - 4) END AS q", "v <> 0 OR v IS NULL"));
     }
 }
 
@@ -165,10 +168,11 @@ TEST_CASE("a connector's function is called once per row, also when another row 
     CHECK(rows > 0);
     // One call per projected row (an update projects two), none twice.
     std::size_t projected = 0;
-    for (const auto& line : o.lines) projected += line.find("before=[]") == std::string::npos &&
-                                                          line.find("after=[]") == std::string::npos
-                                                      ? 2
-                                                      : 1;
+    for (const auto& line : o.lines)
+        projected += line.find("before=[]") == std::string::npos &&
+                             line.find("after=[]") == std::string::npos
+                         ? 2
+                         : 1;
     CHECK(static_cast<std::size_t>(counted_calls) >= projected);
     CHECK(static_cast<std::size_t>(counted_calls) <= projected + o.bad.size() * 2);
 }

@@ -23,8 +23,7 @@ std::string theirs(std::int64_t v) {
 }  // namespace
 
 TEST_CASE("write_int64: the same text as std::to_chars around every power of ten") {
-    std::vector<std::int64_t> values = {0,
-                                        std::numeric_limits<std::int64_t>::min(),
+    std::vector<std::int64_t> values = {0, std::numeric_limits<std::int64_t>::min(),
                                         std::numeric_limits<std::int64_t>::min() + 1,
                                         std::numeric_limits<std::int64_t>::max()};
     std::int64_t p = 1;

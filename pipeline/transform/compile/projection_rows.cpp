@@ -1,0 +1,213 @@
+// Writing projected rows: the bytes RowBuilder would produce field by field (NULL fields have a
+// zero slot, the variable part holds the fields' bytes in field order), written straight from the
+// input row and the computed values, every byte once.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+#include "pipeline/transform/compile/projection.h"
+
+namespace cdcd::transform {
+
+namespace {
+
+inline std::uint64_t load64(const char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline void store64(char* p, std::uint64_t v) {
+    std::memcpy(p, &v, 8);
+}
+
+// Bytes a non-NULL computed value of this class adds to the variable part.
+inline std::size_t variable_size(ValueClass slot, const Datum& d) {
+    switch (slot) {
+        case ValueClass::Bytes:
+            return d.s.size();
+        case ValueClass::Decimal:
+        case ValueClass::Zoned:
+            return 16;
+        case ValueClass::Timestamp:
+            return 12;
+        default:
+            return 0;
+    }
+}
+
+// A buffer of `size` bytes for a row: the last spare when it is large enough.
+std::string take_buffer(std::vector<std::string>* spare, std::size_t size) {
+    std::string buf;
+    if (spare) {
+        // A spare too small for this row (rows grew) is dropped, not left to block the others.
+        while (!spare->empty() && spare->back().capacity() < size) spare->pop_back();
+        if (!spare->empty()) {
+            buf = std::move(spare->back());
+            spare->pop_back();
+            // The spares were last written on another thread: fetch the next one's bytes for
+            // writing, and the string a few entries further down, whose pointer that will need.
+            std::size_t left = spare->size();
+            if (left > 0) __builtin_prefetch((*spare)[left - 1].data(), 1);
+            if (left > 4) __builtin_prefetch(&(*spare)[left - 5]);
+        } else {
+            // None left: a new buffer with room for somewhat larger rows, to serve as a spare too.
+            buf.reserve((size * 9 / 8 + 15) & ~std::size_t{15});
+        }
+    }
+    // Within the spare's capacity: no allocation, and no fill when it was as large before.
+    buf.resize(size);
+    return buf;
+}
+
+// Writes one field of a row being assembled.
+struct RowWriter {
+    char* base;
+    char* nulls;
+    char* slots;
+    std::size_t cursor;  // where the next variable-length bytes go
+
+    void set_null(std::size_t j) {
+        std::uint64_t w = load64(nulls + (j / 64) * 8);
+        store64(nulls + (j / 64) * 8, w | (1ULL << (j % 64)));
+        store64(slots + j * 8, 0);
+    }
+    void put_bytes(std::size_t j, const void* data, std::size_t n) {
+        store64(slots + j * 8, (static_cast<std::uint64_t>(cursor) << 32) | n);
+        copy_bytes(base + cursor, static_cast<const char*>(data), n);
+        cursor += n;
+    }
+    void put_value(std::size_t j, ValueClass slot, const Datum& d) {
+        switch (slot) {
+            case ValueClass::Long:
+                store64(slots + j * 8, static_cast<std::uint64_t>(d.i));
+                break;
+            case ValueClass::Double:
+                std::memcpy(slots + j * 8, &d.d, 8);
+                break;
+            case ValueClass::Bytes:
+                put_bytes(j, d.s.data(), d.s.size());
+                break;
+            case ValueClass::Decimal:
+                put_bytes(j, &d.dec, 16);
+                break;
+            case ValueClass::Timestamp: {
+                char ts[12];
+                std::memcpy(ts, &d.i, 8);
+                std::memcpy(ts + 8, &d.nanos, 4);
+                put_bytes(j, ts, 12);
+                break;
+            }
+            case ValueClass::Zoned: {
+                char ts[16];
+                std::memcpy(ts, &d.i, 8);
+                std::memcpy(ts + 8, &d.nanos, 4);
+                std::memcpy(ts + 12, &d.off, 4);
+                put_bytes(j, ts, 16);
+                break;
+            }
+        }
+    }
+};
+
+}  // namespace
+
+static_assert(std::is_trivially_destructible_v<Datum>);
+
+std::size_t BoundProjection::block_size(RowView in) const {
+    if (prefix_ == 0 || in.arity() != upstream_arity_) return kNoBlock;
+    // One block when the prefix's variable fields are laid out back to back in field order,
+    // covering the input's whole variable part.
+    const std::string_view in_bytes = in.bytes();
+    const std::size_t in_words = (upstream_arity_ + 63) / 64;
+    const std::size_t in_fixed = RowView::fixed_size(upstream_arity_);
+    std::size_t cursor = in_fixed;
+    for (std::uint32_t j : prefix_variable_) {
+        if (in.is_null(j)) continue;
+        std::uint64_t ref = load64(in_bytes.data() + 8 + in_words * 8 + j * 8);
+        if ((ref >> 32) != cursor) return kNoBlock;
+        cursor += static_cast<std::uint32_t>(ref);
+    }
+    if (cursor != in_bytes.size()) return kNoBlock;
+    return in_bytes.size() - in_fixed;
+}
+
+std::size_t BoundProjection::copy_block(RowView in, char* base, std::size_t fixed) const {
+    const std::string_view in_bytes = in.bytes();
+    const std::size_t in_words = (upstream_arity_ + 63) / 64;
+    const std::size_t in_fixed = RowView::fixed_size(upstream_arity_);
+    char* nulls = base + 8;
+    char* slots = nulls + ((fields_.size() + 63) / 64) * 8;
+    // NULL words of the prefix (bits past the input's arity are zero), slots, variable part.
+    const char* in_nulls = in_bytes.data() + 8;
+    for (std::size_t w = 0; w < in_words; ++w) {
+        std::uint64_t word = load64(in_nulls + w * 8);
+        std::size_t bits = std::min<std::size_t>(64, prefix_ - w * 64);
+        if (bits < 64) word &= (1ULL << bits) - 1;
+        store64(nulls + w * 8, word);
+    }
+    std::memcpy(slots, in_bytes.data() + 8 + in_words * 8, prefix_ * 8);
+    const std::uint64_t shift = static_cast<std::uint64_t>(fixed - in_fixed) << 32;
+    for (std::uint32_t j : prefix_variable_)
+        if (!in.is_null(j)) store64(slots + j * 8, load64(slots + j * 8) + shift);
+    for (std::size_t w = 0; w < in_words; ++w) {  // a NULL field's slot is zero
+        for (std::uint64_t word = load64(nulls + w * 8); word != 0; word &= word - 1)
+            store64(slots + (w * 64 + static_cast<std::size_t>(__builtin_ctzll(word))) * 8, 0);
+    }
+    const std::size_t var = in_bytes.size() - in_fixed;
+    if (var) std::memcpy(base + fixed, in_bytes.data() + in_fixed, var);
+    return fixed + var;
+}
+
+Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t stride,
+                              std::vector<std::string>* spare) const {
+    const std::size_t arity = fields_.size();
+    const std::size_t words = (arity + 63) / 64;
+    const std::size_t fixed = RowView::fixed_size(arity);
+
+    // 1. The size of the variable part.
+    const std::size_t block = block_size(in);
+    const std::size_t start = block == kNoBlock ? 0 : prefix_;
+    std::size_t var = block == kNoBlock ? 0 : block;
+    for (std::uint32_t j : copied_variable_) {
+        if (j < start) continue;
+        auto from = static_cast<std::size_t>(fields_[j].copy_from);
+        if (!in.is_null(from)) var += in.get_bytes(from).size();
+    }
+    for (std::size_t k = 0; k < computed_.size(); ++k) {
+        const Datum& d = values[k * stride];
+        if (!d.null) var += variable_size(computed_[k].slot, d);
+    }
+    if (fixed + var > 0xFFFFFFFFULL) throw std::length_error("row larger than 4 GiB");
+
+    // 2. Header, NULL bits and slots, then the fields.
+    std::string buf = take_buffer(spare, fixed + var);
+    char* base = buf.data();
+    store64(base, arity);  // arity, then four unused bytes that are zero
+    RowWriter w{base, base + 8, base + 8 + words * 8, fixed};
+    std::memset(w.nulls, 0, words * 8);
+    if (block != kNoBlock) w.cursor = copy_block(in, base, fixed);
+    for (std::size_t j = start; j < arity; ++j) {
+        const OutField& f = fields_[j];
+        if (f.copy_from >= 0) {
+            auto from = static_cast<std::size_t>(f.copy_from);
+            if (in.is_null(from)) {
+                w.set_null(j);
+            } else if (f.variable) {
+                auto b = in.get_bytes(from);
+                w.put_bytes(j, b.data(), b.size());
+            } else {
+                store64(w.slots + j * 8, static_cast<std::uint64_t>(in.get_long(from)));
+            }
+            continue;
+        }
+        const Datum& d = values[f.value * stride];
+        if (d.null)
+            w.set_null(j);
+        else
+            w.put_value(j, f.slot, d);
+    }
+    return Row(std::move(buf));
+}
+
+}  // namespace cdcd::transform
