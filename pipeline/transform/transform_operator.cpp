@@ -345,6 +345,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             all_rows_.push_back(static_cast<std::uint32_t>(all_rows_.size()));
         return Selection(all_rows_.data(), n);
     };
+    std::size_t n = 0;  // rows to project
     try {
         // 1. The filter, on the rows a row-by-row transform tests, in event order.
         if (b.has_filter()) {
@@ -416,50 +417,57 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             }
             actions_.push_back(action);
         }
-        // 3. The computed columns, then the rows.
-        const std::size_t n = project_rows_.size();
+        // 3. The computed columns.
+        n = project_rows_.size();
         values_.resize(b.computed_count() * n);
         BatchContext bc{project_rows_, ctx_, scratch_};
         b.evaluate_batch(bc, all(n), values_.data(), n);
-        // A row at a time: writing a field of every row in turn would miss the cache.
-        projected_.clear();
-        for (std::size_t i = 0; i < n; ++i)
-            projected_.push_back(b.assemble(project_rows_.rows[i], values_.data() + i, n,
-                                            buffers_ ? &buffers_->spare : nullptr)
-                                     .release());
     } catch (...) {  // EvalError, or anything else: the row-by-row transform says whose and why
         return first;
     }
-    // 4. Every row written: the events change now.
+    // 4. The rows, a row at a time (writing a field of every row in turn misses the cache); an
+    //    event changes once all its rows are written. Writing one fails only past 4 GiB (or
+    //    out of memory): that event and the rest then go one by one.
+    std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
     std::size_t next = 0;
-    auto row = [&] { return Row(std::move(projected_[next++])); };
+    auto row = [&] {
+        const std::size_t i = next++;
+        return b.assemble(project_rows_.rows[i], values_.data() + i, n, spare);
+    };
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
-        switch (static_cast<RunAction>(actions_[k - first])) {
-            case kDrop:
-                continue;
-            case kProjectAfter:
-                replace(e.after, row());
-                break;
-            case kProjectBefore:
-                replace(e.before, row());
-                break;
-            case kProjectBoth:
-                replace(e.before, row());
-                replace(e.after, row());
-                break;
-            case kBeforeOnly:
-                replace(e.before, row());
-                e.op = OpType::Delete;
-                if (buffers_) buffers_->retired.push_back(std::move(*e.after));
-                e.after.reset();
-                break;
-            case kAfterOnly:
-                replace(e.after, row());
-                e.op = OpType::Insert;
-                if (buffers_) buffers_->retired.push_back(std::move(*e.before));
-                e.before.reset();
-                break;
+        try {
+            switch (static_cast<RunAction>(actions_[k - first])) {
+                case kDrop:
+                    continue;
+                case kProjectAfter:
+                    replace(e.after, row());
+                    break;
+                case kProjectBefore:
+                    replace(e.before, row());
+                    break;
+                case kProjectBoth: {
+                    Row before = row();
+                    Row after = row();
+                    replace(e.before, std::move(before));
+                    replace(e.after, std::move(after));
+                    break;
+                }
+                case kBeforeOnly:
+                    replace(e.before, row());
+                    e.op = OpType::Delete;
+                    if (buffers_) buffers_->retired.push_back(std::move(*e.after));
+                    e.after.reset();
+                    break;
+                case kAfterOnly:
+                    replace(e.after, row());
+                    e.op = OpType::Insert;
+                    if (buffers_) buffers_->retired.push_back(std::move(*e.before));
+                    e.before.reset();
+                    break;
+            }
+        } catch (...) {
+            return k;
         }
         if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
             e.op = OpType::Insert;
@@ -471,7 +479,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     return last;
 }
 
-void TransformOperator::replace(std::optional<Row>& row, Row projected) {
+void TransformOperator::replace(std::optional<Row>& row, Row&& projected) {
     row_size_hint_ = std::max(row_size_hint_, projected.bytes().size());
     if (buffers_) buffers_->retired.push_back(std::move(*row));
     row = std::move(projected);

@@ -123,13 +123,14 @@ class TransformOperator {
     // on_data, with a failing row handed to the bad-record policy (when it is not `fail`).
     void on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out);
     // Column-at-a-time (compile/batch.h): data change events [first, last) of one table, whose
-    // rows number at most BatchRows::kMaxRows, filtered and projected together. Returns `last`,
-    // or `first` with nothing changed when some row fails: the caller then transforms them one
-    // by one, which fails exactly that row, with its message and its bad-record handling.
+    // rows number at most BatchRows::kMaxRows, filtered and projected together. Returns the
+    // first event it left as it was (`last` when none): when a row fails, the caller transforms
+    // the rest one by one, which fails exactly that row, with its message and its bad-record
+    // handling.
     std::size_t transform_together(EventBatch& in, std::size_t first, std::size_t last,
                                    TableState& st, EventBatch& out);
     // Replaces `row` by its projection, retiring the input row (see process()).
-    void replace(std::optional<Row>& row, Row projected);
+    void replace(std::optional<Row>& row, Row&& projected);
     [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
                                     const std::string& what) const;
 
@@ -155,7 +156,6 @@ class TransformOperator {
     std::vector<std::uint8_t> actions_;    // per event
     std::unique_ptr<bool[]> pass_ = std::make_unique<bool[]>(BatchRows::kMaxRows);
     std::vector<Datum> values_;
-    std::vector<std::string> projected_;  // rows written, in project_rows_ order
 };
 
 }  // namespace cdcd::transform

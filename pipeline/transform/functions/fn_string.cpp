@@ -170,8 +170,9 @@ Datum eval_concat(const Node& n, EvalContext& c) {
     return write_concat(parts, v, bound, c.arena);
 }
 
-// CONCAT over a batch: the operands computed by nodes first, a column each (every operand of
-// every row is evaluated, as per row), then each row's text.
+// CONCAT over a batch, an operand at a time: each operand's text for every row (integers are
+// formatted a column at a time), then each row's text from those. Every operand of every row is
+// evaluated, as per row.
 void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     const auto& parts = n.st<ConcatPlan>().parts;
     constexpr std::size_t kMaxParts = 8;
@@ -179,49 +180,79 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
         eval_rows(n, b, sel, out);
         return;
     }
-    std::optional<ScratchColumn> columns[kMaxParts];  // given back in reverse order
+    constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes for NULL
+    Arena& arena = b.c.arena;
+    std::string_view texts[kMaxParts][BatchRows::kMaxRows];
     for (std::size_t k = 0; k < parts.size(); ++k) {
-        if (parts[k].kind != ConcatKind::kIntNode && parts[k].kind != ConcatKind::kOther) continue;
-        columns[k].emplace(b);
-        eval_batch(*parts[k].node, b, sel, columns[k]->get());
-    }
-    ConcatValue v[kMaxParts];
-    for (std::uint32_t i : sel) {
-        const RowView& row = b.rows.rows[i];
-        std::size_t bound = 0;
-        for (std::size_t k = 0; k < parts.size(); ++k) {
-            const Node& arg = *parts[k].node;
-            switch (parts[k].kind) {
-                case ConcatKind::kIntColumn: {
-                    auto column = static_cast<std::size_t>(arg.column);
-                    v[k].null = row.is_null(column);
-                    v[k].i = v[k].null ? 0 : row.get_long(column);
-                    bound += kMaxInt64Text;
-                    break;
+        const Node& arg = *parts[k].node;
+        std::string_view* text = texts[k];
+        switch (parts[k].kind) {
+            case ConcatKind::kText:
+                for (std::uint32_t i : sel) text[i] = arg.constant.s;
+                break;
+            case ConcatKind::kBytesColumn: {
+                const auto column = static_cast<std::size_t>(arg.column);
+                for (std::uint32_t i : sel) {
+                    const RowView& row = b.rows.rows[i];
+                    text[i] = row.is_null(column) ? kNullText : row.get_bytes(column);
                 }
-                case ConcatKind::kIntNode: {
-                    const Datum& d = (*columns[k])[i];
-                    v[k].null = d.null;
-                    v[k].i = d.i;
-                    bound += kMaxInt64Text;
-                    break;
+                break;
+            }
+            case ConcatKind::kIntColumn: {
+                const auto column = static_cast<std::size_t>(arg.column);
+                const std::size_t cap = sel.size() * kMaxInt64Text;
+                char* const begin = arena.alloc(cap);
+                char* p = begin;
+                for (std::uint32_t i : sel) {
+                    const RowView& row = b.rows.rows[i];
+                    if (row.is_null(column)) {
+                        text[i] = kNullText;
+                        continue;
+                    }
+                    char* end = write_int64(p, row.get_long(column));
+                    text[i] = std::string_view(p, static_cast<std::size_t>(end - p));
+                    p = end;
                 }
-                case ConcatKind::kText:
-                    v[k].set_text(arg.constant.s);
-                    bound += v[k].size;
-                    break;
-                case ConcatKind::kBytesColumn:
-                    v[k].set_text(row.is_null(arg.column) ? std::string_view("null")
-                                                          : row.get_bytes(arg.column));
-                    bound += v[k].size;
-                    break;
-                case ConcatKind::kOther:
-                    v[k].set_text(text_of(arg, (*columns[k])[i], b.c));
-                    bound += v[k].size;
-                    break;
+                arena.give_back(cap - static_cast<std::size_t>(p - begin));
+                break;
+            }
+            case ConcatKind::kIntNode: {
+                ScratchColumn values(b);
+                eval_batch(arg, b, sel, values.get());
+                const std::size_t cap = sel.size() * kMaxInt64Text;
+                char* const begin = arena.alloc(cap);
+                char* p = begin;
+                for (std::uint32_t i : sel) {
+                    if (values[i].null) {
+                        text[i] = kNullText;
+                        continue;
+                    }
+                    char* end = write_int64(p, values[i].i);
+                    text[i] = std::string_view(p, static_cast<std::size_t>(end - p));
+                    p = end;
+                }
+                arena.give_back(cap - static_cast<std::size_t>(p - begin));
+                break;
+            }
+            case ConcatKind::kOther: {
+                ScratchColumn values(b);
+                eval_batch(arg, b, sel, values.get());
+                for (std::uint32_t i : sel) text[i] = text_of(arg, values[i], b.c);
+                break;
             }
         }
-        ::new (at(out, i)) Datum(write_concat(parts, v, bound, b.c.arena));
+    }
+    const std::size_t count = parts.size();
+    for (std::uint32_t i : sel) {
+        std::size_t size = 0;
+        for (std::size_t k = 0; k < count; ++k) size += texts[k][i].size();
+        char* const begin = arena.alloc(size);
+        char* p = begin;
+        for (std::size_t k = 0; k < count; ++k) {
+            copy_bytes(p, texts[k][i].data(), texts[k][i].size());
+            p += texts[k][i].size();
+        }
+        ::new (at(out, i)) Datum(Datum::of_string(std::string_view(begin, size)));
     }
 }
 NodePtr b_concat(CallSite& c) {
