@@ -182,19 +182,28 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     }
     constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes for NULL
     Arena& arena = b.c.arena;
-    std::string_view texts[kMaxParts][BatchRows::kMaxRows];
+    // Left uninitialized (std::string_view would zero all 16 KiB on every call).
+    struct Text {
+        const char* data;
+        std::size_t size;
+        void set(std::string_view v) {
+            data = v.data();
+            size = v.size();
+        }
+    };
+    Text texts[kMaxParts][BatchRows::kMaxRows];
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const Node& arg = *parts[k].node;
-        std::string_view* text = texts[k];
+        Text* text = texts[k];
         switch (parts[k].kind) {
             case ConcatKind::kText:
-                for (std::uint32_t i : sel) text[i] = arg.constant.s;
+                for (std::uint32_t i : sel) text[i].set(arg.constant.s);
                 break;
             case ConcatKind::kBytesColumn: {
                 const auto column = static_cast<std::size_t>(arg.column);
                 for (std::uint32_t i : sel) {
                     const RowView& row = b.rows.rows[i];
-                    text[i] = row.is_null(column) ? kNullText : row.get_bytes(column);
+                    text[i].set(row.is_null(column) ? kNullText : row.get_bytes(column));
                 }
                 break;
             }
@@ -206,11 +215,11 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
                 for (std::uint32_t i : sel) {
                     const RowView& row = b.rows.rows[i];
                     if (row.is_null(column)) {
-                        text[i] = kNullText;
+                        text[i].set(kNullText);
                         continue;
                     }
                     char* end = write_int64(p, row.get_long(column));
-                    text[i] = std::string_view(p, static_cast<std::size_t>(end - p));
+                    text[i] = Text{p, static_cast<std::size_t>(end - p)};
                     p = end;
                 }
                 arena.give_back(cap - static_cast<std::size_t>(p - begin));
@@ -224,11 +233,11 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
                 char* p = begin;
                 for (std::uint32_t i : sel) {
                     if (values[i].null) {
-                        text[i] = kNullText;
+                        text[i].set(kNullText);
                         continue;
                     }
                     char* end = write_int64(p, values[i].i);
-                    text[i] = std::string_view(p, static_cast<std::size_t>(end - p));
+                    text[i] = Text{p, static_cast<std::size_t>(end - p)};
                     p = end;
                 }
                 arena.give_back(cap - static_cast<std::size_t>(p - begin));
@@ -237,7 +246,7 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
             case ConcatKind::kOther: {
                 ScratchColumn values(b);
                 eval_batch(arg, b, sel, values.get());
-                for (std::uint32_t i : sel) text[i] = text_of(arg, values[i], b.c);
+                for (std::uint32_t i : sel) text[i].set(text_of(arg, values[i], b.c));
                 break;
             }
         }
@@ -245,12 +254,12 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     const std::size_t count = parts.size();
     for (std::uint32_t i : sel) {
         std::size_t size = 0;
-        for (std::size_t k = 0; k < count; ++k) size += texts[k][i].size();
+        for (std::size_t k = 0; k < count; ++k) size += texts[k][i].size;
         char* const begin = arena.alloc(size);
         char* p = begin;
         for (std::size_t k = 0; k < count; ++k) {
-            copy_bytes(p, texts[k][i].data(), texts[k][i].size());
-            p += texts[k][i].size();
+            copy_bytes(p, texts[k][i].data, texts[k][i].size);
+            p += texts[k][i].size;
         }
         ::new (at(out, i)) Datum(Datum::of_string(std::string_view(begin, size)));
     }
