@@ -56,7 +56,30 @@ std::size_t byte_at(std::string_view s, std::int64_t k) {
     return s.size();
 }
 
+// Whether the first n bytes of p are ASCII, eight at a time.
+bool ascii_prefix(const char* p, std::size_t n) {
+    std::size_t i = 0;
+    std::uint64_t seen = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        seen |= w;
+    }
+    for (; i < n; ++i) seen |= static_cast<unsigned char>(p[i]);
+    return (seen & 0x8080808080808080ULL) == 0;
+}
+
 std::string_view substr_chars(std::string_view s, std::int64_t from, std::int64_t count) {
+    // Text that is ASCII up to the part's end has one byte per character (unless a stray
+    // continuation byte follows, which byte_at counts with the character before it).
+    if (from >= 0 && count >= 0) {
+        const auto f = static_cast<std::uint64_t>(from), c = static_cast<std::uint64_t>(count);
+        const std::size_t end = c >= s.size() || f >= s.size() - c ? s.size() : f + c;
+        if (ascii_prefix(s.data(), end) && (end == s.size() || !is_cont(s[end]))) {
+            const std::size_t b = std::min<std::uint64_t>(f, end);
+            return s.substr(b, end - b);
+        }
+    }
     std::size_t b = byte_at(s, from);
     std::size_t e = count < 0 ? s.size() : byte_at(s, from + count);
     return s.substr(b, e - b);
