@@ -430,9 +430,10 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     //    out of memory): that event and the rest then go one by one.
     std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
     std::size_t next = 0;
+    const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
     auto row = [&] {
         const std::size_t i = next++;
-        return b.assemble(project_rows_.rows[i], values_.data() + i, n, spare);
+        return b.assemble(project_rows_.rows[i], computed ? values_.data() + i : nullptr, n, spare);
     };
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);

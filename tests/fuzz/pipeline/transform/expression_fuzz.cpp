@@ -6,8 +6,8 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -92,7 +92,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string upper(text);
     std::transform(upper.begin(), upper.end(), upper.begin(),
                    [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-    bool random = upper.find("UUID") != std::string::npos || upper.find("RAND") != std::string::npos;
+    bool random =
+        upper.find("UUID") != std::string::npos || upper.find("RAND") != std::string::npos;
     if (!random && rows != batches) {
         std::fprintf(stderr, "row by row:\n%s\ncolumn-at-a-time:\n%s\n", rows.c_str(),
                      batches.c_str());

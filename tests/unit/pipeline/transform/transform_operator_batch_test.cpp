@@ -127,6 +127,10 @@ TEST_CASE("column-at-a-time and row by row, a transform gives the same events") 
     SECTION("soft deletes") {
         check(rule(projection, "v IS NOT NULL OR id % 2 = 0", "SOFT_DELETE"));
     }
+    SECTION("no computed column") {
+        check(rule("s, id", "v > 3"));
+        check(rule("*"));
+    }
     SECTION("a CASE whose branches fail where they are not taken") {
         check(
             rule("id, CASE WHEN v = 4 THEN -1 ELSE 100 / (v - 4) END AS q", "v <> 0 OR v IS NULL"));

@@ -125,10 +125,14 @@ TEST_CASE("SUBSTR and SUBSTRING: start 0 is the first character, before the star
     CHECK(eval_printed("SUBSTR('', 0, 1)") == "");
     // ASCII up to the part's end is cut by bytes; a character past ASCII, or a stray
     // continuation byte right after the end (it belongs to the character before it), is not.
-    CHECK(eval_printed("SUBSTR('abcd\xc3\xa9" "f', 1, 4)") == "abcd");
-    CHECK(eval_printed("SUBSTR('abcd\xc3\xa9" "f', 1, 5)") == "abcd\xc3\xa9");
-    CHECK(eval_printed("SUBSTR('abcd\xc3\xa9" "f', 6, 1)") == "f");
-    CHECK(eval_printed("SUBSTR('abc\x80" "d', 1, 3)") == "abc\x80");
+    CHECK(eval_printed("SUBSTR('abcd\xc3\xa9"
+                       "f', 1, 4)") == "abcd");
+    CHECK(eval_printed("SUBSTR('abcd\xc3\xa9"
+                       "f', 1, 5)") == "abcd\xc3\xa9");
+    CHECK(eval_printed("SUBSTR('abcd\xc3\xa9"
+                       "f', 6, 1)") == "f");
+    CHECK(eval_printed("SUBSTR('abc\x80"
+                       "d', 1, 3)") == "abc\x80");
     CHECK(eval_printed("SUBSTR('abcdefghijk', 2, 2147483647)") == "bcdefghijk");
     CHECK(eval_printed("SUBSTR('abcdefghijk', 9223372036854775807, 2)") == "");
     // specs/string.yaml "Substring with Index OOB".
