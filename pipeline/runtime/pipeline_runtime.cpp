@@ -342,7 +342,10 @@ awaitable<void> PipelineRuntime::Impl::on_writer_loop(std::size_t index, awaitab
 
 void PipelineRuntime::Impl::release_written(EventBatch batch) {
     if (!writer_loops->own_threads()) {
-        if (transform_stage) transform_stage->recycle_written(batch);
+        if (transform_stage)
+            transform_stage->recycle_written(batch);
+        else
+            keep_row_buffers(batch);  // writers on the loop: the rows the source built there
         return;
     }
     asio::post(io, [this, written = std::move(batch)]() mutable {

@@ -21,6 +21,7 @@
 
 #include "config/pipeline_def.h"
 #include "config/secrets.h"
+#include "pipeline/data/row_buffer_pool.h"
 #include "pipeline/runtime/available_cpus.h"
 #include "pipeline/runtime/pipeline_plan.h"
 #include "pipeline/runtime/pipeline_runtime.h"
@@ -227,8 +228,16 @@ TEST_CASE_METHOD(Fixture, "independent writers each run on a thread of their own
 }
 
 TEST_CASE_METHOD(Fixture, "other writers share the pipeline's loop") {
+    RowBufferPool& pool = RowBufferPool::this_thread();  // the loop runs on this thread
+    std::string drained;
+    while (pool.take(drained, 0)) {
+    }
+    REQUIRE(pool.size() == 0);
     REQUIRE(run_pipeline(false, dir) == 0);
     check_records();
+    // The rows the writers have written go to the loop's row buffer pool, for the source's next
+    // rows, rather than back to malloc (a quarter of a values pipeline's CPU time).
+    CHECK(pool.size() > 0);
     for (int i = 0; i < 2; ++i) {
         REQUIRE(s.writer_threads[i].size() == 1);
         CHECK(*s.writer_threads[i].begin() == s.source_thread);
