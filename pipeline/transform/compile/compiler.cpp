@@ -387,35 +387,29 @@ namespace {
 void batch_constant(const Node& n, BatchContext&, Selection sel, Datum* out) {
     for (std::uint32_t i : sel) out[i] = n.constant;
 }
-void batch_long_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+// A column of the upstream rows: make(row, column) for each selected row whose value is not NULL.
+template <typename Make>
+void batch_column(const Node& n, BatchContext& b, Selection sel, Datum* out, Make make) {
     const auto col = static_cast<std::size_t>(n.column);
     for (std::uint32_t i : sel) {
         const RowView& r = b.rows.rows[i];
         if (r.is_null(col))
             ::new (at(out, i)) Datum();
         else
-            ::new (at(out, i)) Datum(Datum::of_long(r.get_long(col)));
+            ::new (at(out, i)) Datum(make(r, col));
     }
+}
+void batch_long_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
+    batch_column(n, b, sel, out,
+                 [](const RowView& r, std::size_t c) { return Datum::of_long(r.get_long(c)); });
 }
 void batch_double_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
-    const auto col = static_cast<std::size_t>(n.column);
-    for (std::uint32_t i : sel) {
-        const RowView& r = b.rows.rows[i];
-        if (r.is_null(col))
-            ::new (at(out, i)) Datum();
-        else
-            ::new (at(out, i)) Datum(Datum::of_double(r.get_double(col)));
-    }
+    batch_column(n, b, sel, out,
+                 [](const RowView& r, std::size_t c) { return Datum::of_double(r.get_double(c)); });
 }
 void batch_bytes_column(const Node& n, BatchContext& b, Selection sel, Datum* out) {
-    const auto col = static_cast<std::size_t>(n.column);
-    for (std::uint32_t i : sel) {
-        const RowView& r = b.rows.rows[i];
-        if (r.is_null(col))
-            ::new (at(out, i)) Datum();
-        else
-            ::new (at(out, i)) Datum(Datum::of_string(r.get_bytes(col)));
-    }
+    batch_column(n, b, sel, out,
+                 [](const RowView& r, std::size_t c) { return Datum::of_string(r.get_bytes(c)); });
 }
 
 // Gives the nodes the builders left without one the column-at-a-time evaluator of their row

@@ -193,6 +193,37 @@ Datum eval_concat(const Node& n, EvalContext& c) {
     return write_concat(parts, v, bound, c.arena);
 }
 
+// An operand's text in a batch of CONCAT. Trivial, so an array of them is left uninitialized
+// (one of std::string_view would zero its 16 KiB on every call).
+struct ConcatText {
+    const char* data;
+    std::size_t size;
+    void set(std::string_view v) {
+        data = v.data();
+        size = v.size();
+    }
+};
+
+// Each selected row's integer (read(i, v) false for NULL: "null", as Flink's CONCAT writes it)
+// as text, formatted a column at a time into the arena.
+template <typename Read>
+void format_integers(Selection sel, Arena& arena, ConcatText* text, Read read) {
+    const std::size_t cap = sel.size() * kMaxInt64Text;
+    char* const begin = arena.alloc(cap);
+    char* p = begin;
+    for (std::uint32_t i : sel) {
+        std::int64_t v = 0;
+        if (!read(i, v)) {
+            text[i].set("null");
+            continue;
+        }
+        char* end = write_int64(p, v);
+        text[i] = ConcatText{p, static_cast<std::size_t>(end - p)};
+        p = end;
+    }
+    arena.give_back(cap - static_cast<std::size_t>(p - begin));
+}
+
 // CONCAT over a batch, an operand at a time: each operand's text for every row (integers are
 // formatted a column at a time), then each row's text from those. Every operand of every row is
 // evaluated, as per row.
@@ -205,19 +236,10 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     }
     constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes for NULL
     Arena& arena = b.c.arena;
-    // Left uninitialized (std::string_view would zero all 16 KiB on every call).
-    struct Text {
-        const char* data;
-        std::size_t size;
-        void set(std::string_view v) {
-            data = v.data();
-            size = v.size();
-        }
-    };
-    Text texts[kMaxParts][BatchRows::kMaxRows];
+    ConcatText texts[kMaxParts][BatchRows::kMaxRows];  // left uninitialized
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const Node& arg = *parts[k].node;
-        Text* text = texts[k];
+        ConcatText* text = texts[k];
         switch (parts[k].kind) {
             case ConcatKind::kText:
                 for (std::uint32_t i : sel) text[i].set(arg.constant.s);
@@ -232,38 +254,21 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
             }
             case ConcatKind::kIntColumn: {
                 const auto column = static_cast<std::size_t>(arg.column);
-                const std::size_t cap = sel.size() * kMaxInt64Text;
-                char* const begin = arena.alloc(cap);
-                char* p = begin;
-                for (std::uint32_t i : sel) {
+                format_integers(sel, arena, text, [&](std::uint32_t i, std::int64_t& v) {
                     const RowView& row = b.rows.rows[i];
-                    if (row.is_null(column)) {
-                        text[i].set(kNullText);
-                        continue;
-                    }
-                    char* end = write_int64(p, row.get_long(column));
-                    text[i] = Text{p, static_cast<std::size_t>(end - p)};
-                    p = end;
-                }
-                arena.give_back(cap - static_cast<std::size_t>(p - begin));
+                    if (row.is_null(column)) return false;
+                    v = row.get_long(column);
+                    return true;
+                });
                 break;
             }
             case ConcatKind::kIntNode: {
                 ScratchColumn values(b);
                 eval_batch(arg, b, sel, values.get());
-                const std::size_t cap = sel.size() * kMaxInt64Text;
-                char* const begin = arena.alloc(cap);
-                char* p = begin;
-                for (std::uint32_t i : sel) {
-                    if (values[i].null) {
-                        text[i].set(kNullText);
-                        continue;
-                    }
-                    char* end = write_int64(p, values[i].i);
-                    text[i] = Text{p, static_cast<std::size_t>(end - p)};
-                    p = end;
-                }
-                arena.give_back(cap - static_cast<std::size_t>(p - begin));
+                format_integers(sel, arena, text, [&](std::uint32_t i, std::int64_t& v) {
+                    v = values[i].i;
+                    return !values[i].null;
+                });
                 break;
             }
             case ConcatKind::kOther: {
