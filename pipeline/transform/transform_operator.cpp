@@ -427,7 +427,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     }
     // 4. The rows, a row at a time (writing a field of every row in turn misses the cache); an
     //    event changes once all its rows are written. Writing one fails only past 4 GiB (or
-    //    out of memory): that event and the rest then go one by one.
+    //    out of memory): that event, unchanged, and the rest then go one by one.
     std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
     std::size_t next = 0;
     const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
@@ -437,38 +437,40 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     };
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
+        const auto action = static_cast<RunAction>(actions_[k - first]);
+        if (action == kDrop) continue;
+        Row projected, second;  // an update's old and new rows, else the one row
         try {
-            switch (static_cast<RunAction>(actions_[k - first])) {
-                case kDrop:
-                    continue;
-                case kProjectAfter:
-                    replace(e.after, row());
-                    break;
-                case kProjectBefore:
-                    replace(e.before, row());
-                    break;
-                case kProjectBoth: {
-                    Row before = row();
-                    Row after = row();
-                    replace(e.before, std::move(before));
-                    replace(e.after, std::move(after));
-                    break;
-                }
-                case kBeforeOnly:
-                    replace(e.before, row());
-                    e.op = OpType::Delete;
-                    if (buffers_) buffers_->retired.push_back(std::move(*e.after));
-                    e.after.reset();
-                    break;
-                case kAfterOnly:
-                    replace(e.after, row());
-                    e.op = OpType::Insert;
-                    if (buffers_) buffers_->retired.push_back(std::move(*e.before));
-                    e.before.reset();
-                    break;
-            }
+            projected = row();
+            if (action == kProjectBoth) second = row();
         } catch (...) {
             return k;
+        }
+        switch (action) {
+            case kDrop:  // skipped above
+                break;
+            case kProjectAfter:
+                replace(e.after, std::move(projected));
+                break;
+            case kProjectBefore:
+                replace(e.before, std::move(projected));
+                break;
+            case kProjectBoth:
+                replace(e.before, std::move(projected));
+                replace(e.after, std::move(second));
+                break;
+            case kBeforeOnly:
+                replace(e.before, std::move(projected));
+                e.op = OpType::Delete;
+                if (buffers_) buffers_->retired.push_back(std::move(*e.after));
+                e.after.reset();
+                break;
+            case kAfterOnly:
+                replace(e.after, std::move(projected));
+                e.op = OpType::Insert;
+                if (buffers_) buffers_->retired.push_back(std::move(*e.before));
+                e.before.reset();
+                break;
         }
         if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
             e.op = OpType::Insert;
