@@ -283,26 +283,18 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             } else if (bp) {
                 e.op = OpType::Delete;
                 replace(e.before, project(*e.before, "-D"));
-                if (buffers_ && e.after) buffers_->retired.push_back(std::move(*e.after));
-                e.after.reset();
+                retire(e.after);
             } else if (ap) {
                 e.op = OpType::Insert;
                 replace(e.after, project(*e.after, "+I"));
-                if (buffers_ && e.before) buffers_->retired.push_back(std::move(*e.before));
-                e.before.reset();
+                retire(e.before);
             } else {
                 return;
             }
             break;
         }
     }
-    if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
-        e.op = OpType::Insert;
-        e.after = std::move(e.before);
-        e.before.reset();
-    }
-    // In place: push_back(Event) would move the event twice (into a temporary, then the vector).
-    out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
+    emit(e, st, out);
 }
 
 void TransformOperator::on_data_or_bad_record(DataChangeEvent& e, TableState& st, EventBatch& out) {
@@ -371,7 +363,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
                 }
             }
             BatchContext bc{filter_rows_, ctx_, scratch_};
-            b.filter_batch(bc, all(filter_rows_.size()), pass_.get());
+            b.filter_batch(bc, all(filter_rows_.size()), pass_);
         }
         // 2. What each event becomes, and the rows to project with the operation each sees.
         actions_.clear();
@@ -462,24 +454,32 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             case kBeforeOnly:
                 replace(e.before, std::move(projected));
                 e.op = OpType::Delete;
-                if (buffers_) buffers_->retired.push_back(std::move(*e.after));
-                e.after.reset();
+                retire(e.after);
                 break;
             case kAfterOnly:
                 replace(e.after, std::move(projected));
                 e.op = OpType::Insert;
-                if (buffers_) buffers_->retired.push_back(std::move(*e.before));
-                e.before.reset();
+                retire(e.before);
                 break;
         }
-        if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
-            e.op = OpType::Insert;
-            e.after = std::move(e.before);
-            e.before.reset();
-        }
-        out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
+        emit(e, st, out);
     }
     return last;
+}
+
+void TransformOperator::emit(DataChangeEvent& e, const TableState& st, EventBatch& out) {
+    if (st.rule->parsed.soft_delete && e.op == OpType::Delete) {
+        e.op = OpType::Insert;
+        e.after = std::move(e.before);
+        e.before.reset();
+    }
+    // In place: push_back(Event) would move the event twice (into a temporary, then the vector).
+    out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
+}
+
+void TransformOperator::retire(std::optional<Row>& row) {
+    if (buffers_ && row) buffers_->retired.push_back(std::move(*row));
+    row.reset();
 }
 
 void TransformOperator::replace(std::optional<Row>& row, Row&& projected) {

@@ -129,6 +129,10 @@ class TransformOperator {
     // handling.
     std::size_t transform_together(EventBatch& in, std::size_t first, std::size_t last,
                                    TableState& st, EventBatch& out);
+    // Hands a transformed event on (as an insert under SOFT_DELETE when it deletes).
+    void emit(DataChangeEvent& e, const TableState& st, EventBatch& out);
+    // Drops an image the transform does not pass on, retiring its row (see process()).
+    void retire(std::optional<Row>& row);
     // Replaces `row` by its projection, retiring the input row (see process()).
     void replace(std::optional<Row>& row, Row&& projected);
     [[noreturn]] void runtime_error(const TableState& st, const DataChangeEvent& e, RowView row,
@@ -154,7 +158,7 @@ class TransformOperator {
     BatchScratch scratch_;
     std::vector<std::uint32_t> all_rows_;  // 0, 1, 2, ...
     std::vector<std::uint8_t> actions_;    // per event
-    std::unique_ptr<bool[]> pass_ = std::make_unique<bool[]>(BatchRows::kMaxRows);
+    bool pass_[BatchRows::kMaxRows] = {};  // the filter's verdict per filtered row
     std::vector<Datum> values_;
 };
 
