@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "pipeline/connector/stream.h"
+#include "pipeline/data/row_buffer_return.h"
 
 namespace cdcd {
 
@@ -43,6 +44,9 @@ class Source {
         (void)id;
         co_return;
     }
+    /// Where the buffers of rows this source built go back to once written, when it builds them
+    /// on a thread of its own; nullptr when it builds them on the event loop.
+    virtual std::shared_ptr<RowBufferReturn> row_buffer_return() const { return nullptr; }
     /// Human-readable JSON of a state blob, for `cdcd checkpoints show` (no secrets in it).
     virtual std::string describe_state(std::string_view state) const;
 };

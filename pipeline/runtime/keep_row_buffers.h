@@ -1,11 +1,14 @@
 #pragma once
 // Rows that came back to the thread that built them (the transform's input rows, rows writers
 // on threads of their own have written): their buffers go to the thread's row buffer pool, where
-// its next rows are built.
+// its next rows are built, or back to the source's own thread when it built them there.
+#include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "pipeline/data/row_buffer_pool.h"
+#include "pipeline/data/row_buffer_return.h"
 #include "pipeline/event/events.h"
 
 namespace cdcd {
@@ -18,6 +21,19 @@ inline void keep_row_buffers(EventBatch& events) {
             if (d->before) pool.give(std::move(*d->before).release());
             if (d->after) pool.give(std::move(*d->after).release());
         }
+}
+
+/// Sends the row buffers of `events` back to the thread that built them (what does not fit is
+/// freed on the calling thread).
+inline void return_row_buffers(EventBatch& events, RowBufferReturn& home) {
+    thread_local std::vector<std::string> spare;  // its capacity is kept between batches
+    for (Event& e : events)
+        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
+            if (d->before) spare.push_back(std::move(*d->before).release());
+            if (d->after) spare.push_back(std::move(*d->after).release());
+        }
+    home.give_back(spare);
+    spare.clear();
 }
 
 }  // namespace cdcd

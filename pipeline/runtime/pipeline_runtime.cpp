@@ -41,11 +41,12 @@ void PipelineRuntime::Impl::build() {
             return stopping.load();
         }};
     sink = plan.sink_factory->create(sink_ctx);
+    source_rows_home = source->row_buffer_return();
     transform = plan.make_transform(source.get());
     if (transform) {
         transform->set_bad_records(bad_records.transform_stage.get());
         transform_stage = std::make_unique<TransformStage>(
-            io, *transform, bad_records.transform_stage.get(), &taps);
+            io, *transform, bad_records.transform_stage.get(), &taps, source_rows_home);
     }
     schema_operator = std::make_unique<SchemaOperator>(
         plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
@@ -341,6 +342,11 @@ awaitable<void> PipelineRuntime::Impl::on_writer_loop(std::size_t index, awaitab
 }
 
 void PipelineRuntime::Impl::release_written(EventBatch batch) {
+    if (source_rows_home && !transform_stage) {
+        // The source's own thread built them: back there from here, writer thread or loop.
+        return_row_buffers(batch, *source_rows_home);
+        return;
+    }
     if (!writer_loops->own_threads()) {
         if (transform_stage)
             transform_stage->recycle_written(batch);

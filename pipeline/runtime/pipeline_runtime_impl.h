@@ -210,6 +210,7 @@ struct PipelineRuntime::Impl {
     BadRecordStages bad_records{plan, registry};
     std::unique_ptr<DeadLetterFile> dead_letters;  // policy dead-letter only
     std::unique_ptr<Source> source;
+    std::shared_ptr<RowBufferReturn> source_rows_home;  // the source builds rows off the loop
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;
     std::unique_ptr<TransformStage> transform_stage;  // joined before `transform` is destroyed

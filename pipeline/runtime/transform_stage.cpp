@@ -25,10 +25,12 @@ constexpr std::size_t kMaxSpareRows = 16384;
 }  // namespace
 
 TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op,
-                               BadRecordStage* bad_records, TapHub* taps)
+                               BadRecordStage* bad_records, TapHub* taps,
+                               std::shared_ptr<RowBufferReturn> source_rows_home)
     : op_(op),
       bad_records_(bad_records),
       taps_(taps),
+      source_rows_home_(std::move(source_rows_home)),
       work_(loop, kChannelCapacity),
       results_(loop, kChannelCapacity) {
     asio::co_spawn(thread_, run(), asio::detached);
@@ -98,12 +100,20 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
     auto [ec, out] = co_await results_.async_receive(asio::as_tuple(asio::use_awaitable));
     if (ec) throw boost::system::system_error(ec, "transform stage");
     if (out.row_size_hint > 0) written_row_size_ = out.row_size_hint;
-    // The input rows and dropped events, built on the loop: their buffers serve the next rows
-    // built here, and the rest is freed here.
-    RowBufferPool& pool = RowBufferPool::this_thread();
-    for (Row& row : out.retired_rows) pool.give(std::move(row).release());
+    // The input rows and dropped events, built by the source: their buffers serve the next rows
+    // it builds, and the rest is freed here.
+    if (source_rows_home_) {
+        std::vector<std::string> buffers;
+        buffers.reserve(out.retired_rows.size());
+        for (Row& row : out.retired_rows) buffers.push_back(std::move(row).release());
+        source_rows_home_->give_back(buffers);
+        return_row_buffers(out.input, *source_rows_home_);
+    } else {
+        RowBufferPool& pool = RowBufferPool::this_thread();
+        for (Row& row : out.retired_rows) pool.give(std::move(row).release());
+        keep_row_buffers(out.input);
+    }
     out.retired_rows.clear();
-    keep_row_buffers(out.input);
     out.input.clear();
     if (out.error) std::rethrow_exception(out.error);
     co_return Result{std::move(out.element), std::move(out.transform_state),

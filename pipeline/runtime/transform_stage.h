@@ -9,16 +9,19 @@
 // the thread that allocated it (freeing memory another thread allocated takes malloc's slow path):
 // the transform thread allocates projected rows; once the writers are done with them they return,
 // in bulk, as spare buffers for the next ones; the input rows they replaced, like the events the
-// transform dropped, return to the loop to be freed there.
+// transform dropped, return to the loop (or to the source's own thread, which built them) to be
+// kept for its next rows or freed there.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "pipeline/connector/stream.h"
+#include "pipeline/data/row_buffer_return.h"
 #include "pipeline/runtime/bad_record_stage.h"
 #include "pipeline/runtime/tap_hub.h"
 #include "pipeline/transform/transform_operator.h"
@@ -37,8 +40,11 @@ class TransformStage {
     /// `bad_records` (optional) is the transform's stage of the bad-record policy, used on the
     /// transform thread only: its dead-letter lines are cut at each barrier. `taps` (optional)
     /// is offered each batch at the source point, on the transform thread, before the transform.
+    /// `source_rows_home` (optional): where the input rows go when the source built them on a
+    /// thread of its own (Source::row_buffer_return); else the loop keeps them.
     TransformStage(boost::asio::io_context& loop, transform::TransformOperator& op,
-                   BadRecordStage* bad_records = nullptr, TapHub* taps = nullptr);
+                   BadRecordStage* bad_records = nullptr, TapHub* taps = nullptr,
+                   std::shared_ptr<RowBufferReturn> source_rows_home = nullptr);
     ~TransformStage();  // closes both channels and joins the thread
     TransformStage(const TransformStage&) = delete;
     TransformStage& operator=(const TransformStage&) = delete;
@@ -80,6 +86,7 @@ class TransformStage {
     transform::TransformOperator& op_;
     BadRecordStage* bad_records_;
     TapHub* taps_;
+    std::shared_ptr<RowBufferReturn> source_rows_home_;
     WorkChannel work_;
     ResultChannel results_;
     // On the loop: written rows of at least written_row_size_ bytes (the last nonzero

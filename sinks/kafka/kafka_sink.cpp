@@ -135,7 +135,7 @@ class KafkaWriter final : public SinkWriter {
     }
 
     awaitable<void> input_drained() override {
-        if (prompt_send_ && producer().in_flight() > 0) prompt_send_->request();
+        if (prompt_send_) prompt_send_->input_drained();
         co_return;
     }
 

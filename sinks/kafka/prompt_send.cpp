@@ -24,6 +24,11 @@ void PromptSend::request() {
     wake_.notify_one();
 }
 
+void PromptSend::input_drained() {
+    const int waiting = rd_kafka_outq_len(producer_);
+    if (waiting > 0 && waiting < kUnderLoadRecords) request();
+}
+
 std::uint64_t PromptSend::sends() const {
     std::lock_guard lock(mutex_);
     return sends_;

@@ -41,12 +41,14 @@ std::int64_t now_ms() {
 
 KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
                              boost::asio::io_context& io, std::function<void()> wake,
-                             metrics::ConnectorMetrics& metrics)
+                             metrics::ConnectorMetrics& metrics,
+                             std::shared_ptr<RowBufferReturn> row_buffers)
     : settings_(std::move(settings)),
       restored_(std::move(restored)),
       io_(io),
       wake_(std::move(wake)),
       decoder_(settings_.decoder),
+      row_buffers_(std::move(row_buffers)),
       metrics_(metrics) {
     decoder_.restore(restored_.schemas);
     if (settings_.topic_pattern) {
@@ -251,6 +253,7 @@ void KafkaConsumer::run() {
                 std::rethrow_exception(callback_error_);
             }
             if (n == 0) continue;
+            if (row_buffers_) row_buffers_->take_into(RowBufferPool::this_thread());
             Chunk chunk;
             chunk.events.reserve(static_cast<std::size_t>(n));
             std::map<PartitionKey, std::int64_t> moved;

@@ -46,6 +46,7 @@
 #include "metrics/connector_metrics.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/stream.h"
+#include "pipeline/data/row_buffer_return.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
 
@@ -87,8 +88,11 @@ struct Chunk {
 
 class KafkaConsumer {
   public:
+    /// `row_buffers` (optional): buffers of the rows it built, back from the pipeline once
+    /// written, for the next rows it builds.
     KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
-                  std::function<void()> wake, metrics::ConnectorMetrics& metrics);
+                  std::function<void()> wake, metrics::ConnectorMetrics& metrics,
+                  std::shared_ptr<RowBufferReturn> row_buffers = nullptr);
     ~KafkaConsumer();
 
     void start();
@@ -183,6 +187,7 @@ class KafkaConsumer {
     rd_kafka_queue_t* queue_ = nullptr;
     bool has_group_ = false;
     MessageDecoder decoder_;
+    std::shared_ptr<RowBufferReturn> row_buffers_;
 
     std::map<PartitionKey, Assigned> assigned_;
     rd_kafka_topic_partition_list_t* assignment_ = nullptr;  // what is being fetched

@@ -142,7 +142,7 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
         [timer] {
             if (auto t = timer.lock()) t->cancel();
         },
-        metrics_);
+        metrics_, row_buffers_);
     consumer_->start();
     Chunk chunk;
     while (!output.stopping()) {

@@ -37,6 +37,8 @@ class KafkaSource final : public Source {
     std::string snapshot_state() override;
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
+    /// Rows are built on the consumer thread.
+    std::shared_ptr<RowBufferReturn> row_buffer_return() const override { return row_buffers_; }
 
   private:
     void track_schemas(const EventBatch& events);
@@ -68,6 +70,7 @@ class KafkaSource final : public Source {
     std::optional<HandOver> hand_over_;          // revoked partitions awaiting a checkpoint
     SourceOutput* output_ = nullptr;             // while run() runs: to ask for a checkpoint
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
+    std::shared_ptr<RowBufferReturn> row_buffers_ = std::make_shared<RowBufferReturn>();
     std::unique_ptr<KafkaConsumer> consumer_;
     std::unique_ptr<net::RateLimiter> limiter_;  // scan.rate-limit.records-per-second
 };

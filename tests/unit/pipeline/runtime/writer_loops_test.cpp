@@ -44,6 +44,7 @@ struct Seen {
     std::map<int, int> drained;  // input_drained calls
     std::map<int, int> closed;
     std::vector<std::string> errors;
+    std::shared_ptr<RowBufferReturn> source_rows_home;  // KeyedSource's, when set
 
     void on_writer(int index) {
         std::lock_guard lock(mutex);
@@ -86,6 +87,9 @@ class KeyedSource final : public Source {
         }
     }
     std::string snapshot_state() override { return std::to_string(position_); }
+    std::shared_ptr<RowBufferReturn> row_buffer_return() const override {
+        return seen->source_rows_home;
+    }
 
   private:
     std::int64_t position_ = 0;
@@ -265,4 +269,22 @@ TEST_CASE("WriterLoops: no threads means the shared loop, and threads are stoppe
     CHECK(first != std::this_thread::get_id());
     two.stop();  // returns: the threads have ended though their loops had work guards
     two.stop();  // and again, as the destructor does
+}
+
+TEST_CASE_METHOD(Fixture, "written rows go back to a source that builds them on its own thread") {
+    // A source that decodes on a thread of its own (Kafka's consumer) gets its rows' buffers back
+    // there, from the loop or a writer's thread alike, rather than have them freed elsewhere.
+    for (bool independent : {false, true}) {
+        DYNAMIC_SECTION((independent ? "writers on threads of their own" : "writers on the loop")) {
+            RowBufferPool& pool = RowBufferPool::this_thread();  // the loop runs on this thread
+            std::string drained;
+            while (pool.take(drained, 0)) {
+            }
+            s.source_rows_home = std::make_shared<RowBufferReturn>();
+            REQUIRE(run_pipeline(independent, dir) == 0);
+            check_records();
+            CHECK(s.source_rows_home->waiting_bytes() > 0);
+            CHECK(pool.size() == 0);  // none kept by the loop, which built none of them
+        }
+    }
 }

@@ -96,3 +96,27 @@ TEST_CASE("PromptSend: destroyed with a send in progress, it returns at once") {
     rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE);
     rd_kafka_destroy(rk);
 }
+
+TEST_CASE("PromptSend: a drained input asks for a send, unless nothing or a load's worth waits") {
+    rd_kafka_t* rk = unconnected_producer();
+    {
+        PromptSend prompt(rk);
+        prompt.input_drained();  // nothing waits
+        std::this_thread::sleep_for(std::chrono::milliseconds(4 * PromptSend::kMinGapMs));
+        CHECK(prompt.sends() == 0);
+
+        queue_one_record(rk);
+        prompt.input_drained();
+        REQUIRE(eventually([&] { return prompt.sends() == 1; }));
+
+        // Under load: librdkafka sends full batches by itself.
+        for (int i = 1; i < PromptSend::kUnderLoadRecords; ++i) queue_one_record(rk);
+        REQUIRE(rd_kafka_outq_len(rk) == PromptSend::kUnderLoadRecords);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2 * PromptSend::kMinGapMs));
+        prompt.input_drained();
+        std::this_thread::sleep_for(std::chrono::milliseconds(4 * PromptSend::kMinGapMs));
+        CHECK(prompt.sends() == 1);
+    }
+    rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE);
+    rd_kafka_destroy(rk);
+}
