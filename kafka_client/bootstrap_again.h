@@ -10,6 +10,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace cdcd::kafka {
@@ -35,14 +36,26 @@ class BootstrapAgain {
                err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
     }
 
-    /// Whether a call now would add the servers (at most once every 5 s).
-    bool due() const;
-    /// Adds the servers back to `rk` when due(); `why` goes to the log.
-    void operator()(rd_kafka_t* rk, const std::string& why);
+    using Clock = std::chrono::steady_clock;
+    /// Adds happen at most this often.
+    static constexpr auto kAtMostEvery = std::chrono::seconds(5);
+    /// While adds keep coming (each within kStreak of the last: a topic deleted under a running
+    /// source makes its watermark query fail every second, for as long as it stays deleted),
+    /// the log says so once, then once per kLogEvery with the count, instead of every 5 s.
+    static constexpr auto kStreak = std::chrono::seconds(30);
+    static constexpr auto kLogEvery = std::chrono::minutes(5);
+
+    /// Whether a call at `now` would add the servers.
+    bool due(Clock::time_point now = Clock::now()) const;
+    /// Adds the servers back to `rk` when due(); `why` goes to the log (info at the first add of
+    /// a streak and every kLogEvery in it, debug otherwise).
+    void operator()(rd_kafka_t* rk, const std::string& why, Clock::time_point now = Clock::now());
 
   private:
     std::string servers_;
-    std::chrono::steady_clock::time_point last_{};
+    Clock::time_point last_{};    // the last add
+    Clock::time_point logged_{};  // the last add logged at info
+    std::uint64_t unlogged_ = 0;  // adds since then
 };
 
 }  // namespace cdcd::kafka
