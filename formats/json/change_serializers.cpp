@@ -141,9 +141,39 @@ void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schem
                         options.include_schema ? debezium_connect_schema(schema) : std::string());
 }
 
+namespace {
+
+void write_debezium_source(Writer& w, const TableId& table) {
+    w.begin_object().quoted_key("\"db\":");
+    write_source_db(w, table);
+    w.quoted_key("\"table\":").string(table.table_name()).end_object();
+}
+
+void write_canal_table(Writer& w, const TableId& table, const Schema& schema) {
+    w.quoted_key("\"database\":");
+    write_source_db(w, table);
+    w.quoted_key("\"table\":").string(table.table_name());
+    w.quoted_key("\"pkNames\":").begin_array();
+    for (const auto& k : schema.primary_keys()) w.string(k);
+    w.end_array();
+}
+
+}  // namespace
+
+TableRendering TableRendering::of(const TableId& table, const Schema& schema) {
+    TableRendering r;
+    r.keys = ColumnKeys::of(schema);
+    Writer source(r.debezium_source);
+    write_debezium_source(source, table);
+    Writer canal(r.canal_table);
+    write_canal_table(canal, table, schema);
+    return r;
+}
+
 void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
                          const DebeziumJsonOptions& options, std::string_view connect_schema,
-                         const ColumnKeys* keys) {
+                         const TableRendering* table) {
+    const ColumnKeys* keys = table ? &table->keys : nullptr;
     Writer w(out);
     if (options.include_schema) {
         w.begin_object().quoted_key("\"schema\":").raw(connect_schema).quoted_key("\"payload\":");
@@ -162,15 +192,19 @@ void write_debezium_json(std::string& out, const DataChangeEvent& e, const Schem
         w.null();
     }
     w.quoted_key("\"op\":").string(debezium_op(e.op));
-    w.quoted_key("\"source\":").begin_object().quoted_key("\"db\":");
-    write_source_db(w, e.table);
-    w.quoted_key("\"table\":").string(e.table.table_name()).end_object();
+    w.quoted_key("\"source\":");
+    if (table) {
+        w.raw(table->debezium_source);
+    } else {
+        write_debezium_source(w, e.table);
+    }
     w.end_object();
     if (options.include_schema) w.end_object();
 }
 
 void write_canal_json(std::string& out, const DataChangeEvent& e, const Schema& schema,
-                      const JsonFormatOptions& o, const ColumnKeys* keys) {
+                      const JsonFormatOptions& o, const TableRendering* table) {
+    const ColumnKeys* keys = table ? &table->keys : nullptr;
     Writer w(out);
     w.begin_object().quoted_key("\"old\":");
     if (e.op == OpType::Update && e.before) {
@@ -189,12 +223,11 @@ void write_canal_json(std::string& out, const DataChangeEvent& e, const Schema& 
                        : e.op == OpType::Delete ? "DELETE"
                                                 : "UPDATE";
     w.quoted_key("\"type\":").string(type);
-    w.quoted_key("\"database\":");
-    write_source_db(w, e.table);
-    w.quoted_key("\"table\":").string(e.table.table_name());
-    w.quoted_key("\"pkNames\":").begin_array();
-    for (const auto& k : schema.primary_keys()) w.string(k);
-    w.end_array();
+    if (table) {
+        w.raw(table->canal_table);  // members, after the comma raw() writes
+    } else {
+        write_canal_table(w, e.table, schema);
+    }
     w.end_object();
 }
 

@@ -52,10 +52,10 @@ class FileWriter final : public SinkWriter {
                 const TableFormat& table = format_of(data->table);
                 if (settings_.format == FileFormat::DebeziumJson) {
                     json::write_debezium_json(buf_, *data, table.schema, settings_.debezium,
-                                              table.connect_schema, &table.keys);
+                                              table.connect_schema, &table.rendering);
                 } else {
                     json::write_canal_json(buf_, *data, table.schema, settings_.debezium.json,
-                                           &table.keys);
+                                           &table.rendering);
                 }
                 buf_.push_back('\n');
                 ++buffered_records_;
@@ -95,13 +95,13 @@ class FileWriter final : public SinkWriter {
     /// A table's schema with what its rows' documents repeat, rendered once per schema.
     struct TableFormat {
         Schema schema;
-        json::ColumnKeys keys;       // the column names as JSON keys
-        std::string connect_schema;  // debezium-json's schema block, when it is included
+        json::TableRendering rendering;  // column keys, the table's names
+        std::string connect_schema;      // debezium-json's schema block, when it is included
     };
 
     void set_schema(TableId table, Schema schema) {
         TableFormat& f = tables_[table];
-        f.keys = json::ColumnKeys::of(schema);
+        f.rendering = json::TableRendering::of(table, schema);
         f.connect_schema =
             settings_.format == FileFormat::DebeziumJson && settings_.debezium.include_schema
                 ? json::debezium_connect_schema(schema)

@@ -121,9 +121,9 @@ class KafkaWriter final : public SinkWriter {
             value_.clear();
             if (settings_.value_format == SinkValueFormat::DebeziumJson) {
                 json::write_debezium_json(value_, *data, t.schema, settings_.debezium,
-                                          t.connect_schema, &t.column_keys);
+                                          t.connect_schema, &t.rendering);
             } else {
-                json::write_canal_json(value_, *data, t.schema, settings_.canal, &t.column_keys);
+                json::write_canal_json(value_, *data, t.schema, settings_.canal, &t.rendering);
             }
             bytes += key_.size() + value_.size();
             // The common case needs no suspension (and no coroutine frame per record).
@@ -174,7 +174,7 @@ class KafkaWriter final : public SinkWriter {
     struct TableState {
         Schema schema;
         json::KeyColumns key;
-        json::ColumnKeys column_keys;
+        json::TableRendering rendering;
         std::string connect_schema;
         std::vector<rd_kafka_topic_t*> topics;  // by producer slot
         Headers headers;
@@ -214,7 +214,7 @@ class KafkaWriter final : public SinkWriter {
         TableState& t = tables_[id];
         t.schema = std::move(schema);
         t.key = json::KeyColumns::of(t.schema);
-        t.column_keys = json::ColumnKeys::of(t.schema);
+        t.rendering = json::TableRendering::of(id, t.schema);
         if (settings_.debezium.include_schema)
             t.connect_schema = json::debezium_connect_schema(t.schema);
         t.headers = settings_.custom_headers;

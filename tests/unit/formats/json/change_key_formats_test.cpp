@@ -117,3 +117,33 @@ TEST_CASE("JSON timestamps, dates and decimals as Flink writes them") {
         out ==
         R"({"ts":"2023-01-01 00:00:00.123456","d":"2023-01-01","m":-7.120,"tiny":1.23E-7,"ltz":"2023-01-01 00:00:00Z"})");
 }
+
+TEST_CASE("a table's names and keys rendered once write what each event would") {
+    // The sinks keep a TableRendering per table instead of rendering its names per event.
+    Schema s = table1();
+    json::DebeziumJsonOptions o;
+    for (const TableId& table :
+         {kTable, TableId::of("t"), TableId::of("db", "orders"), TableId::of("we\"ird", "ta\\ble"),
+          TableId::of("ns", "schéma", "名前")}) {
+        const auto rendering = json::TableRendering::of(table, s);
+        for (const DataChangeEvent& e :
+             {DataChangeEvent::insert(table, row("1", "a")),
+              DataChangeEvent::update(table, row("1", "a"), row("1", "b")),
+              DataChangeEvent::remove(table, row("1", "b"))}) {
+            std::string per_event, rendered_once;
+            json::write_debezium_json(per_event, e, s, o, {}, nullptr);
+            json::write_debezium_json(rendered_once, e, s, o, {}, &rendering);
+            CHECK(rendered_once == per_event);
+            per_event.clear();
+            rendered_once.clear();
+            json::write_canal_json(per_event, e, s, o.json, nullptr);
+            json::write_canal_json(rendered_once, e, s, o.json, &rendering);
+            CHECK(rendered_once == per_event);
+        }
+    }
+    const auto weird = json::TableRendering::of(TableId::of("we\"ird", "x"), s);
+    CHECK(weird.debezium_source == R"({"db":"we\"ird","table":"x"})");
+    CHECK(weird.canal_table == R"("database":"we\"ird","table":"x","pkNames":["col1"])");
+    CHECK(json::TableRendering::of(TableId::of("t"), s).debezium_source ==
+          R"({"db":null,"table":"t"})");
+}

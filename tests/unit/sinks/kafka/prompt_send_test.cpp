@@ -98,7 +98,16 @@ TEST_CASE("PromptSend: destroyed with a send in progress, it returns at once") {
 }
 
 TEST_CASE("PromptSend: a drained input asks for a send, unless nothing or a load's worth waits") {
-    rd_kafka_t* rk = unconnected_producer();
+    // No bootstrap servers at all: no connection attempt, so no error event joins what
+    // rd_kafka_outq_len counts, and it counts exactly the records queued here.
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    for (auto [k, v] : {std::pair{"linger.ms", "60000"}, {"log_level", "0"}})
+        REQUIRE(rd_kafka_conf_set(conf, k, v, err, sizeof err) == RD_KAFKA_CONF_OK);
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    REQUIRE(rk);
+    rd_kafka_poll(rk, 0);
+    REQUIRE(rd_kafka_outq_len(rk) == 0);
     {
         PromptSend prompt(rk);
         prompt.input_drained();  // nothing waits
