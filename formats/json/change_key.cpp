@@ -2,8 +2,21 @@
 
 namespace cdcd::json {
 
-KeyColumns KeyColumns::of(const Schema& schema) {
+namespace {
+
+void write_table_id_member(Writer& w, const TableId& table) {
+    w.quoted_key("\"TableId\":").string(table.str());
+}
+
+}  // namespace
+
+KeyColumns KeyColumns::of(const Schema& schema, std::optional<TableId> table) {
     KeyColumns k;
+    if (table) {
+        k.table = table;
+        Writer w(k.table_id_member);
+        write_table_id_member(w, *table);
+    }
     for (const auto& name : schema.primary_keys()) {
         int i = schema.index_of(name);
         if (i < 0) continue;
@@ -27,7 +40,12 @@ const Row* key_image(const DataChangeEvent& e) {
 void write_json_key(std::string& out, const DataChangeEvent& e, const KeyColumns& key,
                     const JsonFormatOptions& options) {
     Writer w(out);
-    w.begin_object().quoted_key("\"TableId\":").string(e.table.str());
+    w.begin_object();
+    if (key.table == e.table) {
+        w.raw(key.table_id_member);  // the member, after the separator raw() writes
+    } else {
+        write_table_id_member(w, e.table);
+    }
     const Row* image = key_image(e);
     for (std::size_t k = 0; k < key.indexes.size(); ++k) {
         auto i = static_cast<std::size_t>(key.indexes[k]);

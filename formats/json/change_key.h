@@ -4,6 +4,7 @@
 // from `after` (from `before` for DELETE), in primary-key order.
 //   json: {"TableId":"db.t","id":1}      (compact, TableId first, then PK columns by name)
 //   csv:  "default_namespace.default_schema.table1",1   (Jackson CSV minimal quoting, no newline)
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,11 @@ struct KeyColumns {
     std::vector<int> indexes;
     std::vector<Column> columns;  // copies: the key outlives no schema
     ColumnKeys keys;              // their names as JSON keys
-    static KeyColumns of(const Schema& schema);
+    /// With `table`: its `"TableId":"…"` member rendered once, for write_json_key.
+    static KeyColumns of(const Schema& schema, std::optional<TableId> table = std::nullopt);
+
+    std::optional<TableId> table;
+    std::string table_id_member;
 };
 
 /// The row image the key is taken from: after, or before for DELETE (nullptr if absent).

@@ -213,7 +213,7 @@ class KafkaWriter final : public SinkWriter {
     void set_schema(TableId id, Schema schema) {
         TableState& t = tables_[id];
         t.schema = std::move(schema);
-        t.key = json::KeyColumns::of(t.schema);
+        t.key = json::KeyColumns::of(t.schema, id);
         t.rendering = json::TableRendering::of(id, t.schema);
         if (settings_.debezium.include_schema)
             t.connect_schema = json::debezium_connect_schema(t.schema);

@@ -36,6 +36,22 @@ TEST_CASE("json key: TableId first, then primary-key columns (reference 6.3)") {
     CHECK(out == R"({"TableId":"default_namespace.default_schema.table1","col1":"2"})");
 }
 
+TEST_CASE("json key: the TableId member rendered once per table writes what each event would") {
+    auto per_event = json::KeyColumns::of(table1());
+    auto rendered_once = json::KeyColumns::of(table1(), kTable);
+    for (const TableId& table : {kTable, TableId::of("other")}) {  // a key of another table too
+        std::string a, b;
+        auto e = DataChangeEvent::insert(table, row("1", "x"));
+        json::write_json_key(a, e, per_event, {});
+        json::write_json_key(b, e, rendered_once, {});
+        CHECK(b == a);
+    }
+    std::string out;
+    json::write_json_key(out, DataChangeEvent::insert(TableId::of("we\"ird"), row("1", "x")),
+                         json::KeyColumns::of(table1(), TableId::of("we\"ird")), {});
+    CHECK(out == R"({"TableId":"we\"ird","col1":"1"})");
+}
+
 TEST_CASE("json key without primary key is only the TableId") {
     Schema s = SchemaBuilder().column("a", DataType::int_()).build();
     std::string out;
