@@ -244,15 +244,24 @@ bool digits(std::string_view s, size_t pos, size_t n, int& out) {
 
 }  // namespace
 
+namespace {
+
+// The proleptic Gregorian calendar's, as java.time's.
+int days_in_month(std::int64_t year, int month) {
+    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+}  // namespace
+
 std::optional<std::int64_t> parse_date(std::string_view s) {
     int y, m, d;
     if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
     if (!digits(s, 0, 4, y) || !digits(s, 5, 2, m) || !digits(s, 8, 2, d)) return std::nullopt;
     if (m < 1 || m > 12 || d < 1 || d > 31) return std::nullopt;
-    std::int64_t days = days_from_civil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
-    CivilDate back = civil_from_days(days);
-    if (back.day != static_cast<unsigned>(d)) return std::nullopt;  // e.g. 02-30
-    return days;
+    if (d > days_in_month(y, m)) return std::nullopt;  // e.g. 02-30
+    return days_from_civil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
 }
 
 std::optional<std::int64_t> parse_time(std::string_view s) {

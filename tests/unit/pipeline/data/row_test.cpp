@@ -177,6 +177,26 @@ TEST_CASE("timestamps and dates parse") {
           (10 * 3600 + 15 * 60 + 30) * 1'000'000'000LL + 1000);
 }
 
+TEST_CASE("a date parses exactly when its day exists in its month, in every year 0000-9999") {
+    // Told by the month's length (not a round trip through the day number): pinned against the
+    // round trip for every year, month and day 1-31.
+    char text[11];
+    int wrong = 0;
+    for (int y = 0; y <= 9999; ++y)
+        for (unsigned m = 1; m <= 12; ++m)
+            for (unsigned d = 1; d <= 31; ++d) {
+                std::snprintf(text, sizeof text, "%04d-%02u-%02u", y, m, d);
+                const std::int64_t days = temporal::days_from_civil(y, m, d);
+                const bool exists = temporal::civil_from_days(days).day == d;
+                auto parsed = temporal::parse_date(text);
+                if (parsed.has_value() != exists || (parsed && *parsed != days)) ++wrong;
+            }
+    CHECK(wrong == 0);
+    CHECK(temporal::parse_date("1900-02-29") == std::nullopt);  // not a leap year
+    CHECK(temporal::parse_date("2000-02-29").has_value());      // a leap year
+    CHECK(temporal::parse_date("2023-04-31") == std::nullopt);
+}
+
 TEST_CASE("decimals parse with rounding and print plainly") {
     Decimal d;
     REQUIRE(Decimal::parse("1.005", 2, d));
