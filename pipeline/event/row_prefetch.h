@@ -1,11 +1,16 @@
 #pragma once
 // Rows handed from one thread to another arrive out of the receiving core's caches: a stage that
-// walks a batch asks for a later event's row bytes while it works on the current one.
+// walks a batch asks for a later event's row bytes while it works on the current one, and a stage
+// that reads a batch column by column (the transform) asks for every row before the first column.
+#include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <variant>
 
+#include "pipeline/connector/stream.h"
 #include "pipeline/event/events.h"
+#include "pipeline/util/prefetch.h"
 
 namespace cdcd {
 
@@ -13,11 +18,20 @@ namespace cdcd {
 /// near enough that the rows are still cached when their turn comes.
 inline constexpr std::size_t kRowPrefetchDistance = 4;
 
+/// How much of a row a fetch asks for: a typical row's fixed part and its strings; a large
+/// document's rest is read in order, which the hardware prefetcher follows.
+inline constexpr std::size_t kRowPrefetchBytes = 256;
+
+/// Asks for the lines of `bytes`, up to kRowPrefetchBytes.
+inline void prefetch_row_bytes(std::string_view bytes) {
+    std::size_t n = std::min(bytes.size(), kRowPrefetchBytes);
+    if (n == 0) return;
+    for (std::size_t at = 0; at < n; at += 64) prefetch_for_read(bytes.data() + at);
+    prefetch_for_read(bytes.data() + n - 1);  // the last line, when the row starts mid-line
+}
+
 inline void prefetch_row(const std::optional<Row>& row) {
-    if (!row) return;
-    const char* p = row->bytes().data();
-    __builtin_prefetch(p);
-    if (row->bytes().size() > 64) __builtin_prefetch(p + 64);
+    if (row) prefetch_row_bytes(row->bytes());
 }
 
 /// Fetches the row images of `events[k + kRowPrefetchDistance]`, if there is one.

@@ -343,7 +343,6 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         if (b.has_filter()) {
             filter_rows_.clear();
             for (std::size_t k = first; k < last; ++k) {
-                prefetch_rows_ahead(in, k);
                 DataChangeEvent& e = data(k);
                 switch (e.op) {
                     case OpType::Insert:
@@ -372,7 +371,6 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         const bool filtered = b.has_filter();
         auto passes = [&] { return !filtered || pass_[verdict++]; };
         for (std::size_t k = first; k < last; ++k) {
-            if (!filtered) prefetch_rows_ahead(in, k);
             DataChangeEvent& e = data(k);
             RunAction action = kDrop;
             switch (e.op) {

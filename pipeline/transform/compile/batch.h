@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "pipeline/event/row_prefetch.h"
 #include "pipeline/transform/compile/node.h"
 
 namespace cdcd::transform {
@@ -27,6 +28,7 @@ class BatchRows {
     void clear() { size_ = 0; }
     void add(RowView row, const char* op, const EventMeta* meta) {
         if (size_ == kMaxRows) throw std::length_error("more rows than a batch holds");
+        prefetch_row_bytes(row.bytes());  // read column by column, first from another core
         rows[size_] = row;
         ops[size_] = op;
         metas[size_] = meta;
