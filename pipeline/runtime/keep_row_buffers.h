@@ -23,10 +23,13 @@ inline void keep_row_buffers(EventBatch& events) {
         }
 }
 
-/// Sends the row buffers of `events` back to the thread that built them (what does not fit is
-/// freed on the calling thread).
-inline void return_row_buffers(EventBatch& events, RowBufferReturn& home) {
+/// Sends the row buffers of `rows` (optional), then of `events`, back to the thread that built
+/// them, under one lock (what does not fit is freed on the calling thread).
+inline void return_row_buffers(EventBatch& events, RowBufferReturn& home,
+                               std::vector<Row>* rows = nullptr) {
     thread_local std::vector<std::string> spare;  // its capacity is kept between batches
+    if (rows)
+        for (Row& row : *rows) spare.push_back(std::move(row).release());
     for (Event& e : events)
         if (auto* d = std::get_if<DataChangeEvent>(&e)) {
             if (d->before) spare.push_back(std::move(*d->before).release());

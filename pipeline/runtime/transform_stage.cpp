@@ -103,11 +103,7 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
     // The input rows and dropped events, built by the source: their buffers serve the next rows
     // it builds, and the rest is freed here.
     if (source_rows_home_) {
-        std::vector<std::string> buffers;
-        buffers.reserve(out.retired_rows.size());
-        for (Row& row : out.retired_rows) buffers.push_back(std::move(row).release());
-        source_rows_home_->give_back(buffers);
-        return_row_buffers(out.input, *source_rows_home_);
+        return_row_buffers(out.input, *source_rows_home_, &out.retired_rows);
     } else {
         RowBufferPool& pool = RowBufferPool::this_thread();
         for (Row& row : out.retired_rows) pool.give(std::move(row).release());
