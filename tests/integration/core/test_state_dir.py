@@ -10,7 +10,7 @@ import cdcd_process as cdcd
 ROWS = 20_000
 
 
-def pipeline(out, rate=0, interval="100ms"):
+def pipeline(out, rate=0, interval="100ms", retained=5):
     return f"""
 source:
   type: values
@@ -25,7 +25,7 @@ sink:
 pipeline:
   name: state-dir-test
   execution.checkpointing.interval: {interval}
-  state.checkpoints.num-retained: 5
+  state.checkpoints.num-retained: {retained}
 """
 
 
@@ -89,7 +89,10 @@ def test_from_checkpoint_resumes_from_an_older_checkpoint_and_discards_the_newer
         in missing.stderr
     assert stored_ids(state) == ids
 
-    again = cdcd.run(["run", yaml, "--state-dir", state, "--from-checkpoint", str(oldest)])
+    # The resumed run keeps every checkpoint it takes, so that `oldest` stays stored however slowly
+    # the replay runs: with 5 kept, a slow machine pruned it before the run ended.
+    resumed = cdcd.write_pipeline(tmp_path, pipeline(out, rate=20_000, interval="50ms", retained=1000), "resumed.yaml")
+    again = cdcd.run(["run", resumed, "--state-dir", state, "--from-checkpoint", str(oldest)])
     assert again.returncode == 0, again.stderr
     assert f"restored checkpoint {oldest} " in again.stderr
     # The file sink cut its file back to checkpoint `oldest` and the source replayed from there.
