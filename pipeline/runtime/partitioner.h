@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipeline/event/events.h"
+#include "pipeline/util/prefetch.h"
 
 namespace cdcd {
 
@@ -30,6 +31,17 @@ class PartitionKey {
     PartitionKey(const Schema* schema, PartitioningStrategy strategy);
     /// Writer index in [0, writers) for `event`, a change of that table.
     std::size_t writer_of(const DataChangeEvent& event, std::size_t writers) const;
+
+    /// How many events ahead of writer_of a batch's walk asks for the row line it reads first.
+    /// A source runs a few batches ahead of the partitioning, so a batch's rows have left the
+    /// core's caches when their turn comes: without the fetch, that first read was 85 % of
+    /// writer_of and 15 % of the loop at parallelism 2 (perf, GENERATED → file).
+    static constexpr std::size_t kPrefetchDistance = 8;
+    /// Asks for the first line of the row writer_of will read for `event`.
+    static void prefetch_key(const DataChangeEvent& event) {
+        const std::optional<Row>& row = event.after ? event.after : event.before;
+        if (row && !row->bytes().empty()) prefetch_for_read(row->bytes().data());
+    }
 
   private:
     struct KeyColumn {

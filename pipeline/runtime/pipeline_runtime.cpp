@@ -232,7 +232,12 @@ awaitable<void> PipelineRuntime::Impl::dispatch(EventBatch& out) {
     // Batches usually hold one table's events: its key is found once per run of them.
     std::optional<TableId> table;
     std::optional<PartitionKey> key;
-    for (Event& e : out) {
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        if (k + PartitionKey::kPrefetchDistance < out.size())
+            if (const auto* ahead =
+                    std::get_if<DataChangeEvent>(&out[k + PartitionKey::kPrefetchDistance]))
+                PartitionKey::prefetch_key(*ahead);
+        Event& e = out[k];
         if (auto* data = std::get_if<DataChangeEvent>(&e)) {
             if (table != data->table) {
                 table = data->table;

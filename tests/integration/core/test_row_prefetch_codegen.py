@@ -1,4 +1,4 @@
-"""The stages that read rows another thread built ask for them ahead (pipeline/event/
+"""The stages that read rows another thread built, or built batches ago, ask for them ahead (pipeline/event/
 row_prefetch.h), and the built binary must still hold those fetches: GCC 12 at -O2 deleted
 __builtin_prefetch calls once the inline helper holding them was inlined, so the file sink's and
 the transform's fetches were silently gone (pipeline/util/prefetch.h)."""
@@ -19,6 +19,7 @@ STAGES = {
     "the file sink's writer": ["FileWriter::write("],
     "the transform's batch of rows": ["TransformOperator::transform_together(", "BatchRows::add("],
     "the transform's row-by-row path": ["TransformOperator::process("],
+    "the partitioning of a batch among writers": ["PipelineRuntime::Impl::dispatch("],
 }
 
 
