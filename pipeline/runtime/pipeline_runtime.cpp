@@ -86,7 +86,7 @@ void PipelineRuntime::Impl::register_channel_metrics() {
         registry
             .gauge("cdcd_channel_capacity", "Capacity of a channel between stages, in batches",
                    labels)
-            .set(static_cast<double>(kChannelCapacity));
+            .set(static_cast<double>(i == 0 ? kSourceChannelCapacity : kChannelCapacity));
     }
 }
 

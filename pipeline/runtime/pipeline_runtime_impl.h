@@ -51,9 +51,14 @@ struct PipelineRuntime::Impl {
     using WriterChannel =
         asio::experimental::concurrent_channel<void(boost::system::error_code, WriterElement)>;
 
-    // Batches in flight between stages; with ~1k events per batch this bounds memory while keeping
+    // Batches in flight to each writer; with ~1k events per batch this bounds memory while keeping
     // every stage busy.
     static constexpr std::size_t kChannelCapacity = 4;
+    // Batches between the source and the schema operator, which share the loop: one. With four,
+    // a source that builds its rows on the loop ran four batches (about 1.5 MB of rows and
+    // events) ahead, so they had left the core's cache when they were routed and partitioned
+    // (GENERATED -> file at parallelism 2: -8 % wall and CPU with one).
+    static constexpr std::size_t kSourceChannelCapacity = 1;
 
     // Dead-letter bytes one stage may hold between two checkpoints: a flood of bad records stops
     // the pipeline instead of exhausting memory.
@@ -88,7 +93,7 @@ struct PipelineRuntime::Impl {
           registry(metrics::Labels{{"pipeline", plan.settings.name}}),
           rm(registry, plan.definition.source.type, plan.definition.sink.type),
           taps(TapSettings{plan.tap_enabled, plan.tap_sensitive_columns}, registry),
-          source_channel(io, kChannelCapacity),
+          source_channel(io, kSourceChannelCapacity),
           checkpoint_timer(io),
           drain_timer(io),
           schema_change_timer(io),
