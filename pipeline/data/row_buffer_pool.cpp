@@ -1,5 +1,9 @@
 #include "pipeline/data/row_buffer_pool.h"
 
+#include <algorithm>
+
+#include "pipeline/util/prefetch.h"
+
 namespace cdcd {
 
 void RowBufferPool::give(std::string&& buffer) {
@@ -12,6 +16,13 @@ void RowBufferPool::give(std::string&& buffer) {
     buffers_.push_back(std::move(buffer));
 }
 
+void RowBufferPool::fetch_ahead() const {
+    if (buffers_.size() < kFetchAhead) return;
+    const std::string& later = buffers_[buffers_.size() - kFetchAhead];
+    std::size_t n = std::min(later.capacity(), kFetchBytes);
+    for (std::size_t at = 0; at < n; at += 64) prefetch_for_read(later.data() + at);
+}
+
 bool RowBufferPool::take_kept(std::string& out, std::size_t capacity) {
     // Rows of a table are alike in size: a kept buffer too small for this one is dropped rather
     // than left to block the others.
@@ -20,6 +31,7 @@ bool RowBufferPool::take_kept(std::string& out, std::size_t capacity) {
         buffers_.pop_back();
         kept_bytes_ -= buffer.capacity();
         if (buffer.capacity() >= capacity) {
+            fetch_ahead();
             buffer.clear();
             out = std::move(buffer);
             return true;

@@ -35,6 +35,12 @@ class RowBufferPool {
     static constexpr std::size_t kMaxKeptBytes = 1 << 20;
 
   private:
+    // A kept buffer was last read on another thread (a writer's, the transform's): the first
+    // write of a row into it waited for its lines, a quarter of the loop's time at parallelism 2
+    // (GENERATED -> file). Each take asks for the lines of the buffer kFetchAhead takes later.
+    static constexpr std::size_t kFetchAhead = 4;
+    static constexpr std::size_t kFetchBytes = 256;
+    void fetch_ahead() const;
     bool take_kept(std::string& out, std::size_t capacity);
     std::vector<std::string> buffers_;
     std::size_t kept_bytes_ = 0;
