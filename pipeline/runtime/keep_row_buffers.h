@@ -13,14 +13,20 @@
 
 namespace cdcd {
 
+/// Hands `take` the buffer of every row image of `events` (a before image ahead of its after).
+template <typename Take>
+void release_row_buffers(EventBatch& events, Take&& take) {
+    for (Event& e : events)
+        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
+            if (d->before) take(std::move(*d->before).release());
+            if (d->after) take(std::move(*d->after).release());
+        }
+}
+
 /// Moves the row buffers of `events` to the calling thread's pool (what it does not keep is freed).
 inline void keep_row_buffers(EventBatch& events) {
     RowBufferPool& pool = RowBufferPool::this_thread();
-    for (Event& e : events)
-        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
-            if (d->before) pool.give(std::move(*d->before).release());
-            if (d->after) pool.give(std::move(*d->after).release());
-        }
+    release_row_buffers(events, [&pool](std::string&& buffer) { pool.give(std::move(buffer)); });
 }
 
 /// Sends the row buffers of `rows` (optional), then of `events`, back to the thread that built
@@ -30,11 +36,7 @@ inline void return_row_buffers(EventBatch& events, RowBufferReturn& home,
     thread_local std::vector<std::string> spare;  // its capacity is kept between batches
     if (rows)
         for (Row& row : *rows) spare.push_back(std::move(row).release());
-    for (Event& e : events)
-        if (auto* d = std::get_if<DataChangeEvent>(&e)) {
-            if (d->before) spare.push_back(std::move(*d->before).release());
-            if (d->after) spare.push_back(std::move(*d->after).release());
-        }
+    release_row_buffers(events, [](std::string&& buffer) { spare.push_back(std::move(buffer)); });
     home.give_back(spare);
     spare.clear();
 }
