@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "pipeline/transform/compile/projection.h"
+#include "pipeline/util/prefetch.h"
 
 namespace cdcd::transform {
 
@@ -36,6 +37,9 @@ inline std::size_t variable_size(ValueClass slot, const Datum& d) {
     }
 }
 
+constexpr std::size_t kSpareFetchAhead = 4;
+constexpr std::size_t kSpareFetchBytes = 256;
+
 // A buffer of `size` bytes for a row: the last spare when it is large enough.
 std::string take_buffer(std::vector<std::string>* spare, std::size_t size) {
     std::string buf;
@@ -45,11 +49,16 @@ std::string take_buffer(std::vector<std::string>* spare, std::size_t size) {
         if (!spare->empty()) {
             buf = std::move(spare->back());
             spare->pop_back();
-            // The spares were last written on another thread: fetch the next one's bytes for
-            // writing, and the string a few entries further down, whose pointer that will need.
+            // The spares were last written on another thread: fetch the lines of the one four
+            // takes later, and the string a few entries further down, whose pointer that will
+            // need.
             std::size_t left = spare->size();
-            if (left > 0) __builtin_prefetch((*spare)[left - 1].data(), 1);
-            if (left > 4) __builtin_prefetch(&(*spare)[left - 5]);
+            if (left >= kSpareFetchAhead) {
+                const std::string& later = (*spare)[left - kSpareFetchAhead];
+                std::size_t n = std::min(later.capacity(), kSpareFetchBytes);
+                for (std::size_t at = 0; at < n; at += 64) prefetch_for_read(later.data() + at);
+            }
+            if (left > 8) prefetch_for_read(&(*spare)[left - 9]);
         } else {
             // None left: a new buffer with room for somewhat larger rows, to serve as a spare too.
             buf.reserve((size * 9 / 8 + 15) & ~std::size_t{15});

@@ -20,6 +20,7 @@ STAGES = {
     "the transform's batch of rows": ["TransformOperator::transform_together(", "BatchRows::add("],
     "the transform's row-by-row path": ["TransformOperator::process("],
     "the partitioning of a batch among writers": ["PipelineRuntime::Impl::dispatch("],
+    "the transform's spare buffers for projected rows": ["BoundProjection::assemble(", "take_buffer("],
     "the row buffers kept for the next rows": ["RowBufferPool::take_kept(", "RowBufferPool::fetch_ahead("],
 }
 
