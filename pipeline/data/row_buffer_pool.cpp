@@ -19,8 +19,7 @@ void RowBufferPool::give(std::string&& buffer) {
 void RowBufferPool::fetch_ahead() const {
     if (buffers_.size() < kFetchAhead) return;
     const std::string& later = buffers_[buffers_.size() - kFetchAhead];
-    std::size_t n = std::min(later.capacity(), kFetchBytes);
-    for (std::size_t at = 0; at < n; at += 64) prefetch_for_read(later.data() + at);
+    prefetch_bytes_for_read(later.data(), std::min(later.capacity(), kFetchBytes));
 }
 
 bool RowBufferPool::take_kept(std::string& out, std::size_t capacity) {

@@ -24,10 +24,7 @@ inline constexpr std::size_t kRowPrefetchBytes = 256;
 
 /// Asks for the lines of `bytes`, up to kRowPrefetchBytes.
 inline void prefetch_row_bytes(std::string_view bytes) {
-    std::size_t n = std::min(bytes.size(), kRowPrefetchBytes);
-    if (n == 0) return;
-    for (std::size_t at = 0; at < n; at += 64) prefetch_for_read(bytes.data() + at);
-    prefetch_for_read(bytes.data() + n - 1);  // the last line, when the row starts mid-line
+    prefetch_bytes_for_read(bytes.data(), std::min(bytes.size(), kRowPrefetchBytes));
 }
 
 inline void prefetch_row(const std::optional<Row>& row) {

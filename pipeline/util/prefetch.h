@@ -4,6 +4,8 @@
 // holds them is inlined into its caller (a fetch of a row's two lines, the second under a size
 // test, vanished from the file sink and the transform), and an asm volatile stays.
 
+#include <cstddef>
+
 namespace cdcd {
 
 inline void prefetch_for_read(const void* address) {
@@ -14,6 +16,13 @@ inline void prefetch_for_read(const void* address) {
 #else
     __builtin_prefetch(address);
 #endif
+}
+
+/// Asks for every line of the `bytes` bytes at `address` (none when `bytes` is 0).
+inline void prefetch_bytes_for_read(const char* address, std::size_t bytes) {
+    if (bytes == 0) return;
+    for (std::size_t at = 0; at < bytes; at += 64) prefetch_for_read(address + at);
+    prefetch_for_read(address + bytes - 1);  // the last line, when the bytes start mid-line
 }
 
 }  // namespace cdcd

@@ -55,8 +55,7 @@ std::string take_buffer(std::vector<std::string>* spare, std::size_t size) {
             std::size_t left = spare->size();
             if (left >= kSpareFetchAhead) {
                 const std::string& later = (*spare)[left - kSpareFetchAhead];
-                std::size_t n = std::min(later.capacity(), kSpareFetchBytes);
-                for (std::size_t at = 0; at < n; at += 64) prefetch_for_read(later.data() + at);
+                prefetch_bytes_for_read(later.data(), std::min(later.capacity(), kSpareFetchBytes));
             }
             if (left > 8) prefetch_for_read(&(*spare)[left - 9]);
         } else {

@@ -1,7 +1,7 @@
-"""The stages that read rows another thread built, or built batches ago, ask for them ahead (pipeline/event/
-row_prefetch.h), and the built binary must still hold those fetches: GCC 12 at -O2 deleted
-__builtin_prefetch calls once the inline helper holding them was inlined, so the file sink's and
-the transform's fetches were silently gone (pipeline/util/prefetch.h)."""
+"""The stages that read rows another thread built, or built batches ago, ask for them ahead
+(pipeline/event/row_prefetch.h), and the built binary must still hold those fetches: GCC 12 at
+-O2 deleted __builtin_prefetch calls once the inline helper holding them was inlined, so the file
+sink's and the transform's fetches were silently gone (pipeline/util/prefetch.h)."""
 import platform
 import re
 import shutil
@@ -20,8 +20,10 @@ STAGES = {
     "the transform's batch of rows": ["TransformOperator::transform_together(", "BatchRows::add("],
     "the transform's row-by-row path": ["TransformOperator::process("],
     "the partitioning of a batch among writers": ["PipelineRuntime::Impl::dispatch("],
-    "the transform's spare buffers for projected rows": ["BoundProjection::assemble(", "take_buffer("],
-    "the row buffers kept for the next rows": ["RowBufferPool::take_kept(", "RowBufferPool::fetch_ahead("],
+    "the transform's spare buffers for projected rows":
+        ["BoundProjection::assemble(", "take_buffer("],
+    "the row buffers kept for the next rows":
+        ["RowBufferPool::take_kept(", "RowBufferPool::fetch_ahead("],
 }
 
 

@@ -91,7 +91,8 @@ def test_from_checkpoint_resumes_from_an_older_checkpoint_and_discards_the_newer
 
     # The resumed run keeps every checkpoint it takes, so that `oldest` stays stored however slowly
     # the replay runs: with 5 kept, a slow machine pruned it before the run ended.
-    resumed = cdcd.write_pipeline(tmp_path, pipeline(out, rate=20_000, interval="50ms", retained=1000), "resumed.yaml")
+    resumed = cdcd.write_pipeline(
+        tmp_path, pipeline(out, rate=20_000, interval="50ms", retained=1000), "resumed.yaml")
     again = cdcd.run(["run", resumed, "--state-dir", state, "--from-checkpoint", str(oldest)])
     assert again.returncode == 0, again.stderr
     assert f"restored checkpoint {oldest} " in again.stderr
