@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pipeline/connector/stream.h"
 #include "pipeline/data/row_buffer_return.h"
@@ -29,6 +30,17 @@ class SourceOutput {
     virtual void request_checkpoint() {}
 };
 
+/// One share of a source's input, read on a thread of its own (Source::split_readers).
+class SourceReader {
+  public:
+    virtual ~SourceReader() = default;
+    /// Emits its share until it ends or output.stopping(); on the reader's own thread.
+    virtual boost::asio::awaitable<void> run(SourceOutput& output) = 0;
+    /// State as of the last event handed to emit(), called on the reader's thread between emits
+    /// (and after run() has returned); Source::merge_reader_states combines the readers'.
+    virtual std::string snapshot_state() = 0;
+};
+
 class Source {
   public:
     virtual ~Source() = default;
@@ -44,6 +56,18 @@ class Source {
         (void)id;
         co_return;
     }
+    /// A source whose input divides into shares that each hold all of a key's changes (the
+    /// ids of GENERATED, a topic's partitions) may read them on several threads: called once,
+    /// after restore(), with the number of threads the pipeline offers (its writers' threads).
+    /// Returns that many readers, each positioned where this source's state left its share,
+    /// or none to read on the event loop with run(), which is then the only way it reads.
+    virtual std::vector<std::unique_ptr<SourceReader>> split_readers(std::size_t count) {
+        (void)count;
+        return {};
+    }
+    /// The source's state from its readers' snapshot_state()s at one barrier (index i: reader
+    /// i), as snapshot_state() would write it: what the checkpoint stores and restore() reads.
+    virtual std::string merge_reader_states(const std::vector<std::string>& states);
     /// Where the buffers of rows this source built go back to once written, when it builds them
     /// on a thread of its own; nullptr when it builds them on the event loop.
     virtual std::shared_ptr<RowBufferReturn> row_buffer_return() const { return nullptr; }

@@ -23,8 +23,12 @@ awaitable<void> PipelineRuntime::Impl::checkpoint_loop() {
         if (checkpoint_in_flight) continue;  // one at a time; the next tick retries
         checkpoint_in_flight = true;
         std::uint64_t id = next_checkpoint_id++;
-        checkpoints[id].source_state = source->snapshot_state();
         checkpoints[id].dead_letters += bad_records.source_stage->take_pending();
+        if (!readers.empty()) {
+            inject_reader_barriers(id);  // the source's state joins as the readers' barriers align
+            continue;
+        }
+        checkpoints[id].source_state = source->snapshot_state();
         // Queued after any batch the source is still handing over, so it follows those events.
         co_await send_to_source_channel(StreamElement(Barrier{id}));
     }

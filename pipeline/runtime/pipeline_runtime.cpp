@@ -154,20 +154,32 @@ awaitable<void> PipelineRuntime::Impl::processor_task() {
         auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
         --queued[0];
-        if (auto* batch = std::get_if<EventBatch>(&element)) {
-            // Before the schema operator sees the batch: its upstream schemas are the source's.
-            taps.offer(TapPoint::Source, *batch,
-                       [this](TableId t) { return schema_operator->upstream_schema(t); });
-            co_await route(*batch, out);
-        } else if (auto* barrier = std::get_if<Barrier>(&element)) {
-            std::string no_transform_state;
-            std::string no_dead_letters;
-            co_await pass_barrier(*barrier, no_transform_state, no_dead_letters);
-        } else {
-            co_await end_writers();
-            co_return;
+        if (readers.empty() || std::holds_alternative<EventBatch>(element)) {
+            if (co_await process(element, out)) co_return;
+            continue;
         }
+        std::vector<StreamElement> passed = align_readers(std::move(element));
+        for (StreamElement& aligned : passed)
+            if (co_await process(aligned, out)) co_return;
     }
+}
+
+awaitable<bool> PipelineRuntime::Impl::process(StreamElement& element, EventBatch& out) {
+    if (auto* batch = std::get_if<EventBatch>(&element)) {
+        // Before the schema operator sees the batch: its upstream schemas are the source's.
+        taps.offer(TapPoint::Source, *batch,
+                   [this](TableId t) { return schema_operator->upstream_schema(t); });
+        co_await route(*batch, out);
+        co_return false;
+    }
+    if (auto* barrier = std::get_if<Barrier>(&element)) {
+        std::string no_transform_state;
+        std::string no_dead_letters;
+        co_await pass_barrier(*barrier, no_transform_state, no_dead_letters);
+        co_return false;
+    }
+    co_await end_writers();
+    co_return true;
 }
 
 /// With a transform, one task hands the source's stream to the transform stage and another
@@ -178,9 +190,16 @@ awaitable<void> PipelineRuntime::Impl::transform_feeder_task() {
         auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
         --queued[0];
-        bool end = std::holds_alternative<EndOfInput>(element);
-        co_await transform_stage->send(std::move(element));
-        if (end) co_return;
+        std::vector<StreamElement> passed;
+        if (readers.empty() || std::holds_alternative<EventBatch>(element))
+            passed.push_back(std::move(element));
+        else
+            passed = align_readers(std::move(element));
+        for (StreamElement& e : passed) {
+            bool end = std::holds_alternative<EndOfInput>(e);
+            co_await transform_stage->send(std::move(e));
+            if (end) co_return;
+        }
     }
 }
 
@@ -347,6 +366,11 @@ awaitable<void> PipelineRuntime::Impl::on_writer_loop(std::size_t index, awaitab
 }
 
 void PipelineRuntime::Impl::release_written(EventBatch batch) {
+    if (!readers.empty() && !transform_stage) {
+        // The source's readers build rows on the writers' threads: this one's next rows.
+        keep_row_buffers(batch);
+        return;
+    }
     if (source_rows_home && !transform_stage) {
         // The source's own thread built them: back there from here, writer thread or loop.
         return_row_buffers(batch, *source_rows_home);
@@ -387,6 +411,7 @@ void PipelineRuntime::Impl::begin_drain(const char* why) {
                  plan.shutdown_timeout_ms);
     checkpoint_timer.cancel();
     for (auto* t : sleepers) t->cancel();
+    wake_readers();
     drain_timer.expires_after(std::chrono::milliseconds(plan.shutdown_timeout_ms));
     drain_timer.async_wait([this](boost::system::error_code ec) {
         if (ec) return;
@@ -517,7 +542,14 @@ void PipelineRuntime::Impl::start(const std::exception_ptr& restore_error) {
                  plan.settings.name, plan.batch ? " in BATCH mode (ends with its input)" : "",
                  plan.definition.source.type, plan.definition.sink.type, plan.settings.parallelism,
                  plan.settings.checkpoint_interval_ms);
-    asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
+    try {
+        if (!start_readers())
+            asio::co_spawn(io, source_task(), on_exit("source " + plan.definition.source.type));
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        fail(std::current_exception());
+        return;
+    }
     if (transform_stage) {
         asio::co_spawn(io, transform_feeder_task(), on_exit("pipeline"));
         asio::co_spawn(io, transform_router_task(), on_exit("pipeline"));

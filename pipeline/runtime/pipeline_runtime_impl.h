@@ -5,6 +5,8 @@
 //   recovery.cpp                opens the state directory and restores a checkpoint (or claims a
 //                               fresh start)
 //   checkpoint_coordinator.cpp  barriers, acks, writing checkpoints and notifying their completion
+//   source_readers.cpp          a source split into readers on the writers' threads: their
+//                               outputs, barriers aligned across them, their end
 // Private to pipeline/runtime: include only from those files.
 #include <atomic>
 #include <boost/asio/awaitable.hpp>
@@ -45,8 +47,9 @@ struct PipelineRuntime::Impl {
         std::shared_ptr<Countdown> done;
     };
     using WriterElement = std::variant<EventBatch, Barrier, FlushRequest, EndOfInput>;
+    // Thread-safe: a source's readers send from the writers' loops (source_readers.cpp).
     using SourceChannel =
-        asio::experimental::channel<void(boost::system::error_code, StreamElement)>;
+        asio::experimental::concurrent_channel<void(boost::system::error_code, StreamElement)>;
     // Thread-safe: a writer may run on a loop of its own (writer_loops.h).
     using WriterChannel =
         asio::experimental::concurrent_channel<void(boost::system::error_code, WriterElement)>;
@@ -155,6 +158,23 @@ struct PipelineRuntime::Impl {
     class Output;
     awaitable<void> source_task();
 
+    // ---- source readers (source_readers.cpp) ----------------------------------------------------
+    class ReaderOutput;
+    /// Splits the source into one reader per writer thread, when it can; false: it runs on the
+    /// loop.
+    bool start_readers();
+    awaitable<void> reader_task(std::size_t index);
+    /// Each reader snapshots its state and sends barrier `id` on its own thread, then waits
+    /// until every reader has sent it.
+    void inject_reader_barriers(std::uint64_t id);
+    awaitable<void> send_reader_barrier(std::size_t index, std::uint64_t id,
+                                        std::shared_ptr<std::vector<std::string>> states);
+    /// A reader's barrier or end, received on the loop: what passes on, in order. Barrier N
+    /// passes once every reader has sent it (with their merged state as the source's), the end
+    /// once every reader has ended, after a final checkpoint's barrier.
+    std::vector<StreamElement> align_readers(StreamElement element);
+    void wake_readers();
+
     // ---- checkpoint coordination (checkpoint_coordinator.cpp) -----------------------------------
     awaitable<void> checkpoint_loop();
     awaitable<void> pass_barrier(const Barrier& barrier, std::string& transform_state,
@@ -168,6 +188,8 @@ struct PipelineRuntime::Impl {
 
     // ---- processing and writers -----------------------------------------------------------------
     awaitable<void> processor_task();
+    /// Routes a batch, passes a barrier, or ends the writers (true) at the end of input.
+    awaitable<bool> process(StreamElement& element, EventBatch& out);
     awaitable<void> transform_feeder_task();
     awaitable<void> transform_router_task();
     awaitable<void> end_writers();
@@ -216,6 +238,17 @@ struct PipelineRuntime::Impl {
     std::unique_ptr<DeadLetterFile> dead_letters;  // policy dead-letter only
     std::unique_ptr<Source> source;
     std::shared_ptr<RowBufferReturn> source_rows_home;  // the source builds rows off the loop
+    // The source's readers, reader i on writer i's loop (empty: the source runs on the loop).
+    std::vector<std::unique_ptr<SourceReader>> readers;
+    std::vector<std::unique_ptr<SourceOutput>> reader_outputs;  // ReaderOutput each
+    struct ReaderBarrier {
+        // Reader i's, written on its thread before it sends its barrier.
+        std::shared_ptr<std::vector<std::string>> states;
+        std::size_t received = 0;
+    };
+    std::map<std::uint64_t, ReaderBarrier> reader_barriers;
+    std::vector<std::string> reader_final_states;  // each written before the reader's end
+    std::size_t readers_ended = 0;
     std::unique_ptr<Sink> sink;
     std::unique_ptr<transform::TransformOperator> transform;
     std::unique_ptr<TransformStage> transform_stage;  // joined before `transform` is destroyed

@@ -42,6 +42,48 @@ Row Generator::row(std::int64_t id, std::int64_t version) const {
     return std::move(b).build();
 }
 
+std::int64_t Generator::id_at(std::int64_t k) const {
+    const std::int64_t n = spec_.rows;
+    if (k < n) return k + 1;
+    k -= n;
+    if (k < n * spec_.updates_per_row) return k % n + 1;
+    k -= n * spec_.updates_per_row;
+    return (k + 1) * spec_.delete_every;
+}
+
+std::int64_t Generator::next_in_share(std::int64_t k, std::int64_t index,
+                                      std::int64_t count) const {
+    const std::int64_t n = spec_.rows;
+    // How far from `id` the next id of the share is.
+    auto gap = [&](std::int64_t id) { return ((index - id % count) % count + count) % count; };
+    if (k < n) {  // inserts: id k + 1
+        k += gap(k + 1);
+        if (k < n) return k;
+        k = n;
+    }
+    const std::int64_t updates = n * spec_.updates_per_row;
+    if (k < n + updates) {  // update rounds: id (k - n) % n + 1, ascending in each round
+        std::int64_t q = k - n;
+        std::int64_t off = q % n + gap(q % n + 1);
+        if (off < n) return n + q - q % n + off;
+        std::int64_t first = gap(1);  // the share's first id of a round, when it has one
+        std::int64_t next_round = q - q % n + n;
+        if (first < n && next_round < updates) return n + next_round + first;
+        k = n + updates;
+    }
+    for (; k < total_; ++k)  // deletes: every delete-every'th id
+        if (id_at(k) % count == index) return k;
+    return total_;
+}
+
+std::int64_t Generator::run_end(std::int64_t k) const {
+    const std::int64_t n = spec_.rows;
+    if (k < n) return n;
+    const std::int64_t updates = n * spec_.updates_per_row;
+    if (k < n + updates) return n + ((k - n) / n + 1) * n;
+    return k + 1;
+}
+
 DataChangeEvent Generator::event_at(std::int64_t k) const {
     const std::int64_t n = spec_.rows;
     if (k < n) return DataChangeEvent::insert(table_, row(k + 1, 0));

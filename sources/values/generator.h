@@ -25,6 +25,12 @@ class Generator {
     std::int64_t total() const { return total_; }
     /// The data change event at `ordinal` (0-based, < total()).
     DataChangeEvent event_at(std::int64_t ordinal) const;
+    /// The row id the event at `ordinal` changes (every id's events keep their order).
+    std::int64_t id_at(std::int64_t ordinal) const;
+    /// The first ordinal from `ordinal` on whose id is `index` modulo `count` (total() when none).
+    std::int64_t next_in_share(std::int64_t ordinal, std::int64_t index, std::int64_t count) const;
+    /// Where the run of ordinals holding `ordinal` ends, along which ids rise by one per ordinal.
+    std::int64_t run_end(std::int64_t ordinal) const;
     /// The row of `id` at `version`.
     Row row(std::int64_t id, std::int64_t version) const;
 

@@ -1,21 +1,12 @@
 #include "sources/values/values_source.h"
 
-#include <spdlog/spdlog.h>
-
 #include <charconv>
-#include <chrono>
 #include <stdexcept>
 
-#include "metrics/progress.h"
 #include "pipeline/connector/connector_state.h"
 #include "sources/values/event_sets.h"
 
 namespace cdcd::values {
-
-namespace {
-// Big enough to amortise channel hand-offs, small enough to keep memory and latency low.
-constexpr std::int64_t kBatchSize = 1024;
-}  // namespace
 
 ValuesSource::ValuesSource(ValuesSourceSettings settings, metrics::Registry& metrics)
     : settings_(std::move(settings)), metrics_(metrics) {
@@ -30,55 +21,132 @@ ValuesSource::ValuesSource(ValuesSourceSettings settings, metrics::Registry& met
 namespace {
 
 constexpr std::string_view kStateName = "values-source";
-constexpr int kStateVersion = 1;  // {"position":N}
+// 1: {"position":N}, every ordinal below N emitted. 2: {"positions":[N0,...]}, ordinal k of row
+// id emitted iff k < positions[id % count] (EmittedOrdinals); written only when 1 cannot say it.
+constexpr int kStateVersion = 2;
 
-/// The position in a state: enveloped, or the bare decimal of the releases before the envelope.
-std::int64_t decode_position(std::string_view state) {
+std::int64_t checked_position(const ConnectorStateReader& reader, std::int64_t pos) {
+    if (pos < 0) throw reader.error("negative position " + std::to_string(pos));
+    return pos;
+}
+
+/// What a state says was emitted: enveloped, or the bare decimal of the releases before the
+/// envelope.
+EmittedOrdinals decode_state(std::string_view state) {
     if (is_connector_state(state)) {
         ConnectorStateReader reader(state, kStateName, kStateVersion);
-        std::int64_t pos = StateFields(reader, reader.payload()).integer("position");
-        if (pos < 0) throw reader.error("negative position " + std::to_string(pos));
-        return pos;
+        StateFields fields(reader, reader.payload());
+        if (!fields.has("positions"))
+            return EmittedOrdinals{{checked_position(reader, fields.integer("position"))}};
+        EmittedOrdinals emitted{{}};
+        for (simdjson::dom::element e : fields.array("positions")) {
+            std::int64_t pos = 0;
+            if (e.get_int64().get(pos) != simdjson::SUCCESS)
+                throw reader.error("positions holds a value that is not an integer");
+            emitted.below.push_back(checked_position(reader, pos));
+        }
+        if (emitted.below.empty()) throw reader.error("positions is empty");
+        return emitted;
     }
     std::int64_t pos = 0;
     auto [ptr, ec] = std::from_chars(state.data(), state.data() + state.size(), pos);
     if (ec != std::errc() || ptr != state.data() + state.size() || pos < 0)
         throw std::runtime_error("values source: unreadable checkpoint state '" +
                                  std::string(state) + "'");
-    return pos;
+    return EmittedOrdinals{{pos}};
+}
+
+std::string position_list(const EmittedOrdinals& emitted) {
+    std::string list;
+    for (std::int64_t pos : emitted.below) {
+        if (!list.empty()) list += ',';
+        list += std::to_string(pos);
+    }
+    return list;
+}
+
+std::string encode_state(const EmittedOrdinals& emitted) {
+    if (emitted.below.size() == 1)
+        return wrap_connector_state(kStateName, 1,
+                                    "{\"position\":" + std::to_string(emitted.below[0]) + "}");
+    return wrap_connector_state(kStateName, kStateVersion,
+                                "{\"positions\":[" + position_list(emitted) + "]}");
 }
 
 }  // namespace
 
 void ValuesSource::restore(std::string_view state) {
-    position_ = decode_position(state);
+    emitted_ = decode_state(state);
+    if (fixed_) {
+        if (emitted_.below.size() != 1)
+            throw std::runtime_error(
+                "values source: the checkpoint holds the positions of a "
+                "split GENERATED stream, but event-set.id is " +
+                settings_.event_set);
+        position_ = emitted_.below[0];
+    }
 }
 
 std::string ValuesSource::snapshot_state() {
-    return wrap_connector_state(kStateName, kStateVersion,
-                                "{\"position\":" + std::to_string(position_) + "}");
+    if (fixed_) return encode_state(EmittedOrdinals{{position_}});
+    if (reader_) return merge_reader_states({reader_->snapshot_state()});
+    return encode_state(emitted_);
+}
+
+std::string ValuesSource::merge_reader_states(const std::vector<std::string>& states) {
+    std::vector<std::int64_t> positions;
+    positions.reserve(states.size());
+    for (const std::string& s : states) {
+        std::int64_t pos = 0;
+        auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), pos);
+        if (ec != std::errc() || ptr != s.data() + s.size())
+            throw std::logic_error("values source: reader state '" + s + "' is not a position");
+        positions.push_back(pos);
+    }
+    return encode_state(EmittedOrdinals::merge(emitted_, positions));
 }
 
 std::string ValuesSource::describe_state(std::string_view state) const {
     std::int64_t total =
         generator_ ? generator_->total() : static_cast<std::int64_t>(fixed_->size());
-    return "{\"event_set\":\"" + settings_.event_set +
-           "\",\"position\":" + std::to_string(decode_position(state)) +
+    EmittedOrdinals emitted = decode_state(state);
+    std::string where = emitted.below.size() == 1
+                            ? "\"position\":" + std::to_string(emitted.below[0])
+                            : "\"positions\":[" + position_list(emitted) + "]";
+    return "{\"event_set\":\"" + settings_.event_set + "\"," + where +
            ",\"total\":" + std::to_string(total) + "}";
 }
 
-void ValuesSource::check_failure_injection(std::int64_t ordinal) const {
-    if (settings_.failure_injection_index >= 0 && ordinal == settings_.failure_injection_index)
-        throw std::runtime_error("values source: failure injected at event index " +
-                                 std::to_string(ordinal) + " (failure.injection.index)");
+std::unique_ptr<GeneratedReader> ValuesSource::make_reader(
+    std::size_t index, std::size_t count, std::shared_ptr<SharedProgress> progress) const {
+    // A rate is the whole stream's: each of `count` readers takes its share of it.
+    std::int64_t rate =
+        settings_.rate > 0
+            ? std::max<std::int64_t>(1, settings_.rate / static_cast<std::int64_t>(count))
+            : 0;
+    GeneratedReaderSettings reader{settings_.failure_injection_index, rate, settings_.bounded};
+    return std::make_unique<GeneratedReader>(*generator_, reader, emitted_, index, count,
+                                             std::move(progress));
+}
+
+std::vector<std::unique_ptr<SourceReader>> ValuesSource::split_readers(std::size_t count) {
+    std::vector<std::unique_ptr<SourceReader>> readers;
+    if (!generator_ || count < 2) return readers;
+    auto progress =
+        std::make_shared<SharedProgress>(metrics_, generator_->total(), emitted_.lowest(), count);
+    for (std::size_t i = 0; i < count; ++i) readers.push_back(make_reader(i, count, progress));
+    return readers;
 }
 
 boost::asio::awaitable<void> ValuesSource::run(SourceOutput& output) {
     if (fixed_) {
         co_await run_fixed(output);
-    } else {
-        co_await run_generated(output);
+        co_return;
     }
+    reader_ = make_reader(
+        0, 1,
+        std::make_shared<SharedProgress>(metrics_, generator_->total(), emitted_.lowest(), 1));
+    co_await reader_->run(output);
 }
 
 boost::asio::awaitable<void> ValuesSource::run_fixed(SourceOutput& output) {
@@ -86,51 +154,11 @@ boost::asio::awaitable<void> ValuesSource::run_fixed(SourceOutput& output) {
     // checkpointed, and the schema registry restores the schemas they built.
     const auto total = static_cast<std::int64_t>(fixed_->size());
     while (position_ < total && !output.stopping()) {
-        check_failure_injection(position_);
+        check_failure_injection(settings_.failure_injection_index, position_);
         EventBatch batch;
         batch.push_back((*fixed_)[static_cast<std::size_t>(position_)]);
         ++position_;
         co_await output.emit(std::move(batch));
-    }
-}
-
-boost::asio::awaitable<void> ValuesSource::run_generated(SourceOutput& output) {
-    const std::int64_t total = generator_->total();
-    // A restored run re-announces the table; the schema registry drops the redundant event.
-    // (Built before the co_await: GCC 12 mis-compiles brace initialisers inside co_await.)
-    EventBatch create;
-    create.push_back(CreateTableEvent{Generator::table(), Generator::schema()});
-    co_await output.emit(std::move(create));
-    const auto started = std::chrono::steady_clock::now();
-    const std::int64_t started_at = position_;
-    // Logs every 10 s how far the run is; the same figures are cdcd_progress_items_* metrics.
-    metrics::ProgressReporter progress(metrics_, "values", "generate", total, position_);
-    while (position_ < total && !output.stopping()) {
-        std::int64_t n = std::min(kBatchSize, total - position_);
-        if (settings_.rate > 0) {
-            n = std::min<std::int64_t>(n, std::max<std::int64_t>(1, settings_.rate / 10));
-            // Pace against the start so that rounding never accumulates.
-            auto due = started + std::chrono::microseconds((position_ - started_at) * 1'000'000 /
-                                                           settings_.rate);
-            auto now = std::chrono::steady_clock::now();
-            if (due > now)
-                co_await output.sleep(
-                    std::chrono::duration_cast<std::chrono::milliseconds>(due - now).count() + 1);
-            if (output.stopping()) break;
-        }
-        EventBatch batch;
-        batch.reserve(static_cast<std::size_t>(n));
-        for (std::int64_t i = 0; i < n; ++i) {
-            check_failure_injection(position_ + i);
-            batch.push_back(generator_->event_at(position_ + i));
-        }
-        position_ += n;
-        co_await output.emit(std::move(batch));
-        progress.advance(n);
-    }
-    if (position_ >= total) progress.finish();
-    if (!settings_.bounded) {
-        while (!output.stopping()) co_await output.sleep(1000);
     }
 }
 

@@ -1,0 +1,100 @@
+"""A source that splits (GENERATED, by id) reads on the sink writers' threads when they have
+threads of their own: every change arrives once, each key's in order, and a checkpoint the
+readers took resumes exactly, also when the restart reads on one thread (one CPU) and the next
+on two again."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+import cdcd_process as cdcd
+
+ROWS, ROUNDS, DELETE_EVERY = 20_000, 3, 7
+TOTAL = ROWS + ROWS * ROUNDS + ROWS // DELETE_EVERY
+READERS_LOG = "source readers: 2 on the sink writers' threads"
+
+pytestmark = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+
+
+def pipeline(out, rate=0):
+    return f"""
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: {ROWS}
+  generator.updates-per-row: {ROUNDS}
+  generator.delete-every: {DELETE_EVERY}
+  generator.payload-bytes: 20
+  generator.rate: {rate}
+sink:
+  type: file
+  path: {out}
+pipeline:
+  name: readers
+  parallelism: 2
+  execution.checkpointing.interval: 100ms
+"""
+
+
+def by_key(out):
+    """Every key's changes, in the order of the writer's file that holds them."""
+    changes = {}
+    for i in range(2):
+        for line in out.with_name(f"{out.name}.{i}").read_text().splitlines():
+            change = json.loads(line)
+            changes.setdefault((change["after"] or change["before"])["id"], []).append(line)
+    return changes
+
+
+def start(yaml, state, one_cpu):
+    prefix = [shutil.which("taskset"), "-c", "0"] if one_cpu else []
+    proc = subprocess.Popen(prefix + [cdcd.cdcd_bin(), "run", str(yaml), "--state-dir", str(state)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    cdcd.STARTED.append(proc)
+    return proc
+
+
+def test_generated_reads_on_the_writers_threads_every_change_once_in_key_order(tmp_path):
+    out = tmp_path / "out.jsonl"
+    done = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(out)), "--state-dir", tmp_path / "s"])
+    assert done.returncode == 0, done.stderr
+    assert READERS_LOG in done.stderr
+    changes = by_key(out)
+    assert len(changes) == ROWS
+    assert sum(len(lines) for lines in changes.values()) == TOTAL
+    for key, lines in changes.items():
+        versions = [json.loads(line)["after"]["version"] for line in lines if json.loads(line)["after"]]
+        assert versions == list(range(ROUNDS + 1)), f"key {key}: {versions}"
+        assert ('"op":"d"' in lines[-1]) == (key % DELETE_EVERY == 0)
+
+
+def test_checkpoints_of_two_readers_resume_on_one_thread_and_back(tmp_path):
+    reference = tmp_path / "reference.jsonl"
+    ref = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(reference), "ref.yaml"),
+                    "--state-dir", tmp_path / "ref-state"])
+    assert ref.returncode == 0, ref.stderr
+    out = tmp_path / "out.jsonl"
+    # Paced, so that every stop lands mid-stream (the rate is shared out between the readers).
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, rate=20_000))
+    state = tmp_path / "state"
+    stops = [(False, signal.SIGKILL, 0.5), (True, signal.SIGKILL, 0.4), (False, signal.SIGTERM, 0.5),
+             (True, signal.SIGTERM, 0.4), (False, signal.SIGKILL, 0.3)]
+    for one_cpu, how, after in stops:
+        proc = start(yaml, state, one_cpu)
+        time.sleep(after)
+        assert proc.poll() is None, "the pipeline finished before it was stopped"
+        proc.send_signal(how)
+        _, err = proc.communicate(timeout=60)
+        if how == signal.SIGTERM:
+            assert proc.returncode == 0, err
+            assert "final checkpoint" in err
+        if not one_cpu:
+            assert READERS_LOG in err
+    final = cdcd.run(["run", yaml, "--state-dir", state], timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert "restored checkpoint" in final.stderr
+    assert by_key(out) == by_key(reference)
