@@ -514,11 +514,23 @@ int PipelineRuntime::Impl::run() {
     } catch (...) {
         restorer.join();  // a handler threw: the restore ends (its post() is never run)
         writer_loops->stop();
+        destroy_suspended_tasks();
         throw;
     }
     restorer.join();
     writer_loops->stop();
+    destroy_suspended_tasks();
     return first_error ? 1 : 0;
+}
+
+void PipelineRuntime::Impl::destroy_suspended_tasks() {
+    // A coroutine destroyed on one loop may hold work on another, and posts its unwinding to
+    // its own: rounds until nothing is left, while every loop still exists (a handful of
+    // nested awaits at most; after a normal end there is nothing to destroy).
+    for (int round = 0; round < 4; ++round) {
+        io.shutdown();
+        writer_loops->shutdown();
+    }
 }
 
 /// On the loop, once the restore is done: start every task, or stop on a failed restore.

@@ -26,6 +26,7 @@
 #include "pipeline/runtime/bad_record_stage.h"
 #include "pipeline/runtime/countdown.h"
 #include "pipeline/runtime/dead_letter_file.h"
+#include "pipeline/runtime/event_loop.h"
 #include "pipeline/runtime/pipeline_runtime.h"
 #include "pipeline/runtime/runtime_metrics.h"
 #include "pipeline/runtime/tap_hub.h"
@@ -218,6 +219,8 @@ struct PipelineRuntime::Impl {
     void fail(std::exception_ptr error);
     std::function<void(std::exception_ptr)> on_exit(const std::string& task);
     int run();
+    /// After every loop has stopped: destroys the coroutines a failure left suspended on them.
+    void destroy_suspended_tasks();
     void start(const std::exception_ptr& restore_error);
 
     PipelinePlan plan;
@@ -228,7 +231,7 @@ struct PipelineRuntime::Impl {
     TapHub taps;
     RuntimePhase phase = RuntimePhase::Starting;
     std::deque<std::atomic<std::int64_t>> queued;  // decremented by writers, maybe on their loops
-    asio::io_context io{1};
+    EventLoop io{1};
     std::unique_ptr<WriterLoops> writer_loops;  // after io: destroyed (its tasks too) before it
     // Keeps the pipeline's loop running while writers on their own threads have not closed.
     std::optional<asio::executor_work_guard<asio::io_context::executor_type>> writers_working;

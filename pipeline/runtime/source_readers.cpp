@@ -84,8 +84,8 @@ bool PipelineRuntime::Impl::start_readers() {
     for (std::size_t i = 0; i < readers.size(); ++i) {
         auto executor = writer_loops->executor(i);
         reader_outputs.push_back(std::make_unique<ReaderOutput>(*this, executor));
-        auto exit = on_exit("source " + plan.definition.source.type + " reader " +
-                            std::to_string(i));
+        auto exit =
+            on_exit("source " + plan.definition.source.type + " reader " + std::to_string(i));
         asio::co_spawn(executor, reader_task(i), [this, exit](const std::exception_ptr& e) {
             if (e) post_to_pipeline_loop([exit, e] { exit(e); });
         });

@@ -28,4 +28,8 @@ void WriterLoops::stop() {
         if (loop->thread.joinable()) loop->thread.join();
 }
 
+void WriterLoops::shutdown() {
+    for (auto& loop : loops_) loop->io.shutdown();
+}
+
 }  // namespace cdcd

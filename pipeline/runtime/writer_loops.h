@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/runtime/event_loop.h"
+
 namespace cdcd {
 
 class WriterLoops {
@@ -26,12 +28,14 @@ class WriterLoops {
     /// Starts the threads, once (after the writers' tasks are spawned onto them).
     void start();
     /// Stops the loops and joins their threads; the tasks still on them are left suspended, to be
-    /// destroyed with the loops.
+    /// destroyed by shutdown() or with the loops.
     void stop();
+    /// After stop(): destroys the tasks still on the loops.
+    void shutdown();
 
   private:
     struct Loop {
-        boost::asio::io_context io{1};
+        EventLoop io{1};
         boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work =
             boost::asio::make_work_guard(io);
         std::thread thread;

@@ -75,7 +75,8 @@ boost::asio::awaitable<void> GeneratedReader::run(SourceOutput& output) {
         }
         emitted += static_cast<std::int64_t>(batch.size());
         // Ordinals this reader skips count too: the readers' counts add up to the stream's.
-        const std::int64_t read = count_ == 1 ? next_ - from : static_cast<std::int64_t>(batch.size());
+        const std::int64_t read =
+            count_ == 1 ? next_ - from : static_cast<std::int64_t>(batch.size());
         if (!batch.empty()) co_await output.emit(std::move(batch));
         progress_->advance(read);
     }

@@ -67,8 +67,8 @@ EventKey key_of(const DataChangeEvent& e) {
 }  // namespace
 
 TEST_CASE("values GENERATED: next_in_share finds the next ordinal of a share") {
-    for (auto [rows, updates, del] : {std::tuple{7, 2, 3}, {1, 3, 1}, {10, 0, 0}, {4, 1, 2},
-                                      {0, 2, 1}, {5, 2, 0}}) {
+    for (auto [rows, updates, del] :
+         {std::tuple{7, 2, 3}, {1, 3, 1}, {10, 0, 0}, {4, 1, 2}, {0, 2, 1}, {5, 2, 0}}) {
         values::Generator g({rows, updates, del, 8});
         for (std::int64_t count = 1; count <= 4; ++count)
             for (std::int64_t index = 0; index < count; ++index)
