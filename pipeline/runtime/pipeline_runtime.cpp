@@ -108,8 +108,7 @@ class PipelineRuntime::Impl::Output final : public SourceOutput {
     explicit Output(Impl& rt) : rt_(rt) {}
     awaitable<void> emit(EventBatch events) override {
         rt_.events_in += events.size();
-        rt_.rm.source.records_out.inc(events.size());
-        rt_.rm.source_batches.inc();
+        rt_.count_source_batch(events.size());
         co_await rt_.send_to_source_channel(StreamElement(std::move(events)));
     }
     bool stopping() const override { return rt_.stopping.load(); }
@@ -120,16 +119,22 @@ class PipelineRuntime::Impl::Output final : public SourceOutput {
         co_await timer.async_wait(asio::as_tuple(use_awaitable));
         rt_.sleepers.erase(&timer);
     }
-    void request_checkpoint() override {
-        // Ends checkpoint_loop's wait: it takes the checkpoint at once. One in flight is
-        // left alone (the source asks again when it completes).
-        if (!rt_.stopping && !rt_.source_done && !rt_.checkpoint_in_flight)
-            rt_.checkpoint_timer.cancel();
-    }
+    void request_checkpoint() override { rt_.checkpoint_now(); }
 
   private:
     Impl& rt_;
 };
+
+void PipelineRuntime::Impl::count_source_batch(std::size_t events) {
+    rm.source.records_out.inc(events);
+    rm.source_batches.inc();
+}
+
+void PipelineRuntime::Impl::checkpoint_now() {
+    // Ends checkpoint_loop's wait: it takes the checkpoint at once. One in flight is left alone
+    // (the source asks again when it completes).
+    if (!stopping && !source_done && !checkpoint_in_flight) checkpoint_timer.cancel();
+}
 
 awaitable<void> PipelineRuntime::Impl::source_task() {
     Output output(*this);

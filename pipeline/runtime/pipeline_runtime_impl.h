@@ -158,6 +158,10 @@ struct PipelineRuntime::Impl {
     // ---- source ---------------------------------------------------------------------------------
     class Output;
     awaitable<void> source_task();
+    /// Counts a batch a source or reader emitted (atomic counters: any thread).
+    void count_source_batch(std::size_t events);
+    /// SourceOutput::request_checkpoint, on the loop.
+    void checkpoint_now();
 
     // ---- source readers (source_readers.cpp) ----------------------------------------------------
     class ReaderOutput;

@@ -20,7 +20,7 @@ namespace cdcd {
 
 class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
   public:
-    ReaderOutput(Impl& rt, asio::any_io_executor executor)
+    ReaderOutput(Impl& rt, const asio::any_io_executor& executor)
         : rt_(rt), executor_(executor), gate_(executor), sleeper_(executor) {}
 
     awaitable<void> emit(EventBatch events) override {
@@ -30,8 +30,7 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
             co_await gate_.async_wait(asio::as_tuple(use_awaitable));
         }
         events_ += events.size();
-        rt_.rm.source.records_out.inc(events.size());
-        rt_.rm.source_batches.inc();
+        rt_.count_source_batch(events.size());
         co_await rt_.send_to_source_channel(StreamElement(std::move(events)));
     }
     bool stopping() const override { return rt_.stopping.load(); }
@@ -41,10 +40,7 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         co_await sleeper_.async_wait(asio::as_tuple(use_awaitable));
     }
     void request_checkpoint() override {
-        asio::post(rt_.io, [&rt = rt_] {
-            if (!rt.stopping && !rt.source_done && !rt.checkpoint_in_flight)
-                rt.checkpoint_timer.cancel();
-        });
+        asio::post(rt_.io, [&rt = rt_] { rt.checkpoint_now(); });
     }
 
     /// On the reader's loop: barrier `id` was sent; emit() holds until release().

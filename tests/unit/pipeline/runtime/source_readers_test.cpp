@@ -4,19 +4,15 @@
 // A reader that fails stops the pipeline.
 #include <catch2/catch.hpp>
 #include <charconv>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
-#include "config/pipeline_def.h"
-#include "config/secrets.h"
 #include "pipeline/runtime/available_cpus.h"
-#include "pipeline/runtime/pipeline_plan.h"
-#include "pipeline/runtime/pipeline_runtime.h"
 #include "tests/unit/pipeline/connector/fake_connectors.h"
+#include "tests/unit/pipeline/runtime/run_pipeline.h"
 
 using namespace cdcd;
 
@@ -29,8 +25,8 @@ struct Seen {
     std::mutex mutex;
     std::set<std::thread::id> reader_threads, writer_threads;
     std::map<std::uint64_t, std::vector<std::string>> reader_states;  // per checkpoint, merged
-    std::map<std::uint64_t, std::set<std::int64_t>> flushed;  // ids written before flush(N)
-    std::map<int, std::vector<std::int64_t>> ids;             // per writer, in order
+    std::map<std::uint64_t, std::set<std::int64_t>> flushed;          // ids written before flush(N)
+    std::map<int, std::vector<std::int64_t>> ids;                     // per writer, in order
     std::int64_t fail_at = -1;
 };
 Seen* seen = nullptr;
@@ -46,9 +42,11 @@ class EvenOddReader final : public SourceReader {
             seen->reader_threads.insert(std::this_thread::get_id());
         }
         EventBatch create;
-        create.push_back(Event(CreateTableEvent{
-            kTable,
-            SchemaBuilder().column("id", DataType::bigint().not_null()).primary_key({"id"}).build()}));
+        create.push_back(
+            Event(CreateTableEvent{kTable, SchemaBuilder()
+                                               .column("id", DataType::bigint().not_null())
+                                               .primary_key({"id"})
+                                               .build()}));
         co_await output.emit(std::move(create));
         while (next_ < kRows && !output.stopping()) {
             EventBatch batch;
@@ -148,32 +146,22 @@ class ObservedSplittingSource final : public Source {
 
 int run_pipeline(const std::string& dir) {
     ConnectorRegistry registry = fakes::registry_of(
-        "split", [](const ConnectorContext&) { return std::make_unique<ObservedSplittingSource>(); },
+        "split",
+        [](const ConnectorContext&) { return std::make_unique<ObservedSplittingSource>(); },
         "recording", [](const ConnectorContext&) { return std::make_unique<RecordingSink>(); });
-    auto definition = config::load_pipeline_string(
+    return testing::run_pipeline_yaml(
+        registry,
         "source:\n  type: split\nsink:\n  type: recording\npipeline:\n  name: readers\n"
         "  parallelism: 2\n  execution.checkpointing.interval: 2ms\n",
-        "readers.yaml", config::Secrets());
-    RunOptions options;
-    options.state_dir = dir;
-    options.handle_signals = false;
-    PipelineRuntime runtime(plan_pipeline(std::move(definition), registry), options);
-    return runtime.run();
+        dir);
 }
 
 struct Fixture {
     Seen s;
-    std::string dir = (std::filesystem::temp_directory_path() /
-                       ("cdcd-source-readers-test-" + std::to_string(::getpid())))
-                          .string();
-    Fixture() {
-        seen = &s;
-        std::filesystem::remove_all(dir);
-    }
-    ~Fixture() {
-        std::filesystem::remove_all(dir);
-        seen = nullptr;
-    }
+    testing::TemporaryStateDir state{"source-readers-test"};
+    const std::string& dir = state.path;
+    Fixture() { seen = &s; }
+    ~Fixture() { seen = nullptr; }
 };
 
 std::int64_t as_int(const std::string& s) {

@@ -11,7 +11,6 @@
 #include <boost/asio/post.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <filesystem>
 #include <future>
 #include <map>
 #include <mutex>
@@ -19,13 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "config/pipeline_def.h"
-#include "config/secrets.h"
 #include "pipeline/data/row_buffer_pool.h"
 #include "pipeline/runtime/available_cpus.h"
-#include "pipeline/runtime/pipeline_plan.h"
-#include "pipeline/runtime/pipeline_runtime.h"
 #include "tests/unit/pipeline/connector/fake_connectors.h"
+#include "tests/unit/pipeline/runtime/run_pipeline.h"
 
 using namespace cdcd;
 
@@ -166,30 +162,19 @@ int run_pipeline(bool independent, const std::string& dir) {
         [independent](const ConnectorContext&) {
             return std::make_unique<RecordingSink>(independent);
         });
-    auto definition = config::load_pipeline_string(
+    return testing::run_pipeline_yaml(
+        registry,
         "source:\n  type: keyed\nsink:\n  type: recording\npipeline:\n  name: loops\n"
         "  parallelism: 2\n  execution.checkpointing.interval: 5ms\n",
-        "loops.yaml", config::Secrets());
-    RunOptions options;
-    options.state_dir = dir;
-    options.handle_signals = false;
-    PipelineRuntime runtime(plan_pipeline(std::move(definition), registry), options);
-    return runtime.run();
+        dir);
 }
 
 struct Fixture {
     Seen s;
-    std::string dir = (std::filesystem::temp_directory_path() /
-                       ("cdcd-writer-loops-test-" + std::to_string(::getpid())))
-                          .string();
-    Fixture() {
-        seen = &s;
-        std::filesystem::remove_all(dir);
-    }
-    ~Fixture() {
-        std::filesystem::remove_all(dir);
-        seen = nullptr;
-    }
+    testing::TemporaryStateDir state{"writer-loops-test"};
+    const std::string& dir = state.path;
+    Fixture() { seen = &s; }
+    ~Fixture() { seen = nullptr; }
 
     /// Every id once over both writers, each writer's in ascending order.
     void check_records() {

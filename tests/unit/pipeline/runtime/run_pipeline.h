@@ -1,0 +1,44 @@
+#pragma once
+// Runs a whole pipeline in a runtime test: its YAML planned against a test's registry of fake
+// connectors, with its state in a directory of its own.
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "config/pipeline_def.h"
+#include "config/secrets.h"
+#include "pipeline/runtime/pipeline_plan.h"
+#include "pipeline/runtime/pipeline_runtime.h"
+
+namespace cdcd::testing {
+
+/// Plans `yaml` against `registry` and runs it to its end with its state in `state_dir`, signals
+/// left alone; returns PipelineRuntime::run()'s exit status.
+inline int run_pipeline_yaml(const ConnectorRegistry& registry, const std::string& yaml,
+                             const std::string& state_dir) {
+    auto definition = config::load_pipeline_string(yaml, "pipeline.yaml", config::Secrets());
+    RunOptions options;
+    options.state_dir = state_dir;
+    options.handle_signals = false;
+    PipelineRuntime runtime(plan_pipeline(std::move(definition), registry), options);
+    return runtime.run();
+}
+
+/// A state directory under the temporary directory, named after the test and the process:
+/// empty at the start, removed at the end.
+struct TemporaryStateDir {
+    explicit TemporaryStateDir(const std::string& name)
+        : path((std::filesystem::temp_directory_path() /
+                ("cdcd-" + name + "-" + std::to_string(::getpid())))
+                   .string()) {
+        std::filesystem::remove_all(path);
+    }
+    ~TemporaryStateDir() { std::filesystem::remove_all(path); }
+    TemporaryStateDir(const TemporaryStateDir&) = delete;
+    TemporaryStateDir& operator=(const TemporaryStateDir&) = delete;
+
+    std::string path;
+};
+
+}  // namespace cdcd::testing
