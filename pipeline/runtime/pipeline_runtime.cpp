@@ -195,16 +195,10 @@ awaitable<void> PipelineRuntime::Impl::transform_feeder_task() {
         auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
         --queued[0];
-        std::vector<StreamElement> passed;
-        if (readers.empty() || std::holds_alternative<EventBatch>(element))
-            passed.push_back(std::move(element));
-        else
-            passed = align_readers(std::move(element));
-        for (StreamElement& e : passed) {
-            bool end = std::holds_alternative<EndOfInput>(e);
-            co_await transform_stage->send(std::move(e));
-            if (end) co_return;
-        }
+        // (The source does not split into readers when there is a transform: start_readers.)
+        bool end = std::holds_alternative<EndOfInput>(element);
+        co_await transform_stage->send(std::move(element));
+        if (end) co_return;
     }
 }
 
@@ -371,7 +365,7 @@ awaitable<void> PipelineRuntime::Impl::on_writer_loop(std::size_t index, awaitab
 }
 
 void PipelineRuntime::Impl::release_written(EventBatch batch) {
-    if (!readers.empty() && !transform_stage) {
+    if (!readers.empty()) {
         // The source's readers build rows on the writers' threads: this one's next rows.
         keep_row_buffers(batch);
         return;

@@ -98,3 +98,17 @@ def test_checkpoints_of_two_readers_resume_on_one_thread_and_back(tmp_path):
     assert final.returncode == 0, final.stderr
     assert "restored checkpoint" in final.stderr
     assert by_key(out) == by_key(reference)
+
+
+def test_with_a_transform_the_source_reads_on_the_loop(tmp_path):
+    # The transform's one thread sets the pace; rows built on the writers' threads would slow it.
+    out = tmp_path / "out.jsonl"
+    yaml = pipeline(out).replace("sink:", """transform:
+  - source-table: default_namespace.default_schema.generated
+    projection: id, version, UPPER(payload) AS payload
+sink:""")
+    done = cdcd.run(["run", cdcd.write_pipeline(tmp_path, yaml), "--state-dir", tmp_path / "s"])
+    assert done.returncode == 0, done.stderr
+    assert "sink writers: 2 on threads of their own" in done.stderr
+    assert "source readers" not in done.stderr
+    assert sum(len(lines) for lines in by_key(out).values()) == TOTAL
