@@ -55,6 +55,8 @@ boost::asio::awaitable<void> GeneratedReader::run(SourceOutput& output) {
     co_await output.emit(std::move(create));
     std::int64_t emitted = 0;
     started_ = std::chrono::steady_clock::now();
+    // One reader of a stream restored at one position takes every ordinal from next_ on.
+    const bool every_ordinal = count_ == 1 && emitted_.below.size() == 1;
     while (next_ < total && !output.stopping()) {
         std::int64_t limit = kBatchSize;
         if (settings_.rate > 0) {
@@ -66,7 +68,7 @@ boost::asio::awaitable<void> GeneratedReader::run(SourceOutput& output) {
         batch.reserve(static_cast<std::size_t>(std::min(limit, total - next_)));
         const std::int64_t from = next_;
         while (static_cast<std::int64_t>(batch.size()) < limit) {
-            next_ = next_to_emit(next_);
+            if (!every_ordinal) next_ = next_to_emit(next_);
             if (next_ >= total) break;
             check_failure_injection(settings_.failure_injection_index, next_);
             batch.push_back(generator_.event_at(next_));
