@@ -100,8 +100,8 @@ awaitable<void> PipelineRuntime::Impl::reader_task(std::size_t index) {
 }
 
 void PipelineRuntime::Impl::inject_reader_barriers(std::uint64_t id) {
-    // Shared with the readers' threads: an unaligned barrier is dropped at the end of input
-    // while a reader may still be writing its state.
+    // Each reader writes its slot on its own thread before it sends its barrier; the loop reads
+    // them once every reader's barrier has come.
     auto states = std::make_shared<std::vector<std::string>>(readers.size());
     reader_barriers[id].states = states;
     for (std::size_t i = 0; i < readers.size(); ++i) {
@@ -118,12 +118,10 @@ awaitable<void> PipelineRuntime::Impl::send_reader_barrier(
     std::size_t index, std::uint64_t id, std::shared_ptr<std::vector<std::string>> states) {
     (*states)[index] = readers[index]->snapshot_state();
     static_cast<ReaderOutput&>(*reader_outputs[index]).hold();
-    // Refused once every reader has ended and the loop closed the channel: an unaligned barrier
-    // nothing waits for any more.
+    // Sent also when the reader has ended: the loop aligns every barrier it injected before it
+    // takes the final checkpoint.
     StreamElement marker(Barrier{id});
-    auto [ec] = co_await source_channel.async_send(boost::system::error_code{}, std::move(marker),
-                                                   asio::as_tuple(use_awaitable));
-    if (!ec) ++queued[0];
+    co_await send_to_source_channel(std::move(marker));
 }
 
 std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement element) {
@@ -136,17 +134,14 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
         reader_barriers.erase(it);
         for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).release();
         passed.push_back(std::move(element));
-        return passed;
+    } else if (++readers_ended == readers.size()) {
+        source_done = true;  // no barrier is injected from here on
+        checkpoint_timer.cancel();
     }
-    if (!std::holds_alternative<EndOfInput>(element) || ++readers_ended < readers.size())
-        return passed;
-    // Every reader has ended: a barrier still being aligned will not be (the readers that have
-    // not sent it have ended), and the final checkpoint covers everything.
-    source_done = true;
-    checkpoint_timer.cancel();
-    for (auto& [id, unaligned] : reader_barriers) checkpoints.erase(id);
-    reader_barriers.clear();
-    source_channel.close();
+    // After the last reader's end, and once the barriers injected before it have aligned (a
+    // reader that has ended still sends them, so every send into the channel is received):
+    // the final checkpoint, then the end.
+    if (readers_ended < readers.size() || !reader_barriers.empty()) return passed;
     for (auto& output : reader_outputs) events_in += static_cast<ReaderOutput&>(*output).events();
     std::uint64_t id = next_checkpoint_id++;
     auto& pending = checkpoints[id];

@@ -3,8 +3,14 @@
 // connectors, with its state in a directory of its own.
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "config/pipeline_def.h"
 #include "config/secrets.h"
@@ -23,6 +29,31 @@ inline int run_pipeline_yaml(const ConnectorRegistry& registry, const std::strin
     options.handle_signals = false;
     PipelineRuntime runtime(plan_pipeline(std::move(definition), registry), options);
     return runtime.run();
+}
+
+/// As run_pipeline_yaml, but a run that has not ended within `limit` aborts the test binary
+/// with a message: a pipeline that never ends fails at once instead of hanging the suite.
+inline int run_pipeline_yaml_within(const ConnectorRegistry& registry, const std::string& yaml,
+                                    const std::string& state_dir, std::chrono::seconds limit) {
+    std::mutex mutex;
+    std::condition_variable ended;
+    bool done = false;
+    std::thread watchdog([&] {
+        std::unique_lock lock(mutex);
+        if (!ended.wait_for(lock, limit, [&] { return done; })) {
+            std::fprintf(stderr, "the pipeline did not end within %lld s\n",
+                         static_cast<long long>(limit.count()));
+            std::abort();
+        }
+    });
+    int status = run_pipeline_yaml(registry, yaml, state_dir);
+    {
+        std::lock_guard lock(mutex);
+        done = true;
+    }
+    ended.notify_one();
+    watchdog.join();
+    return status;
 }
 
 /// A state directory under the temporary directory, named after the test and the process:
