@@ -33,7 +33,10 @@ def test_sigterm_takes_a_final_checkpoint_and_restart_emits_nothing_twice(tmp_pa
     yaml = cdcd.write_pipeline(tmp_path, pipeline(out, bounded=False))
     proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                       text=True)
-    time.sleep(1.0)
+    # Until the first rows are out (a loaded machine once took more than the 1 s slept here to
+    # start), then a little more: the drain interrupts the stream mid-way.
+    cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 0, 30)
+    time.sleep(0.3)
     assert proc.poll() is None
     proc.send_signal(signal.SIGTERM)
     code = cdcd.wait_exit(proc, timeout=30)
