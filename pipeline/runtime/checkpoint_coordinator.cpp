@@ -69,7 +69,7 @@ awaitable<void> PipelineRuntime::Impl::complete_checkpoint(std::uint64_t id) {
     checkpoint.fingerprint = plan.fingerprint();
     checkpoint.parts["source"] = std::move(pending.source_state);
     checkpoint.parts["schema"] = std::move(pending.schema_state);
-    if (transform) checkpoint.parts["transform"] = std::move(pending.transform_state);
+    if (!transforms.empty()) checkpoint.parts["transform"] = std::move(pending.transform_state);
     for (std::size_t i = 0; i < pending.writer_states.size(); ++i)
         checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
     // The checkpoint before this one in this pipeline's history (0: a fresh start).

@@ -7,6 +7,7 @@
 
 #include "config/pipeline_options.h"
 #include "pipeline/data/time_zone.h"
+#include "pipeline/runtime/available_cpus.h"
 #include "pipeline/transform/transform_operator.h"
 
 namespace cdcd {
@@ -29,6 +30,13 @@ std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform(Sourc
                                                    source_functions(source));
     if (!diags.ok()) throw config::ConfigError(diags);
     return op;
+}
+
+std::size_t PipelinePlan::transform_lanes() const {
+    if (definition.transforms.empty()) return 0;
+    if (source_factory && source_factory->transform_functions) return 1;
+    auto wanted = static_cast<std::size_t>(std::max(1, settings.parallelism));
+    return std::min(wanted, std::max<std::size_t>(1, available_cpus()));
 }
 
 TransformFunctions PipelinePlan::source_functions(Source* source) const {

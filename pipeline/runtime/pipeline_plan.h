@@ -56,6 +56,10 @@ struct PipelinePlan {
     /// A fresh transform operator, or nullptr when the pipeline has no transform. `source`: the
     /// pipeline's source, which the functions it adds to expressions work with (FETCH_CONTENT).
     std::unique_ptr<transform::TransformOperator> make_transform(Source* source = nullptr) const;
+    /// The lanes of the transform stage (transform_stage.h): none without a transform; else
+    /// pipeline.parallelism, at most the CPUs the process may use, and one when the source adds
+    /// functions to expressions (they work with the source's one client).
+    std::size_t transform_lanes() const;
     /// The source's metadata columns, for transform expressions.
     std::vector<transform::SourceMetadataColumn> source_metadata() const;
     /// The functions the source adds to transform expressions (SourceFactory::transform_functions).

@@ -42,11 +42,15 @@ void PipelineRuntime::Impl::build() {
         }};
     sink = plan.sink_factory->create(sink_ctx);
     source_rows_home = source->row_buffer_return();
-    transform = plan.make_transform(source.get());
-    if (transform) {
-        transform->set_bad_records(bad_records.transform_stage.get());
-        transform_stage = std::make_unique<TransformStage>(
-            io, *transform, bad_records.transform_stage.get(), &taps, source_rows_home);
+    if (!plan.definition.transforms.empty()) {
+        std::vector<TransformStage::LaneParts> lanes;
+        for (auto& stage : bad_records.transform_stages) {
+            transforms.push_back(plan.make_transform(source.get()));
+            transforms.back()->set_bad_records(stage.get());
+            lanes.push_back({transforms.back().get(), stage.get()});
+        }
+        if (lanes.size() > 1) spdlog::info("transform: {} lanes", lanes.size());
+        transform_stage = std::make_unique<TransformStage>(io, lanes, &taps, source_rows_home);
     }
     schema_operator = std::make_unique<SchemaOperator>(
         plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),

@@ -104,7 +104,7 @@ struct PipelineRuntime::Impl {
           signals(io) {}
 
     // ---- construction (pipeline_runtime.cpp) ----------------------------------------------------
-    /// The bad-record policy's stages: the source, the transform thread, each writer.
+    /// The bad-record policy's stages: the source, each transform lane, each writer.
     class BadRecordStages final : public BadRecordHandlers {
       public:
         BadRecordStages(const PipelinePlan& plan, metrics::Registry& registry) {
@@ -114,7 +114,8 @@ struct PipelineRuntime::Impl {
                                                         kMaxPendingDeadLetterBytes);
             };
             source_stage = make("source", plan.definition.source.type);
-            transform_stage = make("transform", "transform");
+            for (std::size_t i = 0; i < plan.transform_lanes(); ++i)
+                transform_stages.push_back(make("transform", "transform"));
             for (int i = 0; i < plan.settings.parallelism; ++i)
                 writer_stages.push_back(make("sink", plan.definition.sink.type));
         }
@@ -124,7 +125,7 @@ struct PipelineRuntime::Impl {
         }
 
         std::unique_ptr<BadRecordStage> source_stage;
-        std::unique_ptr<BadRecordStage> transform_stage;
+        std::vector<std::unique_ptr<BadRecordStage>> transform_stages;  // one per lane
         std::vector<std::unique_ptr<BadRecordStage>> writer_stages;
     };
 
@@ -257,8 +258,9 @@ struct PipelineRuntime::Impl {
     std::vector<std::string> reader_final_states;  // each written before the reader's end
     std::size_t readers_ended = 0;
     std::unique_ptr<Sink> sink;
-    std::unique_ptr<transform::TransformOperator> transform;
-    std::unique_ptr<TransformStage> transform_stage;  // joined before `transform` is destroyed
+    // One operator per lane of the transform stage (empty: no transform).
+    std::vector<std::unique_ptr<transform::TransformOperator>> transforms;
+    std::unique_ptr<TransformStage> transform_stage;  // joined before `transforms` are destroyed
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;

@@ -182,7 +182,7 @@ void PipelineRuntime::Impl::restore_parts(const state::Checkpoint& chosen,
                  [&](const std::string& s) { source->restore(s); });
     restore_part("schema", "the schema operator",
                  [&](const std::string& s) { schema_operator->restore(s); });
-    if (transform) {
+    for (auto& transform : transforms) {  // every lane's operator starts in the same state
         restore_part("transform", "the transform",
                      [&](const std::string& s) { transform->restore(s); });
         // For `cdcd tap` at the source point (TransformOperator::upstream_schema).

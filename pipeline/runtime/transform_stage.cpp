@@ -24,34 +24,45 @@ constexpr std::size_t kMaxSpareRows = 16384;
 
 }  // namespace
 
+TransformStage::Lane::Lane(asio::io_context& loop, const LaneParts& parts)
+    : op(*parts.op),
+      bad_records(parts.bad_records),
+      work(loop, kChannelCapacity),
+      results(loop, kChannelCapacity) {}
+
 TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op,
                                BadRecordStage* bad_records, TapHub* taps,
                                std::shared_ptr<RowBufferReturn> source_rows_home)
-    : op_(op),
-      bad_records_(bad_records),
-      taps_(taps),
-      source_rows_home_(std::move(source_rows_home)),
-      work_(loop, kChannelCapacity),
-      results_(loop, kChannelCapacity) {
-    asio::co_spawn(thread_, run(), asio::detached);
+    : TransformStage(loop, {LaneParts{&op, bad_records}}, taps, std::move(source_rows_home)) {}
+
+TransformStage::TransformStage(asio::io_context& loop, const std::vector<LaneParts>& lanes,
+                               TapHub* taps, std::shared_ptr<RowBufferReturn> source_rows_home)
+    : taps_(taps), source_rows_home_(std::move(source_rows_home)), sent_(loop) {
+    if (lanes.empty()) throw std::invalid_argument("a transform stage needs a lane");
+    for (const LaneParts& parts : lanes) lanes_.push_back(std::make_unique<Lane>(loop, parts));
+    for (auto& lane : lanes_) asio::co_spawn(lane->thread, run(*lane), asio::detached);
 }
 
 TransformStage::~TransformStage() {
     close();
-    thread_.join();  // the thread's loop ends on the closed channels
+    for (auto& lane : lanes_) lane->thread.join();  // each lane's loop ends on its closed channels
 }
 
 void TransformStage::close() {
-    work_.close();
-    results_.close();
-    work_.cancel();
-    results_.cancel();
+    closed_ = true;
+    sent_.cancel();
+    for (auto& lane : lanes_) {
+        lane->work.close();
+        lane->results.close();
+        lane->work.cancel();
+        lane->results.cancel();
+    }
 }
 
-asio::awaitable<void> TransformStage::run() {
+asio::awaitable<void> TransformStage::run(Lane& lane) {
     transform::TransformOperator::RowBuffers rows;  // rows.spare: the pool of spare buffers
     while (true) {
-        auto [ec, work] = co_await work_.async_receive(asio::as_tuple(asio::use_awaitable));
+        auto [ec, work] = co_await lane.work.async_receive(asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
         // The written rows become the pool, the spares left over from the last batch on top
         // (project() takes from the back): only those few move.
@@ -66,39 +77,84 @@ asio::awaitable<void> TransformStage::run() {
             if (auto* batch = std::get_if<EventBatch>(&work.element)) {
                 if (taps_)
                     taps_->offer(TapPoint::Source, *batch,
-                                 [this](TableId t) { return op_.upstream_schema(t); });
+                                 [&lane](TableId t) { return lane.op.upstream_schema(t); });
                 EventBatch transformed;
                 rows.retired.reserve(2 * batch->size());  // at most two row images per event
-                op_.process(*batch, transformed, &rows);
-                out.row_size_hint = op_.row_size_hint();
+                lane.op.process(*batch, transformed, &rows);
+                out.row_size_hint = lane.op.row_size_hint();
                 out.retired_rows = std::move(rows.retired);
                 rows.retired.clear();
                 out.input = std::move(*batch);
                 work.element = std::move(transformed);
             } else if (std::holds_alternative<Barrier>(work.element)) {
-                out.transform_state = op_.snapshot_state();
-                if (bad_records_) out.dead_letters = bad_records_->take_pending();
+                out.transform_state = lane.op.snapshot_state();
+                if (lane.bad_records) out.dead_letters = lane.bad_records->take_pending();
             }
         } catch (...) {
             out.error = std::current_exception();
         }
         bool last = out.error || std::holds_alternative<EndOfInput>(work.element);
         out.element = std::move(work.element);
-        auto [send_ec] = co_await results_.async_send(boost::system::error_code{}, std::move(out),
-                                                      asio::as_tuple(asio::use_awaitable));
+        auto [send_ec] = co_await lane.results.async_send(
+            boost::system::error_code{}, std::move(out), asio::as_tuple(asio::use_awaitable));
         if (send_ec || last) co_return;
     }
 }
 
 asio::awaitable<void> TransformStage::send(StreamElement element) {
-    Work work{std::move(element), {}};
-    work.written_rows.swap(written_rows_);
-    co_await work_.async_send(boost::system::error_code{}, std::move(work), asio::use_awaitable);
+    auto* batch = std::get_if<EventBatch>(&element);
+    if (lanes_.size() == 1 || !batch) {
+        // One lane takes it all; a barrier and the end go to every lane.
+        parts_sent_.push_back({lanes_.size() == 1 ? 0 : kEveryLane});
+        sent_.cancel();
+        co_await send_to_lane(parts_sent_.back().front(), std::move(element));
+        co_return;
+    }
+    // Runs of data change events, each to the next lane in turn; any other event to every lane.
+    auto& parts = parts_sent_.emplace_back();
+    std::vector<std::pair<std::size_t, EventBatch>> pieces;
+    for (Event& e : *batch) {
+        if (std::holds_alternative<DataChangeEvent>(e)) {
+            if (pieces.empty() || pieces.back().first == kEveryLane) {
+                pieces.emplace_back(next_lane_, EventBatch{});
+                pieces.back().second.reserve(batch->size());
+                next_lane_ = (next_lane_ + 1) % lanes_.size();
+            }
+        } else {
+            pieces.emplace_back(kEveryLane, EventBatch{});
+        }
+        pieces.back().second.push_back(std::move(e));
+    }
+    batch->clear();
+    if (pieces.empty()) pieces.emplace_back(0, EventBatch{});
+    for (auto& piece : pieces) parts.push_back(piece.first);
+    sent_.cancel();
+    for (auto& [lane, events] : pieces)
+        co_await send_to_lane(lane, StreamElement(std::move(events)));
 }
 
-asio::awaitable<TransformStage::Result> TransformStage::receive() {
-    auto [ec, out] = co_await results_.async_receive(asio::as_tuple(asio::use_awaitable));
-    if (ec) throw boost::system::system_error(ec, "transform stage");
+asio::awaitable<void> TransformStage::send_to_lane(std::size_t lane, StreamElement element) {
+    if (lane != kEveryLane) {
+        Work work{std::move(element), {}};
+        work.written_rows.swap(written_rows_);
+        co_await lanes_[lane]->work.async_send(boost::system::error_code{}, std::move(work),
+                                               asio::use_awaitable);
+        co_return;
+    }
+    // A copy for each lane but the last, which takes the element itself.
+    const std::size_t last = lanes_.size() - 1;
+    for (std::size_t i = 0; i < last; ++i) {
+        Work work{StreamElement(element), {}};
+        if (i == 0) work.written_rows.swap(written_rows_);
+        co_await lanes_[i]->work.async_send(boost::system::error_code{}, std::move(work),
+                                            asio::use_awaitable);
+    }
+    Work work{std::move(element), {}};
+    co_await lanes_[last]->work.async_send(boost::system::error_code{}, std::move(work),
+                                           asio::use_awaitable);
+}
+
+void TransformStage::return_input_rows(Transformed& out) {
     if (out.row_size_hint > 0) written_row_size_ = out.row_size_hint;
     // The input rows and dropped events, built by the source: their buffers serve the next rows
     // it builds, and the rest is freed here.
@@ -111,6 +167,55 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
     }
     out.retired_rows.clear();
     out.input.clear();
+}
+
+asio::awaitable<TransformStage::Transformed> TransformStage::receive_part(std::size_t lane) {
+    if (lane != kEveryLane) {
+        auto [ec, out] =
+            co_await lanes_[lane]->results.async_receive(asio::as_tuple(asio::use_awaitable));
+        if (ec) throw boost::system::system_error(ec, "transform stage");
+        return_input_rows(out);
+        co_return std::move(out);
+    }
+    // Every lane's result: the first lane's element and state (every operator saw the same
+    // schema changes), each lane's dead letters, the first error.
+    Transformed first;
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        auto [ec, out] =
+            co_await lanes_[i]->results.async_receive(asio::as_tuple(asio::use_awaitable));
+        if (ec) throw boost::system::system_error(ec, "transform stage");
+        return_input_rows(out);
+        if (i == 0) {
+            first = std::move(out);
+            continue;
+        }
+        first.dead_letters += out.dead_letters;
+        if (!first.error) first.error = out.error;
+    }
+    co_return std::move(first);
+}
+
+asio::awaitable<TransformStage::Result> TransformStage::receive() {
+    while (parts_sent_.empty() && !closed_) {  // nothing sent yet
+        sent_.expires_at(asio::steady_timer::time_point::max());
+        co_await sent_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    if (closed_)
+        throw boost::system::system_error(asio::error::operation_aborted, "transform stage");
+    const std::vector<std::size_t> parts = parts_sent_.front();
+    Transformed out = co_await receive_part(parts.front());
+    for (std::size_t k = 1; k < parts.size() && !out.error; ++k) {
+        Transformed next = co_await receive_part(parts[k]);
+        if (next.error) {
+            out.error = next.error;
+            break;
+        }
+        auto& batch = std::get<EventBatch>(out.element);
+        auto& more = std::get<EventBatch>(next.element);
+        batch.insert(batch.end(), std::make_move_iterator(more.begin()),
+                     std::make_move_iterator(more.end()));
+    }
+    parts_sent_.pop_front();
     if (out.error) std::rethrow_exception(out.error);
     co_return Result{std::move(out.element), std::move(out.transform_state),
                      std::move(out.dead_letters)};

@@ -11,10 +11,18 @@
 // in bulk, as spare buffers for the next ones; the input rows they replaced, like the events the
 // transform dropped, return to the loop (or to the source's own thread, which built them) to be
 // kept for its next rows or freed there.
+//
+// The transform may run in lanes, each a thread with its own operator (at pipeline.parallelism
+// above 1): a run of data change events goes to one lane, the lanes in turn, and every other
+// event (a schema change), barrier and the end goes to every lane, so that each operator sees
+// every schema its rows need. Results are taken in the order the elements were sent, so a key's
+// changes, and everything else, keep their order.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <string>
@@ -37,23 +45,34 @@ class TransformStage {
         std::string dead_letters;  // at a barrier: the transform's dead-letter lines since the last
     };
 
-    /// `bad_records` (optional) is the transform's stage of the bad-record policy, used on the
-    /// transform thread only: its dead-letter lines are cut at each barrier. `taps` (optional)
-    /// is offered each batch at the source point, on the transform thread, before the transform.
-    /// `source_rows_home` (optional): where the input rows go when the source built them on a
-    /// thread of its own (Source::row_buffer_return); else the loop keeps them.
+    /// One lane's operator and its stage of the bad-record policy (optional), used on the lane's
+    /// thread only: its dead-letter lines are cut at each barrier.
+    struct LaneParts {
+        transform::TransformOperator* op = nullptr;
+        BadRecordStage* bad_records = nullptr;
+    };
+
+    /// `taps` (optional) is offered each batch at the source point, on the transform thread,
+    /// before the transform. `source_rows_home` (optional): where the input rows go when the
+    /// source built them on a thread of its own (Source::row_buffer_return); else the loop keeps
+    /// them.
     TransformStage(boost::asio::io_context& loop, transform::TransformOperator& op,
                    BadRecordStage* bad_records = nullptr, TapHub* taps = nullptr,
                    std::shared_ptr<RowBufferReturn> source_rows_home = nullptr);
-    ~TransformStage();  // closes both channels and joins the thread
+    /// A stage of `lanes.size()` lanes (at least one); their operators start in the same state.
+    TransformStage(boost::asio::io_context& loop, const std::vector<LaneParts>& lanes,
+                   TapHub* taps = nullptr,
+                   std::shared_ptr<RowBufferReturn> source_rows_home = nullptr);
+    ~TransformStage();  // closes the channels and joins the lanes' threads
     TransformStage(const TransformStage&) = delete;
     TransformStage& operator=(const TransformStage&) = delete;
 
     /// On the loop: hands a batch, barrier or the end to the transform thread; waits while the
     /// stage is full.
     boost::asio::awaitable<void> send(StreamElement element);
-    /// On the loop: the next result, in the order the elements were sent; rethrows the
-    /// transform's error (a TransformError names the table, key and expression).
+    /// On the loop: the next result, one per element sent and in their order; rethrows the
+    /// transform's error (a TransformError names the table, key and expression). At a barrier,
+    /// the lanes' dead-letter lines in lane order.
     boost::asio::awaitable<Result> receive();
     /// On the loop: rows the writers are done with become spare buffers for projected rows.
     void recycle_written(EventBatch& written);
@@ -81,20 +100,36 @@ class TransformStage {
     using ResultChannel =
         boost::asio::experimental::concurrent_channel<void(boost::system::error_code, Transformed)>;
 
-    boost::asio::awaitable<void> run();  // the transform thread's loop
+    struct Lane {
+        Lane(boost::asio::io_context& loop, const LaneParts& parts);
+        transform::TransformOperator& op;
+        BadRecordStage* bad_records;
+        WorkChannel work;
+        ResultChannel results;
+        // Last: joined (in the stage's destructor) before the channels are destroyed.
+        boost::asio::thread_pool thread{1};
+    };
+    static constexpr std::size_t kEveryLane = ~std::size_t{0};
 
-    transform::TransformOperator& op_;
-    BadRecordStage* bad_records_;
+    boost::asio::awaitable<void> run(Lane& lane);  // a lane's thread's loop
+    boost::asio::awaitable<void> send_to_lane(std::size_t lane, StreamElement element);
+    /// The result of one part sent to `lane` (or to every lane), its input rows returned home.
+    boost::asio::awaitable<Transformed> receive_part(std::size_t lane);
+    void return_input_rows(Transformed& out);
+
     TapHub* taps_;
     std::shared_ptr<RowBufferReturn> source_rows_home_;
-    WorkChannel work_;
-    ResultChannel results_;
+    std::vector<std::unique_ptr<Lane>> lanes_;
+    // On the loop: for each element sent and not yet received, the lane of each of its parts
+    // (kEveryLane: sent to every lane); the lane the next run of data goes to.
+    std::deque<std::vector<std::size_t>> parts_sent_;
+    std::size_t next_lane_ = 0;
+    boost::asio::steady_timer sent_;  // wakes a receive() that waits for the first send
+    bool closed_ = false;
     // On the loop: written rows of at least written_row_size_ bytes (the last nonzero
     // row_size_hint), for the next Work.
     std::vector<std::string> written_rows_;
     std::size_t written_row_size_ = 0;
-    // Last: joined (in the destructor) before the channels are destroyed.
-    boost::asio::thread_pool thread_{1};
 };
 
 }  // namespace cdcd

@@ -1,11 +1,14 @@
 """The bad-record policy (pipeline `bad-record.policy`) through the binary: a transform row that
 cannot be evaluated stops the pipeline (fail), is logged and counted (skip), or lands in the
-dead-letter file exactly once across kill -9 (dead-letter)."""
+dead-letter file exactly once across kill -9 (dead-letter), also at parallelism 2, where the
+transform runs in two lanes, each with its own dead letters."""
 import json
 import random
 import signal
 import subprocess
 import time
+
+import pytest
 
 import cdcd_process as cdcd
 
@@ -15,7 +18,7 @@ IDS = set(range(1, ROWS + 1))  # GENERATED inserts ids 1..rows
 BAD_IDS = {i for i in IDS if i % 100 == 7}
 
 
-def pipeline(out, policy, dead_letter=None, rate=0, rows=ROWS):
+def pipeline(out, policy, dead_letter=None, rate=0, rows=ROWS, parallelism=1):
     extra = f"\n  bad-record.dead-letter.path: {dead_letter}" if dead_letter else ""
     return f"""
 source:
@@ -32,13 +35,15 @@ sink:
   path: {out}
 pipeline:
   name: bad-records
+  parallelism: {parallelism}
   execution.checkpointing.interval: 100ms
   bad-record.policy: {policy}{extra}
 """
 
 
-def ids_in(path):
-    return [json.loads(line)["after"]["id"] for line in path.read_text().splitlines()]
+def ids_in(path, parallelism=1):
+    paths = [path] if parallelism == 1 else [path.with_name(f"{path.name}.{i}") for i in range(parallelism)]
+    return [json.loads(line)["after"]["id"] for p in paths for line in p.read_text().splitlines()]
 
 
 def test_fail_stops_at_the_row_and_names_it(tmp_path):
@@ -54,26 +59,30 @@ def test_fail_stops_at_the_row_and_names_it(tmp_path):
     assert again.returncode == 1 and "{id=7}" in again.stderr
 
 
-def test_skip_drops_only_the_bad_rows_and_logs_at_a_bounded_rate(tmp_path):
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_skip_drops_only_the_bad_rows_and_logs_at_a_bounded_rate(tmp_path, parallelism):
     out = tmp_path / "out.jsonl"
-    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "skip"))
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "skip", parallelism=parallelism))
     done = cdcd.run(["run", yaml, "--state-dir", tmp_path / "state"])
     assert done.returncode == 0, done.stderr
-    got = ids_in(out)
+    got = ids_in(out, parallelism)
     assert sorted(got) == sorted(IDS - BAD_IDS)
     logged = [line for line in done.stderr.splitlines() if "bad record" in line and "skipped" in line]
-    assert 1 <= len(logged) <= 10, done.stderr
+    # At most 10 lines per window from each lane of the transform, as from each sink writer.
+    assert 1 <= len(logged) <= 10 * parallelism, done.stderr
 
 
-def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path):
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path, parallelism):
     dead = tmp_path / "dead.jsonl"
     out = tmp_path / "out.jsonl"
     # 4 s of input at 1000 rows/s: six kills at most 0.4 s into each run all land mid-stream.
     rows = 4000
     ids = set(range(1, rows + 1))
     bad_ids = {i for i in ids if i % 100 == 7}
-    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, "dead-letter", dead, rate=1000, rows=rows),
-                               "dl.yaml")
+    yaml = cdcd.write_pipeline(
+        tmp_path, pipeline(out, "dead-letter", dead, rate=1000, rows=rows, parallelism=parallelism),
+        "dl.yaml")
     state = tmp_path / "state"
     rng = random.Random(13)
     kills = 0
@@ -88,8 +97,9 @@ def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path):
     assert kills == 6
     final = cdcd.run(["run", yaml, "--state-dir", state], timeout=120)
     assert final.returncode == 0, final.stderr
+    assert ("transform: 2 lanes" in final.stderr) == (parallelism == 2)
 
-    assert sorted(ids_in(out)) == sorted(ids - bad_ids)
+    assert sorted(ids_in(out, parallelism)) == sorted(ids - bad_ids)
     records = [json.loads(line) for line in dead.read_text().splitlines()]
     dead_ids = [json.loads(r["record"])["row"]["id"] for r in records]
     assert sorted(dead_ids) == sorted(bad_ids)

@@ -190,3 +190,148 @@ TEST_CASE("input rows go back to a source that builds them on a thread of its ow
     CHECK(home->waiting_bytes() >= 100 * 32);
     CHECK(pool.size() == 0);
 }
+
+namespace {
+
+Row order_with_note(std::int64_t id, const std::string& name, const std::string& note) {
+    RowBuilder b(3);
+    b.set_long(0, id).set_string(1, name).set_string(2, note);
+    return std::move(b).build();
+}
+
+// Sends `stream` from one task and drains the stage in this one, as the runtime does: what came
+// out of each batch (its rows' texts, the others' names) and the transform state at each barrier.
+struct Drained {
+    std::vector<std::vector<std::string>> batches;
+    std::vector<std::string> states;
+};
+std::string text_of(const Event& e) {
+    const auto* d = std::get_if<DataChangeEvent>(&e);
+    if (std::holds_alternative<CreateTableEvent>(e)) return "CreateTableEvent";
+    if (std::holds_alternative<AddColumnEvent>(e)) return "AddColumnEvent";
+    if (!d) return "another event";
+    RowView row = d->after->view();
+    std::string text = std::to_string(row.get_long(0));
+    for (std::size_t i = 1; i < row.arity(); ++i) text += "," + std::string(row.get_string(i));
+    return text;
+}
+asio::awaitable<Drained> feed_and_drain(TransformStage& stage, asio::io_context& io,
+                                        std::vector<StreamElement>& stream) {
+    asio::co_spawn(
+        io,
+        [&stage, &stream]() -> asio::awaitable<void> {
+            for (auto& element : stream) co_await stage.send(std::move(element));
+        },
+        asio::detached);
+    Drained out;
+    for (std::size_t received = 0; received < stream.size(); ++received) {
+        TransformStage::Result result = co_await stage.receive();
+        if (auto* batch = std::get_if<EventBatch>(&result.element)) {
+            auto& texts = out.batches.emplace_back();
+            for (const Event& e : *batch) texts.push_back(text_of(e));
+            stage.recycle_written(*batch);  // the written rows become the lanes' spare buffers
+        } else if (std::holds_alternative<Barrier>(result.element)) {
+            out.states.push_back(result.transform_state);
+        }
+    }
+    co_return out;
+}
+
+}  // namespace
+
+TEST_CASE("a stage of two lanes keeps the order, and a schema change reaches both lanes") {
+    auto first = operator_for("*, UPPER(name) AS shout", "id % 3 < 2");
+    auto second = operator_for("*, UPPER(name) AS shout", "id % 3 < 2");
+    std::vector<TransformStage::LaneParts> lanes{{first.get(), nullptr}, {second.get(), nullptr}};
+    ColumnWithPosition note;
+    note.column = Column{"note", DataType::string(), "", std::nullopt};
+    Drained drained;
+    std::size_t elements_sent = 0;
+    run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
+        TransformStage stage(io, lanes);
+        std::vector<StreamElement> stream;
+        EventBatch create;
+        create.push_back(Event(CreateTableEvent{kOrders, orders()}));
+        create.push_back(Event(DataChangeEvent::insert(kOrders, order(0, "n0"))));
+        stream.emplace_back(std::move(create));
+        for (int b = 0; b < 15; ++b) stream.emplace_back(inserts(b * 100 + 1, b * 100 + 101));
+        stream.emplace_back(Barrier{3});
+        // Rows before, the new column, rows after it, in one batch: each lane must know it.
+        EventBatch change = inserts(1501, 1511);
+        change.push_back(Event(AddColumnEvent{kOrders, {note}}));
+        for (std::int64_t id = 1511; id < 1521; ++id)
+            change.push_back(Event(DataChangeEvent::insert(
+                kOrders, order_with_note(id, "n" + std::to_string(id), "x"))));
+        stream.emplace_back(std::move(change));
+        for (int b = 0; b < 10; ++b) {
+            EventBatch batch;
+            for (std::int64_t id = 1521 + b * 50; id < 1571 + b * 50; ++id)
+                batch.push_back(Event(DataChangeEvent::insert(
+                    kOrders, order_with_note(id, "n" + std::to_string(id), "x"))));
+            stream.emplace_back(std::move(batch));
+        }
+        stream.emplace_back(Barrier{4});
+        stream.emplace_back(EndOfInput{});
+        elements_sent = stream.size();
+        drained = co_await feed_and_drain(stage, io, stream);
+    });
+    // One batch per batch sent, each with its events in order.
+    REQUIRE(drained.batches.size() == elements_sent - 3);
+    std::vector<std::string> texts, expected;
+    for (const auto& batch : drained.batches) texts.insert(texts.end(), batch.begin(), batch.end());
+    for (std::int64_t id = 0; id < 2021; ++id) {
+        if (id == 1511) expected.emplace_back("AddColumnEvent");
+        if (id % 3 == 2) continue;  // filtered out
+        std::string name = "n" + std::to_string(id);
+        // `*` takes the new column on either lane: id, name, note, then the computed column.
+        expected.push_back(std::to_string(id) + "," + name + (id >= 1511 ? ",x" : "") + ",N" +
+                           name.substr(1));
+    }
+    expected.insert(expected.begin(), "CreateTableEvent");
+    CHECK(texts == expected);
+    // Both lanes' operators saw every schema change: the state at each barrier is theirs.
+    REQUIRE(drained.states.size() == 2);
+    CHECK(drained.states[1] == first->snapshot_state());
+    CHECK(first->snapshot_state() == second->snapshot_state());
+    CHECK(drained.states[0] != drained.states[1]);
+}
+
+TEST_CASE("a failing expression on the second lane fails receive() in the order it was sent") {
+    auto first = operator_for("*, CAST(name AS TIMESTAMP) AS n", "");
+    auto second = operator_for("*, CAST(name AS TIMESTAMP) AS n", "");
+    std::vector<TransformStage::LaneParts> lanes{{first.get(), nullptr}, {second.get(), nullptr}};
+    std::size_t good_batches = 0;
+    bool failed = false;
+    run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
+        TransformStage stage(io, lanes);
+        std::vector<StreamElement> stream;
+        EventBatch create;
+        create.push_back(Event(CreateTableEvent{kOrders, orders()}));
+        stream.emplace_back(std::move(create));
+        auto good = [](std::int64_t id) {
+            EventBatch batch;
+            batch.push_back(
+                Event(DataChangeEvent::insert(kOrders, order(id, "2024-01-01 00:00:00"))));
+            return batch;
+        };
+        stream.emplace_back(good(1));  // lane 0
+        EventBatch bad;
+        bad.push_back(Event(DataChangeEvent::insert(kOrders, order(42, "not a time"))));
+        stream.emplace_back(std::move(bad));  // lane 1
+        stream.emplace_back(good(3));         // lane 0: transformed, never received
+        for (auto& element : stream) co_await stage.send(std::move(element));
+        try {
+            for (int i = 0; i < 4; ++i) {
+                TransformStage::Result result = co_await stage.receive();
+                if (const auto* batch = std::get_if<EventBatch>(&result.element))
+                    for (const Event& e : *batch)
+                        good_batches += std::holds_alternative<DataChangeEvent>(e);
+            }
+        } catch (const transform::TransformError& e) {
+            failed = true;
+            CHECK(std::string(e.what()).find("id=42") != std::string::npos);
+        }
+    });
+    CHECK(failed);
+    CHECK(good_batches == 1);
+}
