@@ -19,7 +19,7 @@ void RowBufferPool::give(std::string&& buffer) {
 void RowBufferPool::fetch_ahead() const {
     if (buffers_.size() < kFetchAhead) return;
     const std::string& later = buffers_[buffers_.size() - kFetchAhead];
-    prefetch_bytes_for_read(later.data(), std::min(later.capacity(), kFetchBytes));
+    prefetch_bytes_for_write(later.data(), std::min(later.capacity(), kFetchBytes));
 }
 
 bool RowBufferPool::take_kept(std::string& out, std::size_t capacity) {

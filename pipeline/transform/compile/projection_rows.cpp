@@ -55,7 +55,8 @@ std::string take_buffer(std::vector<std::string>* spare, std::size_t size) {
             std::size_t left = spare->size();
             if (left >= kSpareFetchAhead) {
                 const std::string& later = (*spare)[left - kSpareFetchAhead];
-                prefetch_bytes_for_read(later.data(), std::min(later.capacity(), kSpareFetchBytes));
+                prefetch_bytes_for_write(later.data(),
+                                         std::min(later.capacity(), kSpareFetchBytes));
             }
             if (left > 8) prefetch_for_read(&(*spare)[left - 9]);
         } else {
