@@ -103,6 +103,18 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
                   "and results are capped at 19 or 38 digits (a value that needs more is "
                   "NULL), as Flink CDC's FlinkCdcTypeSystem")
             .to(&PipelineOptions::decimal_precision_mode),
+        OptionSpec::integer("transform.lanes")
+            .default_("0")
+            .at_least(0)
+            .at_most(64)
+            .desc("Threads the transform runs on, each with its own copy of the rules: runs "
+                  "of data changes go to the first with room, schema changes to all, and "
+                  "every change comes out in the order it came in. 0 chooses: "
+                  "pipeline.parallelism, at most one fewer than the CPUs the process may use "
+                  "(the event loop keeps one busy), and 1 when the source adds functions to "
+                  "expressions (FETCH_CONTENT). More lanes pay when the transform, not the "
+                  "source or the sink, sets the pace")
+            .to(&PipelineOptions::transform_lanes),
         OptionSpec::boolean("tap.enabled")
             .default_("true")
             .desc("Whether `cdcd tap` may sample this pipeline's events through the admin "

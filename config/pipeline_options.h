@@ -36,6 +36,7 @@ struct PipelineOptions {
     std::string bad_record_policy;
     std::optional<std::string> dead_letter_path;
     std::string decimal_precision_mode;
+    int transform_lanes = 0;  // 0: as many as pay (PipelinePlan::transform_lanes)
     bool tap_enabled = true;
     std::vector<std::string> tap_sensitive_columns;
 };

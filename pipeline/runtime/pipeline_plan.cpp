@@ -35,8 +35,10 @@ std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform(Sourc
 std::size_t PipelinePlan::transform_lanes() const {
     if (definition.transforms.empty()) return 0;
     if (source_factory && source_factory->transform_functions) return 1;
+    if (transform_lanes_option > 0) return static_cast<std::size_t>(transform_lanes_option);
     auto wanted = static_cast<std::size_t>(std::max(1, settings.parallelism));
-    return std::min(wanted, std::max<std::size_t>(1, available_cpus()));
+    const std::size_t cpus = available_cpus();
+    return std::min(wanted, cpus > 1 ? cpus - 1 : 1);
 }
 
 TransformFunctions PipelinePlan::source_functions(Source* source) const {
@@ -175,6 +177,7 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
                             .value_or(PartitioningStrategy::SinkDefined);
     plan.batch = p->batch;
     plan.tap_enabled = p->tap_enabled;
+    plan.transform_lanes_option = p->transform_lanes;
     std::string sensitive_error;
     if (auto sensitive = SensitiveColumns::parse(p->tap_sensitive_columns, &sensitive_error))
         plan.tap_sensitive_columns = std::move(*sensitive);

@@ -49,6 +49,8 @@ struct PipelinePlan {
     transform::DecimalPrecisionMode decimal_precision_mode{};
     /// pipeline.tap.enabled and pipeline.tap.sensitive-columns (`cdcd tap`).
     bool tap_enabled = true;
+    /// pipeline.transform.lanes (0: chosen by transform_lanes()).
+    int transform_lanes_option = 0;
     SensitiveColumns tap_sensitive_columns;
 
     /// A fresh router (routers cache per table, so each run gets its own).
@@ -56,9 +58,11 @@ struct PipelinePlan {
     /// A fresh transform operator, or nullptr when the pipeline has no transform. `source`: the
     /// pipeline's source, which the functions it adds to expressions work with (FETCH_CONTENT).
     std::unique_ptr<transform::TransformOperator> make_transform(Source* source = nullptr) const;
-    /// The lanes of the transform stage (transform_stage.h): none without a transform; else
-    /// pipeline.parallelism, at most the CPUs the process may use, and one when the source adds
-    /// functions to expressions (they work with the source's one client).
+    /// The lanes of the transform stage (transform_stage.h): none without a transform; one when
+    /// the source adds functions to expressions (they work with the source's one client); else
+    /// pipeline.transform.lanes, or when that is 0 pipeline.parallelism, at most one fewer than
+    /// the CPUs the process may use (the event loop keeps one busy: on 2 CPUs a second lane
+    /// made GENERATED -> 5 computed columns -> values at parallelism 2 6-28 % slower).
     std::size_t transform_lanes() const;
     /// The source's metadata columns, for transform expressions.
     std::vector<transform::SourceMetadataColumn> source_metadata() const;

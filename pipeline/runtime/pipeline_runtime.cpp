@@ -1,5 +1,6 @@
 #include "pipeline/runtime/pipeline_runtime.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -453,6 +454,9 @@ void PipelineRuntime::Impl::finish() {
     signals.cancel();
     spdlog::info("pipeline '{}' finished: {} events in, {} events out, {} checkpoints",
                  plan.settings.name, events_in, events_out, checkpoints_completed);
+    if (transform_stage && transform_stage->runs_per_lane().size() > 1)
+        spdlog::info("transform: runs of data changes per lane: {}",
+                     fmt::join(transform_stage->runs_per_lane(), ", "));
 }
 
 void PipelineRuntime::Impl::fail(std::exception_ptr error) {

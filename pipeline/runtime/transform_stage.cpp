@@ -40,6 +40,7 @@ TransformStage::TransformStage(asio::io_context& loop, const std::vector<LanePar
     : taps_(taps), source_rows_home_(std::move(source_rows_home)), sent_(loop) {
     if (lanes.empty()) throw std::invalid_argument("a transform stage needs a lane");
     for (const LaneParts& parts : lanes) lanes_.push_back(std::make_unique<Lane>(loop, parts));
+    runs_per_lane_.assign(lanes_.size(), 0);
     for (auto& lane : lanes_) asio::co_spawn(lane->thread, run(*lane), asio::detached);
 }
 
@@ -105,36 +106,57 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
     auto* batch = std::get_if<EventBatch>(&element);
     if (lanes_.size() == 1 || !batch) {
         // One lane takes it all; a barrier and the end go to every lane.
-        parts_sent_.push_back({lanes_.size() == 1 ? 0 : kEveryLane});
-        sent_.cancel();
-        co_await send_to_lane(parts_sent_.back().front(), std::move(element));
+        co_await send_piece(lanes_.size() == 1 ? 0 : kEveryLane, std::move(element), true);
         co_return;
     }
-    // Runs of data change events, each to the next lane in turn; any other event to every lane.
-    auto& parts = parts_sent_.emplace_back();
-    std::vector<std::pair<std::size_t, EventBatch>> pieces;
+    // Runs of data change events, each to a lane with room for it; any other event to every
+    // lane.
+    std::vector<std::pair<bool, EventBatch>> pieces;  // (to every lane, events)
     for (Event& e : *batch) {
-        if (std::holds_alternative<DataChangeEvent>(e)) {
-            if (pieces.empty() || pieces.back().first == kEveryLane) {
-                pieces.emplace_back(next_lane_, EventBatch{});
-                pieces.back().second.reserve(batch->size());
-                next_lane_ = (next_lane_ + 1) % lanes_.size();
-            }
-        } else {
-            pieces.emplace_back(kEveryLane, EventBatch{});
+        const bool data = std::holds_alternative<DataChangeEvent>(e);
+        if (pieces.empty() || !data || pieces.back().first) {
+            pieces.emplace_back(!data, EventBatch{});
+            if (data) pieces.back().second.reserve(batch->size());
         }
         pieces.back().second.push_back(std::move(e));
     }
     batch->clear();
-    if (pieces.empty()) pieces.emplace_back(0, EventBatch{});
-    for (auto& piece : pieces) parts.push_back(piece.first);
-    sent_.cancel();
-    for (auto& [lane, events] : pieces)
-        co_await send_to_lane(lane, StreamElement(std::move(events)));
+    if (pieces.empty()) pieces.emplace_back(false, EventBatch{});
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+        auto& [every, events] = pieces[k];
+        co_await send_piece(every ? kEveryLane : kAnyLane, StreamElement(std::move(events)),
+                            k + 1 == pieces.size());
+    }
 }
 
-asio::awaitable<void> TransformStage::send_to_lane(std::size_t lane, StreamElement element) {
+asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement element,
+                                                 bool last_of_element) {
+    if (lane == kAnyLane) {
+        // The first lane with room takes the run, so that while the transform keeps up, one lane
+        // does it all and its rows stay in one thread's cache; only when every lane is busy does
+        // the run wait, for the next lane in turn.
+        Work work{std::move(element), {}};
+        work.written_rows.swap(written_rows_);
+        for (std::size_t i = 0; i < lanes_.size(); ++i) {
+            // try_send moves from `work` only when the lane has room (and then returns true).
+            // NOLINTNEXTLINE(bugprone-use-after-move)
+            if (lanes_[i]->work.try_send(boost::system::error_code{}, std::move(work))) {
+                ++runs_per_lane_[i];
+                note_piece_sent({i, last_of_element});
+                co_return;
+            }
+        }
+        const std::size_t chosen = next_busy_lane_;
+        next_busy_lane_ = (next_busy_lane_ + 1) % lanes_.size();
+        ++runs_per_lane_[chosen];
+        note_piece_sent({chosen, last_of_element});
+        co_await lanes_[chosen]->work.async_send(boost::system::error_code{}, std::move(work),
+                                                 asio::use_awaitable);
+        co_return;
+    }
+    note_piece_sent({lane, last_of_element});
     if (lane != kEveryLane) {
+        ++runs_per_lane_[lane];
         Work work{std::move(element), {}};
         work.written_rows.swap(written_rows_);
         co_await lanes_[lane]->work.async_send(boost::system::error_code{}, std::move(work),
@@ -152,6 +174,11 @@ asio::awaitable<void> TransformStage::send_to_lane(std::size_t lane, StreamEleme
     Work work{std::move(element), {}};
     co_await lanes_[last]->work.async_send(boost::system::error_code{}, std::move(work),
                                            asio::use_awaitable);
+}
+
+void TransformStage::note_piece_sent(PieceSent piece) {
+    pieces_sent_.push_back(piece);
+    sent_.cancel();  // a receive() may be waiting for it
 }
 
 void TransformStage::return_input_rows(Transformed& out) {
@@ -196,29 +223,31 @@ asio::awaitable<TransformStage::Transformed> TransformStage::receive_part(std::s
 }
 
 asio::awaitable<TransformStage::Result> TransformStage::receive() {
-    while (parts_sent_.empty() && !closed_) {  // nothing sent yet
-        sent_.expires_at(asio::steady_timer::time_point::max());
-        co_await sent_.async_wait(asio::as_tuple(asio::use_awaitable));
-    }
-    if (closed_)
-        throw boost::system::system_error(asio::error::operation_aborted, "transform stage");
-    const std::vector<std::size_t> parts = parts_sent_.front();
-    Transformed out = co_await receive_part(parts.front());
-    for (std::size_t k = 1; k < parts.size() && !out.error; ++k) {
-        Transformed next = co_await receive_part(parts[k]);
-        if (next.error) {
-            out.error = next.error;
-            break;
+    // The pieces of the next element, in the order they were sent, joined into one result.
+    std::optional<Transformed> out;
+    while (true) {
+        while (pieces_sent_.empty() && !closed_) {  // not sent yet
+            sent_.expires_at(asio::steady_timer::time_point::max());
+            co_await sent_.async_wait(asio::as_tuple(asio::use_awaitable));
         }
-        auto& batch = std::get<EventBatch>(out.element);
-        auto& more = std::get<EventBatch>(next.element);
-        batch.insert(batch.end(), std::make_move_iterator(more.begin()),
-                     std::make_move_iterator(more.end()));
+        if (closed_)
+            throw boost::system::system_error(asio::error::operation_aborted, "transform stage");
+        const PieceSent piece = pieces_sent_.front();
+        pieces_sent_.pop_front();
+        Transformed next = co_await receive_part(piece.lane);
+        if (next.error) std::rethrow_exception(next.error);
+        if (!out) {
+            out = std::move(next);
+        } else {
+            auto& batch = std::get<EventBatch>(out->element);
+            auto& more = std::get<EventBatch>(next.element);
+            batch.insert(batch.end(), std::make_move_iterator(more.begin()),
+                         std::make_move_iterator(more.end()));
+        }
+        if (piece.last_of_element) break;
     }
-    parts_sent_.pop_front();
-    if (out.error) std::rethrow_exception(out.error);
-    co_return Result{std::move(out.element), std::move(out.transform_state),
-                     std::move(out.dead_letters)};
+    co_return Result{std::move(out->element), std::move(out->transform_state),
+                     std::move(out->dead_letters)};
 }
 
 void TransformStage::recycle_written(EventBatch& written) {

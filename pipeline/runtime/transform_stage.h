@@ -13,18 +13,21 @@
 // kept for its next rows or freed there.
 //
 // The transform may run in lanes, each a thread with its own operator (at pipeline.parallelism
-// above 1): a run of data change events goes to one lane, the lanes in turn, and every other
-// event (a schema change), barrier and the end goes to every lane, so that each operator sees
-// every schema its rows need. Results are taken in the order the elements were sent, so a key's
-// changes, and everything else, keep their order.
+// above 1): a run of data change events goes to the first lane with room for it (so one lane
+// does it all while it keeps up, and the others take runs only when it falls behind), and every
+// other event (a schema change), barrier and the end goes to every lane, so that each operator
+// sees every schema its rows need. Results are taken in the order the pieces were sent, so a
+// key's changes, and everything else, keep their order.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +81,8 @@ class TransformStage {
     void recycle_written(EventBatch& written);
     /// Wakes both sides for good (the pipeline failed or stops).
     void close();
+    /// On the loop: how many runs of data changes each lane was sent.
+    const std::vector<std::uint64_t>& runs_per_lane() const { return runs_per_lane_; }
 
   private:
     struct Work {
@@ -110,9 +115,19 @@ class TransformStage {
         boost::asio::thread_pool thread{1};
     };
     static constexpr std::size_t kEveryLane = ~std::size_t{0};
+    static constexpr std::size_t kAnyLane = kEveryLane - 1;
+    /// A piece of an element sent: the lane it went to (or kEveryLane), and whether it is the
+    /// element's last.
+    struct PieceSent {
+        std::size_t lane = 0;
+        bool last_of_element = true;
+    };
 
     boost::asio::awaitable<void> run(Lane& lane);  // a lane's thread's loop
-    boost::asio::awaitable<void> send_to_lane(std::size_t lane, StreamElement element);
+    /// Sends a piece of an element to `lane`, to every lane, or to any lane with room.
+    boost::asio::awaitable<void> send_piece(std::size_t lane, StreamElement element,
+                                            bool last_of_element);
+    void note_piece_sent(PieceSent piece);
     /// The result of one part sent to `lane` (or to every lane), its input rows returned home.
     boost::asio::awaitable<Transformed> receive_part(std::size_t lane);
     void return_input_rows(Transformed& out);
@@ -120,10 +135,11 @@ class TransformStage {
     TapHub* taps_;
     std::shared_ptr<RowBufferReturn> source_rows_home_;
     std::vector<std::unique_ptr<Lane>> lanes_;
-    // On the loop: for each element sent and not yet received, the lane of each of its parts
-    // (kEveryLane: sent to every lane); the lane the next run of data goes to.
-    std::deque<std::vector<std::size_t>> parts_sent_;
-    std::size_t next_lane_ = 0;
+    // On the loop: the pieces sent and not yet received, in order; the lane a run waits for
+    // when every lane is busy.
+    std::deque<PieceSent> pieces_sent_;
+    std::size_t next_busy_lane_ = 0;
+    std::vector<std::uint64_t> runs_per_lane_;
     boost::asio::steady_timer sent_;  // wakes a receive() that waits for the first send
     bool closed_ = false;
     // On the loop: written rows of at least written_row_size_ bytes (the last nonzero

@@ -36,6 +36,7 @@ sink:
 pipeline:
   name: bad-records
   parallelism: {parallelism}
+  transform.lanes: {parallelism}
   execution.checkpointing.interval: 100ms
   bad-record.policy: {policy}{extra}
 """

@@ -176,9 +176,10 @@ TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     CHECK(opts.get_enum("bad-record.policy") == "fail");
     CHECK_FALSE(opts.has("bad-record.dead-letter.path"));
     CHECK(opts.get_int("execution.checkpointing.tolerable-failed-checkpoints") == 0);
+    CHECK(opts.get_int("transform.lanes") == 0);  // cdcd's: chosen from parallelism and CPUs
     CHECK(opts.get_bool("tap.enabled"));
     CHECK_FALSE(opts.has("tap.sensitive-columns"));
-    CHECK(pipeline_options_spec().options.size() == 20);
+    CHECK(pipeline_options_spec().options.size() == 21);
 }
 
 TEST_CASE("describe renders an aligned table", "[config][options]") {
