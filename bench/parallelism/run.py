@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Parallelism benchmark (issue 18; not a test, always exits 0): GENERATED → file sink at
 pipeline.parallelism 1 and 2, on both cores and pinned to one core with taskset, interleaved in
-one run; medians go to bench/reports/parallelism.md.
+one run; then the same with a transform (the core bench's five light columns, and six string
+columns) at parallelism 1, at parallelism 2 with the lanes cdcd chooses, and at parallelism 2 with
+two transform lanes (pipeline.transform.lanes). Medians go to bench/reports/parallelism.md.
 
 The file sink's writers run on threads of their own at parallelism 2 (writer_loops.h); the
 output goes to /dev/shm so the disk does not set the pace.
-Usage: bench/parallelism/run.py [--rows N] [--repeat R]
+Usage: bench/parallelism/run.py [--rows N] [--repeat R] [--transform-rows N]
 """
 import argparse
 import os
@@ -21,26 +23,49 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 CDCD = os.environ.get("CDCD_BIN", str(REPO / "build" / "release" / "cmd" / "cdcd"))
 
 
-def pipeline(rows, out, parallelism):
+# The transforms: bench/core's five light columns and a filter, and six string columns.
+TRANSFORMS = {
+    "5 light columns + filter": (
+        r"\*, UPPER(SUBSTR(payload, 1, 8)) AS tag, id * 2 + version AS score, CASE WHEN version > 0 "
+        r"THEN 'updated' ELSE 'new' END AS state, DATE_FORMAT(LOCALTIMESTAMP, 'yyyy-MM-dd HH:mm') AS "
+        r"minute, CONCAT(CAST(id AS STRING), '-', CAST(version AS STRING)) AS row_key", "id % 10 > 0"),
+    "6 string columns": (
+        r"\*, UPPER(payload) AS u, LOWER(UPPER(payload)) AS l, CONCAT(payload, '-', CAST(id AS STRING), "
+        r"'-', payload) AS c, REGEXP_REPLACE(payload, 'x+', 'y') AS r, CHAR_LENGTH(payload) * id AS n, "
+        r"SUBSTR(UPPER(payload), 3, 20) AS s", ""),
+}
+# (label, parallelism, pipeline.transform.lanes: 0 lets cdcd choose)
+TRANSFORM_RUNS = [("parallelism 1", 1, 0), ("parallelism 2, lanes chosen", 2, 0),
+                  ("parallelism 2, 2 lanes", 2, 2)]
+
+
+def pipeline(rows, out, parallelism, transform=None, lanes=0):
+    block = ""
+    if transform:
+        projection, filter_ = TRANSFORMS[transform]
+        block = ("transform:\n  - source-table: default_namespace.default_schema.generated\n"
+                 f"    projection: {projection}\n" + (f"    filter: {filter_}\n" if filter_ else ""))
     return f"""source:
   type: values
   event-set.id: GENERATED
   generator.rows: {rows}
   generator.updates-per-row: 1
-sink:
+{block}sink:
   type: file
   path: {out}
   if-exists: overwrite
 pipeline:
   name: parallelism-bench
   parallelism: {parallelism}
+  transform.lanes: {lanes}
+  local-time-zone: UTC
   execution.checkpointing.interval: 1s
 """
 
 
-def measure(cdcd, rows, parallelism, pinned, work, out_dir):
+def measure(cdcd, rows, parallelism, pinned, work, out_dir, transform=None, lanes=0):
     yaml = work / f"p{parallelism}.yaml"
-    yaml.write_text(pipeline(rows, out_dir / f"out-p{parallelism}.jsonl", parallelism))
+    yaml.write_text(pipeline(rows, out_dir / f"out-p{parallelism}.jsonl", parallelism, transform, lanes))
     state = work / f"state-p{parallelism}"
     shutil.rmtree(state, ignore_errors=True)
     cmd = ([shutil.which("taskset"), "-c", "0"] if pinned else []) + \
@@ -62,6 +87,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=3_000_000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--transform-rows", type=int, default=1_000_000)
+    ap.add_argument("--transform-repeat", type=int, default=3)
     args = ap.parse_args()
     work = pathlib.Path(tempfile.mkdtemp(prefix="parallelism_bench_"))
     out_dir = pathlib.Path(tempfile.mkdtemp(prefix="parallelism_out_", dir="/dev/shm"))
@@ -77,6 +104,14 @@ def main():
                     results.setdefault((pinned, parallelism), []).append(m)
                     print(f"round {r} {'1 core ' if pinned else '2 cores'} p{parallelism}: "
                           f"{m[0]:.2f} s wall, {m[1]:.2f} s CPU", flush=True)
+        for r in range(args.transform_repeat):
+            for transform in TRANSFORMS:
+                for label, parallelism, lanes in TRANSFORM_RUNS:
+                    m = measure(cdcd, args.transform_rows, parallelism, False, work, out_dir,
+                                transform, lanes)
+                    results.setdefault((transform, label), []).append(m)
+                    print(f"round {r} {transform}, {label}: {m[0]:.2f} s wall, {m[1]:.2f} s CPU",
+                          flush=True)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
@@ -108,7 +143,23 @@ def main():
         f"- **parallelism 2 / parallelism 1 on {os.cpu_count()} cores: {both:.2f}×** (target ≥ 1.7×)",
         f"- **parallelism 2 / parallelism 1 on 1 core: {one:.2f}×** (target ≥ 1.0×: no slower)",
         "",
+        "## With a transform",
+        "",
+        f"The same pipeline with a transform before the sink, {args.transform_rows:,} rows + 1 update "
+        f"round, {args.transform_repeat} interleaved rounds, medians; `lanes chosen` is what cdcd runs "
+        "when `pipeline.transform.lanes` is left at 0 (at most one fewer than the CPUs).",
+        "",
+        "| transform | run | wall s | events/s | CPU s | × parallelism 1 |",
+        "|---|---|---:|---:|---:|---:|",
     ]
+    for transform in TRANSFORMS:
+        base = med((transform, TRANSFORM_RUNS[0][0]), 0)
+        for label, _, _ in TRANSFORM_RUNS:
+            key = (transform, label)
+            lines.append(f"| {transform} | {label} | {med(key, 0):.2f} | "
+                         f"{2 * args.transform_rows / med(key, 0):,.0f} | {med(key, 1):.2f} | "
+                         f"{base / med(key, 0):.2f}× |")
+    lines.append("")
     out = REPO / "bench" / "reports" / "parallelism.md"
     out.write_text("\n".join(lines))
     print("\n".join(lines))
