@@ -2,7 +2,6 @@
 crashes and restarts is byte-identical to an uninterrupted run's (at parallelism 2, where the
 source's two readers interleave their shares in each writer's file, the same changes with each
 key's in the same order)."""
-import json
 import random
 import signal
 import subprocess
@@ -11,22 +10,14 @@ import time
 import pytest
 
 import cdcd_process as cdcd
+from generated_changes import changes_by_key, generated_source, output_files
 
 ROWS, ROUNDS, DELETE_EVERY = 100_000, 3, 7
 TOTAL = ROWS + ROWS * ROUNDS + ROWS // DELETE_EVERY
 
 
 def pipeline(out, rate=0, parallelism=1):
-    return f"""
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: {ROWS}
-  generator.updates-per-row: {ROUNDS}
-  generator.delete-every: {DELETE_EVERY}
-  generator.payload-bytes: 40
-  generator.rate: {rate}
-sink:
+    return generated_source(ROWS, ROUNDS, DELETE_EVERY, 40, rate) + f"""sink:
   type: file
   path: {out}
   format: debezium-json
@@ -39,18 +30,7 @@ pipeline:
 
 def outputs(path, parallelism):
     """The file sink's output: one file, or one per writer (`path.<index>`)."""
-    if parallelism == 1:
-        return [path.read_bytes()]
-    return [path.with_name(f"{path.name}.{i}").read_bytes() for i in range(parallelism)]
-
-
-def changes_by_key(output):
-    """Each key's lines of one writer's file, in order."""
-    by_key = {}
-    for line in output.splitlines():
-        change = json.loads(line)
-        by_key.setdefault((change["after"] or change["before"])["id"], []).append(line)
-    return by_key
+    return [f.read_bytes() for f in output_files(path, parallelism)]
 
 
 def assert_same_changes(got, expected, parallelism):

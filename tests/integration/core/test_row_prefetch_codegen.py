@@ -57,19 +57,20 @@ def fetches_by_function():
     return counts, writes
 
 
+def assert_fetches(counts, stage, names, what):
+    """Some function of `stage` (a name holding one of `names`) holds an instruction of `what`."""
+    found = {f: n for f, n in counts.items() if any(part in f for part in names)}
+    assert found, f"no function of {stage} ({names}) in the binary"
+    assert sum(found.values()) > 0, f"{stage}: no {what} in {sorted(found)}"
+
+
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_a_stage_that_reads_other_threads_rows_fetches_them_ahead(fetches_by_function, stage):
-    names = STAGES[stage]
-    found = {f: n for f, n in fetches_by_function[0].items() if any(part in f for part in names)}
-    assert found, f"no function of {stage} ({names}) in the binary"
-    assert sum(found.values()) > 0, f"{stage}: no prefetch instruction in {sorted(found)}"
+    assert_fetches(fetches_by_function[0], stage, STAGES[stage], "prefetch instruction")
 
 
 @pytest.mark.parametrize("stage", sorted(WRITE_STAGES))
 def test_a_buffer_fetched_to_be_written_is_fetched_for_a_write(fetches_by_function, stage):
     # A read fetch of a line another core holds brings it in shared, and the write then asks
     # for it again (GENERATED -> transform -> values: 7 % more CPU with read fetches).
-    names = WRITE_STAGES[stage]
-    found = {f: n for f, n in fetches_by_function[1].items() if any(part in f for part in names)}
-    assert found, f"no function of {stage} ({names}) in the binary"
-    assert sum(found.values()) > 0, f"{stage}: no fetch for a write in {sorted(found)}"
+    assert_fetches(fetches_by_function[1], stage, WRITE_STAGES[stage], "fetch for a write")

@@ -7,11 +7,11 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 
 import pytest
 
 import cdcd_process as cdcd
+from generated_changes import all_changes_by_key, generated_source, stop_mid_stream
 
 ROWS, ROUNDS, DELETE_EVERY = 20_000, 3, 7
 TOTAL = ROWS + ROWS * ROUNDS + ROWS // DELETE_EVERY
@@ -21,16 +21,7 @@ pytestmark = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 
 
 
 def pipeline(out, rate=0):
-    return f"""
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: {ROWS}
-  generator.updates-per-row: {ROUNDS}
-  generator.delete-every: {DELETE_EVERY}
-  generator.payload-bytes: 20
-  generator.rate: {rate}
-sink:
+    return generated_source(ROWS, ROUNDS, DELETE_EVERY, 20, rate) + f"""sink:
   type: file
   path: {out}
 pipeline:
@@ -42,12 +33,7 @@ pipeline:
 
 def by_key(out):
     """Every key's changes, in the order of the writer's file that holds them."""
-    changes = {}
-    for i in range(2):
-        for line in out.with_name(f"{out.name}.{i}").read_text().splitlines():
-            change = json.loads(line)
-            changes.setdefault((change["after"] or change["before"])["id"], []).append(line)
-    return changes
+    return all_changes_by_key(out, 2)
 
 
 def start(yaml, state, one_cpu):
@@ -84,14 +70,7 @@ def test_checkpoints_of_two_readers_resume_on_one_thread_and_back(tmp_path):
     stops = [(False, signal.SIGKILL, 0.5), (True, signal.SIGKILL, 0.4), (False, signal.SIGTERM, 0.5),
              (True, signal.SIGTERM, 0.4), (False, signal.SIGKILL, 0.3)]
     for one_cpu, how, after in stops:
-        proc = start(yaml, state, one_cpu)
-        time.sleep(after)
-        assert proc.poll() is None, "the pipeline finished before it was stopped"
-        proc.send_signal(how)
-        _, err = proc.communicate(timeout=60)
-        if how == signal.SIGTERM:
-            assert proc.returncode == 0, err
-            assert "final checkpoint" in err
+        err = stop_mid_stream(start(yaml, state, one_cpu), how, after)
         if not one_cpu:
             assert READERS_LOG in err
     final = cdcd.run(["run", yaml, "--state-dir", state], timeout=300)

@@ -7,11 +7,11 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 
 import pytest
 
 import cdcd_process as cdcd
+from generated_changes import all_changes_by_key, generated_source, stop_mid_stream
 
 ROWS, ROUNDS, DELETE_EVERY = 20_000, 3, 7
 LANES_LOG = "transform: 2 lanes"
@@ -20,16 +20,7 @@ pytestmark = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 
 
 
 def generated(out, parallelism, rate=0, lanes=0):
-    return f"""
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: {ROWS}
-  generator.updates-per-row: {ROUNDS}
-  generator.delete-every: {DELETE_EVERY}
-  generator.payload-bytes: 20
-  generator.rate: {rate}
-transform:
+    return generated_source(ROWS, ROUNDS, DELETE_EVERY, 20, rate) + f"""transform:
   - source-table: default_namespace.default_schema.generated
     projection: \\*, UPPER(SUBSTR(payload, 1, 6)) AS tag, id * 2 + version AS score
     filter: id % 10 > 0
@@ -44,15 +35,7 @@ pipeline:
 """
 
 
-def by_key(out, files):
-    """Every key's changes, in the order of the file that holds them."""
-    changes = {}
-    paths = [out] if files == 1 else [out.with_name(f"{out.name}.{i}") for i in range(files)]
-    for path in paths:
-        for line in path.read_text().splitlines():
-            change = json.loads(line)
-            changes.setdefault((change["after"] or change["before"])["id"], []).append(line)
-    return changes
+by_key = all_changes_by_key
 
 
 def test_two_lanes_write_what_one_writes_each_key_in_order(tmp_path):
@@ -111,13 +94,7 @@ def test_checkpoints_of_two_lanes_resume_on_one_and_back(tmp_path):
         proc = subprocess.Popen([cdcd.cdcd_bin(), "run", str(yaml), "--state-dir", str(state)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         cdcd.STARTED.append(proc)
-        time.sleep(after)
-        assert proc.poll() is None, "the pipeline finished before it was stopped"
-        proc.send_signal(how)
-        _, err = proc.communicate(timeout=60)
-        if how == signal.SIGTERM:
-            assert proc.returncode == 0, err
-            assert "final checkpoint" in err
+        err = stop_mid_stream(proc, how, after)
         assert (LANES_LOG in err) == (lanes == 2)
     yaml = cdcd.write_pipeline(tmp_path, generated(out, 2, lanes=2))
     final = cdcd.run(["run", yaml, "--state-dir", state], timeout=300)
