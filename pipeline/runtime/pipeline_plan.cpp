@@ -32,13 +32,30 @@ std::unique_ptr<transform::TransformOperator> PipelinePlan::make_transform(Sourc
     return op;
 }
 
-std::size_t PipelinePlan::transform_lanes() const {
+std::size_t PipelinePlan::transform_lanes(std::string* why) const {
+    auto say = [why](std::string reason) {
+        if (why) *why = std::move(reason);
+    };
     if (definition.transforms.empty()) return 0;
-    if (source_factory && source_factory->transform_functions) return 1;
-    if (transform_lanes_option > 0) return static_cast<std::size_t>(transform_lanes_option);
+    if (source_factory && source_factory->transform_functions) {
+        say("source " + definition.source.type + " adds functions to expressions");
+        return 1;
+    }
+    if (transform_lanes_option > 0) {
+        say("pipeline.transform.lanes");
+        return static_cast<std::size_t>(transform_lanes_option);
+    }
     auto wanted = static_cast<std::size_t>(std::max(1, settings.parallelism));
     const std::size_t cpus = available_cpus();
-    return std::min(wanted, cpus > 1 ? cpus - 1 : 1);
+    const std::size_t lanes = std::min(wanted, cpus > 1 ? cpus - 1 : 1);
+    if (lanes == wanted)
+        say("pipeline.parallelism");
+    else if (cpus <= 1)
+        say("1 CPU; pipeline.transform.lanes sets more");
+    else
+        say(std::to_string(cpus) +
+            " CPUs, one left to the event loop; pipeline.transform.lanes sets more");
+    return lanes;
 }
 
 TransformFunctions PipelinePlan::source_functions(Source* source) const {

@@ -62,8 +62,9 @@ struct PipelinePlan {
     /// the source adds functions to expressions (they work with the source's one client); else
     /// pipeline.transform.lanes, or when that is 0 pipeline.parallelism, at most one fewer than
     /// the CPUs the process may use (the event loop keeps one busy: on 2 CPUs a second lane
-    /// made GENERATED -> 5 computed columns -> values at parallelism 2 6-28 % slower).
-    std::size_t transform_lanes() const;
+    /// made GENERATED -> 5 computed columns -> values at parallelism 2 6-28 % slower). `why`
+    /// (optional) gets the reason, for the log.
+    std::size_t transform_lanes(std::string* why = nullptr) const;
     /// The source's metadata columns, for transform expressions.
     std::vector<transform::SourceMetadataColumn> source_metadata() const;
     /// The functions the source adds to transform expressions (SourceFactory::transform_functions).

@@ -50,7 +50,11 @@ void PipelineRuntime::Impl::build() {
             transforms.back()->set_bad_records(stage.get());
             lanes.push_back({transforms.back().get(), stage.get()});
         }
-        if (lanes.size() > 1) spdlog::info("transform: {} lanes", lanes.size());
+        std::string why;
+        plan.transform_lanes(&why);
+        if (lanes.size() > 1 || plan.settings.parallelism > 1)
+            spdlog::info("transform: {} lane{} ({})", lanes.size(), lanes.size() > 1 ? "s" : "",
+                         why);
         transform_stage = std::make_unique<TransformStage>(io, lanes, &taps, source_rows_home);
     }
     schema_operator = std::make_unique<SchemaOperator>(

@@ -111,6 +111,9 @@ def test_left_to_choose_the_lanes_leave_a_cpu_to_the_event_loop(tmp_path):
                      "--state-dir", tmp_path / "s"])
     assert done.returncode == 0, done.stderr
     assert (LANES_LOG in done.stderr) == (cpus >= 3)
+    if cpus == 2:  # and the log says why, and what to set
+        assert "transform: 1 lane (2 CPUs, one left to the event loop; pipeline.transform.lanes" \
+            in done.stderr
     pinned = subprocess.run([shutil.which("taskset"), "-c", "0", cdcd.cdcd_bin(), "run",
                              str(cdcd.write_pipeline(tmp_path, generated(tmp_path / "p.jsonl", 2, lanes=2),
                                                      "pinned.yaml")),
