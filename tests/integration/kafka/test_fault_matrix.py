@@ -283,15 +283,22 @@ def test_a_source_without_a_consumer_group_rides_a_broker_fault_out(kafka_broker
 
 class Forwarder:
     """A TCP port on loopback that forwards each connection to the broker's port, until closed
-    (then it refuses connections and has reset the ones it carried)."""
+    (then it refuses connections and has reset the ones it carried). Made with forwarding=False it
+    holds its port but drops each connection at once, until start_forwarding(): a port closed to
+    be bound again later can be taken meanwhile (a client that keeps connecting to a free port in
+    the ephemeral range can connect to itself there: "Address already in use" once in CI)."""
 
-    def __init__(self, target_port, port=0):
+    def __init__(self, target_port, forwarding=True):
         self.target_port = target_port
-        self.server = socket.create_server(("127.0.0.1", port))
+        self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
         self.conns = []
         self.closed = False
+        self.forwarding = forwarding
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def start_forwarding(self):
+        self.forwarding = True
 
     def _accept(self):
         while not self.closed:
@@ -299,6 +306,9 @@ class Forwarder:
                 client, _ = self.server.accept()
             except OSError:
                 return
+            if not self.forwarding:
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target_port), timeout=5)
             except OSError:
@@ -346,9 +356,9 @@ def test_a_source_whose_known_broker_is_gone_finds_it_again_through_bootstrap_se
     broker.start()
     first = second = None
     try:
-        first, second = Forwarder(broker.port), Forwarder(broker.port)
+        # The second leads nowhere yet: the client starts with the first.
+        first, second = Forwarder(broker.port), Forwarder(broker.port, forwarding=False)
         second_port = second.port
-        second.close()  # not there yet: the client starts with the first
         broker.stop(keep=True)
         broker.extra_props["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{first.port}"
         broker.start(resume=True)
@@ -369,7 +379,7 @@ def test_a_source_whose_known_broker_is_gone_finds_it_again_through_bootstrap_se
             sent = trickle.stop()
             broker.stop(keep=True)
             first.close()
-            second = Forwarder(broker.port, second_port)
+            second.start_forwarding()
             broker.extra_props["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{second_port}"
             broker.start(resume=True)
             trickle = Trickle(broker, src, db, conf={"bootstrap.servers": f"127.0.0.1:{second_port}"},
