@@ -76,7 +76,7 @@ asio::awaitable<void> TransformStage::run(Lane& lane) {
         Transformed out;
         try {
             if (auto* batch = std::get_if<EventBatch>(&work.element)) {
-                if (taps_)
+                if (taps_ && work.offer_to_taps)
                     taps_->offer(TapPoint::Source, *batch,
                                  [&lane](TableId t) { return lane.op.upstream_schema(t); });
                 EventBatch transformed;
@@ -165,13 +165,14 @@ asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement
     }
     // A copy for each lane but the last, which takes the element itself.
     const std::size_t last = lanes_.size() - 1;
+    // Taps at the source point see it once, from the first lane.
     for (std::size_t i = 0; i < last; ++i) {
-        Work work{StreamElement(element), {}};
+        Work work{StreamElement(element), {}, i == 0};
         if (i == 0) work.written_rows.swap(written_rows_);
         co_await lanes_[i]->work.async_send(boost::system::error_code{}, std::move(work),
                                             asio::use_awaitable);
     }
-    Work work{std::move(element), {}};
+    Work work{std::move(element), {}, last == 0};
     co_await lanes_[last]->work.async_send(boost::system::error_code{}, std::move(work),
                                            asio::use_awaitable);
 }

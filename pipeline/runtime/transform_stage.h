@@ -88,6 +88,7 @@ class TransformStage {
     struct Work {
         StreamElement element;
         std::vector<std::string> written_rows;  // projected rows the writers are done with
+        bool offer_to_taps = true;  // false for the copies of what every lane gets but the first
     };
     /// `element` holds the transformed batch; `input` the upstream batch, with the events the
     /// transform dropped, for the loop to destroy.

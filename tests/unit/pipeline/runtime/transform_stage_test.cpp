@@ -340,3 +340,41 @@ TEST_CASE("a failing expression in a stage of two lanes fails receive() in the o
     CHECK(failed);
     CHECK(good_batches == 1);
 }
+
+TEST_CASE("a tap at the source point sees each schema change once, whatever the lanes") {
+    auto first = operator_for("*, UPPER(name) AS shout", "");
+    auto second = operator_for("*, UPPER(name) AS shout", "");
+    std::vector<TransformStage::LaneParts> lanes{{first.get(), nullptr}, {second.get(), nullptr}};
+    metrics::Registry registry;
+    TapHub hub({}, registry);
+    auto opened = hub.open("point=source&limit=100000&rate=1000");
+    REQUIRE(opened.status == 200);
+    ColumnWithPosition note;
+    note.column = Column{"note", DataType::string(), "", std::nullopt};
+    run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
+        TransformStage stage(io, lanes, &hub);
+        std::vector<StreamElement> stream;
+        EventBatch create;
+        create.push_back(Event(CreateTableEvent{kOrders, orders()}));
+        stream.emplace_back(std::move(create));
+        for (int b = 0; b < 4; ++b) stream.emplace_back(inserts(b * 10, b * 10 + 10));
+        EventBatch change = inserts(40, 45);
+        change.push_back(Event(AddColumnEvent{kOrders, {note}}));
+        stream.emplace_back(std::move(change));
+        stream.emplace_back(Barrier{1});
+        stream.emplace_back(EndOfInput{});
+        co_await feed_and_drain(stage, io, stream);
+    });
+    std::string out;
+    hub.take(*opened.tap, out);
+    std::size_t changes = 0, rows = 0;
+    for (std::size_t at = out.find('\n'), from = 0; at != std::string::npos;
+         from = at + 1, at = out.find('\n', from)) {
+        std::string line = out.substr(from, at - from);
+        changes += line.find(R"("op":"schema-change")") != std::string::npos;
+        rows += line.find(R"("op":"insert")") != std::string::npos;
+    }
+    CHECK(changes == 2);  // the table's creation and the new column, each once
+    CHECK(rows == 45);
+    hub.close(opened.tap);
+}
