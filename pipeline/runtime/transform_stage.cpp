@@ -131,53 +131,48 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
 
 asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement element,
                                                  bool last_of_element) {
-    if (lane == kAnyLane) {
-        // The first lane with room takes the run, so that while the transform keeps up, one lane
-        // does it all and its rows stay in one thread's cache; only when every lane is busy does
-        // the run wait, for the next lane in turn.
-        Work work{std::move(element), {}};
+    // The spare buffers go with the first Work made (the later ones swap in an empty vector).
+    auto work_of = [this](StreamElement e, bool offer_to_taps) {
+        Work work{std::move(e), {}, offer_to_taps};
         work.written_rows.swap(written_rows_);
-        for (std::size_t i = 0; i < lanes_.size(); ++i) {
-            // try_send moves from `work` only when the lane has room (and then returns true).
-            // NOLINTNEXTLINE(bugprone-use-after-move)
-            if (lanes_[i]->work.try_send(boost::system::error_code{}, std::move(work))) {
-                ++runs_per_lane_[i];
-                note_piece_sent({i, last_of_element});
-                co_return;
-            }
-        }
-        const std::size_t chosen = next_busy_lane_;
-        next_busy_lane_ = (next_busy_lane_ + 1) % lanes_.size();
-        ++runs_per_lane_[chosen];
-        note_piece_sent({chosen, last_of_element});
-        co_await lanes_[chosen]->work.async_send(boost::system::error_code{}, std::move(work),
-                                                 asio::use_awaitable);
-        co_return;
-    }
-    note_piece_sent({lane, last_of_element});
+        return work;
+    };
     if (lane != kEveryLane) {
-        ++runs_per_lane_[lane];
-        Work work{std::move(element), {}};
-        work.written_rows.swap(written_rows_);
+        Work work = work_of(std::move(element), true);
+        if (lane == kAnyLane) {
+            // The first lane with room takes the run, so that while the transform keeps up, one
+            // lane does it all and its rows stay in one thread's cache; only when every lane is
+            // busy does the run wait, for the next lane in turn.
+            for (std::size_t i = 0; i < lanes_.size(); ++i) {
+                // try_send moves from `work` only when the lane has room (and then returns true).
+                // NOLINTNEXTLINE(bugprone-use-after-move)
+                if (lanes_[i]->work.try_send(boost::system::error_code{}, std::move(work))) {
+                    note_piece_sent({i, last_of_element});
+                    co_return;
+                }
+            }
+            lane = next_busy_lane_;
+            next_busy_lane_ = (next_busy_lane_ + 1) % lanes_.size();
+        }
+        note_piece_sent({lane, last_of_element});
         co_await lanes_[lane]->work.async_send(boost::system::error_code{}, std::move(work),
                                                asio::use_awaitable);
         co_return;
     }
-    // A copy for each lane but the last, which takes the element itself.
+    // A copy for each lane but the last, which takes the element itself; taps at the source
+    // point see it once, from the first lane.
+    note_piece_sent({kEveryLane, last_of_element});
     const std::size_t last = lanes_.size() - 1;
-    // Taps at the source point see it once, from the first lane.
-    for (std::size_t i = 0; i < last; ++i) {
-        Work work{StreamElement(element), {}, i == 0};
-        if (i == 0) work.written_rows.swap(written_rows_);
-        co_await lanes_[i]->work.async_send(boost::system::error_code{}, std::move(work),
+    for (std::size_t i = 0; i < last; ++i)
+        co_await lanes_[i]->work.async_send(boost::system::error_code{},
+                                            work_of(StreamElement(element), i == 0),
                                             asio::use_awaitable);
-    }
-    Work work{std::move(element), {}, last == 0};
-    co_await lanes_[last]->work.async_send(boost::system::error_code{}, std::move(work),
-                                           asio::use_awaitable);
+    co_await lanes_[last]->work.async_send(
+        boost::system::error_code{}, work_of(std::move(element), last == 0), asio::use_awaitable);
 }
 
 void TransformStage::note_piece_sent(PieceSent piece) {
+    if (piece.lane != kEveryLane) ++runs_per_lane_[piece.lane];
     pieces_sent_.push_back(piece);
     sent_.cancel();  // a receive() may be waiting for it
 }
@@ -197,26 +192,21 @@ void TransformStage::return_input_rows(Transformed& out) {
     out.input.clear();
 }
 
+asio::awaitable<TransformStage::Transformed> TransformStage::receive_from(std::size_t lane) {
+    auto [ec, out] =
+        co_await lanes_[lane]->results.async_receive(asio::as_tuple(asio::use_awaitable));
+    if (ec) throw boost::system::system_error(ec, "transform stage");
+    return_input_rows(out);
+    co_return std::move(out);
+}
+
 asio::awaitable<TransformStage::Transformed> TransformStage::receive_part(std::size_t lane) {
-    if (lane != kEveryLane) {
-        auto [ec, out] =
-            co_await lanes_[lane]->results.async_receive(asio::as_tuple(asio::use_awaitable));
-        if (ec) throw boost::system::system_error(ec, "transform stage");
-        return_input_rows(out);
-        co_return std::move(out);
-    }
+    if (lane != kEveryLane) co_return co_await receive_from(lane);
     // Every lane's result: the first lane's element and state (every operator saw the same
     // schema changes), each lane's dead letters, the first error.
-    Transformed first;
-    for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        auto [ec, out] =
-            co_await lanes_[i]->results.async_receive(asio::as_tuple(asio::use_awaitable));
-        if (ec) throw boost::system::system_error(ec, "transform stage");
-        return_input_rows(out);
-        if (i == 0) {
-            first = std::move(out);
-            continue;
-        }
+    Transformed first = co_await receive_from(0);
+    for (std::size_t i = 1; i < lanes_.size(); ++i) {
+        Transformed out = co_await receive_from(i);
         first.dead_letters += out.dead_letters;
         if (!first.error) first.error = out.error;
     }

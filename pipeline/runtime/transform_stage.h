@@ -128,8 +128,10 @@ class TransformStage {
     /// Sends a piece of an element to `lane`, to every lane, or to any lane with room.
     boost::asio::awaitable<void> send_piece(std::size_t lane, StreamElement element,
                                             bool last_of_element);
-    void note_piece_sent(PieceSent piece);
-    /// The result of one part sent to `lane` (or to every lane), its input rows returned home.
+    void note_piece_sent(PieceSent piece);  // and counts a run sent to one lane
+    /// The next result of `lane`, its input rows returned home.
+    boost::asio::awaitable<Transformed> receive_from(std::size_t lane);
+    /// The result of one piece sent to `lane` (or to every lane).
     boost::asio::awaitable<Transformed> receive_part(std::size_t lane);
     void return_input_rows(Transformed& out);
 

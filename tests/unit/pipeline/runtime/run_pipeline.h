@@ -1,6 +1,6 @@
 #pragma once
 // Runs a whole pipeline in a runtime test: its YAML planned against a test's registry of fake
-// connectors, with its state in a directory of its own.
+// connectors, with its state in a directory of its own; and the table its fake sources create.
 #include <unistd.h>
 
 #include <chrono>
@@ -14,10 +14,22 @@
 
 #include "config/pipeline_def.h"
 #include "config/secrets.h"
+#include "pipeline/event/events.h"
 #include "pipeline/runtime/pipeline_plan.h"
 #include "pipeline/runtime/pipeline_runtime.h"
+#include "pipeline/schema/schema.h"
 
 namespace cdcd::testing {
+
+/// What a runtime test's source emits first: the creation of `table`, whose one column
+/// `id BIGINT NOT NULL` is its primary key.
+inline EventBatch create_id_table(TableId table) {
+    EventBatch create;
+    create.push_back(Event(CreateTableEvent{
+        table,
+        SchemaBuilder().column("id", DataType::bigint().not_null()).primary_key({"id"}).build()}));
+    return create;
+}
 
 /// Plans `yaml` against `registry` and runs it to its end with its state in `state_dir`, signals
 /// left alone; returns PipelineRuntime::run()'s exit status.

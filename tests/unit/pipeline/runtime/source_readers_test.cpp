@@ -42,13 +42,7 @@ class EvenOddReader final : public SourceReader {
             std::lock_guard lock(seen->mutex);
             seen->reader_threads.insert(std::this_thread::get_id());
         }
-        EventBatch create;
-        create.push_back(
-            Event(CreateTableEvent{kTable, SchemaBuilder()
-                                               .column("id", DataType::bigint().not_null())
-                                               .primary_key({"id"})
-                                               .build()}));
-        co_await output.emit(std::move(create));
+        co_await output.emit(testing::create_id_table(kTable));
         while (next_ < seen->rows && !output.stopping()) {
             EventBatch batch;
             for (int i = 0; i < 50 && next_ < seen->rows; ++i, next_ += count_) {

@@ -56,13 +56,7 @@ class KeyedSource final : public Source {
     void restore(std::string_view) override {}
     boost::asio::awaitable<void> run(SourceOutput& output) override {
         seen->source_thread = std::this_thread::get_id();
-        EventBatch create;
-        create.push_back(
-            Event(CreateTableEvent{kTable, SchemaBuilder()
-                                               .column("id", DataType::bigint().not_null())
-                                               .primary_key({"id"})
-                                               .build()}));
-        co_await output.emit(std::move(create));
+        co_await output.emit(testing::create_id_table(kTable));
         std::size_t columns = 1;
         while (position_ < kRows) {
             EventBatch batch;
