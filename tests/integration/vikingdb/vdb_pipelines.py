@@ -3,6 +3,7 @@ import subprocess
 import textwrap
 
 import cdcd_process as cdcd
+import generated_changes
 
 
 def sink_block(emu, **options) -> str:
@@ -36,17 +37,8 @@ def quote(v) -> str:
 
 
 def generated_source(rows=100, updates=0, delete_every=0, payload=10, rate=0, bounded=True) -> str:
-    return textwrap.dedent(f"""\
-        source:
-          type: values
-          event-set.id: GENERATED
-          generator.rows: {rows}
-          generator.updates-per-row: {updates}
-          generator.delete-every: {delete_every}
-          generator.payload-bytes: {payload}
-          generator.rate: {rate}
-          generator.bounded: {"true" if bounded else "false"}
-        """)
+    return generated_changes.generated_source(rows, updates, delete_every, payload, rate) + \
+        f"  generator.bounded: {'true' if bounded else 'false'}\n"
 
 
 def pipeline_block(name="vdb-test", parallelism=1, checkpoint="1s", extra="") -> str:
