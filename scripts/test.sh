@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds (release with g++; ASan+UBSan with clang, which also builds the libFuzzer
 # targets) and runs the whole test suite: clang-format and the unit tests' layout, unit tests in
-# both builds, each fuzz target briefly, then the integration tests of the real binary against a
+# both builds, the runtime's unit tests under ThreadSanitizer, each fuzz target briefly, then the integration tests of the real binary against a
 # real Kafka broker and the emulators, with clang-tidy beside them. Exits non-zero when anything
 # fails.
 #   scripts/test.sh                  everything (what CI runs)
@@ -59,6 +59,8 @@ phase "release ctest" run_ctest release || status=1
 
 phase "asan build" scripts/build.sh asan
 phase "asan ctest" run_ctest asan || status=1
+
+phase tsan scripts/tsan.sh || status=1
 
 phase fuzz scripts/fuzz.sh ci || { status=1; fuzz_failed=1; }
 
