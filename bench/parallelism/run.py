@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Parallelism benchmark (issue 18; not a test, always exits 0): GENERATED → file sink at
-pipeline.parallelism 1 and 2, on both cores and pinned to one core with taskset, interleaved in
-one run; then the same with a transform (the core bench's five light columns, and six string
+pipeline.parallelism 1 and 2, on both cores and pinned to one core with taskset, and two
+parallelism-1 processes at once (the peer: what the machine's cores give work that shares
+nothing), interleaved in one run; then the same with a transform (the core bench's five light columns, and six string
 columns) at parallelism 1, at parallelism 2 with the lanes cdcd chooses, and at parallelism 2 with
 two transform lanes (pipeline.transform.lanes). Medians go to bench/reports/parallelism.md.
 
@@ -63,24 +64,45 @@ pipeline:
 """
 
 
-def measure(cdcd, rows, parallelism, pinned, work, out_dir, transform=None, lanes=0):
-    yaml = work / f"p{parallelism}.yaml"
-    yaml.write_text(pipeline(rows, out_dir / f"out-p{parallelism}.jsonl", parallelism, transform, lanes))
-    state = work / f"state-p{parallelism}"
+def start(cdcd, rows, parallelism, pinned, work, out_dir, transform=None, lanes=0, name=None):
+    """Starts one run; finish() waits for it."""
+    name = name or f"p{parallelism}"
+    yaml = work / f"{name}.yaml"
+    yaml.write_text(pipeline(rows, out_dir / f"out-{name}.jsonl", parallelism, transform, lanes))
+    state = work / f"state-{name}"
     shutil.rmtree(state, ignore_errors=True)
     cmd = ([shutil.which("taskset"), "-c", "0"] if pinned else []) + \
         [cdcd, "run", str(yaml), "--state-dir", str(state)]
-    start = time.monotonic()
+    began = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return proc, began, name
+
+
+def finish(run, out_dir):
+    """(wall s, CPU s, peak RSS kB) of a run start() began."""
+    proc, began, name = run
     _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - start
+    wall = time.monotonic() - began
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
-    for f in out_dir.glob(f"out-p{parallelism}.jsonl*"):
+    for f in out_dir.glob(f"out-{name}.jsonl*"):
         f.unlink()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"cdcd failed at parallelism {parallelism}:\n{err[-2000:]}")
+        raise SystemExit(f"cdcd failed ({name}):\n{err[-2000:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def measure(cdcd, rows, parallelism, pinned, work, out_dir, transform=None, lanes=0):
+    return finish(start(cdcd, rows, parallelism, pinned, work, out_dir, transform, lanes), out_dir)
+
+
+def two_at_once(cdcd, rows, work, out_dir):
+    """Two independent parallelism-1 runs at the same time: what two cores give work that shares
+    nothing, the ceiling of any parallelism 2 on this machine at this moment. Returns the wall
+    time until both ended, their CPU and the larger peak RSS."""
+    runs = [start(cdcd, rows, 1, False, work, out_dir, name=name) for name in ("a", "b")]
+    done = [finish(run, out_dir) for run in runs]
+    return max(d[0] for d in done), sum(d[1] for d in done), max(d[2] for d in done)
 
 
 def main():
@@ -104,6 +126,10 @@ def main():
                     results.setdefault((pinned, parallelism), []).append(m)
                     print(f"round {r} {'1 core ' if pinned else '2 cores'} p{parallelism}: "
                           f"{m[0]:.2f} s wall, {m[1]:.2f} s CPU", flush=True)
+            m = two_at_once(cdcd, args.rows, work, out_dir)
+            results.setdefault("two at once", []).append(m)
+            print(f"round {r} two parallelism-1 processes at once: {m[0]:.2f} s wall, "
+                  f"{m[1]:.2f} s CPU", flush=True)
         for r in range(args.transform_repeat):
             for transform in TRANSFORMS:
                 for label, parallelism, lanes in TRANSFORM_RUNS:
@@ -136,12 +162,18 @@ def main():
             key = (pinned, parallelism)
             lines.append(f"| {'1' if pinned else str(os.cpu_count())} | {parallelism} | {med(key, 0):.2f} | "
                          f"{events / med(key, 0):,.0f} | {med(key, 1):.2f} | {med(key, 2) / 1024:.1f} |")
+    lines.append(f"| {os.cpu_count()} | 1, two processes at once | {med('two at once', 0):.2f} | "
+                 f"{2 * events / med('two at once', 0):,.0f} | {med('two at once', 1):.2f} | "
+                 f"{med('two at once', 2) / 1024:.1f} |")
     both = med((False, 1), 0) / med((False, 2), 0)
     one = med((True, 1), 0) / med((True, 2), 0)
+    ceiling = 2 * med((False, 1), 0) / med("two at once", 0)
     lines += [
         "",
         f"- **parallelism 2 / parallelism 1 on {os.cpu_count()} cores: {both:.2f}×** (target ≥ 1.7×)",
         f"- **parallelism 2 / parallelism 1 on 1 core: {one:.2f}×** (target ≥ 1.0×: no slower)",
+        f"- two parallelism-1 processes at once moved {ceiling:.2f}× the events per second of one: "
+        "the most two cores gave work that shares nothing, in this run (the peer of parallelism 2)",
         "",
         "## With a transform",
         "",
