@@ -104,6 +104,7 @@ class KafkaWriter final : public SinkWriter {
         for (Event& e : events) {
             auto* data = std::get_if<DataChangeEvent>(&e);
             if (!data) {
+                co_await send_pending();  // the records serialized under the schema before
                 apply_schema(e);
                 continue;
             }
@@ -112,6 +113,12 @@ class KafkaWriter final : public SinkWriter {
             if (t.topics.size() <= active_) t.topics.resize(producers_.size(), nullptr);
             if (!t.topics[active_])
                 t.topics[active_] = producer().topic(selector_.topic_for(data->table));
+            rd_kafka_topic_t* topic = t.topics[active_];
+            // Records for one topic are enqueued together (send_pending()); a record with
+            // headers goes alone, after those before it, as the batch call takes no headers.
+            if (!pending_.empty() && (pending_topic_ != topic || !t.headers.empty() ||
+                                      pending_.size() >= kPendingRecords))
+                co_await send_pending();
             key_.clear();
             if (settings_.key_format == KeyFormat::Json) {
                 json::write_json_key(key_, *data, t.key, settings_.key_json);
@@ -126,9 +133,18 @@ class KafkaWriter final : public SinkWriter {
                 json::write_canal_json(value_, *data, t.schema, settings_.canal, &t.rendering);
             }
             bytes += key_.size() + value_.size();
+            if (t.headers.empty()) {
+                pending_topic_ = topic;
+                pending_.push_back(
+                    PendingRecord{pending_bytes_.size(), key_.size(), value_.size(), &data->table});
+                pending_bytes_ += key_;
+                pending_bytes_ += value_;
+                continue;
+            }
             // The common case needs no suspension (and no coroutine frame per record).
             if (!try_produce(t, data->table)) co_await produce_when_room(t, data->table);
         }
+        co_await send_pending();
         metrics_.bytes_out.inc(bytes);
         producer().poll();
         check_delivery();
@@ -235,32 +251,88 @@ class KafkaWriter final : public SinkWriter {
         if (txn_) txn_->begin_if_needed(active_, topic);
         rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
-        if (rejects_record(err)) {
-            metrics_.errors.inc();
-            bad_records_.handle(BadRecord{
-                "rejected", record_position(rd_kafka_topic_name(topic), key_, table.str()),
-                "a record of " + std::to_string(key_.size() + value_.size()) +
-                    " bytes (key and value): " + rd_kafka_err2str(err) +
-                    " (the producer's message.max.bytes / max.request.size)",
-                value_});
-            return true;  // skipped or dead-lettered: go on
-        }
-        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
-            metrics_.errors.inc();
-            throw std::runtime_error(std::string("kafka sink: cannot produce to ") +
-                                     rd_kafka_topic_name(topic) + ": " + rd_kafka_err2str(err));
-        }
-        return false;
+        if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) return false;
+        refused(topic, key_, value_, table, err);
+        return true;  // skipped or dead-lettered: go on
     }
 
     awaitable<void> produce_when_room(TableState& t, const TableId& table) {
         producer().start_waiting();
         do {
-            producer().poll();
-            check_delivery();
-            co_await sleep_ms(1);
-            watch_stall(producer());
+            co_await wait_for_room();
         } while (!try_produce(t, table));
+    }
+
+    /// Enqueues the pending records (all for pending_topic_, none with headers) with one
+    /// call, waiting for room in librdkafka's queue as try_produce() does; a record refused for
+    /// itself goes to the bad-record policy, and the others are enqueued in order.
+    awaitable<void> send_pending() {
+        if (pending_.empty()) co_return;
+        const std::size_t n = pending_.size();
+        records_.assign(n, rd_kafka_message_t{});
+        for (std::size_t i = 0; i < n; ++i) {
+            const PendingRecord& r = pending_[i];
+            char* at = pending_bytes_.data() + r.offset;
+            records_[i].key = at;
+            records_[i].key_len = r.key_size;
+            records_[i].payload = at + r.key_size;
+            records_[i].len = r.value_size;
+        }
+        rd_kafka_topic_t* topic = pending_topic_;
+        const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
+        if (txn_) txn_->begin_if_needed(active_, topic);
+        std::size_t from = 0;
+        bool waiting = false;
+        while (true) {
+            producer().produce_batch(topic, partition, records_.data() + from, n - from);
+            std::size_t full_at = n;
+            for (std::size_t i = from; i < n; ++i) {
+                const rd_kafka_resp_err_t err = records_[i].err;
+                if (err == RD_KAFKA_RESP_ERR_NO_ERROR) continue;
+                if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+                    full_at = i;  // this one and every later one are not enqueued
+                    break;
+                }
+                refused(topic,
+                        std::string_view(static_cast<const char*>(records_[i].key),
+                                         records_[i].key_len),
+                        std::string_view(static_cast<const char*>(records_[i].payload),
+                                         records_[i].len),
+                        *pending_[i].table, err);
+            }
+            if (full_at == n) break;
+            if (!waiting) producer().start_waiting();
+            waiting = true;
+            from = full_at;
+            co_await wait_for_room();
+        }
+        pending_.clear();
+        pending_bytes_.clear();
+    }
+
+    /// A record librdkafka did not enqueue for a reason of its own: one it refuses (larger than
+    /// message.max.bytes) goes to the bad-record policy, any other error fails the sink.
+    void refused(rd_kafka_topic_t* topic, std::string_view key, std::string_view value,
+                 const TableId& table, rd_kafka_resp_err_t err) {
+        metrics_.errors.inc();
+        if (!rejects_record(err))
+            throw std::runtime_error(std::string("kafka sink: cannot produce to ") +
+                                     rd_kafka_topic_name(topic) + ": " + rd_kafka_err2str(err));
+        bad_records_.handle(BadRecord{"rejected",
+                                      record_position(rd_kafka_topic_name(topic), key, table.str()),
+                                      "a record of " + std::to_string(key.size() + value.size()) +
+                                          " bytes (key and value): " + rd_kafka_err2str(err) +
+                                          " (the producer's message.max.bytes / max.request.size)",
+                                      std::string(value)});
+    }
+
+    /// librdkafka's queue is full: one wait (after start_waiting()) that serves delivery
+    /// reports, so that it has room again.
+    awaitable<void> wait_for_room() {
+        producer().poll();
+        check_delivery();
+        co_await sleep_ms(1);
+        watch_stall(producer());
     }
 
     awaitable<void> flush_producer(Producer& p) {
@@ -316,6 +388,17 @@ class KafkaWriter final : public SinkWriter {
     TableId last_id_;
     TableState* last_ = nullptr;
     std::string key_, value_;
+    // Records serialized and not yet enqueued (send_pending()): keys and values back to back
+    // in pending_bytes_, all for pending_topic_.
+    struct PendingRecord {
+        std::size_t offset, key_size, value_size;
+        const TableId* table;  // in the batch being written
+    };
+    static constexpr std::size_t kPendingRecords = 1024;
+    std::vector<PendingRecord> pending_;
+    std::string pending_bytes_;
+    rd_kafka_topic_t* pending_topic_ = nullptr;
+    std::vector<rd_kafka_message_t> records_;
     metrics::ConnectorMetrics metrics_;
     DeliveryCounts own_reported_;
     DeliveryCounts* reported_ = &own_reported_;  // the counts of producers_ already reported

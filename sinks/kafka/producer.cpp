@@ -76,6 +76,12 @@ rd_kafka_resp_err_t Producer::produce(rd_kafka_topic_t* topic, std::int32_t part
     return err;
 }
 
+void Producer::produce_batch(rd_kafka_topic_t* topic, std::int32_t partition,
+                             rd_kafka_message_t* records, std::size_t count) {
+    const std::int32_t p = partition < 0 ? RD_KAFKA_PARTITION_UA : partition;
+    rd_kafka_produce_batch(topic, p, RD_KAFKA_MSG_F_COPY, records, static_cast<int>(count));
+}
+
 void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opaque) {
     auto* self = static_cast<Producer*>(opaque);
     if (!msg->err) {

@@ -196,6 +196,20 @@ pipeline:
 {pipeline}"""
 
 
+def test_a_full_producer_queue_stops_a_batch_part_way_and_every_record_goes_once_in_order(kafka_broker, cdcd):
+    # A writer enqueues a batch's records with one call; a queue of 100 records fills part way
+    # through each batch, and the writer resumes at the first record left out.
+    topic = unique("full")
+    kafka_broker.create_topic(topic)
+    rows = 5000
+    c = cdcd(GENERATED_TO_KAFKA.replace("generator.rows: 20", f"generator.rows: {rows}").format(
+        bootstrap=kafka_broker.bootstrap, topic=topic, name=unique("full"), pipeline="",
+        sink="  properties.queue.buffering.max.messages: 100"))
+    p = c.run(check=False)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert delivered_ids(kafka_broker, topic) == list(range(1, rows + 1))
+
+
 def oversized_record_run(kafka_broker, cdcd, tmp_path, policy, delivery, client_limit=True):
     """Row 5 (about 20 kB) among 19 small rows, into a topic with max.message.bytes 10000."""
     topic = unique("big")
