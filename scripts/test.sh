@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds (release with g++; ASan+UBSan with clang, which also builds the libFuzzer
 # targets) and runs the whole test suite: clang-format and the unit tests' layout, unit tests in
-# both builds, the runtime's unit tests under ThreadSanitizer, each fuzz target briefly, then the integration tests of the real binary against a
-# real Kafka broker and the emulators, with clang-tidy beside them. Exits non-zero when anything
-# fails.
+# both builds, the runtime's unit tests under ThreadSanitizer, each fuzz target briefly, then the
+# integration tests of the real binary against a real Kafka broker and the emulators, with
+# clang-tidy beside them. Exits non-zero when anything fails.
 #   scripts/test.sh                  everything (what CI runs)
 #   scripts/test.sh --quick [PRESET] the unit tests of one preset (release by default, or asan):
 #                                    build and ctest only, no setup, lint, fuzz or pytest

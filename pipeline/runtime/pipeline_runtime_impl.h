@@ -114,7 +114,8 @@ struct PipelineRuntime::Impl {
                                                         kMaxPendingDeadLetterBytes);
             };
             source_stage = make("source", plan.definition.source.type);
-            for (std::size_t i = 0; i < plan.transform_lanes(); ++i)
+            const std::size_t lanes = plan.transform_lanes();  // reads the CPU limits
+            for (std::size_t i = 0; i < lanes; ++i)
                 transform_stages.push_back(make("transform", "transform"));
             for (int i = 0; i < plan.settings.parallelism; ++i)
                 writer_stages.push_back(make("sink", plan.definition.sink.type));

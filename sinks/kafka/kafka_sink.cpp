@@ -198,6 +198,8 @@ class KafkaWriter final : public SinkWriter {
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
     Producer& producer() { return *producers_[active_]; }
+    /// Where records go: partition 0 (all-to-zero), or -1 for the key's hash.
+    std::int32_t partition() const { return settings_.hash_by_key ? -1 : 0; }
 
     TableState& table(TableId id) {
         if (last_ && last_id_ == id) return *last_;
@@ -246,10 +248,9 @@ class KafkaWriter final : public SinkWriter {
     /// refuses for itself (larger than message.max.bytes) goes to the bad-record policy here,
     /// before it is queued: it never joins a transaction, so exactly-once is unaffected.
     bool try_produce(TableState& t, const TableId& table) {
-        const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
         rd_kafka_topic_t* topic = t.topics[active_];
         if (txn_) txn_->begin_if_needed(active_, topic);
-        rd_kafka_resp_err_t err = producer().produce(topic, partition, key_, value_, &t.headers);
+        rd_kafka_resp_err_t err = producer().produce(topic, partition(), key_, value_, &t.headers);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
         if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) return false;
         refused(topic, key_, value_, table, err);
@@ -279,12 +280,11 @@ class KafkaWriter final : public SinkWriter {
             records_[i].len = r.value_size;
         }
         rd_kafka_topic_t* topic = pending_topic_;
-        const std::int32_t partition = settings_.hash_by_key ? -1 : 0;
         if (txn_) txn_->begin_if_needed(active_, topic);
         std::size_t from = 0;
         bool waiting = false;
         while (true) {
-            producer().produce_batch(topic, partition, records_.data() + from, n - from);
+            producer().produce_batch(topic, partition(), records_.data() + from, n - from);
             std::size_t full_at = n;
             for (std::size_t i = from; i < n; ++i) {
                 const rd_kafka_resp_err_t err = records_[i].err;

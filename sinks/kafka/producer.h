@@ -47,10 +47,10 @@ class Producer {
                                 const Headers* headers);
 
     /// Enqueues `count` records without headers to `topic` (partition -1: the partitioner
-    /// decides each), in order, under one clock read and one topic lock instead of one each a
-    /// record (rd_kafka_produce_batch). Sets each record's `err`: once the local queue is full,
-    /// that record and every later one get QUEUE_FULL and are not enqueued; a record refused
-    /// for itself (too large) is skipped and the later ones still go.
+    /// decides each), in order, reading the clock twice and locking the topic once for all of
+    /// them instead of for each (rd_kafka_produce_batch). Sets each record's `err`: once the local
+    /// queue is full, that record and every later one get QUEUE_FULL and are not enqueued; a record
+    /// refused for itself (too large) is skipped and the later ones still go.
     void produce_batch(rd_kafka_topic_t* topic, std::int32_t partition, rd_kafka_message_t* records,
                        std::size_t count);
 
