@@ -58,7 +58,12 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
         {"batch.num.messages", "20000"},
         {"batch.size", "2000000"},
         {"queue.buffering.max.messages", "200000"},
-        {"queue.buffering.max.kbytes", "24576"},
+        // The local queue's bound (payload and key bytes; librdkafka adds ~200 B a record): it
+        // fills whenever the broker acknowledges slower than the pipeline produces. 12 MiB is
+        // 5 in-flight requests of 2 MB and more; 24 MiB took the relay's peak RSS past 100 MB
+        // (109 MB at parallelism 2), at no gain in throughput (bench/reports/kafka_relay.md).
+        // properties.buffer.memory (bytes) or queue.buffering.max.kbytes set it.
+        {"queue.buffering.max.kbytes", "12288"},
         {"allow.auto.create.topics", "false"},  // the sink never creates topics
     };
     if (!idempotence_off_because(s.client)) config.emplace_back("enable.idempotence", "true");

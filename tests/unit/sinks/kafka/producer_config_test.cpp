@@ -55,6 +55,15 @@ TEST_CASE("producers are idempotent by default, as Java's since Kafka 3.0") {
     CHECK_FALSE(idempotence_off_because(with_properties({}).client));
 }
 
+TEST_CASE(
+    "the producer's local queue holds 12 MiB unless the user's buffer.memory says otherwise") {
+    CHECK(effective(producer_config(with_properties({})), "queue.buffering.max.kbytes") == "12288");
+    CHECK(effective(producer_config(with_properties({{"buffer.memory", "33554432"}})),
+                    "queue.buffering.max.kbytes") == "32768");
+    CHECK(effective(producer_config(with_properties({{"queue.buffering.max.kbytes", "4096"}})),
+                    "queue.buffering.max.kbytes") == "4096");
+}
+
 TEST_CASE("the user's enable.idempotence: false wins") {
     auto s = with_properties({{"enable.idempotence", "false"}});
     CHECK(effective(producer_config(s), "enable.idempotence") == "false");
