@@ -35,6 +35,10 @@ struct DecoderSettings {
     MessageLimits limits;
 };
 
+/// Whether simdjson can parse the `size` bytes at `data` where they lie: the padding it reads past
+/// a document's end is in the page of its last byte. Always false under ASan and TSan.
+bool padding_readable_in_place(const void* data, std::size_t size);
+
 class MessageDecoder {
   public:
     explicit MessageDecoder(const DecoderSettings& settings);

@@ -1,6 +1,9 @@
 #include "sources/kafka/message_decoder.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "pipeline/data/field_format.h"
 #include "sources/kafka/kafka_source_options.h"
@@ -173,4 +176,38 @@ TEST_CASE("scan.startup.specific-offsets") {
     CHECK(m.at(1) == 300);
     CHECK_THROWS(parse_specific_offsets("partition:0"));
     CHECK_THROWS(parse_specific_offsets("partition:x,offset:1"));
+}
+
+TEST_CASE("a message is decoded the same whatever bytes follow it in memory") {
+    // The decoder parses a message where librdkafka keeps it when simdjson's padding, which it
+    // reads past the end, is in the same page: those bytes must not change the result.
+    constexpr std::size_t kPage = 4096;
+    const std::string message =
+        R"({"before":null,"after":{"id":7,"name":"x\"y","amount":12.50,"at":"2024-01-01 10:00:00"},)"
+        R"("op":"c","source":{"db":"app","table":"orders"}})";
+    auto decoded = [](std::string_view value) {
+        MessageDecoder d(dynamic(ValueFormat::DebeziumJson, {"source.db", "source.table"}));
+        EventBatch out = decode(d, value, R"({"id":7})");
+        REQUIRE(out.size() == 2);
+        return create(out[0]).schema.to_string() + " " +
+               format_row(data(out[1]).after->view(), create(out[0]).schema);
+    };
+    const std::string expected = decoded(std::string(message) + std::string(64, ' '));
+    CHECK(expected ==
+          "columns={`id` BIGINT,`name` STRING,`amount` DECIMAL(4, 2),`at` TIMESTAMP(0)}, "
+          "primaryKeys=id, options=() [7, x\"y, 12.50, 2024-01-01T10:00]");
+
+    std::vector<char> memory(3 * kPage);
+    char* page = memory.data() + (kPage - reinterpret_cast<std::uintptr_t>(memory.data()) % kPage);
+    const std::string hostile = "\"\\9}]{[,:-e.1\"\\u00";
+    for (std::size_t i = 0; i < 2 * kPage; ++i) page[i] = hostile[i % hostile.size()];
+    // At the page's start (parsed in place unless sanitized) and ending at its last bytes (copied).
+    for (std::size_t offset :
+         {std::size_t{0}, kPage - message.size() - 1, kPage - message.size()}) {
+        INFO("offset " << offset);
+        std::memcpy(page + offset, message.data(), message.size());
+        CHECK(decoded(std::string_view(page + offset, message.size())) == expected);
+    }
+    CHECK_FALSE(padding_readable_in_place(page + kPage - 10, 5));
+    CHECK_FALSE(padding_readable_in_place(page, 0));
 }
