@@ -119,28 +119,29 @@ class KafkaWriter final : public SinkWriter {
             if (!pending_.empty() && (pending_topic_ != topic || !t.headers.empty() ||
                                       pending_.size() >= kPendingRecords))
                 co_await send_pending();
-            key_.clear();
-            if (settings_.key_format == KeyFormat::Json) {
-                json::write_json_key(key_, *data, t.key, settings_.key_json);
-            } else {
-                csv::write_csv_key(key_, *data, t.key);
-            }
-            value_.clear();
-            if (settings_.value_format == SinkValueFormat::DebeziumJson) {
-                json::write_debezium_json(value_, *data, t.schema, settings_.debezium,
-                                          t.connect_schema, &t.rendering);
-            } else {
-                json::write_canal_json(value_, *data, t.schema, settings_.canal, &t.rendering);
-            }
-            bytes += key_.size() + value_.size();
             if (t.headers.empty()) {
+                // Serialized straight into the batch's buffer, not copied there.
+                const std::size_t offset = pending_bytes_.size();
+                std::size_t key_size = 0;
+                try {
+                    serialize_key(pending_bytes_, *data, t);
+                    key_size = pending_bytes_.size() - offset;
+                    serialize_value(pending_bytes_, *data, t);
+                } catch (...) {
+                    pending_bytes_.resize(offset);
+                    throw;
+                }
+                const std::size_t size = pending_bytes_.size() - offset;
+                bytes += size;
                 pending_topic_ = topic;
-                pending_.push_back(
-                    PendingRecord{pending_bytes_.size(), key_.size(), value_.size(), &data->table});
-                pending_bytes_ += key_;
-                pending_bytes_ += value_;
+                pending_.push_back(PendingRecord{offset, key_size, size - key_size, &data->table});
                 continue;
             }
+            key_.clear();
+            serialize_key(key_, *data, t);
+            value_.clear();
+            serialize_value(value_, *data, t);
+            bytes += key_.size() + value_.size();
             // The common case needs no suspension (and no coroutine frame per record).
             if (!try_produce(t, data->table)) co_await produce_when_room(t, data->table);
         }
@@ -242,6 +243,25 @@ class KafkaWriter final : public SinkWriter {
             t.headers.emplace_back("tableName", id.table_name());
         }
         last_ = nullptr;  // rehashing may move entries
+    }
+
+    /// Appends the record's key to `out`.
+    void serialize_key(std::string& out, const DataChangeEvent& data, const TableState& t) const {
+        if (settings_.key_format == KeyFormat::Json) {
+            json::write_json_key(out, data, t.key, settings_.key_json);
+        } else {
+            csv::write_csv_key(out, data, t.key);
+        }
+    }
+
+    /// Appends the record's value to `out`.
+    void serialize_value(std::string& out, const DataChangeEvent& data, const TableState& t) const {
+        if (settings_.value_format == SinkValueFormat::DebeziumJson) {
+            json::write_debezium_json(out, data, t.schema, settings_.debezium, t.connect_schema,
+                                      &t.rendering);
+        } else {
+            json::write_canal_json(out, data, t.schema, settings_.canal, &t.rendering);
+        }
     }
 
     /// False when librdkafka's queue is full; throws on other errors. A record librdkafka
