@@ -70,8 +70,6 @@ bool padding_readable_in_place(const void* data, std::size_t size) {
     return last % kPage + simdjson::SIMDJSON_PADDING < kPage;
 }
 
-namespace {}  // namespace
-
 MessageDecoder::MessageDecoder(const DecoderSettings& settings)
     : settings_(settings),
       parser_(make_format_parser(settings.format, settings.canal)),
