@@ -132,6 +132,12 @@ class KafkaWriter final : public SinkWriter {
                     throw;
                 }
                 const std::size_t size = pending_bytes_.size() - offset;
+                if (refused_as_larger_than_queue(
+                        topic, std::string_view(pending_bytes_).substr(offset, key_size),
+                        std::string_view(pending_bytes_).substr(offset + key_size), data->table)) {
+                    pending_bytes_.resize(offset);
+                    continue;
+                }
                 bytes += size;
                 pending_topic_ = topic;
                 pending_.push_back(PendingRecord{offset, key_size, size - key_size, &data->table});
@@ -141,6 +147,7 @@ class KafkaWriter final : public SinkWriter {
             serialize_key(key_, *data, t);
             value_.clear();
             serialize_value(value_, *data, t);
+            if (refused_as_larger_than_queue(topic, key_, value_, data->table)) continue;
             bytes += key_.size() + value_.size();
             // The common case needs no suspension (and no coroutine frame per record).
             if (!try_produce(t, data->table)) co_await produce_when_room(t, data->table);
@@ -328,6 +335,23 @@ class KafkaWriter final : public SinkWriter {
         }
         pending_.clear();
         pending_bytes_.clear();
+    }
+
+    /// A value larger than librdkafka's whole local queue would be answered "queue full" however
+    /// long the writer waited: it goes to the bad-record policy (as Java's producer refuses a
+    /// record larger than buffer.memory), and true is returned.
+    bool refused_as_larger_than_queue(rd_kafka_topic_t* topic, std::string_view key,
+                                      std::string_view value, const TableId& table) {
+        const std::size_t bound = producer().max_queued_value_bytes();
+        if (value.size() <= bound) return false;
+        metrics_.errors.inc();
+        bad_records_.handle(BadRecord{
+            "rejected", record_position(rd_kafka_topic_name(topic), key, table.str()),
+            "a record of " + std::to_string(value.size()) +
+                " bytes (value) is larger than the producer's queue, " + std::to_string(bound) +
+                " bytes (properties.buffer.memory / queue.buffering.max.kbytes)",
+            std::string(value)});
+        return true;
     }
 
     /// A record librdkafka did not enqueue for a reason of its own: one it refuses (larger than

@@ -20,6 +20,12 @@ Producer::Producer(const ProducerSettings& settings) : hash_by_key_(settings.has
         if (BootstrapAgain::names_servers(k)) bootstrap_again_ = BootstrapAgain(v);
     }
     if (settings.transactional_id) set("transactional.id", *settings.transactional_id);
+    char kbytes[32];
+    std::size_t kbytes_size = sizeof kbytes;
+    if (rd_kafka_conf_get(conf, "queue.buffering.max.kbytes", kbytes, &kbytes_size) !=
+        RD_KAFKA_CONF_OK)
+        throw std::logic_error("kafka producer: queue.buffering.max.kbytes unreadable");
+    max_queued_value_bytes_ = static_cast<std::size_t>(std::stoull(kbytes)) * 1024;
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery);
     rd_kafka_conf_set_error_cb(conf, &Producer::on_error);

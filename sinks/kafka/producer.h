@@ -54,6 +54,11 @@ class Producer {
     void produce_batch(rd_kafka_topic_t* topic, std::int32_t partition, rd_kafka_message_t* records,
                        std::size_t count);
 
+    /// The most value bytes librdkafka's local queue holds (queue.buffering.max.kbytes, which
+    /// counts values only): a larger value could never be enqueued, and librdkafka would answer
+    /// "queue full" for it however long the caller waited.
+    std::size_t max_queued_value_bytes() const { return max_queued_value_bytes_; }
+
     /// Serves delivery reports without waiting.
     void poll() { rd_kafka_poll(rk_, 0); }
     /// Records produced and not yet reported.
@@ -98,6 +103,7 @@ class Producer {
     std::uint64_t acknowledged_ = 0;
     std::chrono::steady_clock::time_point acknowledged_at_;
     bool hash_by_key_ = false;
+    std::size_t max_queued_value_bytes_ = 0;
     std::unordered_map<std::string, rd_kafka_topic_t*> topics_;
     std::atomic<std::uint64_t> delivered_{0};
     std::atomic<bool> failed_{false};

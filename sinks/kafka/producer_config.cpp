@@ -27,6 +27,20 @@ long long number_or(const std::string* text, long long fallback) {
     }
 }
 
+// The local queue's bound in KiB of values (librdkafka counts values only, and adds ~200 B a
+// record): it fills whenever the broker acknowledges slower than the pipeline produces. 12 MiB is
+// 5 in-flight requests of 2 MB and more; 24 MiB took the relay's peak RSS past 100 MB (109 MB
+// at parallelism 2), at no gain in throughput (bench/reports/kafka_relay.md). It is never below
+// the largest record the producer sends (message.max.bytes, which max.request.size sets): a
+// record the queue cannot hold would be answered "queue full" for ever.
+long long default_queue_kbytes(const ClientConfig& client) {
+    constexpr long long kQueueKbytes = 12 * 1024;
+    constexpr long long kMessageMaxBytes = 1'000'000;  // librdkafka's default
+    const long long largest =
+        number_or(user_setting(client, {"message.max.bytes"}), kMessageMaxBytes);
+    return std::max(kQueueKbytes, (largest + 1023) / 1024);
+}
+
 }  // namespace
 
 std::optional<std::string> idempotence_off_because(const ClientConfig& client) {
@@ -58,12 +72,7 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
         {"batch.num.messages", "20000"},
         {"batch.size", "2000000"},
         {"queue.buffering.max.messages", "200000"},
-        // The local queue's bound (payload and key bytes; librdkafka adds ~200 B a record): it
-        // fills whenever the broker acknowledges slower than the pipeline produces. 12 MiB is
-        // 5 in-flight requests of 2 MB and more; 24 MiB took the relay's peak RSS past 100 MB
-        // (109 MB at parallelism 2), at no gain in throughput (bench/reports/kafka_relay.md).
-        // properties.buffer.memory (bytes) or queue.buffering.max.kbytes set it.
-        {"queue.buffering.max.kbytes", "12288"},
+        {"queue.buffering.max.kbytes", std::to_string(default_queue_kbytes(s.client))},
         {"allow.auto.create.topics", "false"},  // the sink never creates topics
     };
     if (!idempotence_off_because(s.client)) config.emplace_back("enable.idempotence", "true");

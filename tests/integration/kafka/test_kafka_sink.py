@@ -254,6 +254,61 @@ def test_a_record_larger_than_max_request_size_goes_to_the_policy_and_the_rest_i
         assert "Broker: Message size too large" in records[0]["error"] or "too large" in records[0]["error"]
 
 
+def queue_bound_run(kafka_broker, cdcd, tmp_path, policy, delivery, headers=False):
+    """Row 5 (about 20 kB) among 19 small rows, through a producer whose queue holds 8 KiB:
+    librdkafka would answer 'queue full' for that record however long the writer waited.
+    With headers, records are produced one by one instead of in batches."""
+    topic = unique("queue")
+    kafka_broker.create_topic(topic)
+    sink = (f"  sink.delivery-guarantee: {delivery}\n  properties.max.request.size: 100000\n"
+            "  properties.buffer.memory: 8192")
+    if headers:
+        sink += "\n  sink.add-tableId-to-header-enabled: true"
+    dead = tmp_path / "dead.jsonl"
+    pipeline = f"  bad-record.policy: {policy}\n"
+    if policy == "dead-letter":
+        pipeline += f"  bad-record.dead-letter.path: {dead}\n"
+    c = cdcd(GENERATED_TO_KAFKA.format(bootstrap=kafka_broker.bootstrap, topic=topic, sink=sink,
+                                       name=unique("queue"), pipeline=pipeline))
+    return topic, dead, c.run(check=False, timeout=60)
+
+
+@pytest.mark.parametrize("delivery,headers", [("at-least-once", False), ("exactly-once", False),
+                                              ("at-least-once", True)])
+def test_a_record_larger_than_the_producer_queue_goes_to_the_policy_instead_of_waiting_forever(
+        kafka_broker, cdcd, tmp_path, delivery, headers):
+    topic, dead, p = queue_bound_run(kafka_broker, cdcd, tmp_path, "dead-letter", delivery, headers)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert delivered_ids(kafka_broker, topic) == [i for i in range(1, 21) if i != 5]
+    records = [json.loads(x) for x in dead.read_text().splitlines()]
+    assert len(records) == 1 and records[0]["stage"] == "sink" and records[0]["reason"] == "rejected"
+    assert json.loads(records[0]["record"])["after"]["id"] == 5
+    assert "larger than the producer's queue" in records[0]["error"], records[0]["error"]
+    assert "buffer.memory" in records[0]["error"]
+
+
+def test_a_record_larger_than_the_producer_queue_stops_the_pipeline_under_fail(kafka_broker, cdcd, tmp_path):
+    topic, _, p = queue_bound_run(kafka_broker, cdcd, tmp_path, "fail", "at-least-once")
+    assert p.returncode != 0
+    assert f"topic {topic}, key " in p.stderr and '"id":5' in p.stderr, p.stderr[-2000:]
+    assert "larger than the producer's queue" in p.stderr
+
+
+def test_a_record_max_request_size_allows_is_written_whatever_the_default_queue_holds(kafka_broker, cdcd):
+    # The producer's queue holds 12 MiB by default; max.request.size lets a 13 MB record through,
+    # so the queue grows to hold it instead of answering "queue full" for ever.
+    topic = unique("large")
+    kafka_broker.create_topic(topic, config={"max.message.bytes": 20000000})
+    c = cdcd(GENERATED_TO_KAFKA.replace("RPAD(payload, 20000, 'y')", "RPAD(payload, 13000000, 'y')").format(
+        bootstrap=kafka_broker.bootstrap, topic=topic, name=unique("large"), pipeline="",
+        sink="  properties.max.request.size: 20000000"))
+    p = c.run(check=False, timeout=90)
+    assert p.returncode == 0, p.stderr[-3000:]
+    records = [json.loads(v) for v in values(kafka_broker.consume_all(topic))]
+    assert [r["after"]["id"] for r in records] == list(range(1, 21))
+    assert len(records[4]["after"]["payload"]) == 13000000
+
+
 def test_a_broker_rejection_in_a_delivery_report_fails_even_under_skip_naming_key_and_size(kafka_broker, cdcd, tmp_path):
     # Without a client-side limit the topic's max.message.bytes refuses the record's batch in the
     # delivery report, which cannot tell it from records batched with it: never skipped.

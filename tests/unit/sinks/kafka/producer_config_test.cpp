@@ -40,7 +40,7 @@ std::string producer_error(const Config& config) {
     return "";
 }
 
-KafkaSinkSettings with_properties(std::map<std::string, std::string> properties) {
+KafkaSinkSettings with_properties(const std::map<std::string, std::string>& properties) {
     KafkaSinkSettings s;
     s.client = translate_properties(properties, ClientRole::Producer);
     return s;
@@ -62,6 +62,20 @@ TEST_CASE(
                     "queue.buffering.max.kbytes") == "32768");
     CHECK(effective(producer_config(with_properties({{"queue.buffering.max.kbytes", "4096"}})),
                     "queue.buffering.max.kbytes") == "4096");
+}
+
+TEST_CASE("the producer's default queue holds the largest record max.request.size lets through") {
+    // A record larger than the whole queue would be answered "queue full" for ever.
+    CHECK(effective(producer_config(with_properties({{"max.request.size", "30000000"}})),
+                    "queue.buffering.max.kbytes") == "29297");
+    CHECK(effective(producer_config(with_properties({{"message.max.bytes", "20971520"}})),
+                    "queue.buffering.max.kbytes") == "20480");
+    CHECK(effective(producer_config(with_properties({{"max.request.size", "2000000"}})),
+                    "queue.buffering.max.kbytes") == "12288");
+    // The user's own bound is kept; a record larger than it goes to the bad-record policy.
+    CHECK(effective(producer_config(with_properties(
+                        {{"max.request.size", "30000000"}, {"buffer.memory", "8388608"}})),
+                    "queue.buffering.max.kbytes") == "8192");
 }
 
 TEST_CASE("the user's enable.idempotence: false wins") {

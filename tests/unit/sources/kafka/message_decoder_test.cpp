@@ -1,8 +1,8 @@
 #include "sources/kafka/message_decoder.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "pipeline/data/field_format.h"
@@ -205,7 +205,7 @@ TEST_CASE("a message is decoded the same whatever bytes follow it in memory") {
     for (std::size_t offset :
          {std::size_t{0}, kPage - message.size() - 1, kPage - message.size()}) {
         INFO("offset " << offset);
-        std::memcpy(page + offset, message.data(), message.size());
+        std::copy(message.begin(), message.end(), page + offset);
         CHECK(decoded(std::string_view(page + offset, message.size())) == expected);
     }
     CHECK_FALSE(padding_readable_in_place(page + kPage - 10, 5));
