@@ -199,11 +199,20 @@ void validate_kafka_sink(const config::ValidatedOptions& options,
         names.transactional_id_prefix = o->transactional_id_prefix;
         config::PipelineOptions unset;
         unset.name = config::kDefaultPipelineName;
-        names.pipeline_name = config::pipeline_option_bindings().read(pipeline, unset)->name;
+        const auto pipeline_options = config::pipeline_option_bindings().read(pipeline, unset);
+        names.pipeline_name = pipeline_options->name;
         try {
             transactional_names(names);
         } catch (const std::exception& e) {
             d.error(o.where(o->delivery), e.what());
+        }
+        try {
+            if (auto why =
+                    transactions_outlived(translate_properties(o->properties, ClientRole::Producer),
+                                          pipeline_options->checkpoint_interval))
+                d.error(o.where(o->delivery), *why);
+        } catch (const std::exception&) {
+            // properties that do not translate are reported below
         }
     } else if (o.is_set(o->transactional_id_prefix)) {
         d.error(o.where(o->transactional_id_prefix), "`" + o.key(o->transactional_id_prefix) +

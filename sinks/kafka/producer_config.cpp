@@ -33,6 +33,10 @@ long long number_or(const std::string* text, long long fallback) {
 // at parallelism 2), at no gain in throughput (bench/reports/kafka_relay.md). It is never below
 // the largest record the producer sends (message.max.bytes, which max.request.size sets): a
 // record the queue cannot hold would be answered "queue full" for ever.
+// cdcd's transaction.timeout.ms (librdkafka's is 60 s): the broker's largest by default
+// (transaction.max.timeout.ms), so a checkpoint may take long without the broker aborting it.
+constexpr long long kTransactionTimeoutMs = 900'000;
+
 long long default_queue_kbytes(const ClientConfig& client) {
     constexpr long long kQueueKbytes = 12 * 1024;
     constexpr long long kMessageMaxBytes = 1'000'000;  // librdkafka's default
@@ -77,9 +81,24 @@ std::vector<std::pair<std::string, std::string>> producer_config(const KafkaSink
     };
     if (!idempotence_off_because(s.client)) config.emplace_back("enable.idempotence", "true");
     if (s.delivery == DeliveryGuarantee::ExactlyOnce)
-        config.emplace_back("transaction.timeout.ms", "900000");
+        config.emplace_back("transaction.timeout.ms", std::to_string(kTransactionTimeoutMs));
     for (const auto& kv : s.client.librdkafka) config.push_back(kv);
     return config;
+}
+
+std::optional<std::string> transactions_outlived(const ClientConfig& client,
+                                                 std::chrono::milliseconds checkpoint_interval) {
+    const long long timeout =
+        number_or(user_setting(client, {"transaction.timeout.ms"}), kTransactionTimeoutMs);
+    if (checkpoint_interval.count() < timeout) return std::nullopt;
+    return "exactly-once: execution.checkpointing.interval (" +
+           std::to_string(checkpoint_interval.count()) +
+           " ms) is not shorter than the producer's transaction.timeout.ms (" +
+           std::to_string(timeout) +
+           " ms): the broker would abort every transaction before the checkpoint that commits "
+           "it, and each restart would fail the same way. Shorten the interval, or raise "
+           "properties.transaction.timeout.ms (at most the broker's transaction.max.timeout.ms, "
+           "15 min by default)";
 }
 
 std::chrono::milliseconds transaction_stall_limit(const ClientConfig& client) {

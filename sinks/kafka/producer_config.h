@@ -30,6 +30,12 @@ bool sends_promptly_when_idle(const KafkaSinkSettings& settings);
 /// idempotence: false"; nullopt when the producers are idempotent.
 std::optional<std::string> idempotence_off_because(const ClientConfig& client);
 
+/// Exactly-once: why checkpoints `checkpoint_interval` apart can never commit a transaction (the
+/// broker aborts one open longer than the producer's transaction.timeout.ms); nullopt when they
+/// can.
+std::optional<std::string> transactions_outlived(const ClientConfig& client,
+                                                 std::chrono::milliseconds checkpoint_interval);
+
 /// Exactly-once: how long a transaction's records may go without a single delivery report before
 /// the sink gives up on its producer: three request timeouts (properties.request.timeout.ms,
 /// librdkafka's default 30 s), at least 60 s. Every request is answered or timed out and retried

@@ -176,6 +176,40 @@ def test_validate_reports_exactly_once_without_transactional_names_at_its_line(t
         assert p.returncode == 0, p.stdout + p.stderr
 
 
+
+@pytest.mark.parametrize("interval,timeout_property,refused", [
+    ("15min", None, True),            # cdcd's transaction.timeout.ms is 15 min
+    ("20s", "20000", True),
+    ("10min", None, False),
+    ("20s", "60000", False),
+])
+def test_exactly_once_refuses_a_checkpoint_interval_no_shorter_than_the_transaction_timeout(
+        tmp_path, interval, timeout_property, refused):
+    # The broker aborts a transaction open longer than transaction.timeout.ms: with checkpoints
+    # that far apart, no transaction would ever commit, and each restart would fail the same way.
+    import subprocess
+    from conftest import CDCD
+    sink = "  topic: t\n  sink.delivery-guarantee: exactly-once\n  sink.transactional-id-prefix: p1"
+    if timeout_property:
+        sink += f"\n  properties.transaction.timeout.ms: {timeout_property}"
+    text = VALUES.format(bootstrap="127.0.0.1:9", sink=sink, name="eos-interval")
+    text += f"  execution.checkpointing.interval: {interval}\n"
+    path = tmp_path / "eos.yaml"
+    path.write_text(text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "delivery-guarantee" in t)
+    p = subprocess.run([CDCD, "validate", str(path)], capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    if not refused:
+        assert p.returncode == 0, out
+        return
+    assert p.returncode != 0, out
+    assert f"{path}:{line}:" in out, out
+    assert "execution.checkpointing.interval" in out and "transaction.timeout.ms" in out, out
+    # `cdcd run` refuses it the same way, before it contacts the broker.
+    p = subprocess.run([CDCD, "run", str(path), "--state-dir", str(tmp_path / "state")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "transaction.timeout.ms" in p.stderr, p.stderr[-2000:]
+
 GENERATED_TO_KAFKA = """
 source:
   type: values

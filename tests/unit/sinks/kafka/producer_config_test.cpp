@@ -148,3 +148,16 @@ TEST_CASE("a quiet writer sends at once, unless the user chose a linger or exact
     at_least_once.delivery = DeliveryGuarantee::AtLeastOnce;
     CHECK(sends_promptly_when_idle(at_least_once));
 }
+
+TEST_CASE("exactly-once: checkpoints must come more often than the broker aborts transactions") {
+    using std::chrono::milliseconds;
+    const auto defaults = with_properties({}).client;
+    CHECK_FALSE(transactions_outlived(defaults, milliseconds(899'999)));
+    REQUIRE(transactions_outlived(defaults, milliseconds(900'000)));
+    CHECK_THAT(*transactions_outlived(defaults, milliseconds(900'000)),
+               Catch::Contains("(900000 ms) is not shorter than the producer's "
+                               "transaction.timeout.ms (900000 ms)"));
+    const auto shorter = with_properties({{"transaction.timeout.ms", "60000"}}).client;
+    CHECK(transactions_outlived(shorter, milliseconds(60'000)));
+    CHECK_FALSE(transactions_outlived(shorter, milliseconds(10'000)));
+}
