@@ -27,16 +27,16 @@ long long number_or(const std::string* text, long long fallback) {
     }
 }
 
+// cdcd's transaction.timeout.ms (librdkafka's is 60 s): the broker's largest by default
+// (transaction.max.timeout.ms), so a checkpoint may take long without the broker aborting it.
+constexpr long long kTransactionTimeoutMs = 900'000;
+
 // The local queue's bound in KiB of values (librdkafka counts values only, and adds ~200 B a
 // record): it fills whenever the broker acknowledges slower than the pipeline produces. 12 MiB is
 // 5 in-flight requests of 2 MB and more; 24 MiB took the relay's peak RSS past 100 MB (109 MB
 // at parallelism 2), at no gain in throughput (bench/reports/kafka_relay.md). It is never below
 // the largest record the producer sends (message.max.bytes, which max.request.size sets): a
 // record the queue cannot hold would be answered "queue full" for ever.
-// cdcd's transaction.timeout.ms (librdkafka's is 60 s): the broker's largest by default
-// (transaction.max.timeout.ms), so a checkpoint may take long without the broker aborting it.
-constexpr long long kTransactionTimeoutMs = 900'000;
-
 long long default_queue_kbytes(const ClientConfig& client) {
     constexpr long long kQueueKbytes = 12 * 1024;
     constexpr long long kMessageMaxBytes = 1'000'000;  // librdkafka's default
