@@ -244,6 +244,18 @@ def test_a_full_producer_queue_stops_a_batch_part_way_and_every_record_goes_once
     assert delivered_ids(kafka_broker, topic) == list(range(1, rows + 1))
 
 
+def run_with_policy(kafka_broker, cdcd, tmp_path, topic, sink, policy, timeout=120):
+    """GENERATED_TO_KAFKA into `topic` under bad-record.policy `policy` (dead letters to
+    tmp_path/dead.jsonl): (topic, dead-letter path, the finished process)."""
+    dead = tmp_path / "dead.jsonl"
+    pipeline = f"  bad-record.policy: {policy}\n"
+    if policy == "dead-letter":
+        pipeline += f"  bad-record.dead-letter.path: {dead}\n"
+    c = cdcd(GENERATED_TO_KAFKA.format(bootstrap=kafka_broker.bootstrap, topic=topic, sink=sink,
+                                       name=unique(topic), pipeline=pipeline))
+    return topic, dead, c.run(check=False, timeout=timeout)
+
+
 def oversized_record_run(kafka_broker, cdcd, tmp_path, policy, delivery, client_limit=True):
     """Row 5 (about 20 kB) among 19 small rows, into a topic with max.message.bytes 10000."""
     topic = unique("big")
@@ -251,13 +263,7 @@ def oversized_record_run(kafka_broker, cdcd, tmp_path, policy, delivery, client_
     sink = f"  sink.delivery-guarantee: {delivery}"
     if client_limit:
         sink += "\n  properties.max.request.size: 10000"
-    dead = tmp_path / "dead.jsonl"
-    pipeline = f"  bad-record.policy: {policy}\n"
-    if policy == "dead-letter":
-        pipeline += f"  bad-record.dead-letter.path: {dead}\n"
-    c = cdcd(GENERATED_TO_KAFKA.format(bootstrap=kafka_broker.bootstrap, topic=topic, sink=sink,
-                                       name=unique("big"), pipeline=pipeline))
-    return topic, dead, c.run(check=False)
+    return run_with_policy(kafka_broker, cdcd, tmp_path, topic, sink, policy)
 
 
 def delivered_ids(kafka_broker, topic):
@@ -298,13 +304,7 @@ def queue_bound_run(kafka_broker, cdcd, tmp_path, policy, delivery, headers=Fals
             "  properties.buffer.memory: 8192")
     if headers:
         sink += "\n  sink.add-tableId-to-header-enabled: true"
-    dead = tmp_path / "dead.jsonl"
-    pipeline = f"  bad-record.policy: {policy}\n"
-    if policy == "dead-letter":
-        pipeline += f"  bad-record.dead-letter.path: {dead}\n"
-    c = cdcd(GENERATED_TO_KAFKA.format(bootstrap=kafka_broker.bootstrap, topic=topic, sink=sink,
-                                       name=unique("queue"), pipeline=pipeline))
-    return topic, dead, c.run(check=False, timeout=60)
+    return run_with_policy(kafka_broker, cdcd, tmp_path, topic, sink, policy, timeout=60)
 
 
 @pytest.mark.parametrize("delivery,headers", [("at-least-once", False), ("exactly-once", False),
