@@ -146,6 +146,7 @@ def main():
         f"- cdcd at `pipeline.parallelism: 2` (rows `cdcd-p2`): {n / c2w:,.0f} msgs/s, "
         f"**{cw / c2w:.2f}× parallelism 1** (issue 18's target ≥ 1.3×), **{kw / c2w:.2f}× kcat** (target ≥ 1.1×)",
         f"- cdcd per core: {n / cc:,.0f} msgs/s (target ≥ 500,000); RSS {crss / 1024:.0f} MB (target ≤ 100 MB)",
+        f"- cdcd's CPU per message / kcat's, best rounds of this run: {cc / kc:.2f}×",
         "",
         "cdcd does strictly more work than kcat: it parses every message (simdjson On-Demand), infers the "
         "schema, builds binary rows, routes them, re-serializes debezium-json and the JSON key, waits for every "
