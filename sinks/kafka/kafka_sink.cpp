@@ -344,13 +344,10 @@ class KafkaWriter final : public SinkWriter {
                                       std::string_view value, const TableId& table) {
         const std::size_t bound = producer().max_queued_value_bytes();
         if (value.size() <= bound) return false;
-        metrics_.errors.inc();
-        bad_records_.handle(BadRecord{
-            "rejected", record_position(rd_kafka_topic_name(topic), key, table.str()),
-            "a record of " + std::to_string(value.size()) +
-                " bytes (value) is larger than the producer's queue, " + std::to_string(bound) +
-                " bytes (properties.buffer.memory / queue.buffering.max.kbytes)",
-            std::string(value)});
+        reject(topic, key, value, table,
+               "a record of " + std::to_string(value.size()) +
+                   " bytes (value) is larger than the producer's queue, " + std::to_string(bound) +
+                   " bytes (properties.buffer.memory / queue.buffering.max.kbytes)");
         return true;
     }
 
@@ -358,16 +355,24 @@ class KafkaWriter final : public SinkWriter {
     /// message.max.bytes) goes to the bad-record policy, any other error fails the sink.
     void refused(rd_kafka_topic_t* topic, std::string_view key, std::string_view value,
                  const TableId& table, rd_kafka_resp_err_t err) {
-        metrics_.errors.inc();
-        if (!rejects_record(err))
+        if (!rejects_record(err)) {
+            metrics_.errors.inc();
             throw std::runtime_error(std::string("kafka sink: cannot produce to ") +
                                      rd_kafka_topic_name(topic) + ": " + rd_kafka_err2str(err));
+        }
+        reject(topic, key, value, table,
+               "a record of " + std::to_string(key.size() + value.size()) +
+                   " bytes (key and value): " + rd_kafka_err2str(err) +
+                   " (the producer's message.max.bytes / max.request.size)");
+    }
+
+    /// A record the sink will not send goes to the bad-record policy (which may throw).
+    void reject(rd_kafka_topic_t* topic, std::string_view key, std::string_view value,
+                const TableId& table, std::string why) {
+        metrics_.errors.inc();
         bad_records_.handle(BadRecord{"rejected",
                                       record_position(rd_kafka_topic_name(topic), key, table.str()),
-                                      "a record of " + std::to_string(key.size() + value.size()) +
-                                          " bytes (key and value): " + rd_kafka_err2str(err) +
-                                          " (the producer's message.max.bytes / max.request.size)",
-                                      std::string(value)});
+                                      std::move(why), std::string(value)});
     }
 
     /// librdkafka's queue is full: one wait (after start_waiting()) that serves delivery

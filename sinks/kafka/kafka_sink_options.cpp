@@ -192,27 +192,19 @@ Headers parse_custom_headers(const std::string& text) {
 void validate_kafka_sink(const config::ValidatedOptions& options,
                          const config::ValidatedOptions& pipeline, config::Diagnostics& d) {
     const Options o = kafka_sink_bindings().read(options);
+    config::PipelineOptions unset;
+    unset.name = config::kDefaultPipelineName;
+    const auto pipeline_options = config::pipeline_option_bindings().read(pipeline, unset);
     if (o->delivery == DeliveryGuarantee::ExactlyOnce) {
         // The same rule as at start (transactional_names()), so `cdcd validate` reports it.
         KafkaSinkSettings names;
         names.delivery = DeliveryGuarantee::ExactlyOnce;
         names.transactional_id_prefix = o->transactional_id_prefix;
-        config::PipelineOptions unset;
-        unset.name = config::kDefaultPipelineName;
-        const auto pipeline_options = config::pipeline_option_bindings().read(pipeline, unset);
         names.pipeline_name = pipeline_options->name;
         try {
             transactional_names(names);
         } catch (const std::exception& e) {
             d.error(o.where(o->delivery), e.what());
-        }
-        try {
-            if (auto why =
-                    transactions_outlived(translate_properties(o->properties, ClientRole::Producer),
-                                          pipeline_options->checkpoint_interval))
-                d.error(o.where(o->delivery), *why);
-        } catch (const std::exception&) {
-            // properties that do not translate are reported below
         }
     } else if (o.is_set(o->transactional_id_prefix)) {
         d.error(o.where(o->transactional_id_prefix), "`" + o.key(o->transactional_id_prefix) +
@@ -237,7 +229,10 @@ void validate_kafka_sink(const config::ValidatedOptions& options,
     if (!props.count("bootstrap.servers"))
         d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
     try {
-        translate_properties(props, ClientRole::Producer);
+        const ClientConfig client = translate_properties(props, ClientRole::Producer);
+        if (o->delivery == DeliveryGuarantee::ExactlyOnce)
+            if (auto why = transactions_outlived(client, pipeline_options->checkpoint_interval))
+                d.error(o.where(o->delivery), *why);
     } catch (const std::exception& e) {
         std::string key = std::string(e.what()).substr(0, std::string(e.what()).find(':'));
         d.error(o.options().location(key), e.what());
