@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pipeline/connector/stream.h"
 #include "pipeline/event/events.h"
 #include "pipeline/util/prefetch.h"
 
@@ -51,5 +52,34 @@ class PartitionKey {
     bool by_key_ = false;  // else by table id
     std::vector<KeyColumn> columns_;
 };
+
+/// Moves `events` into `parts` (one per writer; `events` is left empty): each data change to the
+/// writer PartitionKey picks for it, every other event to every writer, in order.
+/// `sink_schema(TableId) -> const Schema*` is asked once per run of one table's changes.
+template <typename SinkSchema>
+void partition_events(EventBatch& events, std::vector<EventBatch>& parts,
+                      PartitioningStrategy strategy, const SinkSchema& sink_schema) {
+    for (auto& part : parts) part.reserve(2 * events.size() / parts.size() + 16);
+    // Batches usually hold one table's events: its key is found once per run of them.
+    std::optional<TableId> table;
+    std::optional<PartitionKey> key;
+    for (std::size_t k = 0; k < events.size(); ++k) {
+        if (k + PartitionKey::kPrefetchDistance < events.size())
+            if (const auto* ahead =
+                    std::get_if<DataChangeEvent>(&events[k + PartitionKey::kPrefetchDistance]))
+                PartitionKey::prefetch_key(*ahead);
+        Event& e = events[k];
+        if (auto* data = std::get_if<DataChangeEvent>(&e)) {
+            if (table != data->table) {
+                table = data->table;
+                key.emplace(sink_schema(data->table), strategy);
+            }
+            parts[key->writer_of(*data, parts.size())].push_back(std::move(e));
+        } else {
+            for (auto& p : parts) p.push_back(e);
+        }
+    }
+    events.clear();
+}
 
 }  // namespace cdcd

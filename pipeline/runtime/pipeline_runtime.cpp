@@ -99,9 +99,10 @@ void PipelineRuntime::Impl::register_channel_metrics() {
     }
 }
 
-awaitable<void> PipelineRuntime::Impl::send_to_source_channel(StreamElement element) {
-    co_await source_channel.async_send(boost::system::error_code{}, std::move(element),
-                                       use_awaitable);
+awaitable<void> PipelineRuntime::Impl::send_to_source_channel(StreamElement element,
+                                                              std::size_t reader) {
+    SourceElement sent{std::move(element), reader};
+    co_await source_channel.async_send(boost::system::error_code{}, std::move(sent), use_awaitable);
     ++queued[0];
 }
 
@@ -165,16 +166,19 @@ awaitable<void> PipelineRuntime::Impl::source_task() {
 awaitable<void> PipelineRuntime::Impl::processor_task() {
     EventBatch out;
     while (true) {
-        auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+        auto [ec, received] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
         --queued[0];
+        StreamElement& element = received.element;
         if (readers.empty() || std::holds_alternative<EventBatch>(element)) {
             if (co_await process(element, out)) co_return;
+            if (received.reader != SourceElement::kNoReader) reader_batch_routed(received.reader);
             continue;
         }
         std::vector<StreamElement> passed = align_readers(std::move(element));
         for (StreamElement& aligned : passed)
             if (co_await process(aligned, out)) co_return;
+        if (!passed.empty()) release_readers();
     }
 }
 
@@ -201,9 +205,10 @@ awaitable<bool> PipelineRuntime::Impl::process(StreamElement& element, EventBatc
 /// thread works on later ones.
 awaitable<void> PipelineRuntime::Impl::transform_feeder_task() {
     while (true) {
-        auto [ec, element] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
+        auto [ec, received] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
         --queued[0];
+        StreamElement& element = received.element;
         // (The source does not split into readers when there is a transform: start_readers.)
         bool end = std::holds_alternative<EndOfInput>(element);
         co_await transform_stage->send(std::move(element));
@@ -255,28 +260,7 @@ awaitable<void> PipelineRuntime::Impl::dispatch(EventBatch& out) {
         co_return;
     }
     std::vector<EventBatch> parts(writers.size());
-    for (auto& part : parts) part.reserve(2 * out.size() / writers.size() + 16);
-    // Batches usually hold one table's events: its key is found once per run of them.
-    std::optional<TableId> table;
-    std::optional<PartitionKey> key;
-    for (std::size_t k = 0; k < out.size(); ++k) {
-        if (k + PartitionKey::kPrefetchDistance < out.size())
-            if (const auto* ahead =
-                    std::get_if<DataChangeEvent>(&out[k + PartitionKey::kPrefetchDistance]))
-                PartitionKey::prefetch_key(*ahead);
-        Event& e = out[k];
-        if (auto* data = std::get_if<DataChangeEvent>(&e)) {
-            if (table != data->table) {
-                table = data->table;
-                key.emplace(schema_operator->sink_schema(data->table), plan.partitioning);
-            }
-            std::size_t w = key->writer_of(*data, writers.size());
-            parts[w].push_back(std::move(e));
-        } else {
-            for (auto& p : parts) p.push_back(e);
-        }
-    }
-    out.clear();
+    partition_events(out, parts, plan.partitioning, sink_schema);
     // Sent as they come: holding parts back to send fewer, larger batches to writers on threads
     // of their own measured slower (their rows no longer fit the caches).
     for (std::size_t i = 0; i < parts.size(); ++i) {

@@ -6,7 +6,8 @@
 //                               fresh start)
 //   checkpoint_coordinator.cpp  barriers, acks, writing checkpoints and notifying their completion
 //   source_readers.cpp          a source split into readers on the writers' threads: their
-//                               outputs, barriers aligned across them, their end
+//                               outputs (routing where they can), barriers aligned across
+//                               them, their end
 // Private to pipeline/runtime: include only from those files.
 #include <atomic>
 #include <boost/asio/awaitable.hpp>
@@ -48,9 +49,15 @@ struct PipelineRuntime::Impl {
         std::shared_ptr<Countdown> done;
     };
     using WriterElement = std::variant<EventBatch, Barrier, FlushRequest, EndOfInput>;
+    /// What the source channel carries: an element, and the reader that sent it.
+    struct SourceElement {
+        static constexpr std::size_t kNoReader = static_cast<std::size_t>(-1);
+        StreamElement element;
+        std::size_t reader = kNoReader;  // kNoReader: the source on the loop, or the coordinator
+    };
     // Thread-safe: a source's readers send from the writers' loops (source_readers.cpp).
     using SourceChannel =
-        asio::experimental::concurrent_channel<void(boost::system::error_code, StreamElement)>;
+        asio::experimental::concurrent_channel<void(boost::system::error_code, SourceElement)>;
     // Thread-safe: a writer may run on a loop of its own (writer_loops.h).
     using WriterChannel =
         asio::experimental::concurrent_channel<void(boost::system::error_code, WriterElement)>;
@@ -132,7 +139,8 @@ struct PipelineRuntime::Impl {
 
     void build();
     void register_channel_metrics();
-    awaitable<void> send_to_source_channel(StreamElement element);
+    awaitable<void> send_to_source_channel(StreamElement element,
+                                           std::size_t reader = SourceElement::kNoReader);
     awaitable<void> send_to_writer(std::size_t i, WriterElement element);
 
     // ---- recovery (recovery.cpp) ----------------------------------------------------------------
@@ -180,6 +188,12 @@ struct PipelineRuntime::Impl {
     /// passes once every reader has sent it (with their merged state as the source's), the end
     /// once every reader has ended, after a final checkpoint's barrier.
     std::vector<StreamElement> align_readers(StreamElement element);
+    /// Lets the readers held at a barrier go on, once the loop has sent it to every writer.
+    void release_readers();
+    /// Reader `index`'s batch has been routed: its next batches may go straight to its writer.
+    void reader_batch_routed(std::size_t index);
+    /// Hands the readers the schema operator's unchanged routes when schemas have changed.
+    void publish_routes();
     void wake_readers();
 
     // ---- checkpoint coordination (checkpoint_coordinator.cpp) -----------------------------------
@@ -258,6 +272,7 @@ struct PipelineRuntime::Impl {
     std::map<std::uint64_t, ReaderBarrier> reader_barriers;
     std::vector<std::string> reader_final_states;  // each written before the reader's end
     std::size_t readers_ended = 0;
+    std::uint64_t published_schema_version = 0;  // of the routes the readers were handed
     std::unique_ptr<Sink> sink;
     // One operator per lane of the transform stage (empty: no transform).
     std::vector<std::unique_ptr<transform::TransformOperator>> transforms;

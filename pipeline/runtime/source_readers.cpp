@@ -1,37 +1,71 @@
 // A source split into readers (Source::split_readers): reader i runs on writer i's loop, so
-// that rows are built on the threads that write them, and sends its batches to the loop, which
-// routes and partitions them as it does a source's on the loop.
+// that rows are built on the threads that write them.
+//
+// A reader's batch whose tables' rows need no schema operator (the loop's UnchangedRoutes: one
+// sink table each, no coercion) is routed and partitioned on the reader's own thread and goes
+// from there into the writers' channels, as the loop would have sent it, without a trip through
+// the loop. Any other batch (a schema change, an unknown table, a coercion, or any while a tap
+// is attached) goes to the loop, which routes and partitions it as it does a source's on the
+// loop; and the reader sends nothing straight to a writer until the loop has routed it, so that
+// the writers have what came before (a schema change applied) first. Each key's changes are in
+// one reader (Source::split_readers), which sends them to one writer, in order, either way.
 //
 // Checkpoints stay aligned. The coordinator asks every reader, on its own thread, to snapshot
 // its state and send barrier N; a reader that has sent it holds its next batch until the loop
-// has received barrier N from every reader. So nothing a reader emits after its barrier reaches
-// the loop before the last reader's barrier, and the loop passes one barrier N on, with the
-// readers' merged states as the source's part of checkpoint N, exactly where a source on the
-// loop would have put it.
+// has received barrier N from every reader and sent it on to every writer. So nothing a reader
+// emits after its barrier reaches the loop or a writer before the barrier does, and the loop
+// passes one barrier N on, with the readers' merged states as the source's part of checkpoint
+// N, exactly where a source on the loop would have put it.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
+#include <optional>
 
+#include "pipeline/runtime/partitioner.h"
 #include "pipeline/runtime/pipeline_runtime_impl.h"
 
 namespace cdcd {
 
 class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
   public:
-    ReaderOutput(Impl& rt, const asio::any_io_executor& executor)
-        : rt_(rt), executor_(executor), gate_(executor), sleeper_(executor) {}
+    ReaderOutput(Impl& rt, const asio::any_io_executor& executor, std::size_t index,
+                 std::shared_ptr<const UnchangedRoutes> routes)
+        : rt_(rt),
+          executor_(executor),
+          index_(index),
+          routes_(std::move(routes)),
+          gate_(executor),
+          sleeper_(executor) {}
 
     awaitable<void> emit(EventBatch events) override {
-        // Held after this reader's barrier until every reader has sent it.
-        while (held_) {
-            gate_.expires_at(asio::steady_timer::time_point::max());
-            co_await gate_.async_wait(asio::as_tuple(use_awaitable));
-        }
+        // From here to its end, a barrier asked of the reader waits for this batch: the reader's
+        // state already counts it.
+        emitting_ = true;
+        // Held after this reader's barrier until every writer has it.
+        while (held_) co_await wait_at_gate();
         events_ += events.size();
         rt_.count_source_batch(events.size());
-        co_await rt_.send_to_source_channel(StreamElement(std::move(events)));
+        bool here = routed_here(events);
+        if (here) {
+            // The loop routes this reader's earlier batches first; a schema change among them
+            // may change the routes.
+            while (routing_ > 0) co_await wait_at_gate();
+            here = routed_here(events);
+        }
+        if (here) {
+            co_await write(std::move(events));
+        } else {
+            ++routing_;
+            co_await rt_.send_to_source_channel(StreamElement(std::move(events)), index_);
+        }
+        emitting_ = false;
+        if (barrier_due_) {
+            auto [id, states] = std::move(*barrier_due_);
+            barrier_due_.reset();
+            co_await send_barrier(id, std::move(states));
+        }
     }
     bool stopping() const override { return rt_.stopping.load(); }
     awaitable<void> sleep(std::int64_t millis) override {
@@ -43,27 +77,114 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         asio::post(rt_.io, [&rt = rt_] { rt.checkpoint_now(); });
     }
 
-    /// On the reader's loop: barrier `id` was sent; emit() holds until release().
-    void hold() { held_ = true; }
+    /// On the reader's loop: snapshots the reader's state into its slot of `states` and sends
+    /// barrier `id` to the loop, then holds emit() until release(). While a batch is on its way
+    /// (emit() waits for the release of the barrier before, a writer's channel, or the loop),
+    /// the barrier follows it: the reader's state already counts that batch, so the batch must
+    /// reach the writers first.
+    awaitable<void> barrier(std::uint64_t id, std::shared_ptr<std::vector<std::string>> states) {
+        if (emitting_) {
+            barrier_due_.emplace(id, std::move(states));
+            co_return;
+        }
+        co_await send_barrier(id, std::move(states));
+    }
     void release() {
         asio::post(executor_, [this] {
             held_ = false;
             gate_.cancel();
         });
     }
+    /// From the loop: the routes the reader's next batches go straight to its writer by.
+    void set_routes(std::shared_ptr<const UnchangedRoutes> routes) {
+        asio::post(executor_,
+                   [this, routes = std::move(routes)]() mutable { routes_ = std::move(routes); });
+    }
+    /// From the loop: one of the batches the reader sent it has been routed.
+    void routed() {
+        asio::post(executor_, [this] {
+            --routing_;
+            gate_.cancel();
+        });
+    }
     void wake() {
         asio::post(executor_, [this] { sleeper_.cancel(); });
     }
-    /// Events emitted; read on the loop once the reader has ended.
+    /// Events emitted, and those written straight to the reader's writer; read on the loop once
+    /// the reader has ended.
     std::uint64_t events() const { return events_; }
+    std::uint64_t written() const { return written_; }
 
   private:
+    awaitable<void> send_barrier(std::uint64_t id,
+                                 std::shared_ptr<std::vector<std::string>> states) {
+        (*states)[index_] = rt_.readers[index_]->snapshot_state();
+        held_ = true;
+        // Sent also when the reader has ended: the loop aligns every barrier it injected before
+        // it takes the final checkpoint.
+        StreamElement marker(Barrier{id});
+        co_await rt_.send_to_source_channel(std::move(marker));
+    }
+
+    awaitable<void> wait_at_gate() {
+        gate_.expires_at(asio::steady_timer::time_point::max());
+        co_await gate_.async_wait(asio::as_tuple(use_awaitable));
+    }
+
+    /// Whether every event is a data change of a table routes_ has, with no tap attached.
+    bool routed_here(const EventBatch& events) const {
+        if (rt_.taps.any_attached()) return false;
+        std::optional<TableId> known;  // batches usually hold one table's changes
+        for (const Event& e : events) {
+            const auto* data = std::get_if<DataChangeEvent>(&e);
+            if (data == nullptr) return false;
+            if (known == data->table) continue;
+            if (routes_->sink_of(data->table) == nullptr) return false;
+            known = data->table;
+        }
+        return true;
+    }
+
+    /// Routes and partitions the batch by routes_ and hands it to the writers, as the loop would.
+    awaitable<void> write(EventBatch events) {
+        std::optional<TableId> upstream;
+        TableId sink;
+        for (Event& e : events) {
+            auto& data = std::get<DataChangeEvent>(e);
+            if (upstream != data.table) {
+                upstream = data.table;
+                sink = *routes_->sink_of(data.table);
+            }
+            data.table = sink;
+        }
+        written_ += events.size();
+        rt_.rm.sink.records_in.inc(events.size());
+        std::vector<EventBatch> parts(rt_.writers.size());
+        partition_events(events, parts, rt_.plan.partitioning,
+                         [this](TableId t) { return routes_->sink_schema(t); });
+        // Its own writer's part first: the other writer's thread may be busy for a while.
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            std::size_t w = (index_ + k) % parts.size();
+            if (parts[w].empty()) continue;
+            rt_.rm.sink_batches.inc();
+            WriterElement element(std::move(parts[w]));
+            co_await rt_.send_to_writer(w, std::move(element));
+        }
+    }
+
     Impl& rt_;
     asio::any_io_executor executor_;
-    asio::steady_timer gate_;
+    std::size_t index_;
+    std::shared_ptr<const UnchangedRoutes> routes_;  // set on the reader's loop only
+    asio::steady_timer gate_;                        // waited at while held_ or routing_
     asio::steady_timer sleeper_;
     bool held_ = false;
+    bool emitting_ = false;
+    // A barrier asked for during an emit, sent at its end.
+    std::optional<std::pair<std::uint64_t, std::shared_ptr<std::vector<std::string>>>> barrier_due_;
+    std::size_t routing_ = 0;  // batches sent to the loop and not routed yet
     std::uint64_t events_ = 0;
+    std::uint64_t written_ = 0;
 };
 
 bool PipelineRuntime::Impl::start_readers() {
@@ -80,9 +201,12 @@ bool PipelineRuntime::Impl::start_readers() {
                                std::to_string(writers.size()));
     spdlog::info("source readers: {} on the sink writers' threads", readers.size());
     reader_final_states.assign(readers.size(), {});
+    // Those of the restored schemas, if any.
+    std::shared_ptr<const UnchangedRoutes> routes = schema_operator->unchanged_routes();
+    published_schema_version = schema_operator->schema_version();
     for (std::size_t i = 0; i < readers.size(); ++i) {
         auto executor = writer_loops->executor(i);
-        reader_outputs.push_back(std::make_unique<ReaderOutput>(*this, executor));
+        reader_outputs.push_back(std::make_unique<ReaderOutput>(*this, executor, i, routes));
         auto exit =
             on_exit("source " + plan.definition.source.type + " reader " + std::to_string(i));
         asio::co_spawn(executor, reader_task(i), [this, exit](const std::exception_ptr& e) {
@@ -116,12 +240,7 @@ void PipelineRuntime::Impl::inject_reader_barriers(std::uint64_t id) {
 
 awaitable<void> PipelineRuntime::Impl::send_reader_barrier(
     std::size_t index, std::uint64_t id, std::shared_ptr<std::vector<std::string>> states) {
-    (*states)[index] = readers[index]->snapshot_state();
-    static_cast<ReaderOutput&>(*reader_outputs[index]).hold();
-    // Sent also when the reader has ended: the loop aligns every barrier it injected before it
-    // takes the final checkpoint.
-    StreamElement marker(Barrier{id});
-    co_await send_to_source_channel(std::move(marker));
+    co_await static_cast<ReaderOutput&>(*reader_outputs[index]).barrier(id, std::move(states));
 }
 
 std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement element) {
@@ -132,8 +251,7 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
         checkpoints[barrier->checkpoint_id].source_state =
             source->merge_reader_states(*it->second.states);
         reader_barriers.erase(it);
-        for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).release();
-        passed.push_back(std::move(element));
+        passed.push_back(std::move(element));  // the readers go on once it is sent on
     } else if (++readers_ended == readers.size()) {
         source_done = true;  // no barrier is injected from here on
         checkpoint_timer.cancel();
@@ -142,7 +260,10 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
     // reader that has ended still sends them, so every send into the channel is received):
     // the final checkpoint, then the end.
     if (readers_ended < readers.size() || !reader_barriers.empty()) return passed;
-    for (auto& output : reader_outputs) events_in += static_cast<ReaderOutput&>(*output).events();
+    for (auto& output : reader_outputs) {
+        events_in += static_cast<ReaderOutput&>(*output).events();
+        events_out += static_cast<ReaderOutput&>(*output).written();
+    }
     std::uint64_t id = next_checkpoint_id++;
     auto& pending = checkpoints[id];
     pending.source_state = source->merge_reader_states(reader_final_states);
@@ -151,6 +272,22 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
     passed.emplace_back(Barrier{id});
     passed.emplace_back(EndOfInput{});
     return passed;
+}
+
+void PipelineRuntime::Impl::release_readers() {
+    for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).release();
+}
+
+void PipelineRuntime::Impl::reader_batch_routed(std::size_t index) {
+    publish_routes();  // posted first: the reader sees the routes its batch made
+    static_cast<ReaderOutput&>(*reader_outputs.at(index)).routed();
+}
+
+void PipelineRuntime::Impl::publish_routes() {
+    if (schema_operator->schema_version() == published_schema_version) return;
+    published_schema_version = schema_operator->schema_version();
+    std::shared_ptr<const UnchangedRoutes> routes = schema_operator->unchanged_routes();
+    for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).set_routes(routes);
 }
 
 void PipelineRuntime::Impl::wake_readers() {

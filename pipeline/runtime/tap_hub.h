@@ -48,6 +48,14 @@ class TapHub {
         offer_attached(point, batch, TapSchemaLookup(lookup), writer);
     }
 
+    /// Whether a tap is attached at any point: batches that skip the loop's offers (a source's
+    /// readers writing straight to their writers) take the loop's path while one is.
+    bool any_attached() const {
+        for (const auto& count : attached_)
+            if (count.load(std::memory_order_relaxed) != 0) return true;
+        return false;
+    }
+
   private:
     static std::size_t index(TapPoint p) { return static_cast<std::size_t>(p); }
     void offer_attached(TapPoint point, const EventBatch& batch, const TapSchemaLookup& lookup,

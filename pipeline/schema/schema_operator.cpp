@@ -236,6 +236,20 @@ void retarget(DataChangeEvent& routed, TableId sink, const RowCoercion& coercion
 
 }  // namespace
 
+std::shared_ptr<const UnchangedRoutes> SchemaOperator::unchanged_routes() {
+    auto routes = std::make_shared<UnchangedRoutes>();
+    for (TableId upstream : upstream_.order) {
+        const std::vector<TableId>& sinks = router_.route(upstream);
+        if (sinks.size() != 1) continue;
+        const SchemaPtr* up = upstream_.find(upstream);
+        const SchemaPtr* evolved = evolved_.find(sinks[0]);
+        if (up == nullptr || evolved == nullptr) continue;
+        if (coercion_for(upstream, sinks[0], *up, *evolved)->identity())
+            routes->add(upstream, sinks[0], *evolved);
+    }
+    return routes;
+}
+
 bool SchemaOperator::route_in_place(DataChangeEvent& event) {
     if (!last_route_.valid || last_route_.upstream != event.table) fill_last_route(event.table);
     if (last_route_.targets.size() != 1) return false;
@@ -326,6 +340,7 @@ std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& e
 boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEvent event,
                                                                   EventBatch& out) {
     last_route_.valid = false;
+    ++schema_version_;
     const TableId upstream = table_of(event);
     const SchemaPtr* current_ptr = upstream_.find(upstream);
     const Schema* current = current_ptr ? current_ptr->get() : nullptr;
@@ -437,6 +452,7 @@ void SchemaOperator::restore(std::string_view state) {
     evolved_ = std::move(evolved);
     coercions_.clear();
     last_route_.valid = false;
+    ++schema_version_;
 }
 
 }  // namespace cdcd

@@ -3,6 +3,7 @@
 // It keeps every upstream (post-transform) schema and every evolved sink schema, routes events,
 // derives and applies sink-side schema changes, and coerces data to the evolved schemas.
 #include <boost/asio/awaitable.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "pipeline/route/router.h"
 #include "pipeline/schema/row_coercion.h"
 #include "pipeline/schema/schema_change_filter.h"
+#include "pipeline/schema/unchanged_routes.h"
 
 namespace cdcd {
 
@@ -52,6 +54,11 @@ class SchemaOperator {
     const Schema* upstream_schema(TableId upstream) const;
     /// Every upstream table with its schema, in first-seen order.
     std::vector<std::pair<TableId, Schema>> upstream_schemas() const;
+
+    /// Counts the schema changes handled and restores: routes change only when it does.
+    std::uint64_t schema_version() const { return schema_version_; }
+    /// The routes of the upstream tables known now whose data reaches one sink table unchanged.
+    std::shared_ptr<const UnchangedRoutes> unchanged_routes();
 
     /// Upstream and evolved schemas as JSON: {"upstream":[...],"evolved":[...]} (schema_json).
     std::string snapshot_state() const;
@@ -111,6 +118,7 @@ class SchemaOperator {
     SchemaMap evolved_;
     std::unordered_map<std::pair<TableId, TableId>, CachedCoercion, PairHash> coercions_;
     LastRoute last_route_;
+    std::uint64_t schema_version_ = 0;
 };
 
 /// SchemaUtils#isSchemaChangeEventRedundant, except that a CreateTableEvent is redundant only

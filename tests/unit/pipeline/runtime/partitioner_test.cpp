@@ -83,3 +83,44 @@ TEST_CASE("a key's writer stays what it was in earlier versions, so a restart ke
         CHECK(got == expected[writers - 2]);
     }
 }
+
+TEST_CASE("partition_events sends each change to its key's writer and schema changes to all") {
+    const Schema schema = keyed();
+    const auto a = TableId::of("db", "a"), b = TableId::of("db", "b");
+    EventBatch events;
+    events.emplace_back(CreateTableEvent{a, schema});
+    for (std::int64_t id = 1; id <= 20; ++id) events.emplace_back(insert(a, id));
+    events.emplace_back(CreateTableEvent{b, schema});
+    for (std::int64_t id = 1; id <= 20; ++id) events.emplace_back(insert(id % 2 ? a : b, id));
+    const EventBatch sent = events;
+
+    // b has no schema known to the lookup: its changes hash by table id.
+    auto sink_schema = [&](TableId t) { return t == a ? &schema : nullptr; };
+    auto describe = [](const Event& e) {
+        if (const auto* d = std::get_if<DataChangeEvent>(&e))
+            return d->table.str() + " " + std::to_string(d->after->view().get_long(0));
+        return "create " + std::get<CreateTableEvent>(e).table.str();
+    };
+    std::vector<std::vector<std::string>> expected(3);
+    for (const Event& e : sent) {
+        if (const auto* d = std::get_if<DataChangeEvent>(&e)) {
+            PartitionKey key(sink_schema(d->table), PartitioningStrategy::SinkDefined);
+            expected[key.writer_of(*d, 3)].push_back(describe(e));
+        } else {
+            for (auto& part : expected) part.push_back(describe(e));
+        }
+    }
+
+    std::vector<EventBatch> parts(3);
+    partition_events(events, parts, PartitioningStrategy::SinkDefined, sink_schema);
+    CHECK(events.empty());
+    std::size_t data = 0;
+    for (std::size_t w = 0; w < parts.size(); ++w) {
+        std::vector<std::string> got;
+        for (const Event& e : parts[w]) got.push_back(describe(e));
+        CHECK(got == expected[w]);
+        CHECK(got.size() > 2);  // every writer has some of the changes
+        data += got.size() - 2;
+    }
+    CHECK(data == 40);
+}

@@ -555,3 +555,51 @@ TEST_CASE("data routed in place keeps its order around schema changes and duplic
     CHECK(lines == std::vector<std::string>{"s.one 1", "s.one 2", "s.one 3", "s.a 4", "s.b 4",
                                             "s.one 5", "change s.one", "s.one 6"});
 }
+
+TEST_CASE("unchanged routes: the tables whose rows reach one sink table as they are",
+          "[schema_operator]") {
+    // db.t1 → db.merged and db.t2 → db.merged (merged schemas), db.same → db.same, db.dup to
+    // two tables (ALL_MATCH), db.renamed → db.other.
+    Harness h(B::Evolve, {route("db.t\\.*", "db.merged"), route("db.dup", "a.x"),
+                          route("db.dup", "b.y"), route("db.renamed", "db.other")});
+    TableId t1 = TableId::of("db", "t1"), t2 = TableId::of("db", "t2");
+    TableId same = TableId::of("db", "same"), dup = TableId::of("db", "dup");
+    TableId renamed = TableId::of("db", "renamed");
+    Schema narrow = SchemaBuilder().column("id", DataType::int_().not_null()).build();
+    Schema wide = SchemaBuilder()
+                      .column("id", DataType::int_().not_null())
+                      .column("name", DataType::string())
+                      .build();
+    std::uint64_t version = h.op->schema_version();
+    CHECK(h.op->unchanged_routes()->sink_of(same) == nullptr);  // unknown yet
+
+    h.feed({CreateTableEvent{t1, narrow}, CreateTableEvent{same, wide}, CreateTableEvent{dup, wide},
+            CreateTableEvent{renamed, narrow}});
+    CHECK(h.op->schema_version() > version);
+    auto routes = h.op->unchanged_routes();
+    REQUIRE(routes->sink_of(t1) != nullptr);
+    CHECK(*routes->sink_of(t1) == TableId::of("db", "merged"));
+    REQUIRE(routes->sink_of(same) != nullptr);
+    CHECK(*routes->sink_of(same) == same);
+    CHECK(routes->sink_schema(same)->size() == 2);
+    REQUIRE(routes->sink_of(renamed) != nullptr);
+    CHECK(*routes->sink_of(renamed) == TableId::of("db", "other"));
+    CHECK(routes->sink_of(dup) == nullptr);  // two sink tables: copies, on the loop
+
+    // db.t2 widens db.merged: db.t1's rows now need coercion, db.t2's do not.
+    version = h.op->schema_version();
+    h.feed({CreateTableEvent{t2, wide}});
+    CHECK(h.op->schema_version() > version);
+    routes = h.op->unchanged_routes();
+    CHECK(routes->sink_of(t1) == nullptr);
+    REQUIRE(routes->sink_of(t2) != nullptr);
+    CHECK(routes->sink_schema(TableId::of("db", "merged"))->size() == 2);
+
+    // Data changes nothing; a restore counts as a change.
+    version = h.op->schema_version();
+    h.feed({DataChangeEvent::insert(same, row(wide, {1LL, "a"}))});
+    CHECK(h.op->schema_version() == version);
+    h.op->restore(h.op->snapshot_state());
+    CHECK(h.op->schema_version() > version);
+    CHECK(h.op->unchanged_routes()->sink_of(same) != nullptr);
+}
