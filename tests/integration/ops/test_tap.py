@@ -1,12 +1,17 @@
 """`cdcd tap` against a running daemon: JSON lines at each point, the table filter, the limit and
 the rate, sensitive columns hidden, tapping switched off (403), bad requests (400), an unreachable
-daemon, and a pipeline whose output is the same with taps attached."""
+daemon, a pipeline whose output is the same with taps attached, and taps of a source split into
+readers that route their own rows."""
 import json
+import os
 import subprocess
 import time
 
+import pytest
+
 import cdcd_process as cdcd
 import opslib
+from generated_changes import output_files
 
 ROWS = 40_000
 
@@ -185,3 +190,55 @@ pipeline:
             assert cdcd.wait_exit(proc, 20) == 0
         log = proc.stderr.read()
         assert ("restored checkpoint" in log) == (attempt == "restarted"), log
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the source splits only on two CPUs")
+def test_taps_see_a_split_source_whose_readers_route_their_own_rows(tmp_path):
+    # At parallelism 2 the source's readers route their rows themselves and send them straight to
+    # the writers; while a tap is attached they send them through the loop, where the taps are.
+    out = tmp_path / "out.jsonl"
+    yaml = f"""
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: {ROWS}
+  generator.rate: 8000
+route:
+  - source-table: \\.*.\\.*.generated
+    sink-table: ods.orders
+sink:
+  type: file
+  path: {out}
+pipeline:
+  name: tap-readers
+  parallelism: 2
+  execution.checkpointing.interval: 200ms
+"""
+    port = opslib.free_port()
+    proc = opslib.start_with_admin(tmp_path, yaml, port)
+    try:
+        opslib.wait_ready(port, proc)
+        time.sleep(0.5)  # the readers route their own rows by now
+        source = tap(port, "--point", "source", "--limit", "20")
+        assert source.returncode == 0, source.stderr
+        rows = lines_of(source)
+        assert len(rows) == 20
+        assert {r["table"] for r in rows} == {"default_namespace.default_schema.generated"}
+        sink = tap(port, "--point", "sink", "--limit", "20")
+        assert sink.returncode == 0, sink.stderr
+        rows = lines_of(sink)
+        assert len(rows) == 20 and {r["table"] for r in rows} == {"ods.orders"}
+        assert {r["writer"] for r in rows} <= {0, 1}
+        assert cdcd.wait_exit(proc, 60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            cdcd.wait_exit(proc, 20)
+    assert "source readers: 2 on the sink writers' threads" in proc.stderr.read()
+    ids = []
+    for path in output_files(out, 2):
+        for line in path.read_text().splitlines():
+            change = json.loads(line)
+            assert change["source"]["db"] == "ods" and change["source"]["table"] == "orders"
+            ids.append(change["after"]["id"])
+    assert sorted(ids) == list(range(1, ROWS + 1))
