@@ -89,13 +89,14 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         }
         co_await send_barrier(id, std::move(states));
     }
+    /// From the loop: the barrier has reached every writer; emit() goes on.
     void release() {
         asio::post(executor_, [this] {
             held_ = false;
             gate_.cancel();
         });
     }
-    /// From the loop: the routes the reader's next batches go straight to its writer by.
+    /// From the loop: the routes the reader routes its next batches by itself.
     void set_routes(std::shared_ptr<const UnchangedRoutes> routes) {
         asio::post(executor_,
                    [this, routes = std::move(routes)]() mutable { routes_ = std::move(routes); });
@@ -110,8 +111,8 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
     void wake() {
         asio::post(executor_, [this] { sleeper_.cancel(); });
     }
-    /// Events emitted, and those written straight to the reader's writer; read on the loop once
-    /// the reader has ended.
+    /// Events emitted, and those the reader routed itself; read on the loop once the reader has
+    /// ended.
     std::uint64_t events() const { return events_; }
     std::uint64_t written() const { return written_; }
 
