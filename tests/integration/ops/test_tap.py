@@ -16,17 +16,18 @@ from generated_changes import output_files
 ROWS = 40_000
 
 
-def tapped_pipeline(name, out, rate=5_000, extra=""):
+def tapped_pipeline(name, out, rate=5_000, extra="", transform=True):
+    transform_block = """transform:
+  - source-table: \\.*.\\.*.\\.*
+    projection: \\*, UPPER(SUBSTR(payload, 1, 3)) AS shout
+""" if transform else ""
     return f"""
 source:
   type: values
   event-set.id: GENERATED
   generator.rows: {ROWS}
   generator.rate: {rate}
-transform:
-  - source-table: \\.*.\\.*.\\.*
-    projection: \\*, UPPER(SUBSTR(payload, 1, 3)) AS shout
-route:
+{transform_block}route:
   - source-table: \\.*.\\.*.generated
     sink-table: ods.orders
 sink:
@@ -197,23 +198,8 @@ def test_taps_see_a_split_source_whose_readers_route_their_own_rows(tmp_path):
     # At parallelism 2 the source's readers route their rows themselves and send them straight to
     # the writers; while a tap is attached they send them through the loop, where the taps are.
     out = tmp_path / "out.jsonl"
-    yaml = f"""
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: {ROWS}
-  generator.rate: 8000
-route:
-  - source-table: \\.*.\\.*.generated
-    sink-table: ods.orders
-sink:
-  type: file
-  path: {out}
-pipeline:
-  name: tap-readers
-  parallelism: 2
-  execution.checkpointing.interval: 200ms
-"""
+    yaml = tapped_pipeline("tap-readers", out, rate=8000, extra="  parallelism: 2\n",
+                           transform=False)
     port = opslib.free_port()
     proc = opslib.start_with_admin(tmp_path, yaml, port)
     try:
