@@ -61,6 +61,9 @@ class Source {
     /// after restore(), with the number of threads the pipeline offers (its writers' threads).
     /// Returns that many readers, each positioned where this source's state left its share,
     /// or none to read on the event loop with run(), which is then the only way it reads.
+    /// A reader's rows reach the writers after the schema changes that reader emitted, not
+    /// necessarily after another reader's: each reader emits the schema events of the tables it
+    /// reads (GENERATED's each announce its one table) before rows that need them.
     virtual std::vector<std::unique_ptr<SourceReader>> split_readers(std::size_t count) {
         (void)count;
         return {};
