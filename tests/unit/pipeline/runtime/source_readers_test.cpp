@@ -34,6 +34,7 @@ struct Seen {
     std::map<int, std::vector<std::int64_t>> ids;                     // per writer, in order
     std::int64_t rows = 30'000;
     std::int64_t fail_at = -1;
+    std::int64_t writer_fails_at = -1;  // a writer given this id throws
     // Writers that pause now and then, so that a reader's batch waits for a writer's channel
     // when a barrier is asked of it.
     bool slow_writers = false;
@@ -121,6 +122,8 @@ class RecordingWriter final : public SinkWriter {
                 const auto* data = std::get_if<DataChangeEvent>(&e);
                 if (data == nullptr) continue;
                 std::int64_t id = data->after->view().get_long(0);
+                if (id == seen->writer_fails_at)
+                    throw std::runtime_error("writer failed on purpose");
                 seen->ids[index_].push_back(id);
                 written_.insert(id);
                 if (data->after->view().arity() != widths_[data->table])
@@ -277,6 +280,15 @@ TEST_CASE_METHOD(Fixture, "a reader's rows after its schema change reach the wri
 TEST_CASE_METHOD(Fixture, "a source reader that fails stops the pipeline") {
     if (available_cpus() < 2) return;
     s.fail_at = s.rows / 2 + 1;  // reader 1's
+    CHECK(run_pipeline(dir) == 1);
+}
+
+TEST_CASE_METHOD(Fixture, "a writer that fails while readers send to it stops the pipeline") {
+    // The readers route their rows themselves and may be waiting for the failed writer's full
+    // channel: the run still ends, with the failure.
+    if (available_cpus() < 2) return;
+    s.slow_writers = true;
+    s.writer_fails_at = s.rows / 2;
     CHECK(run_pipeline(dir) == 1);
 }
 
