@@ -190,7 +190,7 @@ struct PipelineRuntime::Impl {
     std::vector<StreamElement> align_readers(StreamElement element);
     /// Lets the readers held at a barrier go on, once the loop has sent it to every writer.
     void release_readers();
-    /// Reader `index`'s batch has been routed: its next batches may go straight to its writer.
+    /// Reader `index`'s batch has been routed: it may route its next batches itself.
     void reader_batch_routed(std::size_t index);
     /// Hands the readers the schema operator's unchanged routes when schemas have changed.
     void publish_routes();
