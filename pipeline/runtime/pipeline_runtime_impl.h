@@ -179,11 +179,9 @@ struct PipelineRuntime::Impl {
     /// loop.
     bool start_readers();
     awaitable<void> reader_task(std::size_t index);
-    /// Each reader snapshots its state and sends barrier `id` on its own thread, then waits
-    /// until every reader has sent it.
+    /// Each reader snapshots its state and sends barrier `id` on its own thread (after a batch
+    /// on its way), then waits until the loop has sent it on to every writer.
     void inject_reader_barriers(std::uint64_t id);
-    awaitable<void> send_reader_barrier(std::size_t index, std::uint64_t id,
-                                        std::shared_ptr<std::vector<std::string>> states);
     /// A reader's barrier or end, received on the loop: what passes on, in order. Barrier N
     /// passes once every reader has sent it (with their merged state as the source's), the end
     /// once every reader has ended, after a final checkpoint's barrier.

@@ -232,16 +232,12 @@ void PipelineRuntime::Impl::inject_reader_barriers(std::uint64_t id) {
     for (std::size_t i = 0; i < readers.size(); ++i) {
         auto exit = on_exit("source " + plan.definition.source.type + " reader " +
                             std::to_string(i) + " at checkpoint " + std::to_string(id));
-        asio::co_spawn(writer_loops->executor(i), send_reader_barrier(i, id, states),
+        auto& output = static_cast<ReaderOutput&>(*reader_outputs[i]);
+        asio::co_spawn(writer_loops->executor(i), output.barrier(id, states),
                        [this, exit](const std::exception_ptr& e) {
                            if (e) post_to_pipeline_loop([exit, e] { exit(e); });
                        });
     }
-}
-
-awaitable<void> PipelineRuntime::Impl::send_reader_barrier(
-    std::size_t index, std::uint64_t id, std::shared_ptr<std::vector<std::string>> states) {
-    co_await static_cast<ReaderOutput&>(*reader_outputs[index]).barrier(id, std::move(states));
 }
 
 std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement element) {
