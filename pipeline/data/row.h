@@ -87,6 +87,9 @@ class Row {
     bool is_null(std::size_t i) const { return view().is_null(i); }
     const std::string& bytes() const { return bytes_; }
     std::string release() && { return std::move(bytes_); }
+    /// The bytes, for a rewrite that leaves a valid row (the transform's projection written over
+    /// its input row, BoundProjection::assemble_in_place).
+    std::string& bytes_for_rewrite() { return bytes_; }
     friend bool operator==(const Row& a, const Row& b) { return a.bytes_ == b.bytes_; }
 
   private:

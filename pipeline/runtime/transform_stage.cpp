@@ -83,6 +83,7 @@ asio::awaitable<void> TransformStage::run(Lane& lane) {
                 rows.retired.reserve(2 * batch->size());  // at most two row images per event
                 lane.op.process(*batch, transformed, &rows);
                 out.row_size_hint = lane.op.row_size_hint();
+                out.rows_in_place = lane.op.rows_in_place();
                 out.retired_rows = std::move(rows.retired);
                 rows.retired.clear();
                 out.input = std::move(*batch);
@@ -178,7 +179,16 @@ void TransformStage::note_piece_sent(PieceSent piece) {
 }
 
 void TransformStage::return_input_rows(Transformed& out) {
-    if (out.row_size_hint > 0) written_row_size_ = out.row_size_hint;
+    if (out.rows_in_place) {
+        // Projected rows were written over their input rows: the lanes need no spares, and the
+        // written rows, with room for projected rows, go back to the source (recycle_written).
+        // An input row retired here had no room for its projection: it is freed, not kept for
+        // the source's next row, which would then have no room either.
+        written_row_size_ = 0;
+        out.retired_rows.clear();
+    } else if (out.row_size_hint > 0) {
+        written_row_size_ = out.row_size_hint;
+    }
     // The input rows and dropped events, built by the source: their buffers serve the next rows
     // it builds, and the rest is freed here.
     if (source_rows_home_) {
@@ -190,6 +200,13 @@ void TransformStage::return_input_rows(Transformed& out) {
     }
     out.retired_rows.clear();
     out.input.clear();
+}
+
+void TransformStage::return_to_source(EventBatch& events) {
+    if (source_rows_home_)
+        return_row_buffers(events, *source_rows_home_);
+    else
+        keep_row_buffers(events);
 }
 
 asio::awaitable<TransformStage::Transformed> TransformStage::receive_from(std::size_t lane) {
@@ -243,7 +260,12 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
 
 void TransformStage::recycle_written(EventBatch& written) {
     std::size_t size = written_row_size_;
-    if (size == 0 || size > kMaxSpareRowBytes) return;
+    if (size == 0 || size > kMaxSpareRowBytes) {
+        // No spares wanted (rows projected in place, or none yet, or too large for spares): the
+        // buffers serve the source's next rows.
+        return_to_source(written);
+        return;
+    }
     auto keep = [&](std::optional<Row>& row) {
         if (!row || written_rows_.size() >= kMaxSpareRows) return;
         std::size_t capacity = row->bytes().capacity();

@@ -10,7 +10,10 @@
 // the transform thread allocates projected rows; once the writers are done with them they return,
 // in bulk, as spare buffers for the next ones; the input rows they replaced, like the events the
 // transform dropped, return to the loop (or to the source's own thread, which built them) to be
-// kept for its next rows or freed there.
+// kept for its next rows or freed there. A projection of every upstream column followed by
+// computed ones is written over its input row when the row's buffer has room: then the written
+// rows go back to the source instead, so that its next rows have room for their projections, and
+// an input row without that room is freed once its projection replaced it.
 //
 // The transform may run in lanes, each a thread with its own operator (at pipeline.parallelism
 // above 1): a run of data change events goes to the first lane with room for it (so one lane
@@ -77,7 +80,8 @@ class TransformStage {
     /// transform's error (a TransformError names the table, key and expression). At a barrier,
     /// the lanes' dead-letter lines in lane order.
     boost::asio::awaitable<Result> receive();
-    /// On the loop: rows the writers are done with become spare buffers for projected rows.
+    /// On the loop: rows the writers are done with become spare buffers for projected rows, or,
+    /// when the lanes write projected rows over their input rows, go back to the source.
     void recycle_written(EventBatch& written);
     /// Wakes both sides for good (the pipeline failed or stops).
     void close();
@@ -97,6 +101,7 @@ class TransformStage {
         EventBatch input;
         std::vector<Row> retired_rows;  // input rows replaced by projected ones
         std::size_t row_size_hint = 0;  // the batch's largest projected row (0: none projected)
+        bool rows_in_place = false;     // projected rows were written over their input rows
         std::string transform_state;
         std::string dead_letters;
         std::exception_ptr error;
@@ -134,6 +139,8 @@ class TransformStage {
     /// The result of one piece sent to `lane` (or to every lane).
     boost::asio::awaitable<Transformed> receive_part(std::size_t lane);
     void return_input_rows(Transformed& out);
+    /// The row buffers of `events` to the source's pool: the loop's, or its own thread's.
+    void return_to_source(EventBatch& events);
 
     TapHub* taps_;
     std::shared_ptr<RowBufferReturn> source_rows_home_;

@@ -415,50 +415,68 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     } catch (...) {  // EvalError, or anything else: the row-by-row transform says whose and why
         return first;
     }
-    // 4. The rows, a row at a time (writing a field of every row in turn misses the cache); an
-    //    event changes once all its rows are written. Writing one fails only past 4 GiB (or
-    //    out of memory): that event, unchanged, and the rest then go one by one.
+    // 4. The rows, a row at a time (writing a field of every row in turn misses the cache): over
+    //    the input row itself when the projection allows it and its buffer has room (no buffer
+    //    taken, none retired, and its bytes are still in the cache), else into a spare or new
+    //    buffer. An event changes once all its rows are written. Writing a new buffer fails only
+    //    past 4 GiB (or out of memory), before any of the event's rows is rewritten: that event,
+    //    unchanged, and the rest then go one by one.
     std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
     std::size_t next = 0;
     const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
-    auto row = [&] {
-        const std::size_t i = next++;
-        return b.assemble(project_rows_.rows[i], computed ? values_.data() + i : nullptr, n, spare);
-    };
+    const bool in_place = b.assembles_in_place();
+    rows_in_place_ = rows_in_place_ || in_place;
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
         const auto action = static_cast<RunAction>(actions_[k - first]);
         if (action == kDrop) continue;
-        Row projected, second;  // an update's old and new rows, else the one row
-        try {
-            projected = row();
-            if (action == kProjectBoth) second = row();
+        // The rows this event's projection replaces: an update's old and new, else one.
+        std::optional<Row>* targets[2] = {nullptr, nullptr};
+        switch (action) {
+            case kProjectAfter:
+            case kAfterOnly:
+                targets[0] = &e.after;
+                break;
+            case kProjectBefore:
+            case kBeforeOnly:
+                targets[0] = &e.before;
+                break;
+            default:
+                targets[0] = &e.before;
+                targets[1] = &e.after;
+                break;
+        }
+        const std::size_t count = targets[1] ? 2 : 1;
+        std::size_t sizes[2] = {0, 0};  // nonzero: written over the input row's own bytes
+        Row projected[2];
+        try {  // every write that may fail comes before any that changes the event
+            for (std::size_t t = 0; t < count; ++t) {
+                const std::size_t i = next + t;
+                const Datum* v = computed ? values_.data() + i : nullptr;
+                if (in_place) {
+                    sizes[t] = b.in_place_size(project_rows_.rows[i], v, n);
+                    if (sizes[t] > (*targets[t])->bytes().capacity()) sizes[t] = 0;
+                }
+                if (sizes[t] == 0) projected[t] = b.assemble(project_rows_.rows[i], v, n, spare);
+            }
         } catch (...) {
             return k;
         }
-        switch (action) {
-            case kDrop:  // skipped above
-                break;
-            case kProjectAfter:
-                replace(e.after, std::move(projected));
-                break;
-            case kProjectBefore:
-                replace(e.before, std::move(projected));
-                break;
-            case kProjectBoth:
-                replace(e.before, std::move(projected));
-                replace(e.after, std::move(second));
-                break;
-            case kBeforeOnly:
-                replace(e.before, std::move(projected));
-                e.op = OpType::Delete;
-                retire(e.after);
-                break;
-            case kAfterOnly:
-                replace(e.after, std::move(projected));
-                e.op = OpType::Insert;
-                retire(e.before);
-                break;
+        for (std::size_t t = 0; t < count; ++t) {
+            const std::size_t i = next + t;
+            if (sizes[t])
+                b.assemble_in_place((*targets[t])->bytes_for_rewrite(), sizes[t],
+                                    computed ? values_.data() + i : nullptr, n);
+            else
+                replace(*targets[t], std::move(projected[t]));
+        }
+        next += count;
+        if (action == kBeforeOnly) {
+            e.op = OpType::Delete;
+            retire(e.after);
+        } else if (action == kAfterOnly) {
+            e.op = OpType::Insert;
+            retire(e.before);
         }
         emit(e, st, out);
     }
@@ -562,6 +580,7 @@ void TransformOperator::on_schema_change(Event& ev, TableState& st, EventBatch& 
 void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buffers) {
     buffers_ = buffers;
     row_size_hint_ = 0;
+    rows_in_place_ = false;
     // One instant per batch, read on first use: a batch is transformed within a millisecond or
     // so, and a clock read per event cost ~7% of a transform using LOCALTIMESTAMP.
     ++ctx_.batch;

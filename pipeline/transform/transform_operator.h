@@ -61,6 +61,11 @@ class TransformOperator {
     /// The largest projected row of the last process() call (0 when it projected none): the
     /// capacity spare buffers need.
     std::size_t row_size_hint() const { return row_size_hint_; }
+    /// Whether the last process() call wrote projected rows over their own input rows where a
+    /// row's buffer had room (BoundProjection::assemble_in_place): the caller then needs no
+    /// spare buffers, and does best to hand the source buffers with room for projected rows.
+    /// Rows without room were written into spares or new buffers, and their input retired.
+    bool rows_in_place() const { return rows_in_place_; }
     std::string snapshot_state() const;  // upstream schemas per table
     /// The schema `table` had as the source emitted it, as of the events processed so far (for
     /// `cdcd tap` at the source point); nullptr when unknown. A table no rule selects is known
@@ -151,6 +156,7 @@ class TransformOperator {
     std::optional<std::int64_t> fixed_now_;  // fix_clock()
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
+    bool rows_in_place_ = false;
     BadRecordSink* bad_records_ = nullptr;  // set only when the policy goes on (skip, dead-letter)
     // transform_together()'s working space, kept from batch to batch.
     bool in_batches_ = true;

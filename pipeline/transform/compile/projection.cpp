@@ -194,6 +194,9 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     if (prefix_ != upstream_arity) prefix_ = 0;  // the block copy needs every upstream field
     for (std::size_t i = 0; i < prefix_; ++i)
         if (fields_[i].variable) prefix_variable_.push_back(static_cast<std::uint32_t>(i));
+    in_place_ = prefix_ > 0 && (fields_.size() + 63) / 64 == (upstream_arity + 63) / 64;
+    for (std::size_t i = prefix_; i < fields_.size(); ++i)
+        if (fields_[i].copy_from >= 0) in_place_ = false;
 }
 
 static_assert(std::is_trivially_destructible_v<Datum>);

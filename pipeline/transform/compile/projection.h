@@ -56,6 +56,17 @@ class BoundProjection {
     /// the last of `spare` when its capacity suffices.
     Row assemble(RowView in, const Datum* values, std::size_t stride,
                  std::vector<std::string>* spare) const;
+    /// Whether assemble_in_place may succeed: the output is every upstream column in order
+    /// (a leading `*`), then computed columns only, and needs no more words of NULL bits.
+    bool assembles_in_place() const { return in_place_; }
+    /// The size of the projected row of `in` when it can be written over `in`'s own bytes
+    /// (assembles_in_place(), the input's variable part in field order, no computed string
+    /// pointing into its fixed part); 0 otherwise.
+    std::size_t in_place_size(RowView in, const Datum* values, std::size_t stride) const;
+    /// Writes the projected row over `buf` (the input row's bytes), whose capacity holds
+    /// `size`, from in_place_size: no allocation, so it cannot fail.
+    void assemble_in_place(std::string& buf, std::size_t size, const Datum* values,
+                           std::size_t stride) const noexcept;
     /// The expression text of the column or filter being evaluated when an EvalError happened.
     const std::string& current_text() const { return *current_; }
 
@@ -98,6 +109,7 @@ class BoundProjection {
     std::vector<std::uint32_t> copied_variable_;
     mutable std::vector<Datum> values_;  // computed values of the row being projected
     bool in_batches_ = false;            // evaluates_in_batches()
+    bool in_place_ = false;              // assembles_in_place()
 };
 
 }  // namespace cdcd::transform

@@ -219,4 +219,76 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
     return Row(std::move(buf));
 }
 
+// In place, the row is rewritten from its own bytes: the variable part moves up by the size of
+// the new slots, the computed fields' bytes follow it. Everything a computed value may point
+// into (the row's variable part, constants, node state, the arena) outlives the rewrite, and a
+// value pointing into the moved bytes is read where they moved to.
+std::size_t BoundProjection::in_place_size(RowView in, const Datum* values,
+                                           std::size_t stride) const {
+    if (!in_place_) return 0;
+    const std::size_t block = block_size(in);
+    if (block == kNoBlock) return 0;
+    const char* base = in.bytes().data();
+    const char* fixed_end = base + RowView::fixed_size(upstream_arity_);
+    std::size_t var = block;
+    for (std::size_t k = 0; k < computed_.size(); ++k) {
+        const Datum& d = values[k * stride];
+        if (d.null) continue;
+        var += variable_size(computed_[k].slot, d);
+        // Bytes of the input's fixed part would be overwritten before they are copied.
+        if (computed_[k].slot == ValueClass::Bytes && d.s.data() < fixed_end &&
+            d.s.data() + d.s.size() > base)
+            return 0;
+    }
+    const std::size_t size = RowView::fixed_size(fields_.size()) + var;
+    return size > 0xFFFFFFFFULL ? 0 : size;
+}
+
+void BoundProjection::assemble_in_place(std::string& buf, std::size_t size, const Datum* values,
+                                        std::size_t stride) const noexcept {
+    const std::size_t arity = fields_.size();
+    const std::size_t words = (arity + 63) / 64;
+    const std::size_t in_fixed = RowView::fixed_size(upstream_arity_);
+    const std::size_t fixed = RowView::fixed_size(arity);
+    const std::size_t in_end = buf.size();
+    const std::size_t block = in_end - in_fixed;
+    const std::size_t shift = fixed - in_fixed;
+    buf.resize(size);  // within its capacity: the bytes stay where they are
+    char* base = buf.data();
+    // 1. The input's variable part moves up past the new slots; computed strings that pointed
+    //    into it follow it.
+    if (shift != 0) std::memmove(base + fixed, base + in_fixed, block);
+    // 2. The prefix's slots point at their moved bytes; NULL bits past the input's are clear.
+    char* nulls = base + 8;
+    char* slots = nulls + words * 8;
+    for (std::uint32_t j : prefix_variable_)
+        if (((load64(nulls + (j / 64) * 8) >> (j % 64)) & 1) == 0)
+            store64(slots + j * 8, load64(slots + j * 8) + (shift << 32));
+    if (upstream_arity_ % 64 != 0) {
+        char* last = nulls + (upstream_arity_ / 64) * 8;
+        store64(last, load64(last) & ((1ULL << (upstream_arity_ % 64)) - 1));
+    }
+    for (std::size_t wd = 0; wd < words; ++wd) {  // a NULL field's slot is zero
+        for (std::uint64_t word = load64(nulls + wd * 8); word != 0; word &= word - 1)
+            store64(slots + (wd * 64 + static_cast<std::size_t>(__builtin_ctzll(word))) * 8, 0);
+    }
+    // 3. The computed fields, their bytes after the moved ones.
+    RowWriter w{base, nulls, slots, fixed + block};
+    const char* moved_from = base + in_fixed;
+    const char* moved_end = base + in_end;
+    for (std::size_t k = 0; k < computed_.size(); ++k) {
+        const ComputedField& f = computed_[k];
+        const Datum& d = values[k * stride];
+        if (d.null) {
+            w.set_null(f.field);
+        } else if (f.slot == ValueClass::Bytes && d.s.data() >= moved_from &&
+                   d.s.data() < moved_end) {
+            w.put_bytes(f.field, d.s.data() + shift, d.s.size());
+        } else {
+            w.put_value(f.field, f.slot, d);
+        }
+    }
+    store64(base, arity);
+}
+
 }  // namespace cdcd::transform

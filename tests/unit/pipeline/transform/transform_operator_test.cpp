@@ -575,6 +575,163 @@ TEST_CASE("rows written into used spare buffers have exactly the bytes RowBuilde
 
 namespace {
 
+// `row` with `room` bytes of capacity past its size (0: none at all).
+Row with_room(Row row, std::size_t room) {
+    std::string bytes = std::move(row).release();
+    if (room == 0)
+        bytes.shrink_to_fit();
+    else
+        bytes.reserve(bytes.size() + room);
+    return Row(std::move(bytes));
+}
+
+// Two rows in a vector, moved (an initializer list would copy them, without their room).
+std::vector<Row> two(Row a, Row b) {
+    std::vector<Row> rows;
+    rows.push_back(std::move(a));
+    rows.push_back(std::move(b));
+    return rows;
+}
+
+// The output rows of `projection` over inserts of `inputs` in one batch (a run of one table's
+// events, so evaluated column-at-a-time), with the buffers they were written into.
+struct RunOutput {
+    std::vector<Row> rows;
+    std::vector<const void*> input_buffers, output_buffers;
+    std::size_t retired = 0;
+    bool in_place = false;  // TransformOperator::rows_in_place()
+};
+RunOutput project_run(const std::string& projection, const Schema& schema,
+                      std::vector<Row> inputs) {
+    config::Diagnostics diags;
+    auto op = TransformOperator::create({rule(kMixed.str(), projection)}, "UTC", diags);
+    REQUIRE(diags.ok());
+    RunOutput r;
+    EventBatch in, out;
+    in.push_back(Event(CreateTableEvent{kMixed, schema}));
+    for (Row& row : inputs) {
+        r.input_buffers.push_back(static_cast<const void*>(row.bytes().data()));
+        in.push_back(Event(DataChangeEvent::insert(kMixed, std::move(row))));
+    }
+    TransformOperator::RowBuffers buffers;
+    op->process(in, out, &buffers);
+    REQUIRE(out.size() == inputs.size() + 1);
+    for (std::size_t k = 1; k < out.size(); ++k) {
+        Row row = std::move(*std::get<DataChangeEvent>(out[k]).after);
+        r.output_buffers.push_back(static_cast<const void*>(row.bytes().data()));
+        r.rows.push_back(std::move(row));
+    }
+    r.retired = buffers.retired.size();
+    r.in_place = op->rows_in_place();
+    return r;
+}
+
+}  // namespace
+
+// A `*` followed by computed columns is written over the input row when its buffer has room:
+// the variable part moves up past the new slots, and computed strings that pointed into it
+// (SUBSTR) are read where they moved to.
+TEST_CASE("rows projected over their own input rows have the bytes RowBuilder writes") {
+    MixedValues full{7, "alice", 2.5, "hello world", Timestamp{1700000000123, 456}, 12345};
+    MixedValues sparse{8, nullptr, std::nullopt, "n", std::nullopt, -5};
+    const std::string projection =
+        "*, UPPER(name) AS up, SUBSTR(note, 2) AS tail, CASE WHEN id > 7 THEN NULL ELSE note END "
+        "AS maybe, id * 3 AS x, dec * 2 AS d2, amount / 2 AS half";
+    for (const auto& v : {full, sparse}) {
+        INFO(v.id);
+        Row want = project_one(projection, mixed_row(v));
+        // With room: written in place, no buffer taken or retired.
+        RunOutput r = project_run(projection, mixed(),
+                                  two(with_room(mixed_row(v), 256), with_room(mixed_row(v), 256)));
+        CHECK(r.in_place);
+        CHECK(r.retired == 0);
+        for (std::size_t i = 0; i < r.rows.size(); ++i) {
+            CHECK(r.rows[i] == want);
+            CHECK(r.output_buffers[i] == r.input_buffers[i]);
+        }
+        // Without room, or with a variable part out of field order: a new buffer, the same bytes.
+        r = project_run(
+            projection, mixed(),
+            two(with_room(mixed_row(v), 0), with_room(mixed_row(v, {5, 4, 3, 2, 1, 0}), 256)));
+        CHECK(r.retired == 2);
+        for (std::size_t i = 0; i < r.rows.size(); ++i) {
+            CHECK(r.rows[i] == want);
+            CHECK(r.output_buffers[i] != r.input_buffers[i]);
+        }
+        // A field written and then set NULL leaves a slot the output must not keep.
+        RowBuilder stale(6);
+        stale.set_long(0, v.id);
+        stale.set_double(2, 9.5);
+        stale.set_null(2);
+        if (v.name) stale.set_string(1, v.name);
+        if (v.note) stale.set_string(3, v.note);
+        if (v.ts) stale.set_timestamp(4, *v.ts);
+        if (v.dec) stale.set_decimal(5, Decimal{*v.dec});
+        MixedValues no_amount = v;
+        no_amount.amount.reset();
+        Row want_stale = project_one(projection, mixed_row(no_amount));
+        r = project_run(
+            projection, mixed(),
+            two(with_room(std::move(stale).build(), 256), with_room(mixed_row(no_amount), 256)));
+        CHECK(r.rows[0] == want_stale);
+        CHECK(r.rows[1] == want_stale);
+        CHECK(r.output_buffers[0] == r.input_buffers[0]);
+    }
+}
+
+TEST_CASE("a projection is written in place only when it keeps every upstream column first") {
+    Row input = mixed_row({7, "alice", 2.5, "hello world", std::nullopt, 12345});
+    auto run = [&](const std::string& projection) {
+        Row want = project_one(projection, input);
+        RunOutput r =
+            project_run(projection, mixed(), two(with_room(input, 256), with_room(input, 256)));
+        CHECK(r.rows[0] == want);
+        CHECK(r.rows[1] == want);
+        return r.in_place && r.output_buffers[0] == r.input_buffers[0];
+    };
+    CHECK(run("*, id + 1 AS nxt"));
+    CHECK(run("*"));
+    CHECK_FALSE(run("id, name, amount, note, ts, dec, id + 1 AS nxt, name AS again"));
+    CHECK_FALSE(run("name, id, amount, note, ts, dec, id + 1 AS nxt"));
+    CHECK_FALSE(run("*, UPPER(name) AS name"));  // a `*` column replaced in its position
+    CHECK_FALSE(run("id, UPPER(name) AS up"));
+}
+
+TEST_CASE("a projection that needs another word of NULL bits is not written in place") {
+    // 63 upstream columns and two computed: 65 fields, a second word of NULL bits (the prefix's
+    // slots would have to move too).
+    SchemaBuilder sb;
+    for (int i = 0; i < 63; ++i) sb.column("c" + std::to_string(i), DataType::string());
+    Schema wide = sb.build();
+    auto wide_row = [](int null_every) {
+        RowBuilder b(63);
+        for (std::size_t i = 0; i < 63; ++i)
+            if (i % static_cast<std::size_t>(null_every) != 0)
+                b.set_string(i, "v" + std::to_string(i));
+        return std::move(b).build();
+    };
+    const std::string projection = "*, UPPER(c1) AS up, CONCAT(c2, c62) AS tail";
+    for (int null_every : {2, 5, 100}) {
+        RunOutput r = project_run(
+            projection, wide,
+            two(with_room(wide_row(null_every), 1024), with_room(wide_row(null_every), 1024)));
+        RowBuilder want(65);
+        for (std::size_t i = 0; i < 63; ++i)
+            if (i % static_cast<std::size_t>(null_every) != 0)
+                want.set_string(i, "v" + std::to_string(i));
+        if (1 % null_every != 0) want.set_string(63, "V1");
+        std::string tail = (2 % null_every != 0 ? "v2" : "null") +
+                           std::string(62 % null_every != 0 ? "v62" : "null");
+        want.set_string(64, tail);
+        Row expected = std::move(want).build();
+        CHECK(r.rows[0] == expected);
+        CHECK(r.rows[1] == expected);
+        CHECK(r.output_buffers[0] != r.input_buffers[0]);
+    }
+}
+
+namespace {
+
 // A bad-record policy that keeps what it is handed.
 struct KeepingSink final : BadRecordSink {
     BadRecordPolicy chosen;
