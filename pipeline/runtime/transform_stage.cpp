@@ -1,5 +1,6 @@
 #include "pipeline/runtime/transform_stage.h"
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -79,15 +80,22 @@ asio::awaitable<void> TransformStage::run(Lane& lane) {
                 if (taps_ && work.offer_to_taps)
                     taps_->offer(TapPoint::Source, *batch,
                                  [&lane](TableId t) { return lane.op.upstream_schema(t); });
-                EventBatch transformed;
-                rows.retired.reserve(2 * batch->size());  // at most two row images per event
-                lane.op.process(*batch, transformed, &rows);
+                if (work.data_only) {
+                    // Transformed where it is: the loop gets back the vector and the event
+                    // objects it sent, not a second batch to read and then destroy.
+                    lane.op.process_in_place(*batch, &rows);
+                    out.dropped_rows = std::move(rows.dropped);
+                    rows.dropped.clear();
+                } else {
+                    EventBatch transformed;
+                    lane.op.process(*batch, transformed, &rows);
+                    out.input = std::move(*batch);
+                    work.element = std::move(transformed);
+                }
                 out.row_size_hint = lane.op.row_size_hint();
                 out.rows_in_place = lane.op.rows_in_place();
                 out.retired_rows = std::move(rows.retired);
                 rows.retired.clear();
-                out.input = std::move(*batch);
-                work.element = std::move(transformed);
             } else if (std::holds_alternative<Barrier>(work.element)) {
                 out.transform_state = lane.op.snapshot_state();
                 if (lane.bad_records) out.dead_letters = lane.bad_records->take_pending();
@@ -134,7 +142,14 @@ asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement
                                                  bool last_of_element) {
     // The spare buffers go with the first Work made (the later ones swap in an empty vector).
     auto work_of = [this](StreamElement e, bool offer_to_taps) {
-        Work work{std::move(e), {}, offer_to_taps};
+        // Whether a batch holds data changes only is asked here, where the source just wrote
+        // its events, not on the lane, where the first read of each would wait for memory.
+        const auto* batch = std::get_if<EventBatch>(&e);
+        const bool data_only =
+            batch && std::all_of(batch->begin(), batch->end(), [](const Event& event) {
+                return std::holds_alternative<DataChangeEvent>(event);
+            });
+        Work work{std::move(e), {}, offer_to_taps, data_only};
         work.written_rows.swap(written_rows_);
         return work;
     };
@@ -189,6 +204,11 @@ void TransformStage::return_input_rows(Transformed& out) {
     } else if (out.row_size_hint > 0) {
         written_row_size_ = out.row_size_hint;
     }
+    // The rows of the events the transform dropped are the source's, as the input rows are.
+    out.retired_rows.insert(out.retired_rows.end(),
+                            std::make_move_iterator(out.dropped_rows.begin()),
+                            std::make_move_iterator(out.dropped_rows.end()));
+    out.dropped_rows.clear();
     // The input rows and dropped events, built by the source: their buffers serve the next rows
     // it builds, and the rest is freed here.
     if (source_rows_home_) {

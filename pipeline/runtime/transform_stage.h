@@ -93,13 +93,16 @@ class TransformStage {
         StreamElement element;
         std::vector<std::string> written_rows;  // projected rows the writers are done with
         bool offer_to_taps = true;  // false for the copies of what every lane gets but the first
+        bool data_only = false;     // a batch of data changes only: transformed where it is
     };
     /// `element` holds the transformed batch; `input` the upstream batch, with the events the
-    /// transform dropped, for the loop to destroy.
+    /// transform dropped, for the loop to destroy (empty when the batch was transformed where
+    /// it was: TransformOperator::process_in_place).
     struct Transformed {
         StreamElement element;
         EventBatch input;
         std::vector<Row> retired_rows;  // input rows replaced by projected ones
+        std::vector<Row> dropped_rows;  // rows of the events dropped in place
         std::size_t row_size_hint = 0;  // the batch's largest projected row (0: none projected)
         bool rows_in_place = false;     // projected rows were written over their input rows
         std::string transform_state;

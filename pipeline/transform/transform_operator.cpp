@@ -1,6 +1,7 @@
 #include "pipeline/transform/transform_operator.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "formats/json/row_json.h"
 #include "pipeline/data/field_format.h"
@@ -489,8 +490,41 @@ void TransformOperator::emit(DataChangeEvent& e, const TableState& st, EventBatc
         e.after = std::move(e.before);
         e.before.reset();
     }
+    if (compacting_) {
+        kept_.push_back(&e);  // stays where it is
+        return;
+    }
     // In place: push_back(Event) would move the event twice (into a temporary, then the vector).
     out.emplace_back(std::in_place_type<DataChangeEvent>, std::move(e));
+}
+
+void TransformOperator::process_in_place(EventBatch& batch, RowBuffers* buffers) {
+    EventBatch none;  // data changes never add events
+    kept_.clear();
+    compacting_ = true;
+    try {
+        process(batch, none, buffers);
+    } catch (...) {
+        compacting_ = false;
+        throw;
+    }
+    compacting_ = false;
+    if (!none.empty()) throw std::logic_error("process_in_place: a batch of data changes only");
+    // The kept events forward over the dropped ones, whose rows are handed back first.
+    std::size_t kept = 0, next = 0;
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        auto* data = std::get_if<DataChangeEvent>(&batch[k]);
+        if (next < kept_.size() && data == kept_[next]) {
+            ++next;
+            // Both hold a data change: assigned as one, without the variant's dispatch.
+            if (kept != k) std::get<DataChangeEvent>(batch[kept]) = std::move(*data);
+            ++kept;
+        } else if (data && buffers) {
+            if (data->before) buffers->dropped.push_back(std::move(*data->before));
+            if (data->after) buffers->dropped.push_back(std::move(*data->after));
+        }
+    }
+    batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(kept), batch.end());
 }
 
 void TransformOperator::retire(std::optional<Row>& row) {
@@ -643,6 +677,10 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
                 continue;
             }
             if (!is_data_change(ev)) track_unselected(ev);
+            if (auto* data = std::get_if<DataChangeEvent>(&ev); data && compacting_) {
+                kept_.push_back(data);
+                continue;
+            }
             out.push_back(std::move(ev));  // unmatched (or not yet created) table: untouched
             continue;
         }

@@ -51,13 +51,20 @@ class TransformOperator {
     /// Row memory exchanged with a caller that runs the operator on a thread of its own, so that
     /// rows are allocated and freed on the caller's thread (freeing memory another thread
     /// allocated is slow): the operator writes projected rows into `spare` buffers when one is
-    /// large enough, and moves the input rows that projected rows replace to `retired`.
+    /// large enough, and moves the input rows that projected rows replace to `retired`, and
+    /// (process_in_place) the rows of the events it drops to `dropped`.
     struct RowBuffers {
         std::vector<std::string> spare;
         std::vector<Row> retired;
+        std::vector<Row> dropped;
     };
     // Upstream events in, transformed events out, same order.
     void process(EventBatch& in, EventBatch& out, RowBuffers* buffers = nullptr);
+    /// As process(), for a batch of data changes only, transformed where it is: the events kept
+    /// take the front of `batch` in order, and the batch is cut to them, so the caller gets back
+    /// the vector (and the event objects) it sent instead of a new one. The rows of the events
+    /// dropped (filter, bad-record policy) go to `buffers->dropped` (with no buffers, freed).
+    void process_in_place(EventBatch& batch, RowBuffers* buffers = nullptr);
     /// The largest projected row of the last process() call (0 when it projected none): the
     /// capacity spare buffers need.
     std::size_t row_size_hint() const { return row_size_hint_; }
@@ -157,6 +164,9 @@ class TransformOperator {
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
     bool rows_in_place_ = false;
+    // process_in_place(): the events kept, in order, instead of moved into an output batch.
+    bool compacting_ = false;
+    std::vector<const DataChangeEvent*> kept_;
     BadRecordSink* bad_records_ = nullptr;  // set only when the policy goes on (skip, dead-letter)
     // transform_together()'s working space, kept from batch to batch.
     bool in_batches_ = true;
