@@ -204,28 +204,9 @@ struct ConcatText {
     }
 };
 
-// Each selected row's integer (read(i, v) false for NULL: "null", as Flink's CONCAT writes it)
-// as text, formatted a column at a time into the arena.
-template <typename Read>
-void format_integers(Selection sel, Arena& arena, ConcatText* text, Read read) {
-    const std::size_t cap = sel.size() * kMaxInt64Text;
-    char* const begin = arena.alloc(cap);
-    char* p = begin;
-    for (std::uint32_t i : sel) {
-        std::int64_t v = 0;
-        if (!read(i, v)) {
-            text[i].set("null");
-            continue;
-        }
-        char* end = write_int64(p, v);
-        text[i] = ConcatText{p, static_cast<std::size_t>(end - p)};
-        p = end;
-    }
-    arena.give_back(cap - static_cast<std::size_t>(p - begin));
-}
-
-// CONCAT over a batch, an operand at a time: each operand's text for every row (integers are
-// formatted a column at a time), then each row's text from those. Every operand of every row is
+// CONCAT over a batch: operands that are expressions are evaluated a column at a time first;
+// then each row's text is written straight into the arena, integers formatted in place and
+// columns and constants copied, so every byte is written once. Every operand of every row is
 // evaluated, as per row.
 void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     const auto& parts = n.st<ConcatPlan>().parts;
@@ -236,59 +217,96 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     }
     constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes for NULL
     Arena& arena = b.c.arena;
-    ConcatText texts[kMaxParts][BatchRows::kMaxRows];  // left uninitialized
+    // The values of the operands that are expressions (an integer's Datum, or another
+    // operand's text), a column each, taken from the scratch and given back in reverse.
+    Datum* values[kMaxParts] = {};
+    ConcatText texts[kMaxParts][BatchRows::kMaxRows];  // kOther's text; left uninitialized
+    struct Taken {  // the scratch columns, given back however this call ends
+        BatchScratch& scratch;
+        std::size_t count = 0;
+        Datum* take() {
+            Datum* column = scratch.take_column();
+            ++count;
+            return column;
+        }
+        ~Taken() {
+            while (count-- > 0) scratch.give_back_column();
+        }
+    } taken{b.scratch};
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const Node& arg = *parts[k].node;
-        ConcatText* text = texts[k];
-        switch (parts[k].kind) {
-            case ConcatKind::kText:
-                for (std::uint32_t i : sel) text[i].set(arg.constant.s);
-                break;
-            case ConcatKind::kBytesColumn: {
-                const auto column = static_cast<std::size_t>(arg.column);
-                for (std::uint32_t i : sel) {
-                    const RowView& row = b.rows.rows[i];
-                    text[i].set(row.is_null(column) ? kNullText : row.get_bytes(column));
-                }
-                break;
-            }
-            case ConcatKind::kIntColumn: {
-                const auto column = static_cast<std::size_t>(arg.column);
-                format_integers(sel, arena, text, [&](std::uint32_t i, std::int64_t& v) {
-                    const RowView& row = b.rows.rows[i];
-                    if (row.is_null(column)) return false;
-                    v = row.get_long(column);
-                    return true;
-                });
-                break;
-            }
-            case ConcatKind::kIntNode: {
-                ScratchColumn values(b);
-                eval_batch(arg, b, sel, values.get());
-                format_integers(sel, arena, text, [&](std::uint32_t i, std::int64_t& v) {
-                    v = values[i].i;
-                    return !values[i].null;
-                });
-                break;
-            }
-            case ConcatKind::kOther: {
-                ScratchColumn values(b);
-                eval_batch(arg, b, sel, values.get());
-                for (std::uint32_t i : sel) text[i].set(text_of(arg, values[i], b.c));
-                break;
-            }
+        if (parts[k].kind == ConcatKind::kIntNode) {
+            values[k] = taken.take();
+            eval_batch(arg, b, sel, values[k]);
+        } else if (parts[k].kind == ConcatKind::kOther) {
+            Datum* column = taken.take();
+            eval_batch(arg, b, sel, column);
+            for (std::uint32_t i : sel) texts[k][i].set(text_of(arg, column[i], b.c));
         }
     }
     const std::size_t count = parts.size();
     for (std::uint32_t i : sel) {
-        std::size_t size = 0;
-        for (std::size_t k = 0; k < count; ++k) size += texts[k][i].size;
-        char* const begin = arena.alloc(size);
-        char* p = begin;
+        const RowView& row = b.rows.rows[i];
+        // An upper bound of the text's length, then the text.
+        std::size_t bound = 0;
         for (std::size_t k = 0; k < count; ++k) {
-            copy_bytes(p, texts[k][i].data, texts[k][i].size);
-            p += texts[k][i].size;
+            const Node& arg = *parts[k].node;
+            switch (parts[k].kind) {
+                case ConcatKind::kIntColumn:
+                case ConcatKind::kIntNode:
+                    bound += kMaxInt64Text;
+                    break;
+                case ConcatKind::kText:
+                    bound += arg.constant.s.size();
+                    break;
+                case ConcatKind::kBytesColumn:
+                    bound += row.is_null(static_cast<std::size_t>(arg.column))
+                                 ? kNullText.size()
+                                 : row.get_bytes(static_cast<std::size_t>(arg.column)).size();
+                    break;
+                case ConcatKind::kOther:
+                    bound += texts[k][i].size;
+                    break;
+            }
         }
+        char* const begin = arena.alloc(bound);
+        char* p = begin;
+        auto put = [&p](std::string_view text) {
+            copy_bytes(p, text.data(), text.size());
+            p += text.size();
+        };
+        for (std::size_t k = 0; k < count; ++k) {
+            const Node& arg = *parts[k].node;
+            switch (parts[k].kind) {
+                case ConcatKind::kIntColumn: {
+                    const auto column = static_cast<std::size_t>(arg.column);
+                    if (row.is_null(column))
+                        put(kNullText);
+                    else
+                        p = write_int64(p, row.get_long(column));
+                    break;
+                }
+                case ConcatKind::kIntNode:
+                    if (values[k][i].null)
+                        put(kNullText);
+                    else
+                        p = write_int64(p, values[k][i].i);
+                    break;
+                case ConcatKind::kText:
+                    put(arg.constant.s);
+                    break;
+                case ConcatKind::kBytesColumn: {
+                    const auto column = static_cast<std::size_t>(arg.column);
+                    put(row.is_null(column) ? kNullText : row.get_bytes(column));
+                    break;
+                }
+                case ConcatKind::kOther:
+                    put(std::string_view(texts[k][i].data, texts[k][i].size));
+                    break;
+            }
+        }
+        const auto size = static_cast<std::size_t>(p - begin);
+        arena.give_back(bound - size);
         ::new (at(out, i)) Datum(Datum::of_string(std::string_view(begin, size)));
     }
 }
