@@ -251,12 +251,26 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             runtime_error(st, e, row.view(), std::string("unexpected error: ") + err.what());
         }
     };
-    auto project = [&](const Row& row, const char* op) {
+    // Projects the row in `slot` and puts the projected row there: written over the row itself
+    // when the rule allows it and its buffer has room, else into a spare or new buffer (the
+    // input row retired).
+    auto project = [&](std::optional<Row>& slot, const char* op) {
+        const Row& row = *slot;
         ctx_.arena.reset();
         ctx_.row = row.view();
         ctx_.op_string = op;
+        std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
         try {
-            return b.project(ctx_, buffers_ ? &buffers_->spare : nullptr);
+            if (!b.assembles_in_place()) {
+                rows_need_spares_ = true;
+                replace(slot, b.project(ctx_, spare));
+                return;
+            }
+            rows_in_place_ = true;
+            Row projected;
+            if (!b.project_over(ctx_, slot->bytes_for_rewrite(), spare, &projected))
+                replace(slot, std::move(projected));
+            return;
         } catch (const EvalError& err) {
             runtime_error(st, e, row.view(), err.what());
         } catch (const std::exception& err) {
@@ -269,25 +283,25 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
         case OpType::Insert:
         case OpType::Replace:
             if (!e.after || (b.has_filter() && !passes(*e.after, false))) return;
-            replace(e.after, project(*e.after, op_string(e.op, false)));
+            project(e.after, op_string(e.op, false));
             break;
         case OpType::Delete:
             if (!e.before || (b.has_filter() && !passes(*e.before, true))) return;
-            replace(e.before, project(*e.before, "-D"));
+            project(e.before, "-D");
             break;
         case OpType::Update: {
             bool bp = !b.has_filter() || passes(*e.before, true);
             bool ap = !b.has_filter() || passes(*e.after, false);
             if (bp && ap) {
-                replace(e.before, project(*e.before, "-U"));
-                replace(e.after, project(*e.after, "+U"));
+                project(e.before, "-U");
+                project(e.after, "+U");
             } else if (bp) {
                 e.op = OpType::Delete;
-                replace(e.before, project(*e.before, "-D"));
+                project(e.before, "-D");
                 retire(e.after);
             } else if (ap) {
                 e.op = OpType::Insert;
-                replace(e.after, project(*e.after, "+I"));
+                project(e.after, "+I");
                 retire(e.before);
             } else {
                 return;
@@ -426,7 +440,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     std::size_t next = 0;
     const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
     const bool in_place = b.assembles_in_place();
-    rows_in_place_ = rows_in_place_ || in_place;
+    (in_place ? rows_in_place_ : rows_need_spares_) = true;
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
         const auto action = static_cast<RunAction>(actions_[k - first]);
@@ -615,6 +629,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
     buffers_ = buffers;
     row_size_hint_ = 0;
     rows_in_place_ = false;
+    rows_need_spares_ = false;
     // One instant per batch, read on first use: a batch is transformed within a millisecond or
     // so, and a clock read per event cost ~7% of a transform using LOCALTIMESTAMP.
     ++ctx_.batch;

@@ -72,7 +72,9 @@ class TransformOperator {
     /// row's buffer had room (BoundProjection::assemble_in_place): the caller then needs no
     /// spare buffers, and does best to hand the source buffers with room for projected rows.
     /// Rows without room were written into spares or new buffers, and their input retired.
-    bool rows_in_place() const { return rows_in_place_; }
+    /// False when any row of that call was projected by a path or rule that never writes in
+    /// place (row by row, or a projection that is not `*` first): it needs the spares.
+    bool rows_in_place() const { return rows_in_place_ && !rows_need_spares_; }
     std::string snapshot_state() const;  // upstream schemas per table
     /// The schema `table` had as the source emitted it, as of the events processed so far (for
     /// `cdcd tap` at the source point); nullptr when unknown. A table no rule selects is known
@@ -163,7 +165,8 @@ class TransformOperator {
     std::optional<std::int64_t> fixed_now_;  // fix_clock()
     RowBuffers* buffers_ = nullptr;
     std::size_t row_size_hint_ = 0;
-    bool rows_in_place_ = false;
+    bool rows_in_place_ = false;     // a run was projected by a rule that writes in place
+    bool rows_need_spares_ = false;  // a row was projected by one that does not
     // process_in_place(): the events kept, in order, instead of moved into an output batch.
     bool compacting_ = false;
     std::vector<const DataChangeEvent*> kept_;

@@ -205,8 +205,25 @@ static_assert(std::is_trivially_destructible_v<Datum>);
 // produce field by field: NULL fields have a zero slot, the variable part holds the fields'
 // bytes in field order. Every byte is written once (no zero fill of the whole row first).
 Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) const {
-    // 1. Computed values (strings stay valid: they point into the input row, constants, node
-    //    caches or the arena, which is reset only between rows).
+    evaluate(c);
+    return assemble(c.row, values_.data(), 1, spare);
+}
+
+bool BoundProjection::project_over(EvalContext& c, std::string& own,
+                                   std::vector<std::string>* spare, Row* out) const {
+    evaluate(c);
+    const std::size_t size = in_place_size(c.row, values_.data(), 1);
+    if (size != 0 && size <= own.capacity()) {
+        assemble_in_place(own, size, values_.data(), 1);
+        return true;
+    }
+    *out = assemble(c.row, values_.data(), 1, spare);
+    return false;
+}
+
+void BoundProjection::evaluate(EvalContext& c) const {
+    // Computed values (strings stay valid: they point into the input row, constants, node
+    // caches or the arena, which is reset only between rows).
     std::size_t k = 0;
     try {
         // Constructed in place: the evaluator writes its result straight into values_
@@ -218,7 +235,6 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
         current_ = columns_[i].item ? &columns_[i].item->text : &output_.columns()[i].name;
         throw;
     }
-    return assemble(c.row, values_.data(), 1, spare);
 }
 
 void BoundProjection::filter_batch(BatchContext& b, Selection sel, bool* pass) const {

@@ -43,6 +43,10 @@ class BoundProjection {
     bool filter(EvalContext& c) const;
     /// The projected row; written into the last of `spare` when its capacity suffices.
     Row project(EvalContext& c, std::vector<std::string>* spare = nullptr) const;
+    /// As project(), but written over `own`, the bytes of the input row c.row views, when
+    /// assemble_in_place allows it: then true. Otherwise false, with the row in `*out`.
+    bool project_over(EvalContext& c, std::string& own, std::vector<std::string>* spare,
+                      Row* out) const;
     /// Whether the filter and the columns may be evaluated over batches of rows (batch.h).
     bool evaluates_in_batches() const { return in_batches_; }
     /// The filter's verdict on each selected row i of a batch, into pass[i].
@@ -84,6 +88,7 @@ class BoundProjection {
         ValueClass slot = ValueClass::Long;
     };
     void prepare_layout(std::size_t upstream_arity);
+    void evaluate(EvalContext& c) const;  // the computed columns of c.row, into values_
     static constexpr std::size_t kNoBlock = ~std::size_t{0};
     // The size of `in`'s variable part when its leading `*` fields copy as one block (their
     // variable parts back to back in field order, covering the input's); kNoBlock when not.

@@ -441,6 +441,16 @@ Row mixed_row(const MixedValues& v, std::vector<int> order = {0, 1, 2, 3, 4, 5})
     return std::move(b).build();
 }
 
+// `row` with `room` bytes of capacity past its size (0: none at all).
+Row with_room(Row row, std::size_t room) {
+    std::string bytes = std::move(row).release();
+    if (room == 0)
+        bytes.shrink_to_fit();
+    else
+        bytes.reserve(bytes.size() + room);
+    return Row(std::move(bytes));
+}
+
 // The output row of `projection` over one inserted row.
 Row project_one(const std::string& projection, Row input,
                 TransformOperator::RowBuffers* buffers = nullptr) {
@@ -521,7 +531,8 @@ TEST_CASE("projected rows have the bytes RowBuilder writes, whatever the input's
 TEST_CASE(
     "process takes spare row buffers, drops those too small, and hands the replaced input rows "
     "back") {
-    Row input = mixed_row({1, "a", 1.0, "b", std::nullopt, std::nullopt});
+    // No room past its bytes: a `*` projection is not written over it (see below).
+    Row input = with_room(mixed_row({1, "a", 1.0, "b", std::nullopt, std::nullopt}), 0);
     TransformOperator::RowBuffers buffers;
     std::string small, large;
     small.reserve(8);
@@ -565,7 +576,7 @@ TEST_CASE("rows written into used spare buffers have exactly the bytes RowBuilde
                 used.resize(size);
                 TransformOperator::RowBuffers buffers;
                 buffers.spare.push_back(std::move(used));
-                Row got = project_one(projection, mixed_row(v, order), &buffers);
+                Row got = project_one(projection, with_room(mixed_row(v, order), 0), &buffers);
                 CHECK(buffers.spare.empty());
                 CHECK(got == want);
             }
@@ -574,16 +585,6 @@ TEST_CASE("rows written into used spare buffers have exactly the bytes RowBuilde
 }
 
 namespace {
-
-// `row` with `room` bytes of capacity past its size (0: none at all).
-Row with_room(Row row, std::size_t room) {
-    std::string bytes = std::move(row).release();
-    if (room == 0)
-        bytes.shrink_to_fit();
-    else
-        bytes.reserve(bytes.size() + room);
-    return Row(std::move(bytes));
-}
 
 // Two rows in a vector, moved (an initializer list would copy them, without their room).
 std::vector<Row> two(Row a, Row b) {
@@ -682,11 +683,18 @@ TEST_CASE("rows projected over their own input rows have the bytes RowBuilder wr
 TEST_CASE("a projection is written in place only when it keeps every upstream column first") {
     Row input = mixed_row({7, "alice", 2.5, "hello world", std::nullopt, 12345});
     auto run = [&](const std::string& projection) {
-        Row want = project_one(projection, input);
+        Row want = project_one(projection, with_room(input, 0));
+        // Column-at-a-time (a run of two events), and row by row (one event).
         RunOutput r =
             project_run(projection, mixed(), two(with_room(input, 256), with_room(input, 256)));
         CHECK(r.rows[0] == want);
         CHECK(r.rows[1] == want);
+        Row alone = with_room(input, 256);
+        const void* alone_buffer = alone.bytes().data();
+        Row one = project_one(projection, std::move(alone));
+        CHECK(one == want);
+        const bool one_in_place = one.bytes().data() == alone_buffer;
+        CHECK(one_in_place == (r.output_buffers[0] == r.input_buffers[0]));
         return r.in_place && r.output_buffers[0] == r.input_buffers[0];
     };
     CHECK(run("*, id + 1 AS nxt"));
@@ -695,6 +703,34 @@ TEST_CASE("a projection is written in place only when it keeps every upstream co
     CHECK_FALSE(run("name, id, amount, note, ts, dec, id + 1 AS nxt"));
     CHECK_FALSE(run("*, UPPER(name) AS name"));  // a `*` column replaced in its position
     CHECK_FALSE(run("id, UPPER(name) AS up"));
+}
+
+// rows_in_place() tells the transform stage whether the lanes still need spare buffers: not
+// when every row of the call was projected by a rule that writes over its rows (whether or not
+// a row had room), else yes.
+TEST_CASE("rows_in_place is false when a row was projected by a rule that never writes in place") {
+    const TableId other = TableId::of("db", "sch", "other");
+    config::Diagnostics diags;
+    auto op = TransformOperator::create(
+        {rule(kMixed.str(), "*, id + 1 AS nxt"), rule(other.str(), "name, id")}, "UTC", diags);
+    REQUIRE(diags.ok());
+    Row input = mixed_row({7, "alice", 2.5, "hello world", std::nullopt, 12345});
+    auto run = [&](std::vector<TableId> tables) {
+        EventBatch in, out;
+        for (TableId t : tables)
+            in.push_back(Event(DataChangeEvent::insert(t, with_room(input, 0))));
+        op->process(in, out);
+        return op->rows_in_place();
+    };
+    EventBatch create, created;
+    create.push_back(Event(CreateTableEvent{kMixed, mixed()}));
+    create.push_back(Event(CreateTableEvent{other, mixed()}));
+    op->process(create, created);
+    CHECK(run({kMixed, kMixed, kMixed}));  // without room, still the rule's way: no spares
+    CHECK(run({kMixed}));                  // row by row
+    CHECK_FALSE(run({kMixed, kMixed, other}));
+    CHECK_FALSE(run({other, kMixed}));
+    CHECK_FALSE(run({}));  // nothing projected
 }
 
 TEST_CASE("a projection that needs another word of NULL bits is not written in place") {
