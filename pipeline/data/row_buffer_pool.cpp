@@ -8,10 +8,7 @@ namespace cdcd {
 
 void RowBufferPool::give(std::string&& buffer) {
     const std::size_t capacity = buffer.capacity();
-    // A short string's bytes live inside the string object: nothing to keep.
-    if (capacity <= std::string().capacity() || capacity > kMaxBufferBytes ||
-        kept_bytes_ + capacity > kMaxKeptBytes)
-        return;
+    if (!would_keep(capacity)) return;
     kept_bytes_ += capacity;
     buffers_.push_back(std::move(buffer));
 }

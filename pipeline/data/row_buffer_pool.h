@@ -20,6 +20,12 @@ class RowBufferPool {
 
     /// Keeps `buffer` for a later row, or frees it when the pool is full or it is large.
     void give(std::string&& buffer);
+    /// Whether give() would keep a buffer of this capacity.
+    bool would_keep(std::size_t capacity) const {
+        // A short string's bytes live inside the string object: nothing to keep.
+        return capacity > std::string().capacity() && capacity <= kMaxBufferBytes &&
+               kept_bytes_ + capacity <= kMaxKeptBytes;
+    }
     /// Moves a kept buffer with room for `capacity` bytes into `out` (emptied); false when none
     /// is kept (`out` is left alone, and the caller allocates as usual).
     bool take(std::string& out, std::size_t capacity) {

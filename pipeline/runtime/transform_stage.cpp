@@ -195,13 +195,15 @@ void TransformStage::note_piece_sent(PieceSent piece) {
 
 void TransformStage::return_input_rows(Transformed& out) {
     if (out.rows_in_place) {
-        // Projected rows were written over their input rows: the lanes need no spares, and the
-        // written rows, with room for projected rows, go back to the source (recycle_written).
-        // An input row retired here had no room for its projection: it is freed, not kept for
-        // the source's next row, which would then have no room either.
-        written_row_size_ = 0;
+        // Projected rows were written over their input rows: the written rows, with room for
+        // projected rows, go back to the source first (recycle_written). An input row retired
+        // here had no room for its projection: it is freed, not kept for the source's next
+        // row, which would then have no room either.
+        rows_in_place_ = true;
+        written_row_size_ = out.row_size_hint;  // the rows without room, if any
         out.retired_rows.clear();
     } else if (out.row_size_hint > 0) {
+        rows_in_place_ = false;
         written_row_size_ = out.row_size_hint;
     }
     // The rows of the events the transform dropped are the source's, as the input rows are.
@@ -280,7 +282,22 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
 
 void TransformStage::recycle_written(EventBatch& written) {
     std::size_t size = written_row_size_;
-    if (size == 0 || size > kMaxSpareRowBytes) {
+    if (rows_in_place_ && !source_rows_home_) {
+        // The source's pool first, so that its next rows have room for their projections; what
+        // the pool has no room for (many large rows in flight) serves the lanes as spares, for
+        // the rows projected without room, instead of being freed here and allocated there.
+        RowBufferPool& pool = RowBufferPool::this_thread();
+        release_row_buffers(written, [&](std::string&& buffer) {
+            const std::size_t capacity = buffer.capacity();
+            if (pool.would_keep(capacity))
+                pool.give(std::move(buffer));
+            else if (written_rows_.size() < kMaxSpareRows && capacity >= size &&
+                     capacity <= 2 * kMaxSpareRowBytes)
+                written_rows_.push_back(std::move(buffer));
+        });
+        return;
+    }
+    if (rows_in_place_ || size == 0 || size > kMaxSpareRowBytes) {
         // No spares wanted (rows projected in place, or none yet, or too large for spares): the
         // buffers serve the source's next rows.
         return_to_source(written);

@@ -12,8 +12,9 @@
 // transform dropped, return to the loop (or to the source's own thread, which built them) to be
 // kept for its next rows or freed there. A projection of every upstream column followed by
 // computed ones is written over its input row when the row's buffer has room: then the written
-// rows go back to the source instead, so that its next rows have room for their projections, and
-// an input row without that room is freed once its projection replaced it.
+// rows go back to the source instead, so that its next rows have room for their projections
+// (those the loop's pool has no room for become the lanes' spares), and an input row without
+// that room is freed once its projection replaced it.
 //
 // The transform may run in lanes, each a thread with its own operator (at pipeline.parallelism
 // above 1): a run of data change events goes to the first lane with room for it (so one lane
@@ -159,6 +160,9 @@ class TransformStage {
     // row_size_hint), for the next Work.
     std::vector<std::string> written_rows_;
     std::size_t written_row_size_ = 0;
+    // On the loop: the last batch's rows were written over their input rows (its
+    // Transformed::rows_in_place).
+    bool rows_in_place_ = false;
 };
 
 }  // namespace cdcd

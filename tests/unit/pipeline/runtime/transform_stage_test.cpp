@@ -7,6 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
 #include <functional>
+#include <set>
 #include <thread>
 
 #include "pipeline/data/row_buffer_pool.h"
@@ -241,6 +242,69 @@ TEST_CASE("rows projected over themselves go back to the source once written") {
         } else {
             CHECK(pool.size() == 100);
         }
+    }
+}
+
+// With many large rows in flight the loop's pool fills up: the written rows it has no room for
+// become the lanes' spare buffers, and rows that had no room for their projection are written
+// into them, instead of those being freed on the loop and new ones allocated on the lane.
+TEST_CASE("written rows the source's pool has no room for become the lanes' spares") {
+    auto op = operator_for("*, UPPER(name) AS shout", "");
+    RowBufferPool& pool = RowBufferPool::this_thread();  // the loop runs on this thread
+    std::string drained;
+    while (pool.take(drained, 0)) {
+    }
+    auto rows_with_room = [](std::int64_t from, std::size_t room) {
+        EventBatch batch = inserts(from, from + 50);
+        for (Event& e : batch) {
+            auto& after = std::get<DataChangeEvent>(e).after;
+            std::string bytes = std::move(*after).release();
+            if (room == 0)
+                bytes.shrink_to_fit();
+            else
+                bytes.reserve(bytes.size() + room);
+            after.emplace(std::move(bytes));
+        }
+        return batch;
+    };
+    std::set<const void*> written, second_out;
+    run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
+        TransformStage stage(io, *op);
+        EventBatch create;
+        create.push_back(Event(CreateTableEvent{kOrders, orders()}));
+        std::vector<StreamElement> stream;
+        stream.emplace_back(std::move(create));
+        stream.emplace_back(rows_with_room(0, 64));  // written over themselves
+        stream.emplace_back(rows_with_room(50, 0));  // no room: into the spares
+        stream.emplace_back(EndOfInput{});
+        // The pool full of buffers of its own (after the rows were built: they would take them).
+        while (pool.would_keep(4096)) {
+            std::string filler;
+            filler.reserve(4096);
+            pool.give(std::move(filler));
+        }
+        int batches = 0;
+        for (auto& element : stream) {
+            co_await stage.send(std::move(element));
+            TransformStage::Result result = co_await stage.receive();
+            auto* batch = std::get_if<EventBatch>(&result.element);
+            if (!batch || batch->empty() ||
+                !std::holds_alternative<DataChangeEvent>(batch->front()))
+                continue;
+            for (const Event& e : *batch) {
+                const void* buffer = std::get<DataChangeEvent>(e).after->bytes().data();
+                (batches == 0 ? written : second_out).insert(buffer);
+            }
+            ++batches;
+            stage.recycle_written(*batch);  // as the runtime does once they are written
+        }
+    });
+    REQUIRE(written.size() == 50);
+    REQUIRE(second_out.size() == 50);
+    std::size_t reused = 0;
+    for (const void* buffer : second_out) reused += written.count(buffer);
+    CHECK(reused == 50);
+    while (pool.take(drained, 0)) {
     }
 }
 
