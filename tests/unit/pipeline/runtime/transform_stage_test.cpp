@@ -54,6 +54,30 @@ EventBatch inserts(std::int64_t from, std::int64_t to) {
     return batch;
 }
 
+// inserts(from, to) whose rows have `room` bytes of capacity past their size (0: none at all).
+EventBatch inserts_with_room(std::int64_t from, std::int64_t to, std::size_t room) {
+    EventBatch batch = inserts(from, to);
+    for (Event& e : batch) {
+        auto& after = std::get<DataChangeEvent>(e).after;
+        std::string bytes = std::move(*after).release();
+        if (room == 0)
+            bytes.shrink_to_fit();
+        else
+            bytes.reserve(bytes.size() + room);
+        after.emplace(std::move(bytes));
+    }
+    return batch;
+}
+
+// A stream that starts with the table's CreateTableEvent.
+std::vector<StreamElement> stream_of_orders() {
+    EventBatch create;
+    create.push_back(Event(CreateTableEvent{kOrders, orders()}));
+    std::vector<StreamElement> stream;
+    stream.emplace_back(std::move(create));
+    return stream;
+}
+
 // Runs `body` as a coroutine on a fresh loop until it returns; rethrows its exception.
 void run_on_loop(const std::function<asio::awaitable<void>(asio::io_context&)>& body) {
     asio::io_context io;
@@ -209,19 +233,13 @@ TEST_CASE("rows projected over themselves go back to the source once written") {
         std::vector<const void*> input_buffers, output_buffers;
         run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
             TransformStage stage(io, *op, nullptr, nullptr, home);
-            EventBatch create;
-            create.push_back(Event(CreateTableEvent{kOrders, orders()}));
-            EventBatch rows = inserts(0, 100);
-            for (Event& e : rows) {
-                auto& after = std::get<DataChangeEvent>(e).after;
-                const bool kept = after->view().get_long(0) % 2 == 0;
-                std::string bytes = std::move(*after).release();
-                bytes.reserve(bytes.size() + 64);
-                if (kept) input_buffers.push_back(bytes.data());
-                after.emplace(std::move(bytes));
+            EventBatch rows = inserts_with_room(0, 100, 64);
+            for (const Event& e : rows) {
+                const auto& after = std::get<DataChangeEvent>(e).after;
+                if (after->view().get_long(0) % 2 == 0)  // kept by the filter
+                    input_buffers.push_back(after->bytes().data());
             }
-            std::vector<StreamElement> stream;
-            stream.emplace_back(std::move(create));
+            std::vector<StreamElement> stream = stream_of_orders();
             stream.emplace_back(std::move(rows));
             stream.emplace_back(EndOfInput{});
             for (auto& element : stream) {
@@ -254,28 +272,12 @@ TEST_CASE("written rows the source's pool has no room for become the lanes' spar
     std::string drained;
     while (pool.take(drained, 0)) {
     }
-    auto rows_with_room = [](std::int64_t from, std::size_t room) {
-        EventBatch batch = inserts(from, from + 50);
-        for (Event& e : batch) {
-            auto& after = std::get<DataChangeEvent>(e).after;
-            std::string bytes = std::move(*after).release();
-            if (room == 0)
-                bytes.shrink_to_fit();
-            else
-                bytes.reserve(bytes.size() + room);
-            after.emplace(std::move(bytes));
-        }
-        return batch;
-    };
     std::set<const void*> written, second_out;
     run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
         TransformStage stage(io, *op);
-        EventBatch create;
-        create.push_back(Event(CreateTableEvent{kOrders, orders()}));
-        std::vector<StreamElement> stream;
-        stream.emplace_back(std::move(create));
-        stream.emplace_back(rows_with_room(0, 64));  // written over themselves
-        stream.emplace_back(rows_with_room(50, 0));  // no room: into the spares
+        std::vector<StreamElement> stream = stream_of_orders();
+        stream.emplace_back(inserts_with_room(0, 50, 64));   // written over themselves
+        stream.emplace_back(inserts_with_room(50, 100, 0));  // no room: into the spares
         stream.emplace_back(EndOfInput{});
         // The pool full of buffers of its own (after the rows were built: they would take them).
         while (pool.would_keep(4096)) {
