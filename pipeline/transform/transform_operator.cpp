@@ -639,7 +639,7 @@ void TransformOperator::process(EventBatch& in, EventBatch& out, RowBuffers* buf
     } else {
         ctx_.now_pending = true;
     }
-    out.reserve(out.size() + in.size());
+    if (!compacting_) out.reserve(out.size() + in.size());  // in place, nothing goes to `out`
     // Runs of data change events of one table, at most this many at once, are transformed
     // column-at-a-time; an update has two rows.
     constexpr std::size_t kRunEvents = BatchRows::kMaxRows / 2;
