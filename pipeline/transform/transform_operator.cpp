@@ -468,10 +468,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             for (std::size_t t = 0; t < count; ++t) {
                 const std::size_t i = next + t;
                 const Datum* v = computed ? values_.data() + i : nullptr;
-                if (in_place) {
-                    sizes[t] = b.in_place_size(project_rows_.rows[i], v, n);
-                    if (sizes[t] > (*targets[t])->bytes().capacity()) sizes[t] = 0;
-                }
+                if (in_place) sizes[t] = b.in_place_size((*targets[t])->bytes(), v, n);
                 if (sizes[t] == 0) projected[t] = b.assemble(project_rows_.rows[i], v, n, spare);
             }
         } catch (...) {

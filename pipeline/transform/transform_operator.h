@@ -72,8 +72,8 @@ class TransformOperator {
     /// row's buffer had room (BoundProjection::assemble_in_place): the caller then needs no
     /// spare buffers, and does best to hand the source buffers with room for projected rows.
     /// Rows without room were written into spares or new buffers, and their input retired.
-    /// False when any row of that call was projected by a path or rule that never writes in
-    /// place (row by row, or a projection that is not `*` first): it needs the spares.
+    /// False when any row of that call was projected by a rule that never writes in place (a
+    /// projection that is not `*` first): it needs the spares.
     bool rows_in_place() const { return rows_in_place_ && !rows_need_spares_; }
     std::string snapshot_state() const;  // upstream schemas per table
     /// The schema `table` had as the source emitted it, as of the events processed so far (for

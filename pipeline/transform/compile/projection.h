@@ -63,10 +63,11 @@ class BoundProjection {
     /// Whether assemble_in_place may succeed: the output is every upstream column in order
     /// (a leading `*`), then computed columns only, and needs no more words of NULL bits.
     bool assembles_in_place() const { return in_place_; }
-    /// The size of the projected row of `in` when it can be written over `in`'s own bytes
-    /// (assembles_in_place(), the input's variable part in field order, no computed string
-    /// pointing into its fixed part); 0 otherwise.
-    std::size_t in_place_size(RowView in, const Datum* values, std::size_t stride) const;
+    /// The size of the projected row of the input row whose bytes are `own` when it can be
+    /// written over them (assembles_in_place(), the input's variable part in field order, no
+    /// computed string pointing into its fixed part, and room in `own`'s capacity); 0 otherwise.
+    std::size_t in_place_size(const std::string& own, const Datum* values,
+                              std::size_t stride) const;
     /// Writes the projected row over `buf` (the input row's bytes), whose capacity holds
     /// `size`, from in_place_size: no allocation, so it cannot fail.
     void assemble_in_place(std::string& buf, std::size_t size, const Datum* values,

@@ -223,9 +223,10 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
 // the new slots, the computed fields' bytes follow it. Everything a computed value may point
 // into (the row's variable part, constants, node state, the arena) outlives the rewrite, and a
 // value pointing into the moved bytes is read where they moved to.
-std::size_t BoundProjection::in_place_size(RowView in, const Datum* values,
+std::size_t BoundProjection::in_place_size(const std::string& own, const Datum* values,
                                            std::size_t stride) const {
     if (!in_place_) return 0;
+    const RowView in(own);
     const std::size_t block = block_size(in);
     if (block == kNoBlock) return 0;
     const char* base = in.bytes().data();
@@ -241,7 +242,7 @@ std::size_t BoundProjection::in_place_size(RowView in, const Datum* values,
             return 0;
     }
     const std::size_t size = RowView::fixed_size(fields_.size()) + var;
-    return size > 0xFFFFFFFFULL ? 0 : size;
+    return size > own.capacity() || size > 0xFFFFFFFFULL ? 0 : size;
 }
 
 void BoundProjection::assemble_in_place(std::string& buf, std::size_t size, const Datum* values,

@@ -127,7 +127,7 @@ struct ConcatValue {
 };
 
 // CONCAT's text from its operands' values (bound: an upper bound of its length), written
-// straight into the arena (the unused rest of the bound stays unused until the arena is reset).
+// straight into the arena, which gets the unused rest of the bound back.
 Datum write_concat(const std::vector<ConcatPart>& parts, const ConcatValue* v, std::size_t bound,
                    Arena& arena) {
     char* const begin = arena.alloc(bound);
@@ -146,7 +146,9 @@ Datum write_concat(const std::vector<ConcatPart>& parts, const ConcatValue* v, s
             p += v[i].size;
         }
     }
-    return Datum::of_string(std::string_view(begin, static_cast<std::size_t>(p - begin)));
+    const auto size = static_cast<std::size_t>(p - begin);
+    arena.give_back(bound - size);
+    return Datum::of_string(std::string_view(begin, size));
 }
 
 Datum eval_concat(const Node& n, EvalContext& c) {
@@ -205,8 +207,8 @@ struct ConcatText {
 };
 
 // CONCAT over a batch: operands that are expressions are evaluated a column at a time first;
-// then each row's text is written straight into the arena, integers formatted in place and
-// columns and constants copied, so every byte is written once. Every operand of every row is
+// then each row's text is written by write_concat, as per row: straight into the arena,
+// integers formatted in place, so every byte is written once. Every operand of every row is
 // evaluated, as per row.
 void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     const auto& parts = n.st<ConcatPlan>().parts;
@@ -244,72 +246,46 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
             for (std::uint32_t i : sel) texts[k][i].set(text_of(arg, column[i], b.c));
         }
     }
-    const std::size_t count = parts.size();
+    // Each row's operands as eval_concat reads them, then its text, written as it writes it.
+    ConcatValue v[kMaxParts];
     for (std::uint32_t i : sel) {
         const RowView& row = b.rows.rows[i];
-        // An upper bound of the text's length, then the text.
         std::size_t bound = 0;
-        for (std::size_t k = 0; k < count; ++k) {
-            const Node& arg = *parts[k].node;
-            switch (parts[k].kind) {
-                case ConcatKind::kIntColumn:
-                case ConcatKind::kIntNode:
-                    bound += kMaxInt64Text;
-                    break;
-                case ConcatKind::kText:
-                    bound += arg.constant.s.size();
-                    break;
-                case ConcatKind::kBytesColumn:
-                    bound += row.is_null(static_cast<std::size_t>(arg.column))
-                                 ? kNullText.size()
-                                 : row.get_bytes(static_cast<std::size_t>(arg.column)).size();
-                    break;
-                case ConcatKind::kOther:
-                    bound += texts[k][i].size;
-                    break;
-            }
-        }
-        char* const begin = arena.alloc(bound);
-        char* p = begin;
-        auto put = [&p](std::string_view text) {
-            copy_bytes(p, text.data(), text.size());
-            p += text.size();
-        };
-        for (std::size_t k = 0; k < count; ++k) {
+        for (std::size_t k = 0; k < parts.size(); ++k) {
             const Node& arg = *parts[k].node;
             switch (parts[k].kind) {
                 case ConcatKind::kIntColumn: {
                     const auto column = static_cast<std::size_t>(arg.column);
-                    if (row.is_null(column))
-                        put(kNullText);
-                    else
-                        p = write_int64(p, row.get_long(column));
+                    v[k].null = row.is_null(column);
+                    if (!v[k].null) v[k].i = row.get_long(column);
+                    bound += kMaxInt64Text;
                     break;
                 }
                 case ConcatKind::kIntNode:
-                    if (values[k][i].null)
-                        put(kNullText);
-                    else
-                        p = write_int64(p, values[k][i].i);
+                    v[k].null = values[k][i].null;
+                    v[k].i = values[k][i].i;
+                    bound += kMaxInt64Text;
                     break;
                 case ConcatKind::kText:
-                    put(arg.constant.s);
+                    v[k].set_text(arg.constant.s);
+                    bound += v[k].size;
                     break;
                 case ConcatKind::kBytesColumn: {
                     const auto column = static_cast<std::size_t>(arg.column);
-                    put(row.is_null(column) ? kNullText : row.get_bytes(column));
+                    v[k].set_text(row.is_null(column) ? kNullText : row.get_bytes(column));
+                    bound += v[k].size;
                     break;
                 }
                 case ConcatKind::kOther:
-                    put(std::string_view(texts[k][i].data, texts[k][i].size));
+                    v[k].set_text(std::string_view(texts[k][i].data, texts[k][i].size));
+                    bound += v[k].size;
                     break;
             }
         }
-        const auto size = static_cast<std::size_t>(p - begin);
-        arena.give_back(bound - size);
-        ::new (at(out, i)) Datum(Datum::of_string(std::string_view(begin, size)));
+        ::new (at(out, i)) Datum(write_concat(parts, v, bound, arena));
     }
 }
+
 NodePtr b_concat(CallSite& c) {
     if (c.args.empty()) c.arity(1, 1000);
     std::vector<DataType> types;
