@@ -66,6 +66,19 @@ def run_cdcd(bootstrap, src, dst, workdir, rnd, parallelism):
     return wall, cpu, rss
 
 
+def proc_cpu(pid):
+    """user+sys seconds a running process has used so far (/proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_ticks():
+    """(busy, total) clock ticks of all CPUs so far (/proc/stat): busy excludes idle and iowait."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    total = sum(ticks[:8])  # guest time is already counted in user
+    return total - ticks[3] - ticks[4], total
+
+
 def count(broker, topic):
     return sum(broker.end_offsets(topic).values())
 
@@ -93,24 +106,35 @@ def main():
         assert count(b, "in") == n, count(b, "in")
         sample = subprocess.run(["kcat", "-C", "-b", b.bootstrap, "-t", "in", "-c", "1", "-e", "-q"],
                                 capture_output=True, check=True).stdout.strip()
+        broker_pid = int((b.run_dir / "kafka.pid").read_text().split()[0])
         results = []
         for rnd in range(args.rounds):
             for tool in ("kcat", "cdcd", "cdcd-p2"):
                 dst = f"out_{tool}_{rnd}"
                 b.create_topic(dst, partitions=1)
+                broker0, (busy0, total0) = proc_cpu(broker_pid), machine_ticks()
                 if tool == "kcat":
                     wall, cpu, rss = run_kcat(b.bootstrap, "in", dst)
                 else:
                     wall, cpu, rss = run_cdcd(b.bootstrap, "in", dst, workdir, rnd, 2 if tool == "cdcd-p2" else 1)
+                broker_cpu, (busy1, total1) = proc_cpu(broker_pid) - broker0, machine_ticks()
+                # The share of all CPUs busy while the tool ran: near 100 % means the tool and the
+                # broker together had no core left to spare (parallelism cannot add throughput).
+                busy = (busy1 - busy0) / max(1, total1 - total0)
                 got = count(b, dst)
                 if got != n:
                     raise SystemExit(f"{tool} round {rnd}: {got} messages in {dst}, expected {n}")
-                results.append((rnd, tool, wall, cpu, rss))
-                print(f"round {rnd} {tool}: {wall:.2f} s wall, {cpu:.2f} s CPU, peak RSS {rss} kB", flush=True)
+                results.append((rnd, tool, wall, cpu, rss, broker_cpu, busy))
+                print(f"round {rnd} {tool}: {wall:.2f} s wall, {cpu:.2f} s CPU, broker {broker_cpu:.2f} s CPU, "
+                      f"machine {busy:.0%} busy, peak RSS {rss} kB", flush=True)
         load_avg = os.getloadavg()
 
     def best(tool, idx):
         return min(r[idx] for r in results if r[1] == tool)
+
+    def median(tool, idx):
+        values = sorted(r[idx] for r in results if r[1] == tool)
+        return values[len(values) // 2]
 
     kw, cw = best("kcat", 2), best("cdcd", 2)
     kc, cc = best("kcat", 3), best("cdcd", 3)
@@ -124,18 +148,21 @@ def main():
         f"({args.partitions} partitions) of a local Kafka 4.4 broker (KRaft, `quick_jvm=False`), loaded in {load:.1f} s. "
         "Each tool copies the whole topic to a fresh 1-partition topic; every output topic was checked to hold "
         f"exactly {n:,} messages. {args.rounds} rounds, alternating; best of each reported below. "
-        "CPU = user+sys of every process of the tool (wait4); RSS = peak resident set per process.",
+        "CPU = user+sys of every process of the tool (wait4); broker CPU = the broker's user+sys over the "
+        "same round (/proc); machine busy = the share of all cores not idle during the round (/proc/stat); "
+        "RSS = peak resident set per process.",
         "",
         f"Machine: {os.cpu_count()} cores shared with other jobs (load average at the end: "
         f"{load_avg[0]:.1f} / {load_avg[1]:.1f} / {load_avg[2]:.1f}), so wall times include waiting for a CPU; "
         "CPU seconds are the steadier figure.",
         "",
-        "| round | tool | wall s | msgs/s (wall) | CPU s | msgs/s per CPU-second | peak RSS kB |",
-        "|---|---|---|---|---|---|---|",
+        "| round | tool | wall s | msgs/s (wall) | CPU s | msgs/s per CPU-second | broker CPU s | machine busy "
+        "| peak RSS kB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for rnd, tool, wall, cpu, rss in results:
+    for rnd, tool, wall, cpu, rss, broker_cpu, busy in results:
         lines.append(f"| {rnd} | {tool} | {wall:.2f} | {n / wall:,.0f} | {cpu:.2f} | {n / cpu:,.0f} | "
-                     f"{' + '.join(str(x) for x in rss)} |")
+                     f"{broker_cpu:.2f} | {busy:.0%} | {' + '.join(str(x) for x in rss)} |")
     lines += [
         "",
         "## Summary (best round of each)",
@@ -147,6 +174,9 @@ def main():
         f"**{cw / c2w:.2f}× parallelism 1** (issue 18's target ≥ 1.3×), **{kw / c2w:.2f}× kcat** (target ≥ 1.1×)",
         f"- cdcd per core: {n / cc:,.0f} msgs/s (target ≥ 500,000); RSS {crss / 1024:.0f} MB (target ≤ 100 MB)",
         f"- cdcd's CPU per message / kcat's, best rounds of this run: {cc / kc:.2f}×",
+        f"- the machine's cores were {median('cdcd', 6):.0%} busy during cdcd's rounds at parallelism 1 and "
+        f"{median('cdcd-p2', 6):.0%} at parallelism 2 (medians; the broker used {median('cdcd', 5):.2f} and "
+        f"{median('cdcd-p2', 5):.2f} CPU-s): parallelism 2 can add throughput only from cores left idle",
         "",
         "cdcd does strictly more work than kcat: it parses every message (simdjson On-Demand), infers the "
         "schema, builds binary rows, routes them, re-serializes debezium-json and the JSON key, waits for every "
