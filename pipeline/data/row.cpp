@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "pipeline/data/row_buffer_pool.h"
+#include "pipeline/util/string_size.h"
 
 namespace cdcd {
 
@@ -23,7 +24,9 @@ RowBuilder::RowBuilder(std::size_t arity, std::size_t variable_hint)
     std::size_t fixed = RowView::fixed_size(arity);
     if (!RowBufferPool::this_thread().take(buf_, fixed + variable_hint))
         buf_.reserve(fixed + variable_hint);
-    buf_.resize(fixed, '\0');
+    // The header, NULL bits and slots, zero (a NULL field's slot is zero) until written below.
+    set_size_within_capacity(buf_, fixed);
+    std::memset(buf_.data(), 0, fixed);
     auto a = static_cast<std::uint32_t>(arity);
     std::memcpy(buf_.data(), &a, 4);
     // Every field starts NULL.
@@ -69,7 +72,11 @@ char* RowBuilder::reserve_bytes(std::size_t i, std::size_t n) {
     auto offset = static_cast<std::uint64_t>(buf_.size());
     std::uint64_t ref = (offset << 32) | static_cast<std::uint32_t>(n);
     std::memcpy(buf_.data() + slot(i), &ref, 8);
-    buf_.resize(buf_.size() + n);
+    // The caller writes all n bytes: within the capacity, they are not zero-filled first.
+    if (buf_.size() + n <= buf_.capacity())
+        set_size_within_capacity(buf_, buf_.size() + n);
+    else
+        buf_.resize(buf_.size() + n);
     return buf_.data() + offset;
 }
 

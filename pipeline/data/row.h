@@ -115,7 +115,8 @@ class RowBuilder {
     /// Copies field `from` of `source` (of the same type) into field `i`.
     RowBuilder& copy_field(std::size_t i, RowView source, std::size_t from, bool variable);
 
-    /// Appends `n` bytes to the variable part and points field i at them; returns where to write.
+    /// Appends `n` bytes to the variable part and points field i at them; returns where to write
+    /// them. The caller writes all n: they are not filled.
     char* reserve_bytes(std::size_t i, std::size_t n);
 
     Row build() &&;

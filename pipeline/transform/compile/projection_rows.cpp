@@ -8,6 +8,7 @@
 
 #include "pipeline/transform/compile/projection.h"
 #include "pipeline/util/prefetch.h"
+#include "pipeline/util/string_size.h"
 
 namespace cdcd::transform {
 
@@ -254,7 +255,9 @@ void BoundProjection::assemble_in_place(std::string& buf, std::size_t size, cons
     const std::size_t in_end = buf.size();
     const std::size_t block = in_end - in_fixed;
     const std::size_t shift = fixed - in_fixed;
-    buf.resize(size);  // within its capacity: the bytes stay where they are
+    // Within its capacity: the bytes stay where they are, and every byte added is written below
+    // (the moved part, the new slots, the computed fields' bytes), so none is zero-filled first.
+    set_size_within_capacity(buf, size);
     char* base = buf.data();
     // 1. The input's variable part moves up past the new slots; computed strings that pointed
     //    into it follow it.
