@@ -128,27 +128,34 @@ struct ConcatValue {
 
 // CONCAT's text from its operands' values (bound: an upper bound of its length), written
 // straight into the arena, which gets the unused rest of the bound back.
+// An integer operand's text at p (NULL's is `null`, as Flink's CONCAT writes it); its end.
+inline char* write_int_operand(char* p, bool null, std::int64_t v) {
+    if (!null) return write_int64(p, v);
+    constexpr std::string_view kNullText = "null";
+    std::memcpy(p, kNullText.data(), kNullText.size());
+    return p + kNullText.size();
+}
+
+// The text written at [begin, end) of an alloc(bound) becomes the value; the arena gets the rest.
+inline Datum concat_result(Arena& arena, char* begin, char* end, std::size_t bound) {
+    const auto size = static_cast<std::size_t>(end - begin);
+    arena.give_back(bound - size);
+    return Datum::of_string(std::string_view(begin, size));
+}
+
 Datum write_concat(const std::vector<ConcatPart>& parts, const ConcatValue* v, std::size_t bound,
                    Arena& arena) {
     char* const begin = arena.alloc(bound);
     char* p = begin;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (parts[i].kind == ConcatKind::kIntColumn || parts[i].kind == ConcatKind::kIntNode) {
-            if (v[i].null) {
-                constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes
-                std::memcpy(p, kNullText.data(), kNullText.size());
-                p += kNullText.size();
-            } else {
-                p = write_int64(p, v[i].i);
-            }
+            p = write_int_operand(p, v[i].null, v[i].i);
         } else {
             copy_bytes(p, v[i].data, v[i].size);
             p += v[i].size;
         }
     }
-    const auto size = static_cast<std::size_t>(p - begin);
-    arena.give_back(bound - size);
-    return Datum::of_string(std::string_view(begin, size));
+    return concat_result(arena, begin, p, bound);
 }
 
 Datum eval_concat(const Node& n, EvalContext& c) {
@@ -245,6 +252,52 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
             eval_batch(arg, b, sel, column);
             for (std::uint32_t i : sel) texts[k][i].set(text_of(arg, column[i], b.c));
         }
+    }
+    // Integers and constant texts only: every row's text has the same bound, and each operand
+    // is written as it is read, in one pass.
+    // (Read into locals first: the text written through a char* could alias the plan's fields,
+    // which would then be read again for every operand of every row.)
+    struct FixedPart {
+        ConcatKind kind;
+        std::size_t column;     // kIntColumn
+        std::string_view text;  // kText
+    };
+    FixedPart fixed_parts[kMaxParts];
+    std::size_t fixed_bound = 0;
+    bool fixed = true;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const Node& arg = *parts[k].node;
+        fixed_parts[k] = {parts[k].kind, static_cast<std::size_t>(arg.column), {}};
+        if (parts[k].kind == ConcatKind::kIntColumn || parts[k].kind == ConcatKind::kIntNode) {
+            fixed_bound += kMaxInt64Text;
+        } else if (parts[k].kind == ConcatKind::kText) {
+            fixed_parts[k].text = arg.constant.s;
+            fixed_bound += arg.constant.s.size();
+        } else {
+            fixed = false;
+        }
+    }
+    if (fixed) {
+        const std::size_t count = parts.size();
+        for (std::uint32_t i : sel) {
+            const RowView& row = b.rows.rows[i];
+            char* const begin = arena.alloc(fixed_bound);
+            char* p = begin;
+            for (std::size_t k = 0; k < count; ++k) {
+                const FixedPart& part = fixed_parts[k];
+                if (part.kind == ConcatKind::kIntColumn) {
+                    const bool null = row.is_null(part.column);
+                    p = write_int_operand(p, null, null ? 0 : row.get_long(part.column));
+                } else if (part.kind == ConcatKind::kIntNode) {
+                    p = write_int_operand(p, values[k][i].null, values[k][i].i);
+                } else {
+                    copy_bytes(p, part.text.data(), part.text.size());
+                    p += part.text.size();
+                }
+            }
+            ::new (at(out, i)) Datum(concat_result(arena, begin, p, fixed_bound));
+        }
+        return;
     }
     // Each row's operands as eval_concat reads them, then its text, written as it writes it.
     ConcatValue v[kMaxParts];

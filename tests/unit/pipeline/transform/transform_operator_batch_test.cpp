@@ -158,6 +158,7 @@ TEST_CASE("column-at-a-time and row by row, a transform gives the same events") 
         "*, id * 2 + v AS score, UPPER(SUBSTR(s, 2, 4)) AS tag, "
         "CASE WHEN v > 5 THEN 'high' WHEN v IS NULL THEN 'none' ELSE 'low' END AS band, "
         "CONCAT(CAST(id AS STRING), '-', s, '-', CAST(v AS STRING), v + 1) AS k, "
+        "CONCAT(CAST(id AS STRING), '/', CAST(v AS STRING), v * 3, '') AS ints, "
         "COALESCE(s, 'x') AS c, __data_event_type__ AS op, LOWER(s) AS low, v / 2 AS half";
     auto check = [](const config::TransformDef& r) {
         Outcome rows = run(r, false);
