@@ -280,8 +280,12 @@ void BoundProjection::assemble_in_place(std::string& buf, std::size_t size, cons
     RowWriter w{base, nulls, slots, fixed + block};
     const char* moved_from = base + in_fixed;
     const char* moved_end = base + in_end;
-    for (std::size_t k = 0; k < computed_.size(); ++k) {
-        const ComputedField& f = computed_[k];
+    // The plan in locals: the row's bytes are written through a char*, which may alias this
+    // object, so its vectors' bounds would be read again after every field written.
+    const ComputedField* const computed = computed_.data();
+    const std::size_t computed_count = computed_.size();
+    for (std::size_t k = 0; k < computed_count; ++k) {
+        const ComputedField& f = computed[k];
         const Datum& d = values[k * stride];
         if (d.null) {
             w.set_null(f.field);
