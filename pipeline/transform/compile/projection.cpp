@@ -171,6 +171,7 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     fields_.clear();
     prefix_variable_.clear();
     computed_.clear();
+    computed_sized_.clear();
     copied_variable_.clear();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
         OutField f;
@@ -180,6 +181,8 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
         f.slot = value_class(out[i].type.root());
         if (f.copy_from < 0) {
             f.value = computed_.size();
+            if (f.slot != ValueClass::Long && f.slot != ValueClass::Double)
+                computed_sized_.push_back({static_cast<std::uint32_t>(f.value), f.slot});
             computed_.push_back(ComputedField{f.expr, i, f.slot});
         } else if (f.variable) {
             copied_variable_.push_back(static_cast<std::uint32_t>(i));

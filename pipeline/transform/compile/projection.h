@@ -112,6 +112,13 @@ class BoundProjection {
     // The computed fields (values_[k] is computed_[k]'s value) and the copied variable-length
     // fields, in output order, so that sizing the row visits only the fields that need it.
     std::vector<ComputedField> computed_;
+    // The computed fields that add bytes to the variable part (strings, decimals, timestamps):
+    // their index in computed_ and class.
+    struct SizedValue {
+        std::uint32_t value;
+        ValueClass slot;
+    };
+    std::vector<SizedValue> computed_sized_;
     std::vector<std::uint32_t> copied_variable_;
     mutable std::vector<Datum> values_;  // computed values of the row being projected
     bool in_batches_ = false;            // evaluates_in_batches()

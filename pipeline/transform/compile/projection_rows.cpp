@@ -184,9 +184,9 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
         auto from = static_cast<std::size_t>(fields_[j].copy_from);
         if (!in.is_null(from)) var += in.get_bytes(from).size();
     }
-    for (std::size_t k = 0; k < computed_.size(); ++k) {
-        const Datum& d = values[k * stride];
-        if (!d.null) var += variable_size(computed_[k].slot, d);
+    for (const SizedValue& sized : computed_sized_) {
+        const Datum& d = values[sized.value * stride];
+        if (!d.null) var += variable_size(sized.slot, d);
     }
     if (fixed + var > 0xFFFFFFFFULL) throw std::length_error("row larger than 4 GiB");
 
@@ -233,14 +233,16 @@ std::size_t BoundProjection::in_place_size(const std::string& own, const Datum* 
     const char* base = in.bytes().data();
     const char* fixed_end = base + RowView::fixed_size(upstream_arity_);
     std::size_t var = block;
-    for (std::size_t k = 0; k < computed_.size(); ++k) {
-        const Datum& d = values[k * stride];
+    for (const SizedValue& sized : computed_sized_) {  // the others add no bytes
+        const Datum& d = values[sized.value * stride];
         if (d.null) continue;
-        var += variable_size(computed_[k].slot, d);
+        if (sized.slot != ValueClass::Bytes) {
+            var += variable_size(sized.slot, d);
+            continue;
+        }
+        var += d.s.size();
         // Bytes of the input's fixed part would be overwritten before they are copied.
-        if (computed_[k].slot == ValueClass::Bytes && d.s.data() < fixed_end &&
-            d.s.data() + d.s.size() > base)
-            return 0;
+        if (d.s.data() < fixed_end && d.s.data() + d.s.size() > base) return 0;
     }
     const std::size_t size = RowView::fixed_size(fields_.size()) + var;
     return size > own.capacity() || size > 0xFFFFFFFFULL ? 0 : size;
