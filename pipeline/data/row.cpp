@@ -72,12 +72,7 @@ char* RowBuilder::reserve_bytes(std::size_t i, std::size_t n) {
     auto offset = static_cast<std::uint64_t>(buf_.size());
     std::uint64_t ref = (offset << 32) | static_cast<std::uint32_t>(n);
     std::memcpy(buf_.data() + slot(i), &ref, 8);
-    // The caller writes all n bytes: within the capacity, they are not zero-filled first.
-    if (buf_.size() + n <= buf_.capacity())
-        set_size_within_capacity(buf_, buf_.size() + n);
-    else
-        buf_.resize(buf_.size() + n);
-    return buf_.data() + offset;
+    return append_uninitialized(buf_, n);  // the caller writes all n bytes
 }
 
 RowBuilder& RowBuilder::set_bytes(std::size_t i, std::string_view v) {

@@ -7,6 +7,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "pipeline/util/string_size.h"
+
 namespace cdcd::json {
 
 namespace {
@@ -55,9 +57,7 @@ void append_quoted(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
     std::size_t i = next_escape(s.data(), 0, s.size());
     if (i == s.size()) {  // nothing to escape: one append
-        const std::size_t old = out.size();
-        out.resize(old + s.size() + 2);
-        char* d = out.data() + old;
+        char* d = append_uninitialized(out, s.size() + 2);
         d[0] = '"';
         if (!s.empty()) std::memcpy(d + 1, s.data(), s.size());
         d[s.size() + 1] = '"';

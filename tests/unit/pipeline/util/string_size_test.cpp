@@ -2,6 +2,7 @@
 #include "pipeline/util/string_size.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <string>
 
 using cdcd::set_size_within_capacity;
@@ -34,3 +35,25 @@ TEST_CASE("set_size_within_capacity leaves the bytes it adds as they were") {
     CHECK(s.c_str()[32] == '\0');
 }
 #endif
+
+TEST_CASE("append_uninitialized grows a string by n bytes for the caller to write") {
+    std::string s = "ab";
+    s.shrink_to_fit();
+    std::size_t capacity = s.capacity();
+    // Past the capacity it reallocates, keeping the bytes, and grows at least twofold.
+    char* at = cdcd::append_uninitialized(s, capacity);
+    REQUIRE(s.size() == 2 + capacity);
+    CHECK(at == s.data() + 2);
+    CHECK(s.substr(0, 2) == "ab");
+    CHECK(s.capacity() >= 2 * capacity);
+    std::memset(at, 'c', capacity);
+    CHECK(s == "ab" + std::string(capacity, 'c'));
+    CHECK(s.c_str()[s.size()] == '\0');
+    // Within the capacity: no reallocation.
+    const char* data = s.data();
+    at = cdcd::append_uninitialized(s, 1);
+    *at = 'd';
+    CHECK(s.data() == data);
+    CHECK(s.back() == 'd');
+    CHECK(cdcd::append_uninitialized(s, 0) == s.data() + s.size());
+}
