@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "pipeline/util/integer_text.h"
+#include "pipeline/util/string_size.h"
+
 namespace cdcd::json {
 
 Writer& Writer::open(char c) {
@@ -37,9 +40,11 @@ Writer& Writer::string(std::string_view v) {
 
 Writer& Writer::integer(std::int64_t v) {
     separate();
-    char buf[24];
-    auto res = std::to_chars(buf, buf + sizeof buf, v);
-    out_.append(buf, res.ptr);
+    // Formatted where it goes (append(first, last) took the generic replace path, and
+    // std::to_chars divides to find the length): room for the longest, then cut to the text.
+    char* const begin = append_uninitialized(out_, kMaxInt64Text);
+    const char* const end = write_int64(begin, v);
+    set_size_within_capacity(out_, static_cast<std::size_t>(end - out_.data()));
     need_comma_ = true;
     return *this;
 }
@@ -50,7 +55,7 @@ Writer& Writer::number(double v) {
     separate();
     char buf[32];
     auto res = std::to_chars(buf, buf + sizeof buf, v);
-    out_.append(buf, res.ptr);
+    out_.append(buf, static_cast<std::size_t>(res.ptr - buf));
     need_comma_ = true;
     return *this;
 }

@@ -1,6 +1,11 @@
 #include "formats/json/json_writer.h"
 
 #include <catch2/catch.hpp>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
 
 using cdcd::json::append_quoted;
 
@@ -97,4 +102,24 @@ TEST_CASE("a writer separates members and elements with commas") {
         .end_array();
     w.key("c").number(0.5).key("d").begin_object().end_object().end_object();
     CHECK(out == R"({"a":1,"b":["x",null,true],"c":0.5,"d":{}})");
+}
+
+TEST_CASE("integers are written as std::to_chars writes them, at every length and both ends") {
+    std::vector<std::int64_t> values = {0, -1, 1, std::numeric_limits<std::int64_t>::min(),
+                                        std::numeric_limits<std::int64_t>::max()};
+    for (std::int64_t p = 1; p <= std::numeric_limits<std::int64_t>::max() / 10; p *= 10)
+        for (std::int64_t v : {p - 1, p, -p, -(p - 1), p * 9}) values.push_back(v);
+    // One array, so the text grows past the string's capacity many times over.
+    std::string out;
+    cdcd::json::Writer w(out);
+    w.begin_array();
+    std::string expected = "[";
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        w.integer(values[k]);
+        char buf[24];
+        expected += (k ? "," : "") + std::string(buf, std::to_chars(buf, buf + 24, values[k]).ptr);
+    }
+    w.end_array();
+    CHECK(out == expected + "]");
+    CHECK(out.c_str()[out.size()] == '\0');
 }
