@@ -26,8 +26,15 @@ inline bool clean(unsigned char c) {
     return c >= 0x20 && c != '"' && c != '\\';
 }
 
+/// The position of the first byte of s[i, n) to escape, n if none, a byte at a time.
+inline std::size_t byte_at_escape(const char* s, std::size_t i, std::size_t n) {
+    while (i < n && clean(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+}
+
 /// The position of the first byte of s[from, n) to escape, n if none. Most text has none.
-inline std::size_t next_escape(const char* s, std::size_t from, std::size_t n) {
+[[gnu::always_inline]] inline std::size_t next_escape(const char* s, std::size_t from,
+                                                      std::size_t n) {
     std::size_t i = from;
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
@@ -45,10 +52,16 @@ inline std::size_t next_escape(const char* s, std::size_t from, std::size_t n) {
     for (; i + 8 <= n; i += 8) {
         std::uint64_t w;
         std::memcpy(&w, s + i, 8);
-        if (needs_escape(w)) break;
+        if (needs_escape(w)) return byte_at_escape(s, i, n);
     }
-    while (i < n && clean(static_cast<unsigned char>(s[i]))) ++i;
-    return i;
+    // Fewer than 8 bytes left, after 8 or more that were clean: the word that ends at n takes
+    // them in at once.
+    if (i < n && i >= from + 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s + n - 8, 8);
+        if (!needs_escape(w)) return n;
+    }
+    return byte_at_escape(s, i, n);
 }
 
 }  // namespace
