@@ -10,34 +10,6 @@
 
 namespace cdcd::json {
 
-Writer& Writer::open(char c) {
-    separate();
-    out_.push_back(c);
-    need_comma_ = false;
-    return *this;
-}
-
-Writer& Writer::close(char c) {
-    out_.push_back(c);
-    need_comma_ = true;
-    return *this;
-}
-
-Writer& Writer::key(std::string_view k) {
-    separate();
-    append_quoted(out_, k);
-    out_.push_back(':');
-    need_comma_ = false;
-    return *this;
-}
-
-Writer& Writer::string(std::string_view v) {
-    separate();
-    append_quoted(out_, v);
-    need_comma_ = true;
-    return *this;
-}
-
 Writer& Writer::integer(std::int64_t v) {
     separate();
     // Formatted where it goes (append(first, last) took the generic replace path, and

@@ -17,7 +17,13 @@ class Writer {
     Writer& end_object() { return close('}'); }
     Writer& begin_array() { return open('['); }
     Writer& end_array() { return close(']'); }
-    Writer& key(std::string_view k);
+    Writer& key(std::string_view k) {
+        separate();
+        append_quoted(out_, k);
+        out_.push_back(':');
+        need_comma_ = false;
+        return *this;
+    }
     /// A key already quoted and followed by its colon (`"name":`, e.g. from ColumnKeys).
     Writer& quoted_key(std::string_view quoted_with_colon) {
         separate();
@@ -25,7 +31,12 @@ class Writer {
         need_comma_ = false;
         return *this;
     }
-    Writer& string(std::string_view v);
+    Writer& string(std::string_view v) {
+        separate();
+        append_quoted(out_, v);
+        need_comma_ = true;
+        return *this;
+    }
     Writer& integer(std::int64_t v);
     Writer& number(
         double v);  // shortest round-trip; NaN/Inf are written as strings as Jackson does
@@ -37,8 +48,18 @@ class Writer {
     std::string& out() { return out_; }
 
   private:
-    Writer& open(char c);
-    Writer& close(char c);
+    // Inline, as are key() and string(): a document is mostly these calls, a few bytes each.
+    Writer& open(char c) {
+        separate();
+        out_.push_back(c);
+        need_comma_ = false;
+        return *this;
+    }
+    Writer& close(char c) {
+        out_.push_back(c);
+        need_comma_ = true;
+        return *this;
+    }
     void separate() {
         if (need_comma_) out_.push_back(',');
     }
