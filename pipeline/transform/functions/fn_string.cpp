@@ -126,8 +126,6 @@ struct ConcatValue {
     }
 };
 
-// CONCAT's text from its operands' values (bound: an upper bound of its length), written
-// straight into the arena, which gets the unused rest of the bound back.
 // An integer operand's text at p (NULL's is `null`, as Flink's CONCAT writes it); its end.
 inline char* write_int_operand(char* p, bool null, std::int64_t v) {
     if (!null) return write_int64(p, v);
@@ -143,6 +141,8 @@ inline Datum concat_result(Arena& arena, char* begin, char* end, std::size_t bou
     return Datum::of_string(std::string_view(begin, size));
 }
 
+// CONCAT's text from its operands' values (bound: an upper bound of its length), written
+// straight into the arena, which gets the unused rest of the bound back.
 Datum write_concat(const std::vector<ConcatPart>& parts, const ConcatValue* v, std::size_t bound,
                    Arena& arena) {
     char* const begin = arena.alloc(bound);
@@ -226,30 +226,19 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     }
     constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes for NULL
     Arena& arena = b.c.arena;
-    // The values of the operands that are expressions (an integer's Datum, or another
-    // operand's text), a column each, taken from the scratch and given back in reverse.
+    // The values of the integer operands that are expressions, a scratch column each for the
+    // rest of this call; the other expressions' texts.
+    std::optional<ScratchColumn> integer_columns[kMaxParts];
     Datum* values[kMaxParts] = {};
     ConcatText texts[kMaxParts][BatchRows::kMaxRows];  // kOther's text; left uninitialized
-    struct Taken {  // the scratch columns, given back however this call ends
-        BatchScratch& scratch;
-        std::size_t count = 0;
-        Datum* take() {
-            Datum* column = scratch.take_column();
-            ++count;
-            return column;
-        }
-        ~Taken() {
-            while (count-- > 0) scratch.give_back_column();
-        }
-    } taken{b.scratch};
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const Node& arg = *parts[k].node;
         if (parts[k].kind == ConcatKind::kIntNode) {
-            values[k] = taken.take();
+            values[k] = integer_columns[k].emplace(b).get();
             eval_batch(arg, b, sel, values[k]);
         } else if (parts[k].kind == ConcatKind::kOther) {
-            Datum* column = taken.take();
-            eval_batch(arg, b, sel, column);
+            ScratchColumn column(b);
+            eval_batch(arg, b, sel, column.get());
             for (std::uint32_t i : sel) texts[k][i].set(text_of(arg, column[i], b.c));
         }
     }
