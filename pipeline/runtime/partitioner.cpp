@@ -6,19 +6,6 @@
 
 namespace cdcd {
 
-namespace {
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-    // splitmix64 finaliser over the running hash.
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    return h;
-}
-
-}  // namespace
-
 std::optional<PartitioningStrategy> parse_partitioning_strategy(std::string_view text) {
     if (text == "SINK_DEFINED") return PartitioningStrategy::SinkDefined;
     if (text == "PRIMARY_KEY") return PartitioningStrategy::PrimaryKey;
@@ -35,10 +22,10 @@ PartitionKey::PartitionKey(const Schema* schema, PartitioningStrategy strategy) 
         auto i = static_cast<std::size_t>(idx);
         columns_.push_back({i, is_variable_length(schema->columns()[i].type)});
     }
+    if (columns_.size() == 1 && !columns_[0].variable_length) single_fixed_ = columns_[0].index;
 }
 
-std::size_t PartitionKey::writer_of(const DataChangeEvent& event, std::size_t writers) const {
-    if (writers <= 1) return 0;
+std::size_t PartitionKey::writer_of_walk(const DataChangeEvent& event, std::size_t writers) const {
     const Row* row = event.after ? &*event.after : (event.before ? &*event.before : nullptr);
     std::uint64_t h = 0;
     if (by_key_ && row) {
@@ -56,10 +43,7 @@ std::size_t PartitionKey::writer_of(const DataChangeEvent& event, std::size_t wr
     } else {
         h = mix(h, std::hash<std::string_view>()(event.table.str()));
     }
-    // The same writer as h % writers; a power of two takes a mask, not a division (tens of
-    // cycles an event on the loop, which at parallelism 2 sets the pace).
-    if ((writers & (writers - 1)) == 0) return static_cast<std::size_t>(h & (writers - 1));
-    return static_cast<std::size_t>(h % writers);
+    return reduce(h, writers);
 }
 
 }  // namespace cdcd

@@ -124,3 +124,43 @@ TEST_CASE("partition_events sends each change to its key's writer and schema cha
     }
     CHECK(data == 40);
 }
+
+TEST_CASE("an insert, its updates and its delete go to one writer") {
+    // A delete has no after row: its key is read from the before row.
+    const Schema schema = keyed();
+    const auto table = TableId::of("db", "t");
+    const PartitionKey key(&schema, PartitioningStrategy::PrimaryKey);
+    for (std::int64_t id = 1; id <= 64; ++id) {
+        DataChangeEvent created = insert(table, id);
+        const Row row = *created.after;
+        std::size_t w = key.writer_of(created, 4);
+        CHECK(key.writer_of(DataChangeEvent::update(table, row, row), 4) == w);
+        CHECK(key.writer_of(DataChangeEvent::remove(table, row), 4) == w);
+    }
+}
+
+TEST_CASE("a key of several columns, or of text, goes where earlier versions sent it") {
+    // Pinned like the one-integer key above; these keys take the general walk over the columns.
+    const Schema two = SchemaBuilder()
+                           .column("a", DataType::bigint().not_null())
+                           .column("b", DataType::string().not_null())
+                           .primary_key({"a", "b"})
+                           .build();
+    const Schema text = SchemaBuilder()
+                            .column("a", DataType::bigint())
+                            .column("b", DataType::string().not_null())
+                            .primary_key({"b"})
+                            .build();
+    const auto table = TableId::of("db", "t");
+    std::vector<std::size_t> by_two, by_text;
+    for (std::int64_t id = 1; id <= 12; ++id) {
+        RowBuilder b(2);
+        b.set_long(0, id);
+        b.set_string(1, "k" + std::to_string(id % 5));
+        DataChangeEvent e = DataChangeEvent::insert(table, std::move(b).build());
+        by_two.push_back(PartitionKey(&two, PartitioningStrategy::PrimaryKey).writer_of(e, 4));
+        by_text.push_back(PartitionKey(&text, PartitioningStrategy::PrimaryKey).writer_of(e, 4));
+    }
+    CHECK(by_two == std::vector<std::size_t>{2, 0, 3, 2, 3, 2, 3, 0, 1, 1, 0, 3});
+    CHECK(by_text == std::vector<std::size_t>{2, 3, 3, 3, 0, 2, 3, 3, 3, 0, 2, 3});
+}
