@@ -17,7 +17,7 @@
 #include "metrics/connector_metrics.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/schema/schema_json.h"
-#include "sinks/kafka/blocking_calls.h"
+#include "pipeline/util/blocking_calls.h"
 #include "sinks/kafka/producer_config.h"
 #include "sinks/kafka/prompt_send.h"
 #include "sinks/kafka/record_rejection.h"

@@ -5,7 +5,8 @@
 // callback, so librdkafka supplies the partition count), and Kafka transactions.
 //
 // Non-blocking calls (produce, poll, counters) run on the event loop; the blocking ones
-// (flush, init/commit/abort transactions) are meant for a helper thread (see blocking_calls.h).
+// (flush, init/commit/abort transactions) are meant for a helper thread (see
+// pipeline/util/blocking_calls.h).
 #include <librdkafka/rdkafka.h>
 
 #include <atomic>

@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sinks/kafka/blocking_calls.h"
+#include "pipeline/util/blocking_calls.h"
 #include "sinks/kafka/kafka_sink_options.h"
 #include "sinks/kafka/producer.h"
 
@@ -133,7 +133,9 @@ class Transactions {
     DeliveryCounts reported_;
     std::size_t closed_ = 0;
     // Last: joined before the producers and what the calls read (group_, token_) are destroyed.
-    BlockingCalls blocking_calls_{"kafka sink transactions"};
+    BlockingCalls blocking_calls_{"kafka sink transactions",
+                                  "(librdkafka cannot cancel them; a transaction commit or abort "
+                                  "may take up to its timeout)"};
 };
 
 }  // namespace cdcd::kafka

@@ -1,4 +1,4 @@
-#include "sinks/kafka/blocking_calls.h"
+#include "pipeline/util/blocking_calls.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-using namespace cdcd::kafka;
+using namespace cdcd;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
 

@@ -1,4 +1,4 @@
-#include "sinks/kafka/blocking_calls.h"
+#include "pipeline/util/blocking_calls.h"
 
 #include <spdlog/spdlog.h>
 
@@ -10,7 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <exception>
 
-namespace cdcd::kafka {
+namespace cdcd {
 
 namespace asio = boost::asio;
 
@@ -18,10 +18,8 @@ BlockingCalls::~BlockingCalls() {
     auto running = std::count_if(helpers_.begin(), helpers_.end(),
                                  [](const Helper& h) { return !h.done.load(); });
     if (running > 0)
-        spdlog::info(
-            "{}: waiting for {} Kafka call(s) in progress to return before closing (librdkafka "
-            "cannot cancel them; a transaction commit or abort may take up to its timeout)",
-            owner_, running);
+        spdlog::info("{}: waiting for {} call(s) in progress to return before closing{}{}", owner_,
+                     running, why_wait_.empty() ? "" : " ", why_wait_);
     for (Helper& h : helpers_) h.thread.join();
 }
 
@@ -68,4 +66,4 @@ void BlockingCalls::join_finished() {
     }
 }
 
-}  // namespace cdcd::kafka
+}  // namespace cdcd

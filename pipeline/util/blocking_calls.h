@@ -1,9 +1,9 @@
 #pragma once
-// Blocking librdkafka calls (a flush, a transaction commit or abort, a transactional offset
-// commit), each on a helper thread of its own and awaited by the coroutine that made it, so the
-// event loop never blocks. The helper threads belong to the object that owns the producers they
-// use, and its destruction joins them: a failing pipeline stops the event loop while calls may
-// still be running, then destroys the producers and the event loop, which the calls still use.
+// Blocking calls (librdkafka's flush and transaction calls, a file's fdatasync), each on a helper
+// thread of its own and awaited by the coroutine that made it, so the event loop never blocks.
+// The helper threads belong to the object that owns what the calls use, and its destruction
+// joins them: a failing pipeline stops the event loop while calls may still be running, then
+// destroys their owner and the event loop, which the calls still use.
 #include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <functional>
@@ -14,15 +14,16 @@
 #include <type_traits>
 #include <utility>
 
-namespace cdcd::kafka {
+namespace cdcd {
 
 class BlockingCalls {
   public:
-    /// `owner` names the owner in the log line of a teardown that waits for calls.
-    explicit BlockingCalls(std::string owner) : owner_(std::move(owner)) {}
-    /// Waits for the calls still running (librdkafka cannot cancel them; a transaction commit
-    /// or abort returns within its timeout). Declare this after what the calls use, and destroy
-    /// it before the io_context their coroutines resume on.
+    /// `owner` names the owner in the log line of a teardown that waits for calls; `why_wait`
+    /// (optional) says there why they cannot be cut short.
+    explicit BlockingCalls(std::string owner, std::string why_wait = {})
+        : owner_(std::move(owner)), why_wait_(std::move(why_wait)) {}
+    /// Waits for the calls still running. Declare this after what the calls use, and destroy it
+    /// before the io_context their coroutines resume on.
     ~BlockingCalls();
     BlockingCalls(const BlockingCalls&) = delete;
     BlockingCalls& operator=(const BlockingCalls&) = delete;
@@ -47,6 +48,7 @@ class BlockingCalls {
     void join_finished();
 
     std::string owner_;
+    std::string why_wait_;
     std::list<Helper> helpers_;  // a list: each helper thread refers to its own element
 };
 
@@ -63,4 +65,4 @@ boost::asio::awaitable<std::invoke_result_t<F&>> BlockingCalls::run(F call) {
     }
 }
 
-}  // namespace cdcd::kafka
+}  // namespace cdcd
