@@ -29,6 +29,16 @@ class MetadataApplier {
     virtual boost::asio::awaitable<void> apply(const SchemaChangeEvent& event) = 0;
 };
 
+/// A writer's part of a checkpoint (SinkWriter::flush_for_checkpoint): its state, and, when its
+/// output is not durable yet, what makes it so.
+struct CheckpointFlush {
+    std::string state;
+    /// Set: completes once everything written before the barrier is durable (or throws, which
+    /// fails the pipeline). The runtime awaits it on the writer's executor and acknowledges the
+    /// checkpoint after it, while the writer goes on with what follows the barrier.
+    std::optional<boost::asio::awaitable<void>> until_durable;
+};
+
 class SinkWriter {
   public:
     virtual ~SinkWriter() = default;
@@ -61,6 +71,16 @@ class SinkWriter {
     /// change, end of input) and returns the writer's state for checkpoint `checkpoint_id`
     /// (0 when flushing for another reason).
     virtual boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) = 0;
+    /// A checkpoint barrier's flush (checkpoint_id above 0). A writer whose output takes long to
+    /// become durable once handed over (a file's fdatasync) returns its state at once with
+    /// CheckpointFlush::until_durable set, so that it goes on writing meanwhile; by default,
+    /// flush(). Called again only after the last until_durable has completed.
+    virtual boost::asio::awaitable<CheckpointFlush> flush_for_checkpoint(
+        std::uint64_t checkpoint_id) {
+        CheckpointFlush done;
+        done.state = co_await flush(checkpoint_id);
+        co_return done;
+    }
     /// Checkpoint `id` is durable (exactly-once sinks commit here). Writers are notified before
     /// the source acknowledges the checkpoint upstream.
     virtual boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) {

@@ -308,6 +308,12 @@ std::string AppendOnlyFile::commit() {
     return state();
 }
 
+AppendOnlyFile::Commit AppendOnlyFile::begin_commit() const {
+    return Commit{state(), [fd = fd_, path = path_] {
+                      if (::fdatasync(fd) != 0) fail_errno("cannot sync", path);
+                  }};
+}
+
 std::string AppendOnlyFile::state() const {
     return "{\"format\":\"" + std::string(kStateFormat) +
            "\",\"path\":" + json::quoted(utf8_path(absolute(path_))) +

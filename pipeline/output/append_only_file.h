@@ -6,6 +6,7 @@
 // path or working directory), and never extends a file with zeros. A fresh start onto a file that
 // is not empty touches it only when told to append or to overwrite.
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -48,6 +49,14 @@ class AppendOnlyFile {
     /// Makes everything appended durable (fdatasync) and returns the state to store in the
     /// checkpoint.
     std::string commit();
+    /// commit() in two parts, for a writer that goes on appending while the file syncs.
+    struct Commit {
+        std::string state;  // of everything appended so far: stored once `sync` has returned
+        /// fdatasync, throwing OutputFileError. It uses the file descriptor only, so it may run
+        /// on another thread while append() goes on; this file must stay open until it returns.
+        std::function<void()> sync;
+    };
+    Commit begin_commit() const;
     /// The state describing everything appended so far, without syncing: for a state that is
     /// not stored as a checkpoint.
     std::string state() const;

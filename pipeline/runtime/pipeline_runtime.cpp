@@ -7,6 +7,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <cstdlib>
 #include <thread>
 
@@ -313,6 +314,10 @@ void PipelineRuntime::Impl::arm_schema_change_timeout(const SchemaChangeEvent& c
 awaitable<void> PipelineRuntime::Impl::writer_task(std::size_t index) {
     auto& writer = *writers[index];
     auto& channel = *writer_channels[index];
+    // The last checkpoint's acknowledgement while the writer's flush becomes durable: the next
+    // barrier and the close wait for it, so checkpoints are acknowledged in order and the run
+    // ends after its final one.
+    std::shared_ptr<Countdown> acknowledged;
     while (true) {
         auto [ec, element] = co_await channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
@@ -322,14 +327,13 @@ awaitable<void> PipelineRuntime::Impl::writer_task(std::size_t index) {
             release_written(std::move(*batch));
             if (!channel.ready()) co_await writer.input_drained();
         } else if (auto* barrier = std::get_if<Barrier>(&element)) {
-            std::string state = co_await writer.flush(barrier->checkpoint_id);
-            std::string dead = bad_records.writer_stages[index]->take_pending();
-            co_await on_pipeline_loop(
-                acknowledge(barrier->checkpoint_id, index, std::move(state), std::move(dead)));
+            if (acknowledged) co_await acknowledged->wait();
+            co_await checkpoint_writer(index, barrier->checkpoint_id, acknowledged);
         } else if (auto* flush = std::get_if<FlushRequest>(&element)) {
             co_await writer.flush(0);
             post_to_pipeline_loop([done = flush->done] { done->arrive(); });
         } else {
+            if (acknowledged) co_await acknowledged->wait();
             co_await writer.close();
             post_to_pipeline_loop([this] {
                 if (++writers_closed < writers.size()) return;
@@ -339,6 +343,34 @@ awaitable<void> PipelineRuntime::Impl::writer_task(std::size_t index) {
             co_return;
         }
     }
+}
+
+awaitable<void> PipelineRuntime::Impl::checkpoint_writer(std::size_t index, std::uint64_t id,
+                                                         std::shared_ptr<Countdown>& acknowledged) {
+    CheckpointFlush flushed = co_await writers[index]->flush_for_checkpoint(id);
+    // Cut here: what the writer rejects after the barrier belongs to the next checkpoint.
+    std::string dead = bad_records.writer_stages[index]->take_pending();
+    if (!flushed.until_durable) {
+        co_await on_pipeline_loop(
+            acknowledge(id, index, std::move(flushed.state), std::move(dead)));
+        co_return;
+    }
+    auto executor = co_await asio::this_coro::executor;
+    acknowledged = std::make_shared<Countdown>(executor, 1);
+    auto exit = on_exit("sink " + plan.definition.sink.type + " writer " + std::to_string(index) +
+                        " at checkpoint " + std::to_string(id));
+    asio::co_spawn(
+        executor,
+        [](Impl& rt, std::size_t writer, std::uint64_t checkpoint, CheckpointFlush flush,
+           std::string dead_letters) -> awaitable<void> {
+            co_await std::move(*flush.until_durable);
+            co_await rt.on_pipeline_loop(rt.acknowledge(checkpoint, writer, std::move(flush.state),
+                                                        std::move(dead_letters)));
+        }(*this, index, id, std::move(flushed), std::move(dead)),
+        [this, done = acknowledged, exit](const std::exception_ptr& e) {
+            done->arrive();
+            if (e) post_to_pipeline_loop([exit, e] { exit(e); });
+        });
 }
 
 awaitable<void> PipelineRuntime::Impl::on_pipeline_loop(awaitable<void> task) {

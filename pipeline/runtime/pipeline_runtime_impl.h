@@ -217,6 +217,11 @@ struct PipelineRuntime::Impl {
     awaitable<void> flush_writers(EventBatch& pending, const SchemaChangeEvent& change);
     void arm_schema_change_timeout(const SchemaChangeEvent& change);
     awaitable<void> writer_task(std::size_t index);
+    /// Writer `index`'s barrier `id`: flushes, then acknowledges; when the flush becomes durable
+    /// in the background, acknowledges from a task of its own once it has, and returns at once
+    /// with that task's end in `acknowledged` (the writer goes on meanwhile).
+    awaitable<void> checkpoint_writer(std::size_t index, std::uint64_t id,
+                                      std::shared_ptr<Countdown>& acknowledged);
     /// Runs `task` on the pipeline's loop from a writer's task, wherever that runs.
     awaitable<void> on_pipeline_loop(awaitable<void> task);
     /// Runs `task` on writer `index`'s loop from the pipeline's loop.

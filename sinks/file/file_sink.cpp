@@ -6,6 +6,7 @@
 #include "pipeline/connector/connector_state.h"
 #include "pipeline/event/row_prefetch.h"
 #include "pipeline/schema/schema_change_apply.h"
+#include "pipeline/util/blocking_calls.h"
 
 namespace cdcd::file {
 
@@ -77,11 +78,25 @@ class FileWriter final : public SinkWriter {
         co_return wrap(checkpoint_id != 0 ? file_->commit() : file_->state());
     }
 
+    /// The file syncs on a helper thread while this writer goes on appending what follows the
+    /// barrier: with the sync on the writer's thread, checkpoints every second cost a quarter
+    /// of the throughput (a sync took ~0.3 s of every second at 500 MB/s), and on the event
+    /// loop they stalled the source and the admin endpoint too.
+    boost::asio::awaitable<CheckpointFlush> flush_for_checkpoint(std::uint64_t) override {
+        open();
+        write_out();
+        output::AppendOnlyFile::Commit commit = file_->begin_commit();
+        CheckpointFlush flushed;
+        flushed.state = wrap(commit.state);
+        flushed.until_durable = syncs_.run(std::move(commit.sync));
+        co_return flushed;
+    }
+
     boost::asio::awaitable<void> close() override {
         open();
         write_out();
-        file_->commit();
-        co_return;
+        output::AppendOnlyFile::Commit commit = file_->begin_commit();
+        co_await syncs_.run(std::move(commit.sync));
     }
 
   private:
@@ -136,6 +151,7 @@ class FileWriter final : public SinkWriter {
     const FileSinkSettings& settings_;
     std::string path_;
     std::optional<output::AppendOnlyFile> file_;
+    BlockingCalls syncs_{"file sink"};  // after file_: joined before the file closes
     metrics::ConnectorMetrics& metrics_;
     std::string buf_;
     std::uint64_t buffered_records_ = 0;               // lines in buf_

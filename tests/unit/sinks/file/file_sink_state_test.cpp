@@ -74,3 +74,56 @@ TEST_CASE("file sink: a state stored before the state envelope resumes the file 
     again.reset();
     std::filesystem::remove(path);
 }
+
+TEST_CASE("file sink: a checkpoint's state is the file at its barrier, synced while writes go on") {
+    // The sync (fdatasync) runs on a helper thread and the writer appends what follows the
+    // barrier meanwhile; the state handed over names the length at the barrier, so a resume
+    // from it cuts what came after.
+    auto path = std::filesystem::temp_directory_path() /
+                ("cdcd-file-sink-background-sync-" + std::to_string(::getpid()) + ".jsonl");
+    std::filesystem::remove(path);
+    metrics::Registry registry(metrics::Labels{{"pipeline", "t"}});
+    file::FileSinkSettings settings;
+    settings.path = path.string();
+    file::FileSink sink(settings, registry);
+    const TableId table = TableId::of("db", "t");
+    const Schema schema = SchemaBuilder().column("id", DataType::bigint()).build();
+    auto insert = [&](std::int64_t id) {
+        RowBuilder row(1);
+        row.set_long(0, id);
+        return Event(DataChangeEvent::insert(table, std::move(row).build()));
+    };
+    auto writer = sink.create_writer(0, 1);
+    std::string state;
+    std::uintmax_t at_barrier = 0;
+    boost::asio::io_context io;
+    auto done = boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            EventBatch before;
+            before.push_back(CreateTableEvent{table, schema});
+            before.push_back(insert(1));
+            co_await writer->write(before);
+            CheckpointFlush flushed = co_await writer->flush_for_checkpoint(1);
+            REQUIRE(flushed.until_durable);
+            at_barrier = std::filesystem::file_size(path);
+            EventBatch after;
+            after.push_back(insert(2));
+            co_await writer->write(after);
+            co_await writer->flush(0);  // written out, not synced
+            co_await std::move(*flushed.until_durable);
+            state = flushed.state;
+        },
+        boost::asio::use_future);
+    io.run();
+    done.get();
+    const std::string both = file_text(path);
+    CHECK(std::filesystem::file_size(path) > at_barrier);  // the line after the barrier
+    CHECK(state.find("\"length\":" + std::to_string(at_barrier) + ",") != std::string::npos);
+    writer.reset();
+    auto resumed = sink.create_writer(0, 1);
+    resumed->restore(state);
+    CHECK(file_text(path) == both.substr(0, at_barrier));
+    resumed.reset();
+    std::filesystem::remove(path);
+}
