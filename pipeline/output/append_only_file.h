@@ -69,13 +69,18 @@ class AppendOnlyFile {
     AppendOnlyFile(std::string path, int fd);
     /// Reads the kTailBytes (or fewer) before `length_` into tail_.
     void load_tail();
+    /// Asks the kernel to start writing back what was appended up to kWritebackLag ago.
+    void start_writeback();
+    static constexpr std::uint64_t kWritebackLag = 4 << 20;   // not the pages still being written
+    static constexpr std::uint64_t kWritebackStep = 4 << 20;  // a request per 4 MiB appended
 
     std::string path_;
     int fd_ = -1;
     std::uint64_t device_ = 0;
     std::uint64_t inode_ = 0;
     std::uint64_t length_ = 0;
-    std::string tail_;  // the last kTailBytes (or fewer) bytes of the file
+    std::uint64_t writeback_from_ = 0;  // where append()'s next writeback request starts
+    std::string tail_;                  // the last kTailBytes (or fewer) bytes of the file
 };
 
 }  // namespace cdcd::output

@@ -4,11 +4,11 @@
 // checkpoint is acknowledged, stored and notified only once the flush is durable, checkpoints
 // stay in order, the run ends after the final one, and a flush that cannot become durable fails
 // the run.
+#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
-#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
