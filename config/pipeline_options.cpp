@@ -46,6 +46,14 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
             .at_least(1)
             .desc("Interval between checkpoints")
             .to(&PipelineOptions::checkpoint_interval),
+        OptionSpec::duration("execution.checkpointing.timeout")
+            .default_("10min")
+            .at_least(1)
+            .desc("How long a checkpoint may take from its barrier to the last sink writer's "
+                  "acknowledgement (Flink's default); one that takes longer (a sink whose "
+                  "flush does not end) fails the pipeline, naming what it waits for, and a "
+                  "restart resumes from the last checkpoint")
+            .to(&PipelineOptions::checkpoint_timeout),
         OptionSpec::integer("execution.checkpointing.tolerable-failed-checkpoints")
             .default_("0")
             .at_least(0)

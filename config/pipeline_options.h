@@ -27,6 +27,7 @@ struct PipelineOptions {
     bool batch = false;  // execution.runtime-mode BATCH
     std::chrono::milliseconds schema_change_timeout{0};
     std::chrono::milliseconds checkpoint_interval{0};
+    std::chrono::milliseconds checkpoint_timeout{0};
     int tolerable_failed_checkpoints = 0;
     int checkpoints_retained = 0;
     std::string state_dir;

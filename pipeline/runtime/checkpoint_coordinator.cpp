@@ -34,6 +34,53 @@ awaitable<void> PipelineRuntime::Impl::checkpoint_loop() {
     }
 }
 
+/// A checkpoint whose barrier or flush never ends (a sink's flush that hangs) would leave the
+/// pipeline running on without checkpoints, the next one waiting for it: after
+/// execution.checkpointing.timeout it fails instead, as Flink's default does.
+awaitable<void> PipelineRuntime::Impl::checkpoint_expiry_loop() {
+    const auto timeout = std::chrono::milliseconds(plan.checkpoint_timeout_ms);
+    const auto tick = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(1));
+    while (!stopping && phase != RuntimePhase::Stopped) {
+        checkpoint_expiry_timer.expires_after(tick);
+        auto [ec] = co_await checkpoint_expiry_timer.async_wait(asio::as_tuple(use_awaitable));
+        if (ec || stopping || phase == RuntimePhase::Stopped) co_return;
+        const auto now = std::chrono::steady_clock::now();
+        for (const auto& [id, pending] : checkpoints) {
+            if (now - pending.started < timeout) continue;
+            std::string why = describe_expired_checkpoint(id, pending);
+            spdlog::error("{}", why);
+            rm.checkpoints_failed.inc();
+            rm.failures.inc();
+            fail(std::make_exception_ptr(std::runtime_error(why)));
+            co_return;
+        }
+    }
+}
+
+std::string PipelineRuntime::Impl::describe_expired_checkpoint(
+    std::uint64_t id, const PendingCheckpoint& pending) const {
+    std::string waits;
+    if (pending.writer_acked.empty()) {
+        waits = "its barrier has not passed the source and the operators";
+    } else {
+        std::string missing;
+        for (std::size_t i = 0; i < pending.writer_acked.size(); ++i) {
+            if (pending.writer_acked[i]) continue;
+            missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+        }
+        waits = "sink `" + plan.definition.sink.type + "` writer(s) " + missing +
+                " have not acknowledged it (their flush has not ended)";
+    }
+    const std::string stored = previous_checkpoint_id
+                                   ? "checkpoint " + std::to_string(previous_checkpoint_id)
+                                   : std::string("its startup position (no checkpoint yet)");
+    return "pipeline '" + plan.settings.name + "': checkpoint " + std::to_string(id) +
+           " did not complete within execution.checkpointing.timeout (" +
+           std::to_string(plan.checkpoint_timeout_ms) + " ms): " + waits +
+           ". The pipeline stops; a restart resumes from " + stored +
+           ". Raise execution.checkpointing.timeout if the sink is only slow";
+}
+
 /// Barrier N has passed every operator: their state joins checkpoint N, and the writers flush.
 // (Arguments by reference: GCC 12 mis-compiles temporaries made inside a co_await expression.)
 awaitable<void> PipelineRuntime::Impl::pass_barrier(const Barrier& barrier,
@@ -44,6 +91,7 @@ awaitable<void> PipelineRuntime::Impl::pass_barrier(const Barrier& barrier,
     pending.transform_state = std::move(transform_state);
     pending.dead_letters += transform_dead_letters;
     pending.writer_states.assign(writers.size(), {});
+    pending.writer_acked.assign(writers.size(), 0);
     pending.acks_remaining = writers.size();
     for (std::size_t i = 0; i < writer_channels.size(); ++i)
         co_await send_to_writer(i, WriterElement(barrier));
@@ -55,6 +103,7 @@ awaitable<void> PipelineRuntime::Impl::acknowledge(std::uint64_t id, std::size_t
     auto it = checkpoints.find(id);
     if (it == checkpoints.end()) co_return;
     it->second.writer_states[writer] = std::move(state);
+    it->second.writer_acked[writer] = 1;
     it->second.dead_letters += dead_letter_lines;
     if (--it->second.acks_remaining > 0) co_return;
     co_await complete_checkpoint(id);

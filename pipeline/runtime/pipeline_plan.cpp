@@ -184,6 +184,7 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.state_dir = p->state_dir;
     plan.shutdown_timeout_ms = p->shutdown_timeout.count();
     plan.schema_change_timeout_ms = p->schema_change_timeout.count();
+    plan.checkpoint_timeout_ms = p->checkpoint_timeout.count();
     plan.bad_record_policy = parse_bad_record_policy(p->bad_record_policy);
     if (p->dead_letter_path) plan.dead_letter_path = *p->dead_letter_path;
     plan.route_mode = p->route_mode == "FIRST_MATCH" ? RouteMode::FirstMatch : RouteMode::AllMatch;

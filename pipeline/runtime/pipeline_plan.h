@@ -39,6 +39,8 @@ struct PipelinePlan {
     std::int64_t shutdown_timeout_ms = 30'000;
     /// schema-operator.rpc-timeout: how long one schema change may take to flush and apply.
     std::int64_t schema_change_timeout_ms = 180'000;
+    /// execution.checkpointing.timeout: how long a checkpoint may take to be acknowledged.
+    std::int64_t checkpoint_timeout_ms = 600'000;
     BadRecordPolicy bad_record_policy = BadRecordPolicy::Fail;
     std::string dead_letter_path;  // empty: <state dir>/dead-letter/<pipeline name>.jsonl
     /// sink.partitioning.strategy: how data changes are spread over the sink writers.

@@ -471,6 +471,7 @@ void PipelineRuntime::Impl::finish() {
     drain_timer.cancel();
     checkpoint_timer.cancel();
     schema_change_timer.cancel();
+    checkpoint_expiry_timer.cancel();
     signals.cancel();
     spdlog::info("pipeline '{}' finished: {} events in, {} events out, {} checkpoints",
                  plan.settings.name, events_in, events_out, checkpoints_completed);
@@ -607,6 +608,7 @@ void PipelineRuntime::Impl::start(const std::exception_ptr& restore_error) {
     if (writer_loops->own_threads()) writers_working.emplace(io.get_executor());
     writer_loops->start();
     asio::co_spawn(io, checkpoint_loop(), on_exit("checkpoint coordinator"));
+    asio::co_spawn(io, checkpoint_expiry_loop(), on_exit("checkpoint coordinator"));
     set_phase(RuntimePhase::Running);
 }
 

@@ -93,6 +93,7 @@ struct PipelineRuntime::Impl {
         std::string transform_state;
         std::string dead_letters;  // every stage's dead-letter lines cut at this checkpoint
         std::vector<std::string> writer_states;
+        std::vector<char> writer_acked;  // by writer index, once the barrier has passed
         std::size_t acks_remaining = 0;
         bool final = false;
         std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -108,6 +109,7 @@ struct PipelineRuntime::Impl {
           checkpoint_timer(io),
           drain_timer(io),
           schema_change_timer(io),
+          checkpoint_expiry_timer(io),
           signals(io) {}
 
     // ---- construction (pipeline_runtime.cpp) ----------------------------------------------------
@@ -196,6 +198,11 @@ struct PipelineRuntime::Impl {
 
     // ---- checkpoint coordination (checkpoint_coordinator.cpp) -----------------------------------
     awaitable<void> checkpoint_loop();
+    /// Fails the pipeline once a checkpoint has taken longer than execution.checkpointing.timeout.
+    awaitable<void> checkpoint_expiry_loop();
+    /// What checkpoint `id`, expired, still waits for.
+    std::string describe_expired_checkpoint(std::uint64_t id,
+                                            const PendingCheckpoint& pending) const;
     awaitable<void> pass_barrier(const Barrier& barrier, std::string& transform_state,
                                  std::string& transform_dead_letters);
     awaitable<void> acknowledge(std::uint64_t id, std::size_t writer, std::string state,
@@ -287,6 +294,7 @@ struct PipelineRuntime::Impl {
     asio::steady_timer checkpoint_timer;
     asio::steady_timer drain_timer;
     asio::steady_timer schema_change_timer;  // schema-operator.rpc-timeout of the change applied
+    asio::steady_timer checkpoint_expiry_timer;  // checkpoint_expiry_loop's tick
     asio::signal_set signals;
     std::set<asio::steady_timer*> sleepers;
     std::map<std::uint64_t, PendingCheckpoint> checkpoints;

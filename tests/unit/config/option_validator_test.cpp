@@ -166,6 +166,7 @@ TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     CHECK(opts.get_enum("execution.runtime-mode") == "STREAMING");
     CHECK(opts.get_duration("schema-operator.rpc-timeout") == 3min);
     CHECK(opts.get_duration("execution.checkpointing.interval") == 10s);
+    CHECK(opts.get_duration("execution.checkpointing.timeout") == 10min);
     CHECK(opts.get_int("state.checkpoints.num-retained") == 3);
     CHECK(opts.get_string("state.dir") == "./cdcd-state");
     CHECK_FALSE(opts.has("operator.uid.prefix"));
@@ -179,7 +180,7 @@ TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     CHECK(opts.get_int("transform.lanes") == 0);  // cdcd's: chosen from parallelism and CPUs
     CHECK(opts.get_bool("tap.enabled"));
     CHECK_FALSE(opts.has("tap.sensitive-columns"));
-    CHECK(pipeline_options_spec().options.size() == 21);
+    CHECK(pipeline_options_spec().options.size() == 22);
 }
 
 TEST_CASE("describe renders an aligned table", "[config][options]") {

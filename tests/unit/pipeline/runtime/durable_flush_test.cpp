@@ -4,6 +4,9 @@
 // checkpoint is acknowledged, stored and notified only once the flush is durable, checkpoints
 // stay in order, the run ends after the final one, and a flush that cannot become durable fails
 // the run.
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -35,6 +38,7 @@ struct Seen {
     std::map<int, int> overlapped;  // flushes the writer wrote on past before they were durable
     std::int64_t rows = 0;
     bool fail_to_sync = false;
+    bool never_durable = false;  // a sync that hangs
 };
 
 Seen* seen = nullptr;
@@ -96,6 +100,10 @@ class BackgroundFlushWriter final : public SinkWriter {
   private:
     boost::asio::awaitable<void> become_durable(std::uint64_t id, std::uint64_t writes_then) {
         boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+        if (seen->never_durable) {
+            timer.expires_after(std::chrono::hours(1));
+            co_await timer.async_wait(boost::asio::use_awaitable);
+        }
         for (int waited = 0; waited < 200 && writes_ == writes_then; ++waited) {
             timer.expires_after(std::chrono::milliseconds(1));
             co_await timer.async_wait(boost::asio::use_awaitable);
@@ -124,7 +132,7 @@ class BackgroundFlushSink final : public Sink {
     fakes::AcceptingApplier applier_;
 };
 
-int run_pipeline(int parallelism, const std::string& dir) {
+int run_pipeline(int parallelism, const std::string& dir, const std::string& options = "") {
     const bool independent = parallelism > 1;  // writers on threads of their own
     ConnectorRegistry registry = fakes::registry_of(
         "counting", [](const ConnectorContext&) { return std::make_unique<CountingSource>(); },
@@ -136,7 +144,7 @@ int run_pipeline(int parallelism, const std::string& dir) {
         registry,
         "source:\n  type: counting\nsink:\n  type: background-flush\npipeline:\n  name: durable\n"
         "  parallelism: " +
-            std::to_string(parallelism) + "\n  execution.checkpointing.interval: 5ms\n",
+            std::to_string(parallelism) + "\n  execution.checkpointing.interval: 5ms\n" + options,
         dir, std::chrono::seconds(60));
 }
 
@@ -174,4 +182,25 @@ TEST_CASE_METHOD(Fixture, "a checkpoint flush that cannot become durable fails t
     s.fail_to_sync = true;
     CHECK(run_pipeline(1, state.path) != 0);
     CHECK(s.notified[0].empty());  // no checkpoint completed
+}
+
+TEST_CASE_METHOD(Fixture, "a checkpoint whose flush never ends fails the run at the timeout") {
+    // Without execution.checkpointing.timeout the pipeline would run on, no checkpoint after
+    // the one whose flush hangs.
+    auto log = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);
+    auto previous = spdlog::default_logger();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", log));
+    s.never_durable = true;
+    const auto started = std::chrono::steady_clock::now();
+    const int status = run_pipeline(1, state.path, "  execution.checkpointing.timeout: 300ms\n");
+    const auto took = std::chrono::steady_clock::now() - started;
+    spdlog::set_default_logger(previous);
+    CHECK(status != 0);
+    CHECK(took < std::chrono::seconds(30));
+    std::string text;
+    for (const auto& line : log->last_formatted()) text += line;
+    CHECK_THAT(text, Catch::Matchers::Contains(
+                         "did not complete within execution.checkpointing.timeout (300 ms): "
+                         "sink `background-flush` writer(s) 0 have not acknowledged it"));
+    CHECK(s.notified[0].empty());
 }
