@@ -48,6 +48,23 @@ class SinkOf final : public Sink {
     AcceptingApplier applier_;
 };
 
+/// A sink whose writers are `Writer(index)`; `independent` is its writers_are_independent()
+/// (at parallelism above 1, each writer on a thread of its own).
+template <typename Writer>
+class IndexedSinkOf final : public Sink {
+  public:
+    explicit IndexedSinkOf(bool independent) : independent_(independent) {}
+    std::unique_ptr<SinkWriter> create_writer(int index, int) override {
+        return std::make_unique<Writer>(index);
+    }
+    MetadataApplier& metadata_applier() override { return applier_; }
+    bool writers_are_independent() const override { return independent_; }
+
+  private:
+    bool independent_;
+    AcceptingApplier applier_;
+};
+
 using SourceCreate = std::function<std::unique_ptr<Source>(const ConnectorContext&)>;
 using SinkCreate = std::function<std::unique_ptr<Sink>(const ConnectorContext&)>;
 

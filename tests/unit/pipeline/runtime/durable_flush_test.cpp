@@ -118,27 +118,13 @@ class BackgroundFlushWriter final : public SinkWriter {
     std::uint64_t writes_ = 0;  // on the writer's executor only
 };
 
-class BackgroundFlushSink final : public Sink {
-  public:
-    explicit BackgroundFlushSink(bool independent) : independent_(independent) {}
-    std::unique_ptr<SinkWriter> create_writer(int index, int) override {
-        return std::make_unique<BackgroundFlushWriter>(index);
-    }
-    MetadataApplier& metadata_applier() override { return applier_; }
-    bool writers_are_independent() const override { return independent_; }
-
-  private:
-    bool independent_;
-    fakes::AcceptingApplier applier_;
-};
-
 int run_pipeline(int parallelism, const std::string& dir, const std::string& options = "") {
     const bool independent = parallelism > 1;  // writers on threads of their own
     ConnectorRegistry registry = fakes::registry_of(
         "counting", [](const ConnectorContext&) { return std::make_unique<CountingSource>(); },
         "background-flush",
         [independent](const ConnectorContext&) {
-            return std::make_unique<BackgroundFlushSink>(independent);
+            return std::make_unique<fakes::IndexedSinkOf<BackgroundFlushWriter>>(independent);
         });
     return testing::run_pipeline_yaml_within(
         registry,

@@ -135,26 +135,12 @@ class RecordingWriter final : public SinkWriter {
     std::size_t columns_ = 1;
 };
 
-class RecordingSink final : public Sink {
-  public:
-    explicit RecordingSink(bool independent) : independent_(independent) {}
-    std::unique_ptr<SinkWriter> create_writer(int index, int) override {
-        return std::make_unique<RecordingWriter>(index);
-    }
-    MetadataApplier& metadata_applier() override { return applier_; }
-    bool writers_are_independent() const override { return independent_; }
-
-  private:
-    bool independent_;
-    fakes::AcceptingApplier applier_;
-};
-
 int run_pipeline(bool independent, const std::string& dir) {
     ConnectorRegistry registry = fakes::registry_of(
         "keyed", [](const ConnectorContext&) { return std::make_unique<KeyedSource>(); },
         "recording",
         [independent](const ConnectorContext&) {
-            return std::make_unique<RecordingSink>(independent);
+            return std::make_unique<fakes::IndexedSinkOf<RecordingWriter>>(independent);
         });
     return testing::run_pipeline_yaml(
         registry,
