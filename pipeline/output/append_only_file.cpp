@@ -317,8 +317,9 @@ void AppendOnlyFile::start_writeback() {
 }
 
 std::string AppendOnlyFile::commit() {
-    if (::fdatasync(fd_) != 0) fail_errno("cannot sync", path_);
-    return state();
+    Commit commit = begin_commit();
+    commit.sync();
+    return std::move(commit.state);
 }
 
 AppendOnlyFile::Commit AppendOnlyFile::begin_commit() const {

@@ -60,12 +60,12 @@ awaitable<void> PipelineRuntime::Impl::checkpoint_expiry_loop() {
 std::string PipelineRuntime::Impl::describe_expired_checkpoint(
     std::uint64_t id, const PendingCheckpoint& pending) const {
     std::string waits;
-    if (pending.writer_acked.empty()) {
+    if (pending.writer_states.empty()) {
         waits = "its barrier has not passed the source and the operators";
     } else {
         std::string missing;
-        for (std::size_t i = 0; i < pending.writer_acked.size(); ++i) {
-            if (pending.writer_acked[i]) continue;
+        for (std::size_t i = 0; i < pending.writer_states.size(); ++i) {
+            if (pending.writer_states[i]) continue;
             missing += (missing.empty() ? "" : ", ") + std::to_string(i);
         }
         waits = "sink `" + plan.definition.sink.type + "` writer(s) " + missing +
@@ -91,7 +91,6 @@ awaitable<void> PipelineRuntime::Impl::pass_barrier(const Barrier& barrier,
     pending.transform_state = std::move(transform_state);
     pending.dead_letters += transform_dead_letters;
     pending.writer_states.assign(writers.size(), {});
-    pending.writer_acked.assign(writers.size(), 0);
     pending.acks_remaining = writers.size();
     for (std::size_t i = 0; i < writer_channels.size(); ++i)
         co_await send_to_writer(i, WriterElement(barrier));
@@ -103,7 +102,6 @@ awaitable<void> PipelineRuntime::Impl::acknowledge(std::uint64_t id, std::size_t
     auto it = checkpoints.find(id);
     if (it == checkpoints.end()) co_return;
     it->second.writer_states[writer] = std::move(state);
-    it->second.writer_acked[writer] = 1;
     it->second.dead_letters += dead_letter_lines;
     if (--it->second.acks_remaining > 0) co_return;
     co_await complete_checkpoint(id);
@@ -120,7 +118,7 @@ awaitable<void> PipelineRuntime::Impl::complete_checkpoint(std::uint64_t id) {
     checkpoint.parts["schema"] = std::move(pending.schema_state);
     if (!transforms.empty()) checkpoint.parts["transform"] = std::move(pending.transform_state);
     for (std::size_t i = 0; i < pending.writer_states.size(); ++i)
-        checkpoint.parts["sink/" + std::to_string(i)] = std::move(pending.writer_states[i]);
+        checkpoint.parts["sink/" + std::to_string(i)] = std::move(*pending.writer_states[i]);
     // The checkpoint before this one in this pipeline's history (0: a fresh start).
     checkpoint.parts["previous"] = std::to_string(previous_checkpoint_id);
     // Durable before the checkpoint that names its length: a crash between the two leaves

@@ -26,7 +26,7 @@ PartitionKey::PartitionKey(const Schema* schema, PartitioningStrategy strategy) 
 }
 
 std::size_t PartitionKey::writer_of_walk(const DataChangeEvent& event, std::size_t writers) const {
-    const Row* row = event.after ? &*event.after : (event.before ? &*event.before : nullptr);
+    const std::optional<Row>& row = key_row(event);
     std::uint64_t h = 0;
     if (by_key_ && row) {
         RowView v = row->view();

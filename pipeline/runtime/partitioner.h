@@ -39,7 +39,7 @@ class PartitionKey {
         // A key of one integer column (most tables): inline, a few instructions an event; the
         // same hash as the general walk.
         if (single_fixed_ != kNoColumn) {
-            const std::optional<Row>& row = event.after ? event.after : event.before;
+            const std::optional<Row>& row = key_row(event);
             if (row) {
                 RowView v = row->view();
                 if (single_fixed_ < v.arity()) {
@@ -61,11 +61,15 @@ class PartitionKey {
     static constexpr std::size_t kPrefetchDistance = 8;
     /// Asks for the first line of the row writer_of will read for `event`.
     static void prefetch_key(const DataChangeEvent& event) {
-        const std::optional<Row>& row = event.after ? event.after : event.before;
+        const std::optional<Row>& row = key_row(event);
         if (row && !row->bytes().empty()) prefetch_for_read(row->bytes().data());
     }
 
   private:
+    /// The row a change's key is read from: its after image, a delete's before image.
+    static const std::optional<Row>& key_row(const DataChangeEvent& event) {
+        return event.after ? event.after : event.before;
+    }
     struct KeyColumn {
         std::size_t index;
         bool variable_length;

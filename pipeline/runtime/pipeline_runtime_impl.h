@@ -92,8 +92,8 @@ struct PipelineRuntime::Impl {
         std::string schema_state;
         std::string transform_state;
         std::string dead_letters;  // every stage's dead-letter lines cut at this checkpoint
-        std::vector<std::string> writer_states;
-        std::vector<char> writer_acked;  // by writer index, once the barrier has passed
+        // By writer index once the barrier has passed the operators; set by the writer's ack.
+        std::vector<std::optional<std::string>> writer_states;
         std::size_t acks_remaining = 0;
         bool final = false;
         std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();

@@ -99,8 +99,11 @@ DataType string_result(const std::vector<DataType>& types, bool nullable) {
         .with_nullable(nullable);
 }
 
+// What CONCAT writes for a NULL operand (Java's String.join("", ...) writes "null").
+constexpr std::string_view kConcatNullText = "null";
+
 std::string_view text_of(const Node& arg, const Datum& d, EvalContext& c) {
-    if (d.null) return "null";
+    if (d.null) return kConcatNullText;
     return to_java_string(d, arg.type, c.arena);
 }
 
@@ -126,12 +129,11 @@ struct ConcatValue {
     }
 };
 
-// An integer operand's text at p (NULL's is `null`, as Flink's CONCAT writes it); its end.
+// An integer operand's text at p (NULL's is kConcatNullText); its end.
 inline char* write_int_operand(char* p, bool null, std::int64_t v) {
     if (!null) return write_int64(p, v);
-    constexpr std::string_view kNullText = "null";
-    std::memcpy(p, kNullText.data(), kNullText.size());
-    return p + kNullText.size();
+    std::memcpy(p, kConcatNullText.data(), kConcatNullText.size());
+    return p + kConcatNullText.size();
 }
 
 // The text written at [begin, end) of an alloc(bound) becomes the value; the arena gets the rest.
@@ -187,7 +189,7 @@ Datum eval_concat(const Node& n, EvalContext& c) {
                 bound += v[i].size;
                 break;
             case ConcatKind::kBytesColumn:
-                v[i].set_text(c.row.is_null(arg.column) ? std::string_view("null")
+                v[i].set_text(c.row.is_null(arg.column) ? kConcatNullText
                                                         : c.row.get_bytes(arg.column));
                 bound += v[i].size;
                 break;
@@ -224,7 +226,6 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
         eval_rows(n, b, sel, out);
         return;
     }
-    constexpr std::string_view kNullText = "null";  // what Flink's CONCAT writes for NULL
     Arena& arena = b.c.arena;
     // The values of the integer operands that are expressions, a scratch column each for the
     // rest of this call; the other expressions' texts.
@@ -256,7 +257,9 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
     bool fixed = true;
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const Node& arg = *parts[k].node;
-        fixed_parts[k] = {parts[k].kind, static_cast<std::size_t>(arg.column), {}};
+        fixed_parts[k] = {parts[k].kind, 0, {}};
+        if (parts[k].kind == ConcatKind::kIntColumn)
+            fixed_parts[k].column = static_cast<std::size_t>(arg.column);
         if (parts[k].kind == ConcatKind::kIntColumn || parts[k].kind == ConcatKind::kIntNode) {
             fixed_bound += kMaxInt64Text;
         } else if (parts[k].kind == ConcatKind::kText) {
@@ -314,7 +317,7 @@ void batch_concat(const Node& n, BatchContext& b, Selection sel, Datum* out) {
                     break;
                 case ConcatKind::kBytesColumn: {
                     const auto column = static_cast<std::size_t>(arg.column);
-                    v[k].set_text(row.is_null(column) ? kNullText : row.get_bytes(column));
+                    v[k].set_text(row.is_null(column) ? kConcatNullText : row.get_bytes(column));
                     bound += v[k].size;
                     break;
                 }
