@@ -66,8 +66,13 @@ class Trickle:
     exactly what cdcd must pass on."""
 
     def __init__(self, kafka_broker, topic, db, per_tick=50, tick=0.02, conf=None, first_id=0):
+        # The test's own producer is a librdkafka client too, and a restarted broker can leave it
+        # with no broker to learn the partitions' new leader from (kafka_client/bootstrap_again.h):
+        # it re-bootstraps after 3 s of that instead of librdkafka's 5 minutes. Once, without
+        # this, 12,900 records were still undelivered a minute after a broker restart.
         self.producer = Producer({"bootstrap.servers": kafka_broker.bootstrap, "enable.idempotence": True,
-                                  "linger.ms": 5, **(conf or {})})
+                                  "linger.ms": 5, "metadata.recovery.rebootstrap.trigger.ms": 3000,
+                                  **(conf or {})})
         self.topic, self.db, self.per_tick, self.tick = topic, db, per_tick, tick
         self.delivered = set()
         self.failed = []
@@ -168,6 +173,33 @@ FAULTS = {"kill-9": cdcd_sigkill, "sigterm": cdcd_sigterm, "broker-restart": bro
 SUPERVISED = {("exactly-once", "broker-sigstop")}
 
 
+def _stuck_report(kafka_broker, path, dst):
+    """What the broker holds when the output stops growing: under exactly-once, records written
+    but not yet readable (read_uncommitted ahead of read_committed) mean a transaction left open,
+    which the transaction coordinator then lists."""
+    if path == "file":
+        return ""
+    report = []
+    for isolation in ("read_uncommitted", "read_committed"):
+        try:
+            report.append(f"{dst} end offsets ({isolation}): {kafka_broker.end_offsets(dst, isolation=isolation)}")
+        except KafkaException as e:
+            report.append(f"{dst} end offsets ({isolation}): {e}")
+    if path == "exactly-once":
+        report.append(kafka_broker.transactions("list"))
+        report.append(kafka_broker.transactions("find-hanging", "--broker-id", "1"))
+    return "\n".join(report)
+
+
+def _log_excerpt(text, own=4000, client=1500):
+    """cdcd's own lines, then librdkafka's: its reconnection errors repeat every few hundred ms
+    while a broker is away and would fill any tail of the log by themselves."""
+    lines = text.splitlines(keepends=True)
+    mine = "".join(line for line in lines if " librdkafka " not in line)
+    theirs = "".join(line for line in lines if " librdkafka " in line)
+    return f"{mine[-own:]}\n--- librdkafka's last lines:\n{theirs[-client:]}"
+
+
 def _file_ids(out):
     ids = []
     for f in sorted(out.parent.glob(out.name + "*")):
@@ -226,9 +258,10 @@ def test_a_fault_mid_stream_loses_nothing(kafka_broker, cdcd, tmp_path, path, fa
     assert c.proc.poll() is None, f"cdcd exited {c.proc.returncode}:\n{c.log_text()[-3000:]}"
     try:
         wait_for(lambda: written() >= len(sent) or c.proc.poll() is not None, 90, "every record", interval=0.5)
-    except TimeoutError:  # what cdcd was doing, for a failure seen once in CI (2026-12-04)
-        raise AssertionError(f"{written()} of {len(sent)} records written after 90 s; cdcd's log:\n"
-                             f"{c.log_text()[-6000:]}") from None
+    except TimeoutError:  # what cdcd was doing, for failures seen in CI (2026-12-04, 2026-12-06)
+        raise AssertionError(f"{written()} of {len(sent)} records written after 90 s\n"
+                             f"{_stuck_report(kafka_broker, path, dst)}\ncdcd's log:\n"
+                             f"{_log_excerpt(c.log_text())}") from None
     restarted = False
     if c.proc.poll() is not None and (path, fault) in SUPERVISED:
         log = c.log_text()

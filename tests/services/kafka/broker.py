@@ -154,6 +154,16 @@ class KafkaBroker:
         self.stop(keep=True)
         return self.start(resume=True)
 
+    def transactions(self, *args: str, timeout: float = 60) -> str:
+        """Kafka's kafka-transactions.sh against this broker (``"list"``, ``"find-hanging",
+        "--broker-id", "1"``, ...): what its transaction coordinator knows. Output and errors as
+        text, for a failing test to show."""
+        try:
+            p = self._sh("transactions", *args, timeout=timeout, check=False)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            return f"kafka-transactions {' '.join(args)}: {e}"
+        return (p.stdout + p.stderr).strip()
+
     def listener(self, name: str) -> str:
         """host:port of an extra listener (see ``extra_listeners``)."""
         return f"127.0.0.1:{self.listener_ports[name.upper()]}"

@@ -12,6 +12,8 @@
 #   kafka.sh restart                      stop --keep + start --resume (same port, same data)
 #   kafka.sh status                       exit 0 and BOOTSTRAP=... if running, else exit 3
 #   kafka.sh bootstrap                    print host:port of the running broker
+#   kafka.sh transactions list|describe --transactional-id ID|find-hanging --broker-id 1
+#                                         Kafka's kafka-transactions.sh against the running broker
 #   kafka.sh logs [N]                     tail the broker log
 #   kafka.sh topic create NAME [PARTITIONS] [key=value ...]   (topic configs)
 #   kafka.sh topic delete NAME
@@ -397,6 +399,8 @@ case "$cmd" in
   bootstrap) bootstrap ;;
   logs) tail -n "${1:-50}" "$LOGS/server.log" ;;
   topic) cmd_topic "$@" ;;
+  transactions)  # what the broker's transaction coordinator knows, for diagnosing a stuck consumer
+    java_tool org.apache.kafka.tools.TransactionsCommand --bootstrap-server "$(bootstrap)" "$@" ;;
   -h|--help|help|"") awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" ;;
   *) die "unknown command $cmd (try --help)" ;;
 esac
