@@ -3,12 +3,16 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <boost/asio/async_result.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cstdlib>
 #include <exception>
+#include <memory>
 
 namespace cdcd {
 
@@ -20,39 +24,86 @@ BlockingCalls::~BlockingCalls() {
     if (running > 0)
         spdlog::info("{}: waiting for {} call(s) in progress to return before closing{}{}", owner_,
                      running, why_wait_.empty() ? "" : " ", why_wait_);
+    if (running > 0 && teardown_limit_) wait_within_teardown_limit();
     for (Helper& h : helpers_) h.thread.join();
 }
 
+void BlockingCalls::wait_within_teardown_limit() {
+    const auto deadline = std::chrono::steady_clock::now() + *teardown_limit_;
+    auto running = [this] {
+        return std::any_of(helpers_.begin(), helpers_.end(),
+                           [](const Helper& h) { return !h.done.load(); });
+    };
+    while (running() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!running()) return;
+    // Returning would destroy what the call still uses; waiting may never end.
+    spdlog::error(
+        "{}: a call has not returned within {} s of the teardown; exiting now without waiting "
+        "for it (exit code 1). Nothing is lost: a restart resumes from the last checkpoint",
+        owner_, std::chrono::duration_cast<std::chrono::seconds>(*teardown_limit_).count());
+    spdlog::shutdown();  // flushes every logger
+    std::_Exit(1);
+}
+
 asio::awaitable<void> BlockingCalls::run_void(std::function<void()> call) {
+    co_await run_void_within(std::chrono::milliseconds::max(), std::string(), std::move(call));
+}
+
+namespace {
+
+/// What a call's coroutine and its helper thread share: the coroutine waits on `timer`, which
+/// the call's return cancels (on the event loop, as timers are not thread-safe).
+struct CallWait {
+    explicit CallWait(const asio::any_io_executor& executor) : timer(executor) {}
+    asio::steady_timer timer;
+    bool returned = false;
+    std::exception_ptr error;
+};
+
+}  // namespace
+
+asio::awaitable<void> BlockingCalls::run_void_within(std::chrono::milliseconds limit,
+                                                     const std::string& what,
+                                                     std::function<void()> call) {
     join_finished();
     auto executor = co_await asio::this_coro::executor;
-    co_await asio::async_initiate<decltype(asio::use_awaitable), void(std::exception_ptr)>(
-        [this, executor](auto handler, std::function<void()> call) {
-            Helper& helper = helpers_.emplace_back();
-            try {
-                helper.thread =
-                    std::thread([&helper, executor, work = asio::make_work_guard(executor),
-                                 handler = std::move(handler), call = std::move(call)]() mutable {
-                        std::exception_ptr error;
-                        try {
-                            call();
-                        } catch (...) {
-                            error = std::current_exception();
-                        }
-                        // On a stopped event loop this only queues the resumption; the io_context's
-                        // destruction then destroys the coroutine.
-                        asio::post(executor, [handler = std::move(handler), error]() mutable {
-                            std::move(handler)(error);
-                        });
-                        work.reset();
-                        helper.done.store(true);
-                    });
-            } catch (...) {
-                helpers_.pop_back();
-                throw;
-            }
-        },
-        asio::use_awaitable, std::move(call));
+    auto wait = std::make_shared<CallWait>(executor);
+    if (limit == std::chrono::milliseconds::max())
+        wait->timer.expires_at(asio::steady_timer::time_point::max());
+    else
+        wait->timer.expires_after(limit);
+    Helper& helper = helpers_.emplace_back();
+    try {
+        helper.thread =
+            std::thread([&helper, executor, wait, work = asio::make_work_guard(executor),
+                         call = std::move(call)]() mutable {
+                std::exception_ptr error;
+                try {
+                    call();
+                } catch (...) {
+                    error = std::current_exception();
+                }
+                // On a stopped event loop this only queues the resumption; the io_context's
+                // destruction then destroys it, and the coroutine.
+                asio::post(executor, [wait = std::move(wait), error] {
+                    wait->returned = true;
+                    wait->error = error;
+                    wait->timer.cancel();
+                });
+                work.reset();
+                helper.done.store(true);
+            });
+    } catch (...) {
+        helpers_.pop_back();
+        throw;
+    }
+    co_await wait->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (!wait->returned)
+        throw CallOverdue(what + " did not return within " +
+                          (limit.count() % 1000 == 0 ? std::to_string(limit.count() / 1000) + " s"
+                                                     : std::to_string(limit.count()) + " ms"));
+    if (wait->error) std::rethrow_exception(wait->error);
 }
 
 void BlockingCalls::join_finished() {

@@ -28,6 +28,29 @@ namespace {
 
 constexpr int kTimeoutMs = 60'000;
 constexpr int kFlushSliceMs = 1'000;
+// How long a transactional call may take before the sink stops waiting for it: its own timeout
+// (kTimeoutMs) and a margin. librdkafka's send_offsets_to_transaction can wait past its timeout,
+// for ever once the group coordinator it had cached was dropped after a broker restart (its
+// issues #5456 and #5511); that held both writers at the barrier, and so the whole pipeline,
+// with nothing in the log.
+constexpr std::chrono::milliseconds kCallLimit{kTimeoutMs + 10'000};
+
+/// Runs a transactional call on `calls` within kCallLimit; one that has not returned by then
+/// fails the sink with an error that says what to expect (`what`: "writing the commit marker
+/// of checkpoint 7").
+template <typename F>
+awaitable<void> run_transactional(BlockingCalls& calls, const std::string& what, F call) {
+    try {
+        co_await calls.run_within(kCallLimit, what, std::move(call));
+    } catch (const CallOverdue& e) {
+        throw std::runtime_error(
+            std::string("kafka sink: ") + e.what() +
+            ": librdkafka can wait for ever on a transaction after a broker restart (its issues "
+            "#5456 and #5511). The sink stops and cdcd exits; when it is restarted the open "
+            "transaction is aborted and the pipeline resumes from its last checkpoint, exactly "
+            "once");
+    }
+}
 
 awaitable<void> sleep_ms(int ms) {
     asio::steady_timer timer(co_await asio::this_coro::executor, std::chrono::milliseconds(ms));
@@ -308,11 +331,13 @@ awaitable<void> Transactions::arrive(std::uint64_t epoch, std::uint64_t checkpoi
             Producer* p = producers_[slot].get();
             co_await flush(*p);
             std::string topic = marker_topic_[slot];
-            const std::string& group = group_;
-            const std::string& token = token_;
-            co_await blocking_calls_.run([p, &group, &topic, checkpoint, &token] {
-                send_marker(*p, group, topic, checkpoint, token);
-            });
+            // By value: a call that overruns its limit outlives this coroutine.
+            co_await run_transactional(
+                blocking_calls_,
+                "writing the commit marker of checkpoint " + std::to_string(checkpoint),
+                [p, group = group_, topic, checkpoint, token = token_] {
+                    send_marker(*p, group, topic, checkpoint, token);
+                });
             slots_[slot] = Slot::Prepared;
             Prepared prepared;
             prepared.slot = slot;
@@ -334,7 +359,10 @@ awaitable<void> Transactions::commit_through(std::uint64_t checkpoint) {
         while (!prepared_.empty() && prepared_.begin()->first <= checkpoint) {
             std::size_t slot = prepared_.begin()->second.slot;
             Producer* p = producers_[slot].get();
-            co_await blocking_calls_.run([p] { p->commit_transaction(kTimeoutMs); });
+            co_await run_transactional(blocking_calls_,
+                                       "committing the transaction of checkpoint " +
+                                           std::to_string(prepared_.begin()->first),
+                                       [p] { p->commit_transaction(kTimeoutMs); });
             // Only now: a checkpoint taken meanwhile still lists it as pending.
             prepared_.erase(prepared_.begin());
             slots_[slot] = Slot::Free;
@@ -353,7 +381,8 @@ awaitable<void> Transactions::close() {
         if (slots_[slot] == Slot::Reserved) slots_[slot] = Slot::Free;
         if (slots_[slot] != Slot::Open) continue;
         Producer* p = producers_[slot].get();
-        co_await blocking_calls_.run([p] { p->abort_transaction(kTimeoutMs); });
+        co_await run_transactional(blocking_calls_, "aborting the transaction no checkpoint covers",
+                                   [p] { p->abort_transaction(kTimeoutMs); });
         slots_[slot] = Slot::Free;
     }
 }

@@ -22,6 +22,7 @@
 // Offsets carry a random token as their metadata, kept in the checkpoints: offsets committed by
 // an earlier history of the pipeline (before --reset-state) never count as markers.
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -132,10 +133,12 @@ class Transactions {
     bool committing_ = false;
     DeliveryCounts reported_;
     std::size_t closed_ = 0;
-    // Last: joined before the producers and what the calls read (group_, token_) are destroyed.
+    // Last: joined before the producers are destroyed. A call still running 10 s into the
+    // teardown (one that outran its limit: transactions.cpp) ends the process instead.
     BlockingCalls blocking_calls_{"kafka sink transactions",
                                   "(librdkafka cannot cancel them; a transaction commit or abort "
-                                  "may take up to its timeout)"};
+                                  "may take up to its timeout)",
+                                  std::chrono::seconds(10)};
 };
 
 }  // namespace cdcd::kafka

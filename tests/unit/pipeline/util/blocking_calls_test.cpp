@@ -1,14 +1,20 @@
 #include "pipeline/util/blocking_calls.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -130,4 +136,88 @@ TEST_CASE("destroying the owner of a stopped event loop waits for its calls stil
     CHECK(state_alive_after_sleep);
     CHECK(teardown >= 150ms);
     CHECK_FALSE(resumed);  // the stopped loop's destruction destroyed the coroutine instead
+}
+
+TEST_CASE("a call awaited within a limit resumes its coroutine with its result") {
+    asio::io_context io;
+    BlockingCalls calls("test");
+    std::optional<int> result;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            result = co_await calls.run_within(5s, "the answer", [] { return 42; });
+        },
+        asio::detached);
+    io.run();
+    CHECK(result == 42);
+}
+
+TEST_CASE("a call that outruns its limit fails its coroutine and goes on running") {
+    // As librdkafka's send_offsets_to_transaction can, past its own timeout: the coroutine
+    // must not wait for ever.
+    asio::io_context io;
+    BlockingCalls calls("test");
+    std::atomic<bool> release{false};
+    std::atomic<bool> returned{false};
+    bool returned_when_caught = true;
+    std::string caught;
+    std::chrono::steady_clock::duration waited{};
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                co_await calls.run_within(100ms, "writing the marker", [&] {
+                    while (!release) std::this_thread::sleep_for(1ms);
+                    returned = true;
+                });
+            } catch (const CallOverdue& e) {
+                caught = e.what();
+            }
+            waited = std::chrono::steady_clock::now() - start;
+            returned_when_caught = returned;
+            release = true;  // the loop runs until the call has returned
+        },
+        asio::detached);
+    io.run();
+    CHECK(caught == "writing the marker did not return within 100 ms");
+    CHECK(waited >= 100ms);
+    CHECK(waited < 5s);
+    CHECK_FALSE(returned_when_caught);
+    CHECK(returned);
+}
+
+TEST_CASE("a teardown with a limit ends the process when a call does not return by then") {
+    // A call that never returns would hold the teardown, and so the daemon, for ever; the owner
+    // cannot return either, as the call still uses what the owner is about to destroy.
+    const auto start = std::chrono::steady_clock::now();
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        asio::io_context io;
+        auto calls = std::make_unique<BlockingCalls>("stuck owner", "", 200ms);
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await calls->run([] {
+                    while (true) std::this_thread::sleep_for(10ms);
+                });
+            },
+            asio::detached);
+        io.poll();
+        io.stop();
+        calls.reset();  // ends the process
+        std::_Exit(7);  // not reached
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 1000 && done == 0; ++i) {
+        done = waitpid(child, &status, WNOHANG);
+        if (done == 0) std::this_thread::sleep_for(10ms);
+    }
+    if (done == 0) kill(child, SIGKILL), waitpid(child, &status, 0);
+    REQUIRE(done == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(std::chrono::steady_clock::now() - start >= 200ms);
 }
