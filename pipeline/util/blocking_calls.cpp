@@ -47,7 +47,9 @@ void BlockingCalls::wait_within_teardown_limit() {
 }
 
 asio::awaitable<void> BlockingCalls::run_void(std::function<void()> call) {
-    co_await run_void_within(std::chrono::milliseconds::max(), std::string(), std::move(call));
+    // Named, not a temporary: GCC 12 mis-compiles temporaries made inside a co_await expression.
+    const std::string unnamed;
+    co_await run_void_within(std::chrono::milliseconds::max(), unnamed, std::move(call));
 }
 
 namespace {

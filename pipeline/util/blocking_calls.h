@@ -103,11 +103,12 @@ boost::asio::awaitable<std::invoke_result_t<F&>> BlockingCalls::run_within(
     // The call may outlive this coroutine (CallOverdue): it owns what it uses.
     auto shared_call = std::make_shared<F>(std::move(call));
     if constexpr (std::is_void_v<Result>) {
-        co_await run_void_within(limit, what, [shared_call] { (*shared_call)(); });
+        std::function<void()> run = [shared_call] { (*shared_call)(); };
+        co_await run_void_within(limit, what, std::move(run));
     } else {
         auto result = std::make_shared<std::optional<Result>>();
-        co_await run_void_within(limit, what,
-                                 [shared_call, result] { result->emplace((*shared_call)()); });
+        std::function<void()> run = [shared_call, result] { result->emplace((*shared_call)()); };
+        co_await run_void_within(limit, what, std::move(run));
         co_return std::move(**result);
     }
 }

@@ -41,7 +41,8 @@ constexpr std::chrono::milliseconds kCallLimit{kTimeoutMs + 10'000};
 template <typename F>
 awaitable<void> run_transactional(BlockingCalls& calls, const std::string& what, F call) {
     try {
-        co_await calls.run_within(kCallLimit, what, std::move(call));
+        std::string named = what;
+        co_await calls.run_within(kCallLimit, std::move(named), std::move(call));
     } catch (const CallOverdue& e) {
         throw std::runtime_error(
             std::string("kafka sink: ") + e.what() +
@@ -332,12 +333,14 @@ awaitable<void> Transactions::arrive(std::uint64_t epoch, std::uint64_t checkpoi
             co_await flush(*p);
             std::string topic = marker_topic_[slot];
             // By value: a call that overruns its limit outlives this coroutine.
-            co_await run_transactional(
-                blocking_calls_,
-                "writing the commit marker of checkpoint " + std::to_string(checkpoint),
-                [p, group = group_, topic, checkpoint, token = token_] {
-                    send_marker(*p, group, topic, checkpoint, token);
-                });
+            // Named, not temporaries (GCC 12 mis-compiles those inside a co_await expression);
+            // captured by value, as a call that overruns its limit outlives this coroutine.
+            const std::string what =
+                "writing the commit marker of checkpoint " + std::to_string(checkpoint);
+            auto call = [p, group = group_, topic, checkpoint, token = token_] {
+                send_marker(*p, group, topic, checkpoint, token);
+            };
+            co_await run_transactional(blocking_calls_, what, std::move(call));
             slots_[slot] = Slot::Prepared;
             Prepared prepared;
             prepared.slot = slot;
@@ -359,10 +362,10 @@ awaitable<void> Transactions::commit_through(std::uint64_t checkpoint) {
         while (!prepared_.empty() && prepared_.begin()->first <= checkpoint) {
             std::size_t slot = prepared_.begin()->second.slot;
             Producer* p = producers_[slot].get();
-            co_await run_transactional(blocking_calls_,
-                                       "committing the transaction of checkpoint " +
-                                           std::to_string(prepared_.begin()->first),
-                                       [p] { p->commit_transaction(kTimeoutMs); });
+            const std::string what = "committing the transaction of checkpoint " +
+                                     std::to_string(prepared_.begin()->first);
+            auto call = [p] { p->commit_transaction(kTimeoutMs); };
+            co_await run_transactional(blocking_calls_, what, std::move(call));
             // Only now: a checkpoint taken meanwhile still lists it as pending.
             prepared_.erase(prepared_.begin());
             slots_[slot] = Slot::Free;
@@ -381,8 +384,9 @@ awaitable<void> Transactions::close() {
         if (slots_[slot] == Slot::Reserved) slots_[slot] = Slot::Free;
         if (slots_[slot] != Slot::Open) continue;
         Producer* p = producers_[slot].get();
-        co_await run_transactional(blocking_calls_, "aborting the transaction no checkpoint covers",
-                                   [p] { p->abort_transaction(kTimeoutMs); });
+        const std::string what = "aborting the transaction no checkpoint covers";
+        auto call = [p] { p->abort_transaction(kTimeoutMs); };
+        co_await run_transactional(blocking_calls_, what, std::move(call));
         slots_[slot] = Slot::Free;
     }
 }

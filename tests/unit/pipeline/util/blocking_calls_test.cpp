@@ -145,7 +145,10 @@ TEST_CASE("a call awaited within a limit resumes its coroutine with its result")
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
-            result = co_await calls.run_within(5s, "the answer", [] { return 42; });
+            // Named arguments: GCC 12 mis-compiles temporaries made inside a co_await expression.
+            const std::string what = "the answer";
+            auto answer = [] { return 42; };
+            result = co_await calls.run_within(5s, what, answer);
         },
         asio::detached);
     io.run();
@@ -166,11 +169,13 @@ TEST_CASE("a call that outruns its limit fails its coroutine and goes on running
         io,
         [&]() -> asio::awaitable<void> {
             const auto start = std::chrono::steady_clock::now();
+            const std::string what = "writing the marker";
+            auto stuck = [&] {
+                while (!release) std::this_thread::sleep_for(1ms);
+                returned = true;
+            };
             try {
-                co_await calls.run_within(100ms, "writing the marker", [&] {
-                    while (!release) std::this_thread::sleep_for(1ms);
-                    returned = true;
-                });
+                co_await calls.run_within(100ms, what, stuck);
             } catch (const CallOverdue& e) {
                 caught = e.what();
             }
