@@ -18,6 +18,16 @@ namespace cdcd {
 
 namespace asio = boost::asio;
 
+namespace {
+
+/// "70 s", or "200 ms" for a limit that is no whole number of seconds.
+std::string describe(std::chrono::milliseconds limit) {
+    return limit.count() % 1000 == 0 ? std::to_string(limit.count() / 1000) + " s"
+                                     : std::to_string(limit.count()) + " ms";
+}
+
+}  // namespace
+
 BlockingCalls::~BlockingCalls() {
     auto running = std::count_if(helpers_.begin(), helpers_.end(),
                                  [](const Helper& h) { return !h.done.load(); });
@@ -39,9 +49,9 @@ void BlockingCalls::wait_within_teardown_limit() {
     if (!running()) return;
     // Returning would destroy what the call still uses; waiting may never end.
     spdlog::error(
-        "{}: a call has not returned within {} s of the teardown; exiting now without waiting "
+        "{}: a call has not returned within {} of the teardown; exiting now without waiting "
         "for it (exit code 1). Nothing is lost: a restart resumes from the last checkpoint",
-        owner_, std::chrono::duration_cast<std::chrono::seconds>(*teardown_limit_).count());
+        owner_, describe(*teardown_limit_));
     spdlog::shutdown();  // flushes every logger
     std::_Exit(1);
 }
@@ -101,10 +111,7 @@ asio::awaitable<void> BlockingCalls::run_void_within(std::chrono::milliseconds l
         throw;
     }
     co_await wait->timer.async_wait(asio::as_tuple(asio::use_awaitable));
-    if (!wait->returned)
-        throw CallOverdue(what + " did not return within " +
-                          (limit.count() % 1000 == 0 ? std::to_string(limit.count() / 1000) + " s"
-                                                     : std::to_string(limit.count()) + " ms"));
+    if (!wait->returned) throw CallOverdue(what + " did not return within " + describe(limit));
     if (wait->error) std::rethrow_exception(wait->error);
 }
 
