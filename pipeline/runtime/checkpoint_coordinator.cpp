@@ -36,17 +36,33 @@ awaitable<void> PipelineRuntime::Impl::checkpoint_loop() {
 
 /// A checkpoint whose barrier or flush never ends (a sink's flush that hangs) would leave the
 /// pipeline running on without checkpoints, the next one waiting for it: after
-/// execution.checkpointing.timeout it fails instead, as Flink's default does.
+/// execution.checkpointing.timeout it fails instead, as Flink's default does. Until then the log
+/// says every 30 s (a quarter of a shorter timeout) what it waits for: a wait that ends in a
+/// failure ten minutes later, or never, is not silent meanwhile.
 awaitable<void> PipelineRuntime::Impl::checkpoint_expiry_loop() {
     const auto timeout = std::chrono::milliseconds(plan.checkpoint_timeout_ms);
-    const auto tick = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(1));
+    const auto report_every =
+        std::max(std::chrono::milliseconds(1),
+                 std::min<std::chrono::milliseconds>(timeout / 4, std::chrono::seconds(30)));
+    const auto tick = std::min<std::chrono::milliseconds>(report_every, std::chrono::seconds(1));
     while (!stopping && phase != RuntimePhase::Stopped) {
         checkpoint_expiry_timer.expires_after(tick);
         auto [ec] = co_await checkpoint_expiry_timer.async_wait(asio::as_tuple(use_awaitable));
         if (ec || stopping || phase == RuntimePhase::Stopped) co_return;
         const auto now = std::chrono::steady_clock::now();
-        for (const auto& [id, pending] : checkpoints) {
-            if (now - pending.started < timeout) continue;
+        for (auto& [id, pending] : checkpoints) {
+            const auto waited = now - pending.started;
+            if (waited < timeout) {
+                if (waited < report_every * (pending.progress_reports + 1)) continue;
+                ++pending.progress_reports;
+                spdlog::warn(
+                    "pipeline '{}': checkpoint {} has waited {} ms: {}; it fails the pipeline "
+                    "if not complete within execution.checkpointing.timeout ({} ms)",
+                    plan.settings.name, id,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(waited).count(),
+                    what_checkpoint_waits_for(pending), plan.checkpoint_timeout_ms);
+                continue;
+            }
             std::string why = describe_expired_checkpoint(id, pending);
             spdlog::error("{}", why);
             rm.checkpoints_failed.inc();
@@ -57,20 +73,22 @@ awaitable<void> PipelineRuntime::Impl::checkpoint_expiry_loop() {
     }
 }
 
+std::string PipelineRuntime::Impl::what_checkpoint_waits_for(
+    const PendingCheckpoint& pending) const {
+    if (pending.writer_states.empty())
+        return "its barrier has not passed the source and the operators";
+    std::string missing;
+    for (std::size_t i = 0; i < pending.writer_states.size(); ++i) {
+        if (pending.writer_states[i]) continue;
+        missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    }
+    return "sink `" + plan.definition.sink.type + "` writer(s) " + missing +
+           " have not acknowledged it (their flush has not ended)";
+}
+
 std::string PipelineRuntime::Impl::describe_expired_checkpoint(
     std::uint64_t id, const PendingCheckpoint& pending) const {
-    std::string waits;
-    if (pending.writer_states.empty()) {
-        waits = "its barrier has not passed the source and the operators";
-    } else {
-        std::string missing;
-        for (std::size_t i = 0; i < pending.writer_states.size(); ++i) {
-            if (pending.writer_states[i]) continue;
-            missing += (missing.empty() ? "" : ", ") + std::to_string(i);
-        }
-        waits = "sink `" + plan.definition.sink.type + "` writer(s) " + missing +
-                " have not acknowledged it (their flush has not ended)";
-    }
+    const std::string waits = what_checkpoint_waits_for(pending);
     const std::string stored = previous_checkpoint_id
                                    ? "checkpoint " + std::to_string(previous_checkpoint_id)
                                    : std::string("its startup position (no checkpoint yet)");

@@ -97,6 +97,7 @@ struct PipelineRuntime::Impl {
         std::size_t acks_remaining = 0;
         bool final = false;
         std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+        int progress_reports = 0;  // "has waited" warnings logged for it
     };
 
     Impl(PipelinePlan p, RunOptions o)
@@ -198,8 +199,11 @@ struct PipelineRuntime::Impl {
 
     // ---- checkpoint coordination (checkpoint_coordinator.cpp) -----------------------------------
     awaitable<void> checkpoint_loop();
-    /// Fails the pipeline once a checkpoint has taken longer than execution.checkpointing.timeout.
+    /// Warns while a checkpoint takes long, and fails the pipeline once it has taken longer than
+    /// execution.checkpointing.timeout.
     awaitable<void> checkpoint_expiry_loop();
+    /// What a pending checkpoint still waits for ("sink `kafka` writer(s) 1 have not …").
+    std::string what_checkpoint_waits_for(const PendingCheckpoint& pending) const;
     /// What checkpoint `id`, expired, still waits for.
     std::string describe_expired_checkpoint(std::uint64_t id,
                                             const PendingCheckpoint& pending) const;

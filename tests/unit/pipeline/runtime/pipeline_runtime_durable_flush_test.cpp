@@ -188,5 +188,12 @@ TEST_CASE_METHOD(Fixture, "a checkpoint whose flush never ends fails the run at 
     CHECK_THAT(text, Catch::Matchers::Contains(
                          "did not complete within execution.checkpointing.timeout (300 ms): "
                          "sink `background-flush` writer(s) 0 have not acknowledged it"));
+    // Meanwhile the log said what it waited for (every quarter of this short timeout; every
+    // 30 s at the default 10 min), instead of nothing until the failure.
+    CHECK_THAT(text, Catch::Matchers::Contains("has waited"));
+    CHECK_THAT(text, Catch::Matchers::Contains(
+                         "ms: sink `background-flush` writer(s) 0 have not acknowledged it (their "
+                         "flush has not ended); it fails the pipeline if not complete within "
+                         "execution.checkpointing.timeout (300 ms)"));
     CHECK(s.notified[0].empty());
 }
