@@ -410,6 +410,15 @@ void Transactions::restore(const TransactionsState& state) {
 
 std::uint64_t Transactions::recoverable(const TransactionsState& state, std::uint64_t id) const {
     if (state.pending.empty()) return id;
+    if (recoverable_answer_ && recoverable_answer_->id == id && recoverable_answer_->state == state)
+        return recoverable_answer_->answer;
+    const std::uint64_t answer = recoverable_from_markers(state, id);
+    recoverable_answer_ = RecoverableAnswer{state, id, answer};
+    return answer;
+}
+
+std::uint64_t Transactions::recoverable_from_markers(const TransactionsState& state,
+                                                     std::uint64_t id) const {
     std::set<std::string> topics;
     for (const auto& p : state.pending) topics.insert(p.topic);
     auto markers = read_markers(settings_, state.group, topics);

@@ -44,8 +44,10 @@ struct TransactionsState {
     struct Pending {
         std::uint64_t checkpoint = 0;
         std::string topic;  // the marker's topic (partition 0)
+        bool operator==(const Pending&) const = default;
     };
     std::vector<Pending> pending;  // prepared, not known committed; ascending checkpoints
+    bool operator==(const TransactionsState&) const = default;
 };
 
 /// The writer state of an at-least-once Kafka writer: its table schemas (JSON, or empty for none),
@@ -108,7 +110,8 @@ class Transactions {
     /// Resuming: the token of the checkpoint restored (its history continues).
     void restore(const TransactionsState& state);
     /// Resuming from a checkpoint `id` with this state: the newest checkpoint whose
-    /// transactions all committed (`id` when none is missing). Blocking (reads the markers).
+    /// transactions all committed (`id` when none is missing). Blocking (reads the markers, once
+    /// for all the writers that share these transactions and ask with the same state).
     std::uint64_t recoverable(const TransactionsState& state, std::uint64_t id) const;
 
   private:
@@ -118,6 +121,8 @@ class Transactions {
         std::string topic;
     };
     boost::asio::awaitable<void> flush(Producer& producer);
+    /// recoverable(), reading the markers.
+    std::uint64_t recoverable_from_markers(const TransactionsState& state, std::uint64_t id) const;
 
     const KafkaSinkSettings& settings_;
     std::size_t writers_;
@@ -131,6 +136,14 @@ class Transactions {
     std::uint64_t epochs_prepared_ = 0;                // epochs below this are prepared
     std::map<std::uint64_t, Prepared> prepared_;       // checkpoint → transaction awaiting commit
     bool committing_ = false;
+    // The last answer of recoverable(): the writers ask in turn, on resume, with states that
+    // are the same unless a commit came between their barriers.
+    struct RecoverableAnswer {
+        TransactionsState state;
+        std::uint64_t id = 0;
+        std::uint64_t answer = 0;
+    };
+    mutable std::optional<RecoverableAnswer> recoverable_answer_;
     DeliveryCounts reported_;
     std::size_t closed_ = 0;
     // Last: joined before the producers are destroyed. A call still running 10 s into the

@@ -4,8 +4,9 @@
 import json
 
 import pytest
+from confluent_kafka import KafkaException
 
-from conftest import java_partition, unique
+from conftest import java_partition, unique, wait_for
 
 VALUES = """
 source:
@@ -350,3 +351,46 @@ def test_a_broker_rejection_in_a_delivery_report_fails_even_under_skip_naming_ke
     assert p.returncode != 0
     assert f"delivery failed: {topic} [0]" in p.stderr and "record key " in p.stderr and " bytes)" in p.stderr, \
         p.stderr[-2000:]
+
+
+GENERATED_EOS = """
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: 100000000
+sink:
+  type: kafka
+  properties.bootstrap.servers: {bootstrap}
+  topic: {topic}
+  sink.delivery-guarantee: exactly-once
+pipeline:
+  name: {name}
+  parallelism: 2
+  execution.checkpointing.interval: 200ms
+"""
+
+
+def test_a_restart_reads_the_commit_markers_once_for_the_writers_sharing_them(kafka_broker, cdcd):
+    # The writers of an exactly-once sink share its transactions. A restart from a checkpoint
+    # that lists a pending transaction (a final checkpoint does: its commit follows it) asks
+    # whether it committed once for all of them: it was one marker consumer, and one log line,
+    # per writer.
+    topic = unique("eos_markers")
+    kafka_broker.create_topic(topic, partitions=2)
+    c = cdcd(GENERATED_EOS.format(bootstrap=kafka_broker.bootstrap, topic=topic, name=unique("markers")))
+
+    def committed():
+        try:
+            return sum(kafka_broker.end_offsets(topic, isolation="read_committed").values())
+        except KafkaException:  # the new topic's leader not known yet
+            return 0
+
+    c.start()
+    wait_for(lambda: committed() > 0, 60, "a first committed transaction", interval=0.2)
+    assert c.stop() == 0, c.log_text()[-3000:]
+    c.start()
+    wait_for(lambda: c.log_text().count(" running: ") >= 2 or c.proc.poll() is not None, 60, "the restart")
+    assert c.stop() == 0, c.log_text()[-3000:]
+    log = c.log_text()
+    answers = log.count("pending at checkpoint") + log.count("was not committed before cdcd stopped")
+    assert answers == 1, log[-3000:]
