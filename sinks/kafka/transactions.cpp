@@ -41,8 +41,7 @@ constexpr std::chrono::milliseconds kCallLimit{kTimeoutMs + 10'000};
 template <typename F>
 awaitable<void> run_transactional(BlockingCalls& calls, const std::string& what, F call) {
     try {
-        std::string named = what;
-        co_await calls.run_within(kCallLimit, std::move(named), std::move(call));
+        co_await calls.run_within(kCallLimit, what, std::move(call));
     } catch (const CallOverdue& e) {
         throw std::runtime_error(
             std::string("kafka sink: ") + e.what() +
