@@ -385,6 +385,15 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         std::size_t verdict = 0;
         const bool filtered = b.has_filter();
         auto passes = [&] { return !filtered || pass_[verdict++]; };
+        // A row to project; one the filter saw (its verdict `seen`) is taken from the filter's
+        // rows, already fetched.
+        auto project = [&](const std::optional<Row>& row, std::size_t seen, const char* op,
+                           const EventMeta* meta) {
+            if (filtered)
+                project_rows_.add_fetched(filter_rows_.rows[seen], op, meta);
+            else
+                project_rows_.add(row->view(), op, meta);
+        };
         for (std::size_t k = first; k < last; ++k) {
             DataChangeEvent& e = data(k);
             RunAction action = kDrop;
@@ -393,13 +402,13 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
                 case OpType::Replace:
                     if (e.after && passes()) {
                         action = kProjectAfter;
-                        project_rows_.add(e.after->view(), op_string(e.op, false), &e.meta);
+                        project(e.after, verdict - 1, op_string(e.op, false), &e.meta);
                     }
                     break;
                 case OpType::Delete:
                     if (e.before && passes()) {
                         action = kProjectBefore;
-                        project_rows_.add(e.before->view(), "-D", &e.meta);
+                        project(e.before, verdict - 1, "-D", &e.meta);
                     }
                     break;
                 case OpType::Update: {
@@ -408,14 +417,14 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
                     bool ap = passes();
                     if (bp && ap) {
                         action = kProjectBoth;
-                        project_rows_.add(e.before->view(), "-U", &e.meta);
-                        project_rows_.add(e.after->view(), "+U", &e.meta);
+                        project(e.before, verdict - 2, "-U", &e.meta);
+                        project(e.after, verdict - 1, "+U", &e.meta);
                     } else if (bp) {
                         action = kBeforeOnly;
-                        project_rows_.add(e.before->view(), "-D", &e.meta);
+                        project(e.before, verdict - 2, "-D", &e.meta);
                     } else if (ap) {
                         action = kAfterOnly;
-                        project_rows_.add(e.after->view(), "+I", &e.meta);
+                        project(e.after, verdict - 1, "+I", &e.meta);
                     }
                     break;
                 }

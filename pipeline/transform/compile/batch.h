@@ -27,8 +27,12 @@ class BatchRows {
     std::size_t size() const { return size_; }
     void clear() { size_ = 0; }
     void add(RowView row, const char* op, const EventMeta* meta) {
-        if (size_ == kMaxRows) throw std::length_error("more rows than a batch holds");
         prefetch_row_bytes(row.bytes());  // read column by column, first from another core
+        add_fetched(row, op, meta);
+    }
+    /// As add(), for a row another batch of this thread has just fetched.
+    void add_fetched(RowView row, const char* op, const EventMeta* meta) {
+        if (size_ == kMaxRows) throw std::length_error("more rows than a batch holds");
         rows[size_] = row;
         ops[size_] = op;
         metas[size_] = meta;
