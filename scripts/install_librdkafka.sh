@@ -5,7 +5,8 @@
 # groups need the auto-commit workaround of #4059. Idempotent: a second run only reads a stamp.
 #
 # The sources come from the Rust crate registry's copy of the release (rdkafka-sys bundles the
-# unmodified librdkafka tree), checked against a pinned SHA-256. Built static, with SSL, SASL
+# unmodified librdkafka tree), checked against a pinned SHA-256, with the patches of
+# scripts/librdkafka_patches/ applied (each says what it fixes and why). Built static, with SSL, SASL
 # (Cyrus: GSSAPI; SCRAM and PLAIN are built in), zstd, lz4, zlib and libcurl (OIDC), as Debian's
 # and Confluent's builds are. Needs the -dev packages that scripts/setup.sh installs.
 set -euo pipefail
@@ -15,7 +16,11 @@ CRATE_SHA256=e234cf318915c1059d4921ef7f75616b5219b10b46e9f3a511a15eb4b56a3f77
 CDCD_CACHE="${CDCD_CACHE:-$HOME/.cache/cdcd}"
 home="$CDCD_CACHE/librdkafka-$RDKAFKA_VERSION"
 stamp="$home/.installed"
-want="librdkafka=$RDKAFKA_VERSION crate=$CRATE_SHA256 script=$(sed -n '/^cmake -S/,/^$/p' "$0" | sha256sum | cut -c1-16)"
+patches_dir="$(cd "$(dirname "$0")" && pwd)/librdkafka_patches"
+shopt -s nullglob
+patches=("$patches_dir"/*.patch)
+shopt -u nullglob
+want="librdkafka=$RDKAFKA_VERSION crate=$CRATE_SHA256 script=$(sed -n '/^cmake -S/,/^$/p' "$0" | sha256sum | cut -c1-16) patches=$(cat /dev/null "${patches[@]}" | sha256sum | cut -c1-16)"
 installed() { [[ -f $stamp && "$(cat "$stamp")" == "$want" && -f $home/lib/librdkafka.a ]]; }
 installed && exit 0
 
@@ -36,6 +41,10 @@ echo "$CRATE_SHA256  $tmp/src.tar.gz" | sha256sum -c --quiet - \
   || { echo "install_librdkafka: $url does not have the pinned SHA-256" >&2; exit 1; }
 tar -xzf "$tmp/src.tar.gz" -C "$tmp" "$CRATE/librdkafka"
 src="$tmp/$CRATE/librdkafka"
+for p in "${patches[@]}"; do
+  patch -d "$src" -p1 --forward --batch --quiet <"$p" \
+    || { echo "install_librdkafka: $p does not apply to librdkafka $RDKAFKA_VERSION" >&2; exit 1; }
+done
 
 cmake -S "$src" -B "$tmp/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$tmp/prefix" -DCMAKE_INSTALL_LIBDIR=lib \

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 want="${1:-build}"
 # librdkafka itself is built from source by install_librdkafka.sh (Debian's 2.0.2 is too old);
 # its -dev dependencies are here.
-build_packages=(build-essential cmake ninja-build ccache pkg-config curl ca-certificates
+build_packages=(build-essential patch cmake ninja-build ccache pkg-config curl ca-certificates
   libboost1.81-dev libyaml-cpp-dev libsimdjson-dev librocksdb-dev libspdlog-dev
   catch2 libssl-dev libre2-dev libsystemd-dev libicu-dev
   libsasl2-dev libzstd-dev liblz4-dev zlib1g-dev libcurl4-openssl-dev libpq-dev)
