@@ -15,7 +15,9 @@ namespace cdcd::kafka {
 spdlog::level::level_enum log_level_of(int syslog_level);
 
 /// Routes the logs of the client made from `conf` to spdlog's default logger, each line as
-/// "librdkafka <client name> <facility>: <message>". Call before rd_kafka_new.
+/// "librdkafka <client name> <facility>: <message>"; and its statistics, which librdkafka emits
+/// every properties.statistics.interval.ms when that is set (0, never, by default), as
+/// "librdkafka <client name> STATS: <its JSON>" at info level. Call before rd_kafka_new.
 void log_through_spdlog(rd_kafka_conf_t* conf);
 
 }  // namespace cdcd::kafka
