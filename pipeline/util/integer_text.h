@@ -40,12 +40,29 @@ inline int decimal_digits(std::uint64_t u) {
     return guess + (w >= kPow10[guess] ? 1 : 0);
 }
 
+/// "00" to "99", each two-digit number's text at twice its value.
+inline constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/// Writes the last `width` decimal digits of v at p, zero-padded (v mod 10^width: the higher
+/// digits are dropped); returns p + width.
+inline char* write_fixed_digits(char* p, std::uint64_t v, int width) {
+    int i = width;
+    while (i >= 2) {
+        const auto pair = static_cast<std::size_t>(v % 100) * 2;
+        v /= 100;
+        i -= 2;
+        std::memcpy(p + i, kDigitPairs + pair, 2);
+    }
+    if (i == 1) p[0] = static_cast<char>('0' + v % 10);
+    return p + width;
+}
+
 /// Writes v's decimal text at p (at most kMaxInt64Text bytes); returns its end.
 inline char* write_int64(char* p, std::int64_t v) {
-    static constexpr char kPairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
+    constexpr const char* kPairs = kDigitPairs;
     std::uint64_t u = static_cast<std::uint64_t>(v);
     if (v < 0) {
         *p++ = '-';
