@@ -17,6 +17,27 @@ from broker import kafka_broker  # noqa: E402,F401  (session-scoped fixture)
 CDCD = os.environ.get("CDCD_BIN", str(ROOT / "build" / "release" / "cmd" / "cdcd"))
 
 
+# GENERATED into an exactly-once kafka sink: `rate` events a second (0: unlimited), `extra`
+# lines at the end of the pipeline block ("\n  parallelism: 2").
+GENERATED_EXACTLY_ONCE = """
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: {rows}
+  generator.payload-bytes: 10
+  generator.updates-per-row: 0
+  generator.rate: {rate}
+sink:
+  type: kafka
+  properties.bootstrap.servers: {bootstrap}
+  topic: {topic}
+  sink.delivery-guarantee: exactly-once
+pipeline:
+  name: {name}
+  execution.checkpointing.interval: 200ms{extra}
+"""
+
+
 def murmur2(data: bytes) -> int:
     """org.apache.kafka.common.utils.Utils#murmur2, in Java int arithmetic."""
     length = len(data)

@@ -6,7 +6,7 @@ import json
 import pytest
 from confluent_kafka import KafkaException
 
-from conftest import java_partition, unique, wait_for
+from conftest import GENERATED_EXACTLY_ONCE, java_partition, unique, wait_for
 
 VALUES = """
 source:
@@ -353,23 +353,6 @@ def test_a_broker_rejection_in_a_delivery_report_fails_even_under_skip_naming_ke
         p.stderr[-2000:]
 
 
-GENERATED_EOS = """
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: 100000000
-sink:
-  type: kafka
-  properties.bootstrap.servers: {bootstrap}
-  topic: {topic}
-  sink.delivery-guarantee: exactly-once
-pipeline:
-  name: {name}
-  parallelism: 2
-  execution.checkpointing.interval: 200ms
-"""
-
-
 def test_a_restart_reads_the_commit_markers_once_for_the_writers_sharing_them(kafka_broker, cdcd):
     # The writers of an exactly-once sink share its transactions. A restart from a checkpoint
     # that lists a pending transaction (a final checkpoint does: its commit follows it) asks
@@ -377,7 +360,8 @@ def test_a_restart_reads_the_commit_markers_once_for_the_writers_sharing_them(ka
     # per writer.
     topic = unique("eos_markers")
     kafka_broker.create_topic(topic, partitions=2)
-    c = cdcd(GENERATED_EOS.format(bootstrap=kafka_broker.bootstrap, topic=topic, name=unique("markers")))
+    c = cdcd(GENERATED_EXACTLY_ONCE.format(rows=100_000_000, rate=0, bootstrap=kafka_broker.bootstrap, topic=topic,
+                                         name=unique("markers"), extra="\n  parallelism: 2"))
 
     def committed():
         try:

@@ -4,32 +4,16 @@ the running daemon's, whose next commit would then fail."""
 import json
 import subprocess
 
-from conftest import unique
+from conftest import GENERATED_EXACTLY_ONCE, unique
 
 ROWS = 16_000
-
-PIPELINE = """
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: {rows}
-  generator.payload-bytes: 10
-  generator.rate: 2000
-sink:
-  type: kafka
-  properties.bootstrap.servers: {bootstrap}
-  topic: {topic}
-  sink.delivery-guarantee: exactly-once
-pipeline:
-  name: {name}
-  execution.checkpointing.interval: 200ms
-"""
 
 
 def test_a_second_start_does_not_fence_the_running_exactly_once_sink(kafka_broker, cdcd):
     topic = unique("eos_second")
     kafka_broker.create_topic(topic)
-    c = cdcd(PIPELINE.format(rows=ROWS, bootstrap=kafka_broker.bootstrap, topic=topic, name=unique("second")))
+    c = cdcd(GENERATED_EXACTLY_ONCE.format(rows=ROWS, rate=2000, bootstrap=kafka_broker.bootstrap, topic=topic,
+                                         name=unique("second"), extra=""))
     first = c.start()
     # A first transaction is committed: the daemon's producer is in business.
     kafka_broker.consume(topic, 1, timeout=60, isolation="read_committed")

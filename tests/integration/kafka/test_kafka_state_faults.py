@@ -8,7 +8,7 @@ import re
 import signal
 import subprocess
 
-from conftest import unique, wait_for
+from conftest import GENERATED_EXACTLY_ONCE, unique, wait_for
 from state_faults import read_only, small_disk
 
 HALF = 500
@@ -25,24 +25,6 @@ source:
 sink:
   type: file
   path: {out}
-pipeline:
-  name: {name}
-  execution.checkpointing.interval: 200ms{extra}
-"""
-
-SINK_PIPE = """
-source:
-  type: values
-  event-set.id: GENERATED
-  generator.rows: {rows}
-  generator.payload-bytes: 10
-  generator.updates-per-row: 0
-  generator.rate: {rate}
-sink:
-  type: kafka
-  properties.bootstrap.servers: {bootstrap}
-  topic: {topic}
-  sink.delivery-guarantee: exactly-once
 pipeline:
   name: {name}
   execution.checkpointing.interval: 200ms{extra}
@@ -182,8 +164,9 @@ def sink_case(kafka_broker, cdcd, tolerable=None, rate=1_000):
     topic = unique("eos_state_faults")
     kafka_broker.create_topic(topic)
     name = unique("eos")
-    return topic, lambda: cdcd(SINK_PIPE.format(rows=ROWS, rate=rate, bootstrap=kafka_broker.bootstrap,
-                                                topic=topic, name=name, extra=tolerate(tolerable)))
+    return topic, lambda: cdcd(GENERATED_EXACTLY_ONCE.format(
+        rows=ROWS, rate=rate, bootstrap=kafka_broker.bootstrap, topic=topic, name=name,
+        extra=tolerate(tolerable)))
 
 
 def committed_ids(kafka_broker, topic):
