@@ -11,10 +11,7 @@ void SchemaInference::Table::reindex() {
         index.emplace(schema.columns()[i].name, static_cast<int>(i));
 }
 
-int SchemaInference::Table::find(std::string_view name, std::size_t hint) const {
-    // Messages of one table usually list fields in column order: try the position first.
-    const auto& cols = schema.columns();
-    if (hint < cols.size() && cols[hint].name == name) return static_cast<int>(hint);
+int SchemaInference::Table::find_indexed(std::string_view name) const {
     auto it = index.find(name);
     return it == index.end() ? -1 : it->second;
 }
@@ -58,6 +55,19 @@ void SchemaInference::check_columns(TableId id, std::size_t columns) const {
                          MessageLimits::kTotalColumnsOption + " to accept such messages");
 }
 
+bool SchemaInference::fits_unchanged(const Table& t, const std::vector<const Image*>& images) {
+    const auto& cols = t.schema.columns();
+    for (const Image* image : images) {
+        for (std::size_t k = 0; k < image->size(); ++k) {
+            const FieldValue& v = (*image)[k];
+            const int idx = t.find(v.name, k);
+            v.column = idx;
+            if (idx < 0 || !fits(v, cols[static_cast<std::size_t>(idx)].type)) return false;
+        }
+    }
+    return true;
+}
+
 void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images,
                              const std::vector<std::string>* primary_keys, EventBatch& out) {
     const bool creating = !knows(id);
@@ -67,6 +77,7 @@ void SchemaInference::evolve(TableId id, const std::vector<const Image*>& images
                          " tables this source tracks, its limit; raise " +
                          MessageLimits::kTablesOption + " to accept such messages");
     Table* existing = creating ? nullptr : &table(id);
+    if (existing && fits_unchanged(*existing, images)) return;
     const std::size_t width = existing ? existing->schema.size() : 0;
     // New columns and widened types, in the order their fields first appear; indexed by name
     // (views into the images, which outlive this call).

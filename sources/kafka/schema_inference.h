@@ -48,9 +48,20 @@ class SchemaInference {
         Schema schema;
         std::unordered_map<std::string, int, Hash, std::equal_to<>> index;
         void reindex();
-        int find(std::string_view name, std::size_t hint) const;
+        /// The column named `name`, or -1. Messages of one table usually list fields in column
+        /// order: position `hint` is tried first, inline, before the index.
+        int find(std::string_view name, std::size_t hint) const {
+            const auto& cols = schema.columns();
+            if (hint < cols.size() && std::string_view(cols[hint].name) == name)
+                return static_cast<int>(hint);
+            return find_indexed(name);
+        }
+        int find_indexed(std::string_view name) const;
     };
     Table& table(TableId id);
+    /// True when every field of `images` has its column in `t` and fits its type: the schema
+    /// stays as it is (a message like the last ones). Sets each field's column as it goes.
+    static bool fits_unchanged(const Table& t, const std::vector<const Image*>& images);
     /// Throws LimitError when `table` cannot have `columns` columns.
     void check_columns(TableId table, std::size_t columns) const;
 
