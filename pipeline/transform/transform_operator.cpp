@@ -436,6 +436,10 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         values_.resize(b.computed_count() * n);
         BatchContext bc{project_rows_, ctx_, scratch_};
         b.evaluate_batch(bc, all(n), values_.data(), n);
+        if (b.assembles_in_place()) {
+            computed_bytes_.resize(n);
+            b.computed_bytes_batch(project_rows_, values_.data(), n, computed_bytes_.data());
+        }
     } catch (...) {  // EvalError, or anything else: the row-by-row transform says whose and why
         return first;
     }
@@ -477,7 +481,8 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             for (std::size_t t = 0; t < count; ++t) {
                 const std::size_t i = next + t;
                 const Datum* v = computed ? values_.data() + i : nullptr;
-                if (in_place) sizes[t] = b.in_place_size((*targets[t])->bytes(), v, n);
+                if (in_place)
+                    sizes[t] = b.in_place_size((*targets[t])->bytes(), computed_bytes_[i]);
                 if (sizes[t] == 0) projected[t] = b.assemble(project_rows_.rows[i], v, n, spare);
             }
         } catch (...) {

@@ -215,7 +215,8 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
 bool BoundProjection::project_over(EvalContext& c, std::string& own,
                                    std::vector<std::string>* spare, Row* out) const {
     evaluate(c);
-    const std::size_t size = in_place_size(own, values_.data(), 1);
+    const std::size_t size =
+        in_place_ ? in_place_size(own, computed_bytes(own.data(), values_.data(), 1)) : 0;
     if (size != 0) {
         assemble_in_place(own, size, values_.data(), 1);
         return true;

@@ -23,11 +23,9 @@ inline void store64(char* p, std::uint64_t v) {
     std::memcpy(p, &v, 8);
 }
 
-// Bytes a non-NULL computed value of this class adds to the variable part.
-inline std::size_t variable_size(ValueClass slot, const Datum& d) {
+// Bytes a non-NULL value of a class other than Bytes adds to the variable part.
+constexpr std::size_t fixed_variable_size(ValueClass slot) {
     switch (slot) {
-        case ValueClass::Bytes:
-            return d.s.size();
         case ValueClass::Decimal:
         case ValueClass::Zoned:
             return 16;
@@ -36,6 +34,11 @@ inline std::size_t variable_size(ValueClass slot, const Datum& d) {
         default:
             return 0;
     }
+}
+
+// Bytes a non-NULL computed value of this class adds to the variable part.
+inline std::size_t variable_size(ValueClass slot, const Datum& d) {
+    return slot == ValueClass::Bytes ? d.s.size() : fixed_variable_size(slot);
 }
 
 constexpr std::size_t kSpareFetchAhead = 4;
@@ -224,27 +227,63 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
 // the new slots, the computed fields' bytes follow it. Everything a computed value may point
 // into (the row's variable part, constants, node state, the arena) outlives the rewrite, and a
 // value pointing into the moved bytes is read where they moved to.
-std::size_t BoundProjection::in_place_size(const std::string& own, const Datum* values,
-                                           std::size_t stride) const {
-    if (!in_place_) return 0;
-    const RowView in(own);
-    const std::size_t block = block_size(in);
-    if (block == kNoBlock) return 0;
-    const char* base = in.bytes().data();
+namespace {
+
+// Marks a row whose computed string points into its input's fixed part: those bytes would be
+// overwritten before they are copied, so the row is not written in place. Sizes added to it keep
+// it past any capacity.
+constexpr std::size_t kPointsIntoFixed = std::size_t{1} << 62;
+
+// Whether the bytes of `s` overlap [base, fixed_end).
+inline bool overlaps(std::string_view s, const char* base, const char* fixed_end) {
+    return s.data() < fixed_end && s.data() + s.size() > base;
+}
+
+}  // namespace
+
+std::size_t BoundProjection::computed_bytes(const char* base, const Datum* values,
+                                            std::size_t stride) const {
     const char* fixed_end = base + RowView::fixed_size(upstream_arity_);
-    std::size_t var = block;
+    std::size_t var = 0;
     for (const SizedValue& sized : computed_sized_) {  // the others add no bytes
         const Datum& d = values[sized.value * stride];
         if (d.null) continue;
+        var += variable_size(sized.slot, d);
+        if (sized.slot == ValueClass::Bytes && overlaps(d.s, base, fixed_end))
+            var |= kPointsIntoFixed;
+    }
+    return var;
+}
+
+void BoundProjection::computed_bytes_batch(const BatchRows& rows, const Datum* values,
+                                           std::size_t n, std::size_t* bytes) const {
+    std::fill(bytes, bytes + n, std::size_t{0});
+    const std::size_t in_fixed = RowView::fixed_size(upstream_arity_);
+    // A column at a time, so that each loop knows its value class.
+    for (const SizedValue& sized : computed_sized_) {
+        const Datum* column = values + sized.value * n;
         if (sized.slot != ValueClass::Bytes) {
-            var += variable_size(sized.slot, d);
+            const std::size_t size = fixed_variable_size(sized.slot);
+            for (std::size_t i = 0; i < n; ++i)
+                if (!column[i].null) bytes[i] += size;
             continue;
         }
-        var += d.s.size();
-        // Bytes of the input's fixed part would be overwritten before they are copied.
-        if (d.s.data() < fixed_end && d.s.data() + d.s.size() > base) return 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const Datum& d = column[i];
+            if (d.null) continue;
+            const char* base = rows.rows[i].bytes().data();
+            bytes[i] += d.s.size();
+            if (overlaps(d.s, base, base + in_fixed)) bytes[i] |= kPointsIntoFixed;
+        }
     }
-    const std::size_t size = RowView::fixed_size(fields_.size()) + var;
+}
+
+std::size_t BoundProjection::in_place_size(const std::string& own,
+                                           std::size_t computed_bytes) const {
+    if (!in_place_) return 0;
+    const std::size_t block = block_size(RowView(own));
+    if (block == kNoBlock) return 0;
+    const std::size_t size = RowView::fixed_size(fields_.size()) + block + computed_bytes;
     return size > own.capacity() || size > 0xFFFFFFFFULL ? 0 : size;
 }
 
