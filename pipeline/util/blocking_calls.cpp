@@ -14,19 +14,11 @@
 #include <exception>
 #include <memory>
 
+#include "config/units.h"
+
 namespace cdcd {
 
 namespace asio = boost::asio;
-
-namespace {
-
-/// "70 s", or "200 ms" for a limit that is no whole number of seconds.
-std::string describe(std::chrono::milliseconds limit) {
-    return limit.count() % 1000 == 0 ? std::to_string(limit.count() / 1000) + " s"
-                                     : std::to_string(limit.count()) + " ms";
-}
-
-}  // namespace
 
 BlockingCalls::~BlockingCalls() {
     auto running = std::count_if(helpers_.begin(), helpers_.end(),
@@ -51,7 +43,7 @@ void BlockingCalls::wait_within_teardown_limit() {
     spdlog::error(
         "{}: a call has not returned within {} of the teardown; exiting now without waiting "
         "for it (exit code 1). Nothing is lost: a restart resumes from the last checkpoint",
-        owner_, describe(*teardown_limit_));
+        owner_, config::format_duration(*teardown_limit_));
     spdlog::shutdown();  // flushes every logger
     std::_Exit(1);
 }
@@ -111,7 +103,8 @@ asio::awaitable<void> BlockingCalls::run_void_within(std::chrono::milliseconds l
         throw;
     }
     co_await wait->timer.async_wait(asio::as_tuple(asio::use_awaitable));
-    if (!wait->returned) throw CallOverdue(what + " did not return within " + describe(limit));
+    if (!wait->returned)
+        throw CallOverdue(what + " did not return within " + config::format_duration(limit));
     if (wait->error) std::rethrow_exception(wait->error);
 }
 

@@ -185,7 +185,7 @@ TEST_CASE("a call that outruns its limit fails its coroutine and goes on running
         },
         asio::detached);
     io.run();
-    CHECK(caught == "writing the marker did not return within 100 ms");
+    CHECK(caught == "writing the marker did not return within 100ms");
     CHECK(waited >= 100ms);
     CHECK(waited < 5s);
     CHECK_FALSE(returned_when_caught);
