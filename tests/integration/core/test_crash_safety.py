@@ -16,8 +16,19 @@ ROWS, ROUNDS, DELETE_EVERY = 100_000, 3, 7
 TOTAL = ROWS + ROWS * ROUNDS + ROWS // DELETE_EVERY
 
 
-def pipeline(out, rate=0, parallelism=1):
-    return generated_source(ROWS, ROUNDS, DELETE_EVERY, 40, rate) + f"""sink:
+# Computed strings written over the input rows (a leading `*`), and a filter that drops events
+# (and turns none of the updates into inserts or deletes: an id keeps its verdict).
+TRANSFORM = r"""transform:
+  - source-table: default_namespace.default_schema.generated
+    projection: \*, UPPER(SUBSTR(payload, 1, 4)) AS tag, id * 2 + version AS score, CONCAT(CAST(id AS STRING), '-', CAST(version AS STRING)) AS row_key
+    filter: id % 10 > 0
+"""
+
+
+def pipeline(out, rate=0, parallelism=1, lanes=0):
+    transform = TRANSFORM if lanes else ""
+    lanes_option = f"  transform.lanes: {lanes}\n" if lanes else ""
+    return generated_source(ROWS, ROUNDS, DELETE_EVERY, 40, rate) + transform + f"""sink:
   type: file
   path: {out}
   format: debezium-json
@@ -25,7 +36,7 @@ pipeline:
   name: crash-test
   parallelism: {parallelism}
   execution.checkpointing.interval: 200ms
-"""
+""" + lanes_option
 
 
 def outputs(path, parallelism):
@@ -44,22 +55,30 @@ def assert_same_changes(got, expected, parallelism):
 
 
 # At parallelism 2 the file sink's two writers run on threads of their own, each with its file,
-# and the source's two readers run on the same threads.
-@pytest.mark.parametrize("parallelism", [1, 2])
-def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism):
+# and the source's two readers run on the same threads. With a transform, the source reads on
+# the loop and the transform's lanes (one, or two at parallelism 2) write the projected rows over
+# the input rows, drop the filtered events and hand both back in order.
+@pytest.mark.parametrize("parallelism,lanes", [(1, 0), (2, 0), (1, 1), (2, 2)],
+                         ids=["p1", "p2", "p1-transform", "p2-transform-2-lanes"])
+def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism, lanes):
     reference = tmp_path / "reference.jsonl"
-    ref_yaml = cdcd.write_pipeline(tmp_path, pipeline(reference, parallelism=parallelism),
-                                   "reference.yaml")
+    ref_yaml = cdcd.write_pipeline(
+        tmp_path, pipeline(reference, parallelism=parallelism, lanes=lanes), "reference.yaml")
     done = cdcd.run(["run", ref_yaml, "--state-dir", tmp_path / "ref-state"])
     assert done.returncode == 0, done.stderr
     expected = outputs(reference, parallelism)
-    assert sum(part.count(b"\n") for part in expected) == TOTAL
+    if lanes:
+        assert sum(part.count(b"\n") for part in expected) < TOTAL, "the filter drops events"
+        assert b'"row_key":"1-0"' in b"".join(expected)
+    else:
+        assert sum(part.count(b"\n") for part in expected) == TOTAL
     assert all(part for part in expected), "every writer has a share of the keys"
 
     crashed = tmp_path / "crashed.jsonl"
     # Slow enough that every kill lands mid-stream; the output does not depend on the rate.
     crash_yaml = cdcd.write_pipeline(
-        tmp_path, pipeline(crashed, rate=50_000, parallelism=parallelism), "crash.yaml")
+        tmp_path, pipeline(crashed, rate=50_000, parallelism=parallelism, lanes=lanes),
+        "crash.yaml")
     state = tmp_path / "crash-state"
     rng = random.Random(20261130)
     kills = 0
@@ -75,7 +94,7 @@ def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism
     final = cdcd.run(["run", crash_yaml, "--state-dir", state], timeout=300)
     assert final.returncode == 0, final.stderr
     assert "restored checkpoint" in final.stderr
-    if parallelism == 2:
+    if parallelism == 2 and not lanes:
         assert "source readers: 2 on the sink writers' threads" in final.stderr
     assert_same_changes(outputs(crashed, parallelism), expected, parallelism)
 
