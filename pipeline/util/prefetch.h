@@ -50,8 +50,19 @@ inline void prefetch_for_write(const void* address) {
 /// Asks for every line of the `bytes` bytes at `address` ahead of writing them.
 inline void prefetch_bytes_for_write(const char* address, std::size_t bytes) {
     if (bytes == 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+    // The CPU's answer once for all the lines, not once a line.
+    if (!detail::kPrefetchForWrite) {
+        prefetch_bytes_for_read(address, bytes);
+        return;
+    }
+    for (std::size_t at = 0; at < bytes; at += 64)
+        asm volatile("prefetchw %0" : : "m"(address[at]));
+    asm volatile("prefetchw %0" : : "m"(address[bytes - 1]));
+#else
     for (std::size_t at = 0; at < bytes; at += 64) prefetch_for_write(address + at);
     prefetch_for_write(address + bytes - 1);
+#endif
 }
 
 }  // namespace cdcd
