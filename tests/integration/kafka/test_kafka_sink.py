@@ -115,8 +115,11 @@ def test_topic_from_table_id_and_mapping(kafka_broker, cdcd):
 
 def test_missing_topic_fails_and_is_not_created(kafka_broker, cdcd):
     topic = unique("absent")
+    # librdkafka takes a topic the broker does not know for absent only after
+    # topic.metadata.propagation.max.ms (30 s by default): 1 s here.
     c = cdcd(VALUES.format(bootstrap=kafka_broker.bootstrap, name=unique("absent"),
-                           sink=f"  topic: {topic}\n  properties.message.timeout.ms: 5000"))
+                           sink=f"  topic: {topic}\n  properties.message.timeout.ms: 5000\n"
+                                "  properties.topic.metadata.propagation.max.ms: 1000"))
     p = c.run(check=False, timeout=120)
     assert p.returncode != 0
     assert topic in p.stderr
