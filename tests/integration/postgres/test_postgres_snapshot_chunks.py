@@ -30,8 +30,11 @@ def test_a_stop_during_the_snapshot_reads_on_after_the_last_key(pg, fresh_table,
            f"CREATE TABLE public.{big} (id int PRIMARY KEY, pad text);"
            f"INSERT INTO public.{big} SELECT g, repeat('p', 20) FROM generate_series(1, {rows}) g")
     try:
+        # Small chunks, so that reading `big` lasts well past the stop: with chunks of 1000 rows,
+        # 92k-141k of its 300k rows were read by the time the stop landed, and a fast run read
+        # them all first (the snapshot had ended); with 200, 27k-62k.
         yaml_text = pipeline_yaml(pg, f"slot_{fresh_table}", f"cdcd.public.{fresh_table}_\\.*",
-                                  "  scan.incremental.snapshot.chunk.size: 1000\n  scan.snapshot.fetch.size: 250\n")
+                                  "  scan.incremental.snapshot.chunk.size: 200\n  scan.snapshot.fetch.size: 50\n")
         # Checkpoints every 100 ms, so that the stop finds the snapshot part read.
         cdcd = Cdcd(tmp_path, yaml_text.replace("interval: 500ms", "interval: 100ms")).start()
         cdcd.wait_lines(20)
