@@ -29,43 +29,29 @@ CivilDate civil_from_days(std::int64_t z) {
 
 namespace {
 
-// Digits written straight into a buffer: these run per row (CAST to STRING, JSON, printing),
-// where snprintf's format parsing cost more than the conversion.
-// Two digits a step (write_fixed_digits): a division a digit made the fraction's nine digits
-// and the date's fields half of a JSON timestamp's cost.
-char* put_digits(char* p, std::uint64_t v, int width) {
-    return write_fixed_digits(p, v, width);
-}
-
-char* put_number(char* p, std::uint64_t v) {
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = static_cast<char>('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0) *p++ = tmp[--n];
-    return p;
-}
+// Digits are written straight into the buffer (write_fixed_digits, two a step; write_int64):
+// these run per row (CAST to STRING, JSON, printing), where snprintf's format parsing and a
+// division a digit cost more than the conversion.
 
 // yyyy-MM-dd; a year outside 0..9999 with its sign, at least four digits, as Java's LocalDate and
 // ISO_LOCAL_DATE print it: -0001-01-01, +10000-01-01.
 char* put_date(char* p, std::int64_t epoch_days) {
     CivilDate c = civil_from_days(epoch_days);
     if (c.year >= 0 && c.year <= 9999) {
-        p = put_digits(p, static_cast<std::uint64_t>(c.year), 4);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(c.year), 4);
     } else if (c.year < 0) {
         *p++ = '-';
         auto abs_year = static_cast<std::uint64_t>(-c.year);
-        p = abs_year <= 9999 ? put_digits(p, abs_year, 4) : put_number(p, abs_year);
+        p = abs_year <= 9999 ? write_fixed_digits(p, abs_year, 4)
+                             : write_int64(p, static_cast<std::int64_t>(abs_year));
     } else {
         *p++ = '+';
-        p = put_number(p, static_cast<std::uint64_t>(c.year));
+        p = write_int64(p, c.year);
     }
     *p++ = '-';
-    p = put_digits(p, c.month, 2);
+    p = write_fixed_digits(p, c.month, 2);
     *p++ = '-';
-    return put_digits(p, c.day, 2);
+    return write_fixed_digits(p, c.day, 2);
 }
 
 // Java prints fractions in groups of three digits: .5 → .500, .000001 → .000001
@@ -73,20 +59,21 @@ char* put_fraction_groups(char* p, std::int64_t nanos) {
     if (nanos == 0) return p;
     *p++ = '.';
     if (nanos % 1'000'000 == 0)
-        return put_digits(p, static_cast<std::uint64_t>(nanos / 1'000'000), 3);
-    if (nanos % 1'000 == 0) return put_digits(p, static_cast<std::uint64_t>(nanos / 1'000), 6);
-    return put_digits(p, static_cast<std::uint64_t>(nanos), 9);
+        return write_fixed_digits(p, static_cast<std::uint64_t>(nanos / 1'000'000), 3);
+    if (nanos % 1'000 == 0)
+        return write_fixed_digits(p, static_cast<std::uint64_t>(nanos / 1'000), 6);
+    return write_fixed_digits(p, static_cast<std::uint64_t>(nanos), 9);
 }
 
 char* put_hh_mm_ss(char* p, std::int64_t nanos_of_day, bool always_seconds) {
     std::int64_t secs = nanos_of_day / 1'000'000'000;
     std::int64_t nanos = nanos_of_day % 1'000'000'000;
-    p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
     *p++ = ':';
-    p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
     if (always_seconds || secs % 60 != 0 || nanos != 0) {
         *p++ = ':';
-        p = put_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
         p = put_fraction_groups(p, nanos);
     }
     return p;
@@ -143,15 +130,15 @@ char* write_sql_timestamp(char* out, Timestamp ts, int precision, char separator
     std::int64_t nanos = nod % 1'000'000'000;
     char* p = put_date(out, days);
     *p++ = separator;
-    p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
     *p++ = ':';
-    p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
     *p++ = ':';
-    p = put_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
     if (nanos != 0 && precision > 0) {
         // The fraction cut to `precision` digits, without trailing zeros.
         char frac[9];
-        put_digits(frac, static_cast<std::uint64_t>(nanos), 9);
+        write_fixed_digits(frac, static_cast<std::uint64_t>(nanos), 9);
         int n = precision > 9 ? 9 : precision;
         while (n > 0 && frac[n - 1] == '0') --n;
         if (n > 0) {
@@ -181,9 +168,9 @@ std::string format_offset_date_time(ZonedTimestamp ts) {
     } else {
         int off = ts.offset_seconds < 0 ? -ts.offset_seconds : ts.offset_seconds;
         *p++ = ts.offset_seconds < 0 ? '-' : '+';
-        p = put_digits(p, static_cast<std::uint64_t>(off / 3600), 2);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(off / 3600), 2);
         *p++ = ':';
-        p = put_digits(p, static_cast<std::uint64_t>(off / 60 % 60), 2);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(off / 60 % 60), 2);
     }
     return std::string(buf, p);
 }
@@ -198,11 +185,11 @@ std::string format_iso_offset_date_time(ZonedTimestamp ts) {
     char buf[kMaxText];
     char* p = put_date(buf, days);
     *p++ = 'T';
-    p = put_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs / 3600), 2);
     *p++ = ':';
-    p = put_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs / 60 % 60), 2);
     *p++ = ':';
-    p = put_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
+    p = write_fixed_digits(p, static_cast<std::uint64_t>(secs % 60), 2);
     if (nanos != 0) {
         int width = 9;
         while (nanos % 10 == 0) {
@@ -210,19 +197,19 @@ std::string format_iso_offset_date_time(ZonedTimestamp ts) {
             --width;
         }
         *p++ = '.';
-        p = put_digits(p, static_cast<std::uint64_t>(nanos), width);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(nanos), width);
     }
     if (ts.offset_seconds == 0) {
         *p++ = 'Z';
     } else {
         int off = ts.offset_seconds < 0 ? -ts.offset_seconds : ts.offset_seconds;
         *p++ = ts.offset_seconds < 0 ? '-' : '+';
-        p = put_digits(p, static_cast<std::uint64_t>(off / 3600), 2);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(off / 3600), 2);
         *p++ = ':';
-        p = put_digits(p, static_cast<std::uint64_t>(off / 60 % 60), 2);
+        p = write_fixed_digits(p, static_cast<std::uint64_t>(off / 60 % 60), 2);
         if (off % 60 != 0) {
             *p++ = ':';
-            p = put_digits(p, static_cast<std::uint64_t>(off % 60), 2);
+            p = write_fixed_digits(p, static_cast<std::uint64_t>(off % 60), 2);
         }
     }
     return std::string(buf, p);

@@ -438,7 +438,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         b.evaluate_batch(bc, all(n), values_.data(), n);
         if (b.assembles_in_place()) {
             computed_bytes_.resize(n);
-            b.computed_bytes_batch(project_rows_, values_.data(), n, computed_bytes_.data());
+            b.computed_bytes(project_rows_.rows, values_.data(), n, computed_bytes_.data());
         }
     } catch (...) {  // EvalError, or anything else: the row-by-row transform says whose and why
         return first;

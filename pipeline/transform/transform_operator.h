@@ -179,7 +179,7 @@ class TransformOperator {
     std::vector<std::uint8_t> actions_;    // per event
     bool pass_[BatchRows::kMaxRows] = {};  // the filter's verdict per filtered row
     std::vector<Datum> values_;
-    std::vector<std::size_t> computed_bytes_;  // BoundProjection::computed_bytes_batch of the rows
+    std::vector<std::size_t> computed_bytes_;  // BoundProjection::computed_bytes of the rows
 };
 
 }  // namespace cdcd::transform

@@ -62,7 +62,6 @@ inline char* write_fixed_digits(char* p, std::uint64_t v, int width) {
 
 /// Writes v's decimal text at p (at most kMaxInt64Text bytes); returns its end.
 inline char* write_int64(char* p, std::int64_t v) {
-    constexpr const char* kPairs = kDigitPairs;
     std::uint64_t u = static_cast<std::uint64_t>(v);
     if (v < 0) {
         *p++ = '-';
@@ -74,10 +73,10 @@ inline char* write_int64(char* p, std::int64_t v) {
         const auto pair = static_cast<std::size_t>(u % 100) * 2;
         u /= 100;
         q -= 2;
-        std::memcpy(q, kPairs + pair, 2);
+        std::memcpy(q, kDigitPairs + pair, 2);
     }
     if (u >= 10) {
-        std::memcpy(q - 2, kPairs + static_cast<std::size_t>(u) * 2, 2);
+        std::memcpy(q - 2, kDigitPairs + static_cast<std::size_t>(u) * 2, 2);
     } else {
         q[-1] = static_cast<char>('0' + u);
     }

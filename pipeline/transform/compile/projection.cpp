@@ -215,8 +215,13 @@ Row BoundProjection::project(EvalContext& c, std::vector<std::string>* spare) co
 bool BoundProjection::project_over(EvalContext& c, std::string& own,
                                    std::vector<std::string>* spare, Row* out) const {
     evaluate(c);
-    const std::size_t size =
-        in_place_ ? in_place_size(own, computed_bytes(own.data(), values_.data(), 1)) : 0;
+    std::size_t size = 0;
+    if (in_place_) {
+        const RowView row(own);
+        std::size_t added = 0;
+        computed_bytes(&row, values_.data(), 1, &added);
+        size = in_place_size(own, added);
+    }
     if (size != 0) {
         assemble_in_place(own, size, values_.data(), 1);
         return true;

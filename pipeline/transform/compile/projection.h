@@ -63,14 +63,11 @@ class BoundProjection {
     /// Whether assemble_in_place may succeed: the output is every upstream column in order
     /// (a leading `*`), then computed columns only, and needs no more words of NULL bits.
     bool assembles_in_place() const { return in_place_; }
-    /// The bytes the computed values (values[k * stride] for column k) of the input row at
-    /// `base` add to its variable part; past any capacity when a computed string points into
-    /// that row's fixed part.
-    std::size_t computed_bytes(const char* base, const Datum* values, std::size_t stride) const;
-    /// computed_bytes() of each of the n rows of a batch (computed column k of row i at
-    /// values[k * n + i]), into bytes[i]: a column at a time.
-    void computed_bytes_batch(const BatchRows& rows, const Datum* values, std::size_t n,
-                              std::size_t* bytes) const;
+    /// The bytes the computed values of each of the n input rows (computed column k of row i at
+    /// values[k * n + i]) add to its variable part, into bytes[i], a column at a time; past any
+    /// capacity when a computed string points into that row's fixed part.
+    void computed_bytes(const RowView* rows, const Datum* values, std::size_t n,
+                        std::size_t* bytes) const;
     /// The size of the projected row of the input row whose bytes are `own`, whose computed
     /// values add `computed_bytes` (above), when it can be written over them
     /// (assembles_in_place(), the input's variable part in field order, no computed string

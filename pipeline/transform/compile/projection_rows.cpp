@@ -241,22 +241,8 @@ inline bool overlaps(std::string_view s, const char* base, const char* fixed_end
 
 }  // namespace
 
-std::size_t BoundProjection::computed_bytes(const char* base, const Datum* values,
-                                            std::size_t stride) const {
-    const char* fixed_end = base + RowView::fixed_size(upstream_arity_);
-    std::size_t var = 0;
-    for (const SizedValue& sized : computed_sized_) {  // the others add no bytes
-        const Datum& d = values[sized.value * stride];
-        if (d.null) continue;
-        var += variable_size(sized.slot, d);
-        if (sized.slot == ValueClass::Bytes && overlaps(d.s, base, fixed_end))
-            var |= kPointsIntoFixed;
-    }
-    return var;
-}
-
-void BoundProjection::computed_bytes_batch(const BatchRows& rows, const Datum* values,
-                                           std::size_t n, std::size_t* bytes) const {
+void BoundProjection::computed_bytes(const RowView* rows, const Datum* values, std::size_t n,
+                                     std::size_t* bytes) const {
     std::fill(bytes, bytes + n, std::size_t{0});
     const std::size_t in_fixed = RowView::fixed_size(upstream_arity_);
     // A column at a time, so that each loop knows its value class.
@@ -271,7 +257,7 @@ void BoundProjection::computed_bytes_batch(const BatchRows& rows, const Datum* v
         for (std::size_t i = 0; i < n; ++i) {
             const Datum& d = column[i];
             if (d.null) continue;
-            const char* base = rows.rows[i].bytes().data();
+            const char* base = rows[i].bytes().data();
             bytes[i] += d.s.size();
             if (overlaps(d.s, base, base + in_fixed)) bytes[i] |= kPointsIntoFixed;
         }
