@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/connector/event_selection.h"
 #include "pipeline/connector/stream.h"
 
 namespace cdcd {
@@ -59,8 +60,9 @@ class SinkWriter {
         (void)schemas;
     }
     /// Writes events in order. Schema change events (broadcast to every writer) arrive already
-    /// evolved and filtered; data is coerced to the sink table's schema.
-    virtual boost::asio::awaitable<void> write(EventBatch& events) = 0;
+    /// evolved and filtered; data is coerced to the sink table's schema. The events stay valid
+    /// until the write completes, and are shared with the other writers: read, never changed.
+    virtual boost::asio::awaitable<void> write(EventSelection events) = 0;
     /// Called after a write when nothing more is queued for this writer. A writer that holds
     /// records back to send them in larger batches (a producer's linger, a print buffer) sends
     /// them now, so a record does not wait for a batch to fill or for the next checkpoint when

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <variant>
 
-#include "pipeline/connector/stream.h"
+#include "pipeline/connector/event_selection.h"
 #include "pipeline/event/events.h"
 #include "pipeline/util/prefetch.h"
 
@@ -32,7 +32,7 @@ inline void prefetch_row(const std::optional<Row>& row) {
 }
 
 /// Fetches the row images of `events[k + kRowPrefetchDistance]`, if there is one.
-inline void prefetch_rows_ahead(const EventBatch& events, std::size_t k) {
+inline void prefetch_rows_ahead(const EventSelection& events, std::size_t k) {
     if (k + kRowPrefetchDistance >= events.size()) return;
     if (const auto* d = std::get_if<DataChangeEvent>(&events[k + kRowPrefetchDistance])) {
         prefetch_row(d->before);

@@ -98,34 +98,56 @@ class PartitionKey {
     std::size_t single_fixed_ = kNoColumn;  // the key's column when it is one fixed-length column
 };
 
-/// Moves `events` into `parts` (one per writer; `events` is left empty): each data change to the
-/// writer PartitionKey picks for it, every other event to every writer, in order.
-/// `sink_schema(TableId) -> const Schema*` is asked once per run of one table's changes.
+/// The positions in `events` of each writer's events, into `parts` (one per writer, cleared
+/// first), ascending: each data change's at the writer PartitionKey picks for it, every other
+/// event's at every writer. `sink_schema(TableId) -> const Schema*` is asked once per run of one
+/// table's changes.
 template <typename SinkSchema>
-void partition_events(EventBatch& events, std::vector<EventBatch>& parts,
-                      PartitioningStrategy strategy, const SinkSchema& sink_schema) {
-    for (auto& part : parts) part.reserve(2 * events.size() / parts.size() + 16);
+void partition_positions(const EventBatch& events, std::vector<std::vector<std::uint32_t>>& parts,
+                         PartitioningStrategy strategy, const SinkSchema& sink_schema) {
+    const std::size_t count = events.size();
+    const std::size_t writers = parts.size();
+    for (auto& part : parts) {
+        part.clear();
+        part.reserve(2 * count / writers + 16);
+    }
     // Batches usually hold one table's events: its key is found once per run of them.
     TableId table;
     std::optional<PartitionKey> key;
-    const std::size_t count = events.size();
-    const std::size_t writers = parts.size();
     for (std::size_t k = 0; k < count; ++k) {
         if (k + PartitionKey::kPrefetchDistance < count)
             if (const auto* ahead =
                     std::get_if<DataChangeEvent>(&events[k + PartitionKey::kPrefetchDistance]))
                 PartitionKey::prefetch_key(*ahead);
-        Event& e = events[k];
-        if (auto* data = std::get_if<DataChangeEvent>(&e)) {
+        const auto position = static_cast<std::uint32_t>(k);
+        if (const auto* data = std::get_if<DataChangeEvent>(&events[k])) {
             if (!key || table != data->table) {
                 table = data->table;
                 key.emplace(sink_schema(data->table), strategy);
             }
-            // Moved as the change it is: moving the variant dispatched on its type per event.
-            parts[key->writer_of(*data, writers)].emplace_back(std::in_place_index<0>,
-                                                               std::move(*data));
+            parts[key->writer_of(*data, writers)].push_back(position);
         } else {
-            for (auto& p : parts) p.push_back(e);
+            for (auto& part : parts) part.push_back(position);
+        }
+    }
+}
+
+/// Moves `events` into `parts` (one per writer; `events` is left empty), as partition_positions
+/// assigns them: for writers on threads of their own (shared_batch.h says why).
+template <typename SinkSchema>
+void partition_events(EventBatch& events, std::vector<EventBatch>& parts,
+                      PartitioningStrategy strategy, const SinkSchema& sink_schema) {
+    thread_local std::vector<std::vector<std::uint32_t>> positions;
+    positions.resize(parts.size());
+    partition_positions(events, positions, strategy, sink_schema);
+    for (std::size_t w = 0; w < parts.size(); ++w) {
+        parts[w].reserve(positions[w].size());
+        for (std::uint32_t k : positions[w]) {
+            if (auto* data = std::get_if<DataChangeEvent>(&events[k]))
+                // Moved as the change it is: moving the variant dispatched on its type per event.
+                parts[w].emplace_back(std::in_place_index<0>, std::move(*data));
+            else
+                parts[w].push_back(events[k]);
         }
     }
     events.clear();

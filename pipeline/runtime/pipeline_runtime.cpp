@@ -14,7 +14,6 @@
 #include "pipeline/event/event_format.h"
 #include "pipeline/runtime/available_cpus.h"
 #include "pipeline/runtime/keep_row_buffers.h"
-#include "pipeline/runtime/partitioner.h"
 #include "pipeline/runtime/pipeline_runtime_impl.h"
 
 namespace cdcd {
@@ -260,6 +259,18 @@ awaitable<void> PipelineRuntime::Impl::dispatch(EventBatch& out) {
         co_await send_to_writer(0, WriterElement(std::move(batch)));
         co_return;
     }
+    if (!writer_loops->own_threads()) {
+        // The writers share this thread: each takes its part of the batch where it is.
+        std::shared_ptr<SharedBatch> shared =
+            share_among_writers(out, writers.size(), plan.partitioning, sink_schema);
+        for (std::size_t i = 0; i < writers.size(); ++i) {
+            if (shared->parts[i].empty()) continue;
+            taps.offer(TapPoint::Sink, shared->part(i), sink_schema, static_cast<int>(i));
+            rm.sink_batches.inc();
+            co_await send_to_writer(i, WriterElement(shared));
+        }
+        co_return;
+    }
     std::vector<EventBatch> parts(writers.size());
     partition_events(out, parts, plan.partitioning, sink_schema);
     // Sent as they come: holding parts back to send fewer, larger batches to writers on threads
@@ -326,6 +337,10 @@ awaitable<void> PipelineRuntime::Impl::writer_task(std::size_t index) {
             co_await writer.write(*batch);
             release_written(std::move(*batch));
             if (!channel.ready()) co_await writer.input_drained();
+        } else if (auto* shared = std::get_if<std::shared_ptr<SharedBatch>>(&element)) {
+            co_await writer.write((*shared)->part(index));
+            release_written(**shared);
+            if (!channel.ready()) co_await writer.input_drained();
         } else if (auto* barrier = std::get_if<Barrier>(&element)) {
             if (acknowledged) co_await acknowledged->wait();
             co_await checkpoint_writer(index, barrier->checkpoint_id, acknowledged);
@@ -387,6 +402,11 @@ awaitable<void> PipelineRuntime::Impl::on_writer_loop(std::size_t index, awaitab
         co_return;
     }
     co_await asio::co_spawn(writer_loops->executor(index), std::move(task), use_awaitable);
+}
+
+void PipelineRuntime::Impl::release_written(SharedBatch& shared) {
+    // Once every writer has written its part: the whole batch, as a batch of one writer's.
+    if (shared.written()) release_written(std::move(shared.events));
 }
 
 void PipelineRuntime::Impl::release_written(EventBatch batch) {

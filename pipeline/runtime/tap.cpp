@@ -31,7 +31,7 @@ bool Tap::wanted(TableId table) {
     return last_wanted_;
 }
 
-void Tap::offer(const EventBatch& batch, const TapSchemaLookup& lookup, int writer,
+void Tap::offer(EventSelection batch, const TapSchemaLookup& lookup, int writer,
                 TapTokenBucket::Clock::time_point now) {
     if (batch.empty() || complete_.load(std::memory_order_relaxed)) return;
     std::size_t budget = bucket_.available(now);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "metrics/registry.h"
+#include "pipeline/connector/event_selection.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/route/selectors.h"
 #include "pipeline/runtime/sensitive_columns.h"
@@ -35,7 +36,7 @@ class Tap {
 
     const TapRequest& request() const { return request_; }
     /// On the point's thread: samples `batch` (writer: the sink writer's index at the sink point).
-    void offer(const EventBatch& batch, const TapSchemaLookup& lookup, int writer,
+    void offer(EventSelection batch, const TapSchemaLookup& lookup, int writer,
                TapTokenBucket::Clock::time_point now);
     /// On the event loop: appends the queued lines to `out`; returns how many.
     std::size_t take(std::string& out);

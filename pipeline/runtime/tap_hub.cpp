@@ -65,7 +65,7 @@ std::size_t TapHub::take(Tap& tap, std::string& out) {
     return n;
 }
 
-void TapHub::offer_attached(TapPoint point, const EventBatch& batch, const TapSchemaLookup& lookup,
+void TapHub::offer_attached(TapPoint point, EventSelection batch, const TapSchemaLookup& lookup,
                             int writer) {
     auto now = TapTokenBucket::Clock::now();
     std::size_t i = index(point);

@@ -43,7 +43,7 @@ class TapHub {
     /// The runtime's hook at `point`; `lookup(TableId) -> const Schema*` is called only when a tap
     /// samples the batch.
     template <typename Lookup>
-    void offer(TapPoint point, const EventBatch& batch, const Lookup& lookup, int writer = -1) {
+    void offer(TapPoint point, EventSelection batch, const Lookup& lookup, int writer = -1) {
         if (attached_[index(point)].load(std::memory_order_relaxed) == 0) return;
         offer_attached(point, batch, TapSchemaLookup(lookup), writer);
     }
@@ -58,7 +58,7 @@ class TapHub {
 
   private:
     static std::size_t index(TapPoint p) { return static_cast<std::size_t>(p); }
-    void offer_attached(TapPoint point, const EventBatch& batch, const TapSchemaLookup& lookup,
+    void offer_attached(TapPoint point, EventSelection batch, const TapSchemaLookup& lookup,
                         int writer);
 
     TapSettings settings_;

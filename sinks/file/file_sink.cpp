@@ -43,7 +43,7 @@ class FileWriter final : public SinkWriter {
         for (const auto& [table, schema] : schemas) set_schema(table, schema);
     }
 
-    boost::asio::awaitable<void> write(EventBatch& events) override {
+    boost::asio::awaitable<void> write(EventSelection events) override {
         open();
         for (std::size_t k = 0; k < events.size(); ++k) {
             // At parallelism above 1 the rows were built on another thread.

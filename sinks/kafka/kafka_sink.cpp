@@ -97,12 +97,12 @@ class KafkaWriter final : public SinkWriter {
         return txn_->recoverable(*decoded.transactions, id);
     }
 
-    awaitable<void> write(EventBatch& events) override {
+    awaitable<void> write(EventSelection events) override {
         check_delivery();
         if (txn_ && active_ == kNone) active_ = co_await txn_->slot_for(epoch_);
         std::uint64_t bytes = 0;
-        for (Event& e : events) {
-            auto* data = std::get_if<DataChangeEvent>(&e);
+        for (const Event& e : events) {
+            const auto* data = std::get_if<DataChangeEvent>(&e);
             if (!data) {
                 co_await send_pending();  // the records serialized under the schema before
                 apply_schema(e);

@@ -62,7 +62,7 @@ class ValuesWriter final : public SinkWriter {
         for (const auto& [table, schema] : schemas) schemas_[table] = schema;
     }
 
-    boost::asio::awaitable<void> write(EventBatch& events) override {
+    boost::asio::awaitable<void> write(EventSelection events) override {
         for (const Event& e : events) {
             if (const auto* data = std::get_if<DataChangeEvent>(&e)) {
                 if (settings_.print) {

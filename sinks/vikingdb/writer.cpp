@@ -253,7 +253,7 @@ asio::awaitable<void> VikingdbWriter::handle(const DataChangeEvent& e) {
     }
 }
 
-asio::awaitable<void> VikingdbWriter::write(EventBatch& events) {
+asio::awaitable<void> VikingdbWriter::write(EventSelection events) {
     start();
     state_->rethrow();
     for (const Event& e : events) {

@@ -29,7 +29,7 @@ class VikingdbWriter final : public SinkWriter {
     ~VikingdbWriter() override;
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override;
-    boost::asio::awaitable<void> write(EventBatch& events) override;
+    boost::asio::awaitable<void> write(EventSelection events) override;
     boost::asio::awaitable<std::string> flush(std::uint64_t checkpoint_id) override;
     boost::asio::awaitable<void> close() override;
 

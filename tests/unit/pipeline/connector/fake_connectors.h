@@ -30,7 +30,7 @@ class AcceptingApplier final : public MetadataApplier {
 /// Takes every batch and keeps nothing; its state is empty.
 class DiscardingWriter final : public SinkWriter {
   public:
-    boost::asio::awaitable<void> write(EventBatch&) override { co_return; }
+    boost::asio::awaitable<void> write(EventSelection) override { co_return; }
     boost::asio::awaitable<std::string> flush(std::uint64_t) override { co_return std::string(); }
 };
 

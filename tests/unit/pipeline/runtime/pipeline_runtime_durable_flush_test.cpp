@@ -71,7 +71,7 @@ class CountingSource final : public Source {
 class BackgroundFlushWriter final : public SinkWriter {
   public:
     explicit BackgroundFlushWriter(int index) : index_(index) {}
-    boost::asio::awaitable<void> write(EventBatch& events) override {
+    boost::asio::awaitable<void> write(EventSelection events) override {
         ++writes_;
         std::lock_guard lock(seen->mutex);
         for (const Event& e : events)

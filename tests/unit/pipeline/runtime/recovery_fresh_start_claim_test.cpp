@@ -46,7 +46,7 @@ class ClaimingWriter final : public SinkWriter {
         return observed->claim;
     }
     void restore(std::string_view state) override { observed->restored_writer = state; }
-    boost::asio::awaitable<void> write(EventBatch&) override { co_return; }
+    boost::asio::awaitable<void> write(EventSelection) override { co_return; }
     boost::asio::awaitable<std::string> flush(std::uint64_t) override { co_return "flushed"; }
 };
 

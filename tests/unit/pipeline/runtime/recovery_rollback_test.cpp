@@ -108,7 +108,7 @@ class TwoPhaseWriter final : public SinkWriter {
     }
     void restore(std::string_view state) override { world->restored_writer = std::string(state); }
 
-    boost::asio::awaitable<void> write(EventBatch& events) override {
+    boost::asio::awaitable<void> write(EventSelection events) override {
         for (const Event& e : events)
             if (auto* data = std::get_if<DataChangeEvent>(&e))
                 open_.push_back(data->after->view().get_long(0));

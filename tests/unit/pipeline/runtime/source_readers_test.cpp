@@ -110,7 +110,7 @@ class SplittingSource final : public Source {
 class RecordingWriter final : public SinkWriter {
   public:
     explicit RecordingWriter(int index) : index_(index) {}
-    boost::asio::awaitable<void> write(EventBatch& events) override {
+    boost::asio::awaitable<void> write(EventSelection events) override {
         {
             std::lock_guard lock(seen->mutex);
             seen->writer_threads.insert(std::this_thread::get_id());

@@ -88,7 +88,7 @@ class KeyedSource final : public Source {
 class RecordingWriter final : public SinkWriter {
   public:
     explicit RecordingWriter(int index) : index_(index) {}
-    boost::asio::awaitable<void> write(EventBatch& events) override {
+    boost::asio::awaitable<void> write(EventSelection events) override {
         seen->on_writer(index_);
         for (const Event& e : events) {
             if (std::holds_alternative<AddColumnEvent>(e)) {
