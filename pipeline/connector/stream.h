@@ -1,6 +1,8 @@
 #pragma once
 // What flows between stages: batches of events, checkpoint barriers, and the end of input.
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -9,6 +11,39 @@
 namespace cdcd {
 
 using EventBatch = std::vector<Event>;
+
+// Append a data change to a batch, constructed where it stays. Pushing a change built elsewhere
+// (events.push_back(DataChangeEvent::insert(...))) moved all of it once more into its Event and
+// destroyed what was left: about 80 instructions a change, 6 % of GENERATED -> values.
+
+template <typename Before, typename After>
+DataChangeEvent& append_change(EventBatch& events, TableId table, OpType op, Before&& before,
+                               After&& after, EventMeta&& meta) {
+    return *std::get_if<DataChangeEvent>(
+        &events.emplace_back(std::in_place_index<0>, table, op, std::forward<Before>(before),
+                             std::forward<After>(after), std::move(meta)));
+}
+inline DataChangeEvent& append_insert(EventBatch& events, TableId table, Row after,
+                                      EventMeta meta = {}) {
+    return append_change(events, table, OpType::Insert, std::nullopt, std::move(after),
+                         std::move(meta));
+}
+/// `before`: absent when the source has no before image of the row.
+inline DataChangeEvent& append_update(EventBatch& events, TableId table, std::optional<Row> before,
+                                      Row after, EventMeta meta = {}) {
+    return append_change(events, table, OpType::Update, std::move(before), std::move(after),
+                         std::move(meta));
+}
+inline DataChangeEvent& append_delete(EventBatch& events, TableId table, Row before,
+                                      EventMeta meta = {}) {
+    return append_change(events, table, OpType::Delete, std::move(before), std::nullopt,
+                         std::move(meta));
+}
+inline DataChangeEvent& append_replace(EventBatch& events, TableId table, Row after,
+                                       EventMeta meta = {}) {
+    return append_change(events, table, OpType::Replace, std::nullopt, std::move(after),
+                         std::move(meta));
+}
 
 /// Checkpoint barrier N: everything before it belongs to checkpoint N.
 struct Barrier {

@@ -43,9 +43,16 @@ Interner& interner() {
     return *instance;
 }
 
+// The empty id, interned once: an id is default-constructed for every change a source fills
+// in where it stays (append_change), and interning takes a lock and a hash (~300 instructions).
+const TableId::Impl* empty_id() {
+    static const TableId::Impl* const empty = interner().intern("", "", "");
+    return empty;
+}
+
 }  // namespace
 
-TableId::TableId() : impl_(interner().intern("", "", "")) {}
+TableId::TableId() : impl_(empty_id()) {}
 
 TableId TableId::of(std::string_view table) {
     return TableId(interner().intern("", "", table));

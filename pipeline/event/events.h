@@ -73,6 +73,18 @@ struct DataChangeEvent {
     std::optional<Row> after;
     EventMeta meta;
 
+    DataChangeEvent() = default;
+    /// Each image from a Row, an optional Row or std::nullopt, constructed where it stays (a
+    /// constructor, not an aggregate: emplace_back constructs a change in its batch's slot, which
+    /// clang before 16 cannot do for an aggregate).
+    template <typename Before, typename After>
+    DataChangeEvent(TableId table, OpType op, Before&& before, After&& after, EventMeta&& meta)
+        : table(table),
+          op(op),
+          before(std::forward<Before>(before)),
+          after(std::forward<After>(after)),
+          meta(std::move(meta)) {}
+
     static DataChangeEvent insert(TableId table, Row after, EventMeta meta = {});
     static DataChangeEvent update(TableId table, Row before, Row after, EventMeta meta = {});
     static DataChangeEvent remove(TableId table, Row before, EventMeta meta = {});

@@ -400,8 +400,7 @@ boost::asio::awaitable<bool> DingTalkSource::poll_split(SourceOutput& output, Sp
             split.docs.erase(id);
             split.retries.erase(id);
             EventBatch batch;
-            batch.push_back(DataChangeEvent::remove(table_for(split.workspace_id),
-                                                    key_row(split.workspace_id, id)));
+            append_delete(batch, table_for(split.workspace_id), key_row(split.workspace_id, id));
             co_await emit(output, std::move(batch));
         }
     }

@@ -319,18 +319,17 @@ void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
             EventMeta meta = settings_.metadata.empty() ? EventMeta{} : metadata(m);
             switch (c.op) {
                 case OpType::Insert:
-                    out.push_back(DataChangeEvent::insert(table, row(c.after), std::move(meta)));
+                    append_insert(out, table, row(c.after), std::move(meta));
                     break;
                 case OpType::Replace:
-                    out.push_back(DataChangeEvent::replace(table, row(c.after), std::move(meta)));
+                    append_replace(out, table, row(c.after), std::move(meta));
                     break;
                 case OpType::Delete:
-                    out.push_back(DataChangeEvent::remove(table, row(c.before), std::move(meta)));
+                    append_delete(out, table, row(c.before), std::move(meta));
                     break;
                 case OpType::Update: {
                     Row before = row(c.before);
-                    out.push_back(DataChangeEvent::update(table, std::move(before), row(c.after),
-                                                          std::move(meta)));
+                    append_update(out, table, std::move(before), row(c.after), std::move(meta));
                     break;
                 }
             }

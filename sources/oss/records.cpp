@@ -73,13 +73,13 @@ bool RecordBuilder::add(EventBatch& out, OpType op, const std::string& bucket,
     Row r = row(bucket, object, region_override.empty() ? region_ : region_override);
     switch (op) {
         case OpType::Delete:
-            out.emplace_back(DataChangeEvent::remove(*table, std::move(r), std::move(meta)));
+            append_delete(out, *table, std::move(r), std::move(meta));
             break;
         case OpType::Replace:
-            out.emplace_back(DataChangeEvent::replace(*table, std::move(r), std::move(meta)));
+            append_replace(out, *table, std::move(r), std::move(meta));
             break;
         default:
-            out.emplace_back(DataChangeEvent::insert(*table, std::move(r), std::move(meta)));
+            append_insert(out, *table, std::move(r), std::move(meta));
             break;
     }
     return true;

@@ -324,7 +324,7 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         if (!after) {
             bad_record(*r, 'I', error);
         } else {
-            out.push_back(DataChangeEvent::insert(r->table, std::move(*after), meta(*r)));
+            append_insert(out, r->table, std::move(*after), meta(*r));
         }
         return 1;
     }
@@ -343,17 +343,11 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
             return 1;
         }
         if (before && key_changed(*r, *old, m->new_tuple)) {
-            out.push_back(DataChangeEvent::remove(r->table, std::move(*before), meta(*r)));
-            out.push_back(DataChangeEvent::insert(r->table, std::move(*after), meta(*r)));
+            append_delete(out, r->table, std::move(*before), meta(*r));
+            append_insert(out, r->table, std::move(*after), meta(*r));
             return 2;
         }
-        DataChangeEvent e;
-        e.table = r->table;
-        e.op = OpType::Update;
-        e.before = std::move(before);
-        e.after = std::move(after);
-        e.meta = meta(*r);
-        out.push_back(std::move(e));
+        append_update(out, r->table, std::move(before), std::move(*after), meta(*r));
         return 1;
     }
     if (const auto* m = std::get_if<DeleteMessage>(&message)) {
@@ -364,7 +358,7 @@ std::size_t ChangeDecoder::decode(const PgoutputMessage& message, EventBatch& ou
         if (!before) {
             bad_record(*r, 'D', error);
         } else {
-            out.push_back(DataChangeEvent::remove(r->table, std::move(*before), meta(*r)));
+            append_delete(out, r->table, std::move(*before), meta(*r));
         }
         return 1;
     }

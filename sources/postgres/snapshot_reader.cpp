@@ -175,7 +175,7 @@ class TableReader {
                 return;
             }
         }
-        batch.events.push_back(DataChangeEvent::insert(id_, std::move(row).build(), meta_));
+        append_insert(batch.events, id_, std::move(row).build(), meta_);
     }
 
     PgConnection& conn_;

@@ -71,7 +71,7 @@ boost::asio::awaitable<void> GeneratedReader::run(SourceOutput& output) {
             if (!every_ordinal) next_ = next_to_emit(next_);
             if (next_ >= total) break;
             check_failure_injection(settings_.failure_injection_index, next_);
-            batch.push_back(generator_.event_at(next_));
+            generator_.append_event(next_, batch);
             stride_ = next_ + count_ < run_end_ ? next_ + count_ : -1;
             ++next_;
         }

@@ -84,18 +84,22 @@ std::int64_t Generator::run_end(std::int64_t k) const {
     return k + 1;
 }
 
-DataChangeEvent Generator::event_at(std::int64_t k) const {
+void Generator::append_event(std::int64_t k, EventBatch& events) const {
     const std::int64_t n = spec_.rows;
-    if (k < n) return DataChangeEvent::insert(table_, row(k + 1, 0));
+    if (k < n) {
+        append_insert(events, table_, row(k + 1, 0));
+        return;
+    }
     k -= n;
     if (k < n * spec_.updates_per_row) {
         std::int64_t round = k / n + 1;
         std::int64_t id = k % n + 1;
-        return DataChangeEvent::update(table_, row(id, round - 1), row(id, round));
+        append_update(events, table_, row(id, round - 1), row(id, round));
+        return;
     }
     k -= n * spec_.updates_per_row;
     std::int64_t id = (k + 1) * spec_.delete_every;
-    return DataChangeEvent::remove(table_, row(id, spec_.updates_per_row));
+    append_delete(events, table_, row(id, spec_.updates_per_row));
 }
 
 }  // namespace cdcd::values

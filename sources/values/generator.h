@@ -4,6 +4,7 @@
 // the position is one integer in the checkpoint.
 #include <cstdint>
 
+#include "pipeline/connector/stream.h"
 #include "pipeline/event/events.h"
 
 namespace cdcd::values {
@@ -23,8 +24,8 @@ class Generator {
     static Schema schema();
     /// Number of data change events in the whole stream.
     std::int64_t total() const { return total_; }
-    /// The data change event at `ordinal` (0-based, < total()).
-    DataChangeEvent event_at(std::int64_t ordinal) const;
+    /// Appends the data change event at `ordinal` (0-based, < total()) to `events`.
+    void append_event(std::int64_t ordinal, EventBatch& events) const;
     /// The row id the event at `ordinal` changes (every id's events keep their order).
     std::int64_t id_at(std::int64_t ordinal) const;
     /// The first ordinal from `ordinal` on whose id is `index` modulo `count` (total() when none).
