@@ -25,9 +25,7 @@ class EventSelection {
 
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
-    const Event& operator[](std::size_t k) const {
-        return positions_ != nullptr ? events_[positions_[k]] : events_[k];
-    }
+    const Event& operator[](std::size_t k) const { return *iterator(events_, positions_, k); }
 
     /// Holds what it reads, not the selection: a writer's loop then keeps it in registers
     /// across the calls it makes (reading through the selection cost 10 instructions an event).

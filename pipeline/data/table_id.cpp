@@ -43,8 +43,8 @@ Interner& interner() {
     return *instance;
 }
 
-// The empty id, interned once: an id is default-constructed for every change a source fills
-// in where it stays (append_change), and interning takes a lock and a hash (~300 instructions).
+// The empty id, interned once: interning takes a lock and a hash (~300 instructions), and ids
+// are default-constructed on hot paths (a default DataChangeEvent, a partitioner's first run).
 const TableId::Impl* empty_id() {
     static const TableId::Impl* const empty = interner().intern("", "", "");
     return empty;
