@@ -21,6 +21,14 @@ class SourceOutput {
     /// have advanced its state past these events *before* calling emit: a barrier the runtime
     /// injects while emit waits is ordered after them.
     virtual boost::asio::awaitable<void> emit(EventBatch events) = 0;
+    /// As emit(), for a reader (SourceReader) whose rows were built on schemas another reader of
+    /// the same source changed: the batch reaches the writers after every schema change any
+    /// reader had emitted when this is called, routed where the pipeline routes those. emit()
+    /// may hand a reader's rows straight to the writers, ahead of another reader's schema change
+    /// still on its way. A source read on the event loop has one order, so this is emit().
+    virtual boost::asio::awaitable<void> emit_after_schema_changes(EventBatch events) {
+        return emit(std::move(events));
+    }
     /// True once the runtime asked the source to stop (drain on SIGTERM, or failure elsewhere).
     virtual bool stopping() const = 0;
     /// Waits up to `millis` or until stopping(); for poll intervals and back-offs.

@@ -40,32 +40,11 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
           sleeper_(executor) {}
 
     awaitable<void> emit(EventBatch events) override {
-        // From here to its end, a barrier asked of the reader waits for this batch: the reader's
-        // state already counts it.
-        emitting_ = true;
-        // Held after this reader's barrier until every writer has it.
-        while (held_) co_await wait_at_gate();
-        events_ += events.size();
-        rt_.count_source_batch(events.size());
-        bool here = routed_here(events);
-        if (here) {
-            // The loop routes this reader's earlier batches first; a schema change among them
-            // may change the routes.
-            while (routing_ > 0) co_await wait_at_gate();
-            here = routed_here(events);
-        }
-        if (here) {
-            co_await write(std::move(events));
-        } else {
-            ++routing_;
-            co_await rt_.send_to_source_channel(StreamElement(std::move(events)), index_);
-        }
-        emitting_ = false;
-        if (barrier_due_) {
-            auto [id, states] = std::move(*barrier_due_);
-            barrier_due_.reset();
-            co_await send_barrier(id, std::move(states));
-        }
+        co_await emit_batch(std::move(events), true);
+    }
+    /// Through the loop, whose one channel has every schema change a reader sent before it.
+    awaitable<void> emit_after_schema_changes(EventBatch events) override {
+        co_await emit_batch(std::move(events), false);
     }
     bool stopping() const override { return rt_.stopping.load(); }
     awaitable<void> sleep(std::int64_t millis) override {
@@ -117,6 +96,37 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
     std::uint64_t written() const { return written_; }
 
   private:
+    /// `may_route_here`: the reader may route the batch itself when the loop's routes have its
+    /// tables; else the loop routes it.
+    awaitable<void> emit_batch(EventBatch events, bool may_route_here) {
+        // From here to its end, a barrier asked of the reader waits for this batch: the reader's
+        // state already counts it.
+        emitting_ = true;
+        // Held after this reader's barrier until every writer has it.
+        while (held_) co_await wait_at_gate();
+        events_ += events.size();
+        rt_.count_source_batch(events.size());
+        bool here = may_route_here && routed_here(events);
+        if (here) {
+            // The loop routes this reader's earlier batches first; a schema change among them
+            // may change the routes.
+            while (routing_ > 0) co_await wait_at_gate();
+            here = routed_here(events);
+        }
+        if (here) {
+            co_await write(std::move(events));
+        } else {
+            ++routing_;
+            co_await rt_.send_to_source_channel(StreamElement(std::move(events)), index_);
+        }
+        emitting_ = false;
+        if (barrier_due_) {
+            auto [id, states] = std::move(*barrier_due_);
+            barrier_due_.reset();
+            co_await send_barrier(id, std::move(states));
+        }
+    }
+
     awaitable<void> send_barrier(std::uint64_t id,
                                  std::shared_ptr<std::vector<std::string>> states) {
         (*states)[index_] = rt_.readers[index_]->snapshot_state();

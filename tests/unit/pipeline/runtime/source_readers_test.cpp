@@ -4,6 +4,7 @@
 // also when the readers send their rows straight to the writers and those wait. A reader's
 // schema change reaches the writers before its rows that need it. A reader that fails stops the
 // pipeline.
+#include <atomic>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -42,6 +43,11 @@ struct Seen {
     std::int64_t add_column_after = -1;
     std::map<TableId, std::size_t> columns;  // per table, as the writers were told
     std::size_t rows_of_another_width = 0;   // rows whose width was not their table's then
+    // Both readers write db.t; once their ids pass add_column_after, reader 1 stops, reader 0
+    // adds a column, and reader 1 goes on with rows that have it, the first batch of them by
+    // emit_after_schema_changes.
+    bool shared_table = false;
+    std::atomic<bool> reader1_waits{false}, column_added{false};
 };
 Seen* seen = nullptr;
 
@@ -56,12 +62,32 @@ class EvenOddReader final : public SourceReader {
             std::lock_guard lock(seen->mutex);
             seen->reader_threads.insert(std::this_thread::get_id());
         }
-        const bool own_table = seen->add_column_after >= 0;
+        const bool own_table = seen->add_column_after >= 0 && !seen->shared_table;
         const TableId table = own_table ? TableId::of("db", "t" + std::to_string(index_)) : kTable;
         co_await output.emit(testing::create_id_table(table));
         std::size_t width = 1;
+        bool after_change = false;
         while (next_ < seen->rows && !output.stopping()) {
             EventBatch batch;
+            if (seen->shared_table && width == 1 && next_ > seen->add_column_after) {
+                // Reader 1 has sent its narrow rows; reader 0's column reaches the loop; then
+                // reader 1's wide rows go out.
+                if (index_ == 1) {
+                    seen->reader1_waits = true;
+                    while (!seen->column_added && !output.stopping()) co_await output.sleep(1);
+                    after_change = true;
+                } else {
+                    while (!seen->reader1_waits && !output.stopping()) co_await output.sleep(1);
+                    EventBatch add;
+                    add.push_back(
+                        Event(AddColumnEvent{table,
+                                             {{Column{"extra", DataType::bigint(), "", {}},
+                                               ColumnWithPosition::Position::Last, ""}}}));
+                    co_await output.emit(std::move(add));
+                    seen->column_added = true;
+                }
+                width = 2;
+            }
             if (own_table && width == 1 && next_ > seen->add_column_after) {
                 // In the batch before the rows that have the column.
                 batch.push_back(Event(AddColumnEvent{table,
@@ -76,7 +102,12 @@ class EvenOddReader final : public SourceReader {
                 if (width == 2) b.set_long(1, -next_);
                 batch.push_back(Event(DataChangeEvent::insert(table, std::move(b).build())));
             }
-            co_await output.emit(std::move(batch));
+            if (after_change) {
+                after_change = false;
+                co_await output.emit_after_schema_changes(std::move(batch));
+            } else {
+                co_await output.emit(std::move(batch));
+            }
             if ((next_ / count_) % 500 == 0) co_await output.sleep(1);  // lets checkpoints in
         }
     }
@@ -275,6 +306,31 @@ TEST_CASE_METHOD(Fixture, "a reader's rows after its schema change reach the wri
     CHECK(s.columns[TableId::of("db", "t0")] == 2);
     CHECK(s.columns[TableId::of("db", "t1")] == 2);
     CHECK(s.rows_of_another_width == 0);
+}
+
+TEST_CASE_METHOD(Fixture,
+                 "rows built on another reader's schema change reach the writers after it") {
+    // Reader 0 adds a column to the table both read; reader 1 then sends rows that have it. They
+    // go through the loop (emit_after_schema_changes), behind the change. Sent by emit(), the
+    // reader routed them itself, and 50-325 of them reached the writers before the change did,
+    // wider than their table.
+    if (available_cpus() < 2) return;
+    s.shared_table = true;
+    s.add_column_after = s.rows / 3;
+    for (int run = 0; run < 5; ++run) {
+        std::filesystem::remove_all(dir);
+        s.ids.clear();
+        s.flushed.clear();
+        s.reader_states.clear();
+        s.reader_threads.clear();
+        s.writer_threads.clear();
+        s.reader1_waits = false;
+        s.column_added = false;
+        REQUIRE(run_pipeline(dir) == 0);
+        check_aligned_run(s);
+        CHECK(s.columns[kTable] == 2);
+        CHECK(s.rows_of_another_width == 0);
+    }
 }
 
 TEST_CASE_METHOD(Fixture, "a source reader that fails stops the pipeline") {
