@@ -17,6 +17,12 @@ constexpr int kMetadataTimeoutMs = 10'000;
 
 }  // namespace
 
+std::size_t partition_share(const std::string& topic, std::int32_t partition, std::size_t shares) {
+    std::uint64_t h = 14695981039346656037ULL;  // FNV-1a: the same shares in every run
+    for (unsigned char c : topic) h = (h ^ c) * 1099511628211ULL;
+    return static_cast<std::size_t>((h + static_cast<std::uint64_t>(partition)) % shares);
+}
+
 void KafkaConsumer::on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                               rd_kafka_topic_partition_list_t*, void* opaque) {
     if (!err || err == RD_KAFKA_RESP_ERR__NO_OFFSET) return;
@@ -256,11 +262,15 @@ void KafkaConsumer::discover(bool initial) {
         seen.insert(name);
         for (int p = 0; p < topic.partition_cnt; ++p) {
             PartitionKey key{name, topic.partitions[p].id};
+            if (settings_.shares > 1 &&
+                partition_share(key.first, key.second, settings_.shares) != settings_.share)
+                continue;  // another split reader's
             if (!assigned_.count(key)) fresh.push_back(key);
         }
     }
     rd_kafka_metadata_destroy(md);
     for (const auto& t : settings_.topics) {
+        if (settings_.share != 0) break;  // one split reader says it
         if (!seen.count(t) && warned_missing_.insert(t).second)
             spdlog::warn(
                 "kafka source: topic {} does not exist (yet); it is picked up when it appears", t);

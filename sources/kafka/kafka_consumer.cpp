@@ -40,17 +40,18 @@ std::int64_t now_ms() {
 }  // namespace
 
 KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
-                             boost::asio::io_context& io, std::function<void()> wake,
+                             boost::asio::any_io_executor executor, std::function<void()> wake,
                              metrics::ConnectorMetrics& metrics,
                              std::shared_ptr<RowBufferReturn> row_buffers)
     : settings_(std::move(settings)),
       restored_(std::move(restored)),
-      io_(io),
+      executor_(std::move(executor)),
       wake_(std::move(wake)),
       decoder_(settings_.decoder),
       row_buffers_(std::move(row_buffers)),
       metrics_(metrics) {
     decoder_.restore(restored_.schemas);
+    if (settings_.gate) decoder_.share_schemas(this);
     if (settings_.topic_pattern) {
         regex::Error error;
         pattern_ = regex::compile_java(*settings_.topic_pattern, &error);
@@ -160,10 +161,12 @@ void KafkaConsumer::push(Chunk chunk) {
     std::unique_lock lock(mutex_);
     not_full_.wait(lock, [&] { return queue_chunks_.size() < kQueueCapacity || stop_; });
     if (stop_) return;
+    chunk.number = ++handed_on_;
+    chunk.after_change = std::exchange(after_change_, false);
     queue_chunks_.push_back(std::move(chunk));
     if (loop_waiting_) {
         loop_waiting_ = false;
-        boost::asio::post(io_, wake_);
+        boost::asio::post(executor_, wake_);
     }
 }
 
@@ -210,13 +213,31 @@ bool KafkaConsumer::all_done() const {
 
 void KafkaConsumer::run() {
     std::vector<rd_kafka_message_t*> messages(settings_.max_batch);
+    // A split reader's consumer builds nothing more once it returns.
+    struct Leave {
+        KafkaConsumer& consumer;
+        ~Leave() {
+            if (consumer.settings_.gate)
+                consumer.settings_.gate->leave(consumer.settings_.share, consumer.handed_on_);
+        }
+    } leave{*this};
     try {
         if (settings_.consumer_group)
             subscribe();
         else
             discover(true);
+        if (settings_.gate) {
+            auto schemas = settings_.gate->join(settings_.share, stop_, seen_epoch_);
+            if (!schemas) return;
+            decoder_.restore(*schemas);
+        }
         std::int64_t next_discovery = now_ms() + settings_.discovery_interval_ms;
         while (!stop_) {
+            if (settings_.gate) {  // nothing built: an idle consumer pauses here
+                Chunk none;
+                std::map<PartitionKey, std::int64_t> none_moved;
+                if (!follow_changes(none, none_moved)) return;
+            }
             if (settings_.bounded && all_done()) {
                 Chunk end;
                 end.end = true;
@@ -256,6 +277,7 @@ void KafkaConsumer::run() {
             if (row_buffers_) row_buffers_->take_into(RowBufferPool::this_thread());
             Chunk chunk;
             chunk.events.reserve(static_cast<std::size_t>(n));
+            building_ = &chunk;
             std::map<PartitionKey, std::int64_t> moved;
             bool reached_end = false;
             std::uint64_t records = 0, bytes = 0;
@@ -345,8 +367,17 @@ void KafkaConsumer::run() {
                         return "topic " + key.first + ", partition " + std::to_string(key.second) +
                                ", offset " + std::to_string(m->offset);
                     };
+                    // Another split reader's schema change: what this one built goes on first.
+                    bool stopping = settings_.gate && !follow_changes(chunk, moved);
                     try {
-                        decoder_.decode(*m, chunk.events);
+                        while (!stopping) {
+                            try {
+                                decoder_.decode(*m, chunk.events);
+                                break;
+                            } catch (const SchemaChangeElsewhere&) {
+                                stopping = !pause_for_change(chunk, moved);
+                            }
+                        }
                     } catch (const LimitError& e) {
                         // Not a parse error: ignore-parse-errors does not skip it.
                         std::string where = position_of();
@@ -381,6 +412,12 @@ void KafkaConsumer::run() {
                                 "pipeline's bad-record.policy: dead-letter to keep them aside)");
                         }
                     }
+                    if (stopping) {
+                        for (ssize_t j = i; j < n; ++j)
+                            rd_kafka_message_destroy(messages[static_cast<std::size_t>(j)]);
+                        return;
+                    }
+                    if (moved.empty()) moved_offset = nullptr;  // handed on at a pause
                     if (!moved_offset) moved_offset = &moved[key];
                     *moved_offset = m->offset + 1;
                     *position = m->offset + 1;
@@ -397,7 +434,8 @@ void KafkaConsumer::run() {
             seen_bytes_ += bytes;
             if (reached_end && !all_done()) reassign();  // stop fetching finished partitions
             track_lag();
-            if (moved.empty() && chunk.events.empty()) continue;
+            building_ = nullptr;
+            if (moved.empty() && chunk.events.empty() && !chunk.holds_change) continue;
             chunk.offsets.assign(moved.begin(), moved.end());
             push(std::move(chunk));
         }
@@ -406,6 +444,45 @@ void KafkaConsumer::run() {
         failed.error = std::current_exception();
         push(std::move(failed));
     }
+}
+
+bool KafkaConsumer::begin() {
+    std::vector<std::uint64_t> waits_for;
+    // The chunk being built is the next one pushed.
+    if (!settings_.gate->begin_change(settings_.share, handed_on_ + 1, stop_, waits_for))
+        return false;
+    if (!building_->holds_change) {
+        building_->holds_change = true;
+        building_->waits_for = std::move(waits_for);
+    }
+    return true;
+}
+
+void KafkaConsumer::changed(TableId table, const Schema& schema) {
+    building_->changed.push_back(
+        ChangedSchema{table, settings_.gate->publish(table, schema), schema});
+}
+
+bool KafkaConsumer::pause_for_change(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved) {
+    if (!moved.empty() || !chunk.events.empty() || !chunk.bad_records.empty()) {
+        chunk.offsets.assign(moved.begin(), moved.end());
+        push(std::move(chunk));
+    }
+    chunk = Chunk{};
+    moved.clear();
+    auto schemas = settings_.gate->pause(settings_.share, handed_on_, stop_, seen_epoch_);
+    if (!schemas) return false;
+    decoder_.restore(*schemas);
+    after_change_ = true;
+    return true;
+}
+
+bool KafkaConsumer::follow_changes(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved) {
+    const std::uint64_t epoch = settings_.gate->epoch();
+    if (epoch == seen_epoch_) return true;
+    seen_epoch_ = epoch;  // before must_pause: a change that begins after is seen next time
+    if (!settings_.gate->must_pause(settings_.share)) return true;
+    return pause_for_change(chunk, moved);
 }
 
 }  // namespace cdcd::kafka

@@ -26,7 +26,7 @@
 #include <librdkafka/rdkafka.h>
 #include <re2/re2.h>
 
-#include <boost/asio/io_context.hpp>
+#include <boost/asio/any_io_executor.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -49,6 +49,7 @@
 #include "pipeline/data/row_buffer_return.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
+#include "sources/kafka/schema_change_gate.h"
 
 namespace cdcd::kafka {
 
@@ -71,6 +72,22 @@ struct ConsumerSettings {
     /// handed over in Chunk::bad_records instead of failing the source.
     bool bad_records_go_on = false;
     DecoderSettings decoder;
+    /// A split reader's consumer (split_reader.h) reads the partitions of share `share` of
+    /// `shares` (partition_share()), and changes the schemas it infers through `gate`, which
+    /// the readers share.
+    std::size_t share = 0, shares = 1;
+    std::shared_ptr<SchemaChangeGate> gate;
+};
+
+/// Which of `shares` shares reads a topic's partition: the partitions of a topic in turn, each
+/// topic starting at a share of its own, so that one topic's partitions spread over all.
+std::size_t partition_share(const std::string& topic, std::int32_t partition, std::size_t shares);
+
+/// A table's schema as a split reader's change left it (SchemaChangeGate::publish).
+struct ChangedSchema {
+    TableId table;
+    std::uint64_t change = 0;  // orders it among all the readers' changes
+    Schema schema;
 };
 
 struct Chunk {
@@ -84,16 +101,29 @@ struct Chunk {
     /// Consumer group: these partitions are being revoked. The consumer waits in the rebalance
     /// callback until hand_over() is called with their offsets from a completed checkpoint.
     std::vector<PartitionKey> revoked;
+
+    // Split readers (ConsumerSettings::gate).
+    std::uint64_t number = 0;  // from 1, in the order the consumer hands chunks on
+    /// It holds a schema change of this reader's: emitted once every other reader has emitted
+    /// its chunks up to waits_for[j], then released (schema_change_gate.h).
+    bool holds_change = false;
+    std::vector<std::uint64_t> waits_for;
+    std::vector<ChangedSchema> changed;  // the schemas its changes left
+    /// The first chunk after this reader paused for another's change: its rows were built on
+    /// that change (SourceOutput::emit_after_schema_changes).
+    bool after_change = false;
 };
 
-class KafkaConsumer {
+class KafkaConsumer final : private SchemaChanges {
   public:
     /// `row_buffers` (optional): buffers of the rows it built, back from the pipeline once
     /// written, for the next rows it builds.
-    KafkaConsumer(ConsumerSettings settings, SourceState restored, boost::asio::io_context& io,
-                  std::function<void()> wake, metrics::ConnectorMetrics& metrics,
+    /// `wake` is posted to `executor`.
+    KafkaConsumer(ConsumerSettings settings, SourceState restored,
+                  boost::asio::any_io_executor executor, std::function<void()> wake,
+                  metrics::ConnectorMetrics& metrics,
                   std::shared_ptr<RowBufferReturn> row_buffers = nullptr);
-    ~KafkaConsumer();
+    ~KafkaConsumer() override;
 
     void start();
     /// Takes the next chunk if one is ready; otherwise arranges for `wake` to be posted when one
@@ -120,6 +150,15 @@ class KafkaConsumer {
     };
 
     void run();
+    // Split readers: schema changes (schema_change_gate.h).
+    bool begin() override;
+    void changed(TableId table, const Schema& schema) override;
+    /// Another reader's change is in progress: hands on `chunk` (what was built so far, with
+    /// `moved`'s offsets), waits for the change and takes its schemas. False when stopping.
+    bool pause_for_change(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved);
+    /// Before a message or a poll: pauses when another reader's change began since the last
+    /// look. False when stopping.
+    bool follow_changes(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved);
     /// The first lasting connection error (connection_error.h) waiting in the consumer queue.
     std::optional<std::string> queued_connection_error();
     static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -171,7 +210,7 @@ class KafkaConsumer {
 
     ConsumerSettings settings_;
     SourceState restored_;
-    boost::asio::io_context& io_;
+    boost::asio::any_io_executor executor_;
     std::function<void()> wake_;
     std::unique_ptr<RE2> pattern_;
     // properties.auto.offset.reset as the user gave it (librdkafka's own is always "error",
@@ -223,6 +262,12 @@ class KafkaConsumer {
     std::condition_variable not_full_;
     std::deque<Chunk> queue_chunks_;
     bool loop_waiting_ = false;
+
+    // Split readers, on the consumer thread.
+    std::uint64_t handed_on_ = 0;   // the number of the last chunk pushed
+    std::uint64_t seen_epoch_ = 0;  // SchemaChangeGate::epoch() at the last look
+    bool after_change_ = false;     // the next chunk pushed is the first after a pause
+    Chunk* building_ = nullptr;     // the chunk whose messages are being decoded
 };
 
 }  // namespace cdcd::kafka

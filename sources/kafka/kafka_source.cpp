@@ -7,15 +7,11 @@
 #include <chrono>
 
 #include "pipeline/schema/schema_change_apply.h"
+#include "sources/kafka/record_rate_limit.h"
 
 namespace cdcd::kafka {
 
 namespace asio = boost::asio;
-
-namespace {
-// How long a rate-limit wait sleeps before it looks at SourceOutput::stopping() again.
-constexpr std::chrono::milliseconds kThrottleSlice{200};
-}  // namespace
 
 KafkaSource::KafkaSource(ConsumerSettings settings, asio::io_context& io,
                          metrics::Registry& metrics, BadRecordSink& bad_records)
@@ -61,6 +57,7 @@ asio::awaitable<void> KafkaSource::notify_checkpoint_complete(std::uint64_t) {
         PendingCommit pending = std::move(pending_commits_.front());
         pending_commits_.pop_front();
         if (consumer_) consumer_->commit(pending.offsets);
+        if (split_) split_->commit(pending.offsets);
         if (pending.hands_over) finish_hand_over(pending.offsets);
     }
     // A checkpoint taken before the hand-over began does not cover it: ask for the next one.
@@ -109,27 +106,6 @@ void KafkaSource::track_schemas(const EventBatch& events) {
     }
 }
 
-asio::awaitable<bool> KafkaSource::throttle(const EventBatch& events, SourceOutput& output) {
-    if (!limiter_) co_return true;
-    std::size_t records = 0;
-    for (const Event& e : events)
-        if (is_data_change(e)) ++records;
-    if (records == 0) co_return true;
-    const auto start = std::chrono::steady_clock::now();
-    const auto due = start + limiter_->reserve(static_cast<double>(records));
-    // In slices, so that a drain (SIGTERM) does not wait for a slow rate.
-    asio::steady_timer timer(io_);
-    while (std::chrono::steady_clock::now() < due) {
-        if (output.stopping()) co_return false;
-        timer.expires_at(std::min(due, std::chrono::steady_clock::now() + kThrottleSlice));
-        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-    }
-    if (auto waited = std::chrono::steady_clock::now() - start; due > start)
-        metrics_.observe_rate_limiter_wait(
-            "records", std::chrono::duration_cast<std::chrono::nanoseconds>(waited));
-    co_return true;
-}
-
 asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
     output_ = &output;
     struct Forget {
@@ -138,7 +114,7 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
     } forget{output_};
     std::weak_ptr<asio::steady_timer> timer = wake_timer_;
     consumer_ = std::make_unique<KafkaConsumer>(
-        settings_, state_, io_,
+        settings_, state_, io_.get_executor(),
         [timer] {
             if (auto t = timer.lock()) t->cancel();
         },
@@ -158,7 +134,8 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
             continue;
         }
         // Before the state advances: a checkpoint taken while waiting must not cover them.
-        if (!co_await throttle(chunk.events, output)) co_return;
+        if (!co_await wait_for_record_rate(limiter_.get(), chunk.events, output, metrics_))
+            co_return;
         // Advance the state past these events before emitting them.
         for (const auto& [key, offset] : chunk.offsets) state_.offsets[key] = offset;
         // With the offsets past them: their dead-letter lines join the next checkpoint.
@@ -173,6 +150,67 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
         if (!chunk.events.empty()) co_await output.emit(std::move(chunk.events));
         chunk = Chunk{};
     }
+}
+
+std::vector<std::unique_ptr<SourceReader>> KafkaSource::split_readers(std::size_t count) {
+    std::vector<std::unique_ptr<SourceReader>> readers;
+    if (count < 2) return readers;
+    if (settings_.consumer_group) {
+        spdlog::info(
+            "kafka source: one consumer in this replica; scan.consumer-group.enabled shares the "
+            "partitions among replicas");
+        return readers;
+    }
+    if (settings_.bad_records_go_on) {
+        spdlog::info(
+            "kafka source: one consumer; with bad-record.policy {} the source is not split among "
+            "the writers' threads",
+            bad_records_.policy() == BadRecordPolicy::Skip ? "skip" : "dead-letter");
+        return readers;
+    }
+    auto gate = std::make_shared<SchemaChangeGate>(count, state_.schemas);
+    split_ = std::make_shared<SplitConsumers>();
+    for (std::size_t i = 0; i < count; ++i) {
+        ConsumerSettings settings = settings_;
+        settings.share = i;
+        settings.shares = count;
+        settings.gate = gate;
+        readers.push_back(std::make_unique<KafkaSplitReader>(std::move(settings), state_, metrics_,
+                                                             row_buffers_, split_));
+    }
+    spdlog::info("kafka source: {} consumers, each reading its share of the partitions", count);
+    return readers;
+}
+
+std::string KafkaSource::merge_reader_states(const std::vector<std::string>& states) {
+    // Each reader has the offsets of its partitions; a partition no reader has read keeps the
+    // restored one. Each table takes the schema of its latest change, whichever reader made it.
+    std::map<TableId, ChangedSchema> latest;
+    for (const std::string& blob : states) {
+        ReaderState reader = decode_reader_state(blob);
+        for (const auto& [key, offset] : reader.offsets) state_.offsets[key] = offset;
+        for (ChangedSchema& c : reader.changed) {
+            auto it = latest.find(c.table);
+            if (it == latest.end())
+                latest.emplace(c.table, std::move(c));
+            else if (c.change > it->second.change)
+                it->second = std::move(c);
+        }
+    }
+    std::vector<ChangedSchema> in_order;  // new tables are listed in the order they came
+    in_order.reserve(latest.size());
+    for (auto& [table, c] : latest) in_order.push_back(std::move(c));
+    std::sort(in_order.begin(), in_order.end(),
+              [](const ChangedSchema& a, const ChangedSchema& b) { return a.change < b.change; });
+    for (ChangedSchema& c : in_order) {
+        auto [at, fresh] = schema_at_.emplace(c.table, state_.schemas.size());
+        if (fresh)
+            state_.schemas.emplace_back(c.table, std::move(c.schema));
+        else
+            state_.schemas[at->second].second = std::move(c.schema);
+    }
+    pending_commits_.push_back(PendingCommit{state_.offsets, false});
+    return encode_state(state_);
 }
 
 }  // namespace cdcd::kafka

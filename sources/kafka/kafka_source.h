@@ -22,6 +22,7 @@
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/source.h"
 #include "sources/kafka/kafka_consumer.h"
+#include "sources/kafka/split_reader.h"
 
 namespace cdcd::kafka {
 
@@ -37,14 +38,16 @@ class KafkaSource final : public Source {
     std::string snapshot_state() override;
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
+    /// A share of the partitions per reader (split_reader.h), unless the consumer group shares
+    /// them among replicas or the bad-record policy goes on past bad messages (their records
+    /// join checkpoints on the event loop).
+    std::vector<std::unique_ptr<SourceReader>> split_readers(std::size_t count) override;
+    std::string merge_reader_states(const std::vector<std::string>& states) override;
     /// Rows are built on the consumer thread.
     std::shared_ptr<RowBufferReturn> row_buffer_return() const override { return row_buffers_; }
 
   private:
     void track_schemas(const EventBatch& events);
-    /// scan.rate-limit.records-per-second: waits until the chunk's change records may go;
-    /// false when the pipeline stops meanwhile.
-    boost::asio::awaitable<bool> throttle(const EventBatch& events, SourceOutput& output);
 
     /// Consumer group: `partitions` are being revoked; hands them over once a checkpoint covers
     /// everything read from them.
@@ -73,6 +76,7 @@ class KafkaSource final : public Source {
     std::shared_ptr<RowBufferReturn> row_buffers_ = std::make_shared<RowBufferReturn>();
     std::unique_ptr<KafkaConsumer> consumer_;
     std::unique_ptr<net::RateLimiter> limiter_;  // scan.rate-limit.records-per-second
+    std::shared_ptr<SplitConsumers> split_;      // when read by split readers
 };
 
 }  // namespace cdcd::kafka

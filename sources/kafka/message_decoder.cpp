@@ -305,7 +305,14 @@ void MessageDecoder::decode_json(const rd_kafka_message_t& m, EventBatch& out) {
             pk = &keys;
         }
     }
-    inference_.evolve(table, images_, pk, out);
+    if (!changes_) {
+        inference_.evolve(table, images_, pk, out);
+    } else if (!inference_.fits_as_is(table,
+                                      images_)) {  // fits_as_is() sets the fields' columns too
+        if (!changes_->begin()) throw SchemaChangeElsewhere();
+        inference_.evolve(table, images_, pk, out);
+        if (const Schema* schema = inference_.schema(table)) changes_->changed(table, *schema);
+    }
 
     std::string error;
     auto row = [&](int index) -> Row {

@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka.h>
 #include <simdjson.h>
 
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,26 @@ struct DecoderSettings {
     MessageLimits limits;
 };
 
+/// How a decoder that shares its inferred schemas with other readers' (split readers:
+/// schema_change_gate.h) changes them.
+class SchemaChanges {
+  public:
+    virtual ~SchemaChanges() = default;
+    /// A message does not fit its table's schema: true once this reader may change it.
+    virtual bool begin() = 0;
+    /// The table's schema after this reader changed it.
+    virtual void changed(TableId table, const Schema& schema) = 0;
+};
+
+/// Thrown by MessageDecoder::decode when SchemaChanges::begin() says another reader is changing
+/// schemas: nothing was changed or appended; decode the message again once the reader has paused
+/// for that change and taken its schemas.
+struct SchemaChangeElsewhere : std::exception {
+    const char* what() const noexcept override {
+        return "another reader is changing the inferred schemas";
+    }
+};
+
 /// Whether simdjson can parse the `size` bytes at `data` where they lie: the padding it reads past
 /// a document's end is in the page of its last byte. Always false under ASan and TSan.
 bool padding_readable_in_place(const void* data, std::size_t size);
@@ -43,6 +64,9 @@ class MessageDecoder {
   public:
     explicit MessageDecoder(const DecoderSettings& settings);
     void restore(const TableSchemas& schemas);
+    /// Changes of the inferred schemas go through `changes` (not owned; null: this decoder's
+    /// alone).
+    void share_schemas(SchemaChanges* changes) { changes_ = changes; }
 
     /// Appends the message's events (schema changes first) to `out`. Throws ParseError (or a
     /// simdjson error) with the reason, "the message value is not valid JSON: …" for bytes that
@@ -73,6 +97,7 @@ class MessageDecoder {
     std::string value_buffer_, key_buffer_;
     ParsedMessage parsed_;
     std::vector<const Image*> images_;
+    SchemaChanges* changes_ = nullptr;
 };
 
 }  // namespace cdcd::kafka

@@ -26,6 +26,11 @@ class SchemaInference {
     explicit SchemaInference(const MessageLimits& limits = {}) : limits_(limits) {}
     void restore(const TableSchemas& tables);
     bool knows(TableId table) const { return tables_.count(table) != 0; }
+    /// Whether evolve() would leave the table as it is: it has a column for every field of
+    /// `images`, of a type that holds the field's value.
+    bool fits_as_is(TableId table, const std::vector<const Image*>& images) {
+        return knows(table) && fits_unchanged(this->table(table), images);
+    }
     const Schema* schema(TableId table) const;
 
     /// Evolves the table's schema to hold every field of `images`, appending the schema change

@@ -1,0 +1,174 @@
+// The split readers of one Kafka source change their shared schemas one at a time: the reader
+// that changes them waits until the others have paused, its change waits for what they handed on
+// before their pause, and they go on with the new schemas once the change is released.
+#include "sources/kafka/schema_change_gate.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
+#include <thread>
+
+using namespace cdcd;
+using namespace cdcd::kafka;
+
+namespace {
+
+const TableId kOrders = TableId::of("app", "orders");
+
+Schema one_column(const std::string& name) {
+    return Schema({Column{name, DataType::bigint(), "", std::nullopt}}, {});
+}
+
+template <typename T>
+bool ready(std::future<T>& f) {
+    return f.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready;
+}
+
+}  // namespace
+
+TEST_CASE("kafka split readers: a change waits for the others' pause and what they handed on") {
+    SchemaChangeGate gate(2, {});
+    std::atomic<bool> stop{false};
+    std::uint64_t epoch0 = 0, epoch1 = 0;
+    REQUIRE(gate.join(0, stop, epoch0));
+    REQUIRE(gate.join(1, stop, epoch1));
+    CHECK_FALSE(gate.must_pause(1));
+
+    std::vector<std::uint64_t> waits_for;
+    auto begun =
+        std::async(std::launch::async, [&] { return gate.begin_change(0, 4, stop, waits_for); });
+    // Reader 1 is still building: the change has not begun.
+    CHECK_FALSE(ready(begun));
+    CHECK(gate.epoch() != epoch1);  // reader 1 looks at must_pause at its next message
+    CHECK(gate.must_pause(1));
+    CHECK_FALSE(gate.must_pause(0));
+    std::uint64_t resumed_epoch = 0;
+    auto paused =
+        std::async(std::launch::async, [&] { return gate.pause(1, 7, stop, resumed_epoch); });
+    REQUIRE(ready(begun));
+    REQUIRE(begun.get());
+    CHECK(waits_for == std::vector<std::uint64_t>{0, 7});
+
+    // Reader 0's chunk with the change goes out once reader 1 has sent its chunks up to 7.
+    CHECK_FALSE(gate.all_sent(waits_for));
+    gate.sent(1, 6);
+    CHECK_FALSE(gate.all_sent(waits_for));
+    gate.sent(1, 7);
+    CHECK(gate.all_sent(waits_for));
+
+    CHECK(gate.publish(kOrders, one_column("id")) == 1);
+    CHECK_FALSE(ready(paused));  // paused until the change is released
+    gate.release(0, 4);
+    REQUIRE(ready(paused));
+    auto schemas = paused.get();
+    REQUIRE(schemas);
+    REQUIRE(schemas->size() == 1);
+    CHECK(schemas->front().first == kOrders);
+    CHECK(resumed_epoch == gate.epoch());
+    CHECK_FALSE(gate.must_pause(1));
+}
+
+TEST_CASE("kafka split readers: a reader that needs a change during another's pauses first") {
+    SchemaChangeGate gate(2, {});
+    std::atomic<bool> stop{false};
+    std::uint64_t epoch = 0;
+    REQUIRE(gate.join(0, stop, epoch));
+    REQUIRE(gate.join(1, stop, epoch));
+    std::vector<std::uint64_t> waits0, waits1;
+    auto begun =
+        std::async(std::launch::async, [&] { return gate.begin_change(0, 1, stop, waits0); });
+    while (!gate.must_pause(1)) std::this_thread::yield();
+    // Reader 1 met a message needing a change too: it is told to pause (and decode it again).
+    CHECK_FALSE(gate.begin_change(1, 3, stop, waits1));
+    auto paused = std::async(std::launch::async, [&] { return gate.pause(1, 2, stop, epoch); });
+    REQUIRE(ready(begun));
+    CHECK(begun.get());
+    CHECK(waits0[1] == 2);
+    gate.publish(kOrders, one_column("id"));
+    gate.release(0, 1);
+    REQUIRE(ready(paused));
+    auto schemas = paused.get();
+    REQUIRE(schemas);
+    CHECK(schemas->size() == 1);  // reader 1 decodes its message again on reader 0's schema
+    // Now its own change begins at once: reader 0 pauses for it in turn.
+    auto begun1 =
+        std::async(std::launch::async, [&] { return gate.begin_change(1, 3, stop, waits1); });
+    auto paused0 = std::async(std::launch::async, [&] { return gate.pause(0, 1, stop, epoch); });
+    REQUIRE(ready(begun1));
+    CHECK(begun1.get());
+    CHECK(gate.publish(kOrders, Schema({Column{"id", DataType::bigint(), "", std::nullopt},
+                                        Column{"qty", DataType::bigint(), "", std::nullopt}},
+                                       {})) == 2);
+    gate.release(1, 3);
+    REQUIRE(ready(paused0));
+    auto after = paused0.get();
+    REQUIRE(after);
+    CHECK(after->front().second.size() == 2);
+}
+
+TEST_CASE("kafka split readers: readers not building hold no change up") {
+    SchemaChangeGate gate(3, {});
+    std::atomic<bool> stop{false};
+    std::uint64_t epoch = 0;
+    REQUIRE(gate.join(0, stop, epoch));
+    REQUIRE(gate.join(2, stop, epoch));
+    gate.leave(2, 9);  // ended after handing on 9 chunks; reader 1 never started
+    std::vector<std::uint64_t> waits_for;
+    REQUIRE(gate.begin_change(0, 1, stop, waits_for));
+    CHECK(waits_for == std::vector<std::uint64_t>{0, 0, 9});
+    // A reader that starts during the change starts after it, on its schemas.
+    auto joined = std::async(std::launch::async, [&] { return gate.join(1, stop, epoch); });
+    CHECK_FALSE(ready(joined));
+    gate.publish(kOrders, one_column("id"));
+    gate.release(0, 1);
+    REQUIRE(ready(joined));
+    auto schemas = joined.get();
+    REQUIRE(schemas);
+    CHECK(schemas->size() == 1);
+}
+
+TEST_CASE("kafka split readers: a change lasts until each of its chunks is released") {
+    SchemaChangeGate gate(2, {});
+    std::atomic<bool> stop{false};
+    std::uint64_t epoch = 0;
+    REQUIRE(gate.join(0, stop, epoch));
+    std::vector<std::uint64_t> waits_for;
+    REQUIRE(gate.begin_change(0, 1, stop, waits_for));
+    REQUIRE(gate.begin_change(0, 1, stop, waits_for));  // the same chunk again
+    REQUIRE(gate.begin_change(0, 2, stop, waits_for));  // and the next one
+    auto joined = std::async(std::launch::async, [&] { return gate.join(1, stop, epoch); });
+    gate.release(0, 1);
+    CHECK_FALSE(ready(joined));  // chunk 2 holds a change still
+    gate.release(0, 2);
+    REQUIRE(ready(joined));
+    CHECK(joined.get());
+    CHECK_THROWS_AS(gate.release(1, 5), std::logic_error);  // reader 1 holds no change
+}
+
+TEST_CASE("kafka split readers: waits end when their caller stops") {
+    SchemaChangeGate gate(2, {});
+    std::atomic<bool> stop0{false}, stop1{false};
+    std::uint64_t epoch = 0;
+    REQUIRE(gate.join(0, stop0, epoch));
+    REQUIRE(gate.join(1, stop1, epoch));
+    // Reader 1 never pauses: reader 0's change gives up when reader 0 stops, and is no change.
+    std::vector<std::uint64_t> waits_for;
+    auto begun =
+        std::async(std::launch::async, [&] { return gate.begin_change(0, 1, stop0, waits_for); });
+    CHECK_FALSE(ready(begun));
+    stop0 = true;
+    REQUIRE(ready(begun));
+    CHECK_FALSE(begun.get());
+    CHECK_FALSE(gate.must_pause(1));
+    // A reader paused for a change that never ends returns when it stops.
+    stop0 = false;
+    auto begun1 =
+        std::async(std::launch::async, [&] { return gate.begin_change(1, 1, stop1, waits_for); });
+    auto paused = std::async(std::launch::async, [&] { return gate.pause(0, 0, stop0, epoch); });
+    REQUIRE(ready(begun1));
+    CHECK(begun1.get());
+    CHECK_FALSE(ready(paused));
+    stop0 = true;
+    REQUIRE(ready(paused));
+    CHECK(paused.get() == std::nullopt);
+}
