@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <chrono>
 
@@ -16,7 +17,8 @@ namespace cdcd::kafka {
 
 namespace {
 
-constexpr std::size_t kQueueCapacity = 4;  // chunks waiting for the event loop
+// Chunks waiting for the event loop (split readers' consumers: for their reader, 2 each).
+constexpr std::size_t kQueueCapacity = 4;
 constexpr int kPollMs = 100;
 // librdkafka's prefetch queue (defaults a user may override with properties.*): bounded in bytes
 // rather than by librdkafka's 100000 messages, which for ~300-byte messages held 32 MB. The
@@ -24,7 +26,8 @@ constexpr int kPollMs = 100;
 // max.partition.fetch.bytes per partition, and the fetcher is woken when the queue is below half
 // its size.
 constexpr const char* kQueuedMinMessages = "100000";
-constexpr const char* kQueuedMaxKbytes = "4096";
+// The source's: split readers' consumers (ConsumerSettings::shares) take a share each.
+constexpr std::int64_t kQueuedMaxKbytes = 4096;
 constexpr const char* kMaxPartitionFetchBytes = "524288";
 // After a fetch finds the queue above those bounds, librdkafka (2.1 and later) waits this long
 // before the partition's next fetch; its default, 1 s, stalls a consumer whose queue is small
@@ -68,7 +71,8 @@ KafkaConsumer::KafkaConsumer(ConsumerSettings settings, SourceState restored,
     set("fetch.wait.max.ms", "100");
     if (settings_.consumer_group) set("auto.commit.interval.ms", "1000");
     set("queued.min.messages", kQueuedMinMessages);
-    set("queued.max.messages.kbytes", kQueuedMaxKbytes);
+    set("queued.max.messages.kbytes",
+        std::to_string(kQueuedMaxKbytes / static_cast<std::int64_t>(settings_.shares)));
     set("max.partition.fetch.bytes", kMaxPartitionFetchBytes);
     set("fetch.queue.backoff.ms", kFetchQueueBackoffMs);
     for (const auto& [k, v] : settings_.client.librdkafka) {
@@ -159,7 +163,8 @@ bool KafkaConsumer::try_pop(Chunk& chunk) {
 
 void KafkaConsumer::push(Chunk chunk) {
     std::unique_lock lock(mutex_);
-    not_full_.wait(lock, [&] { return queue_chunks_.size() < kQueueCapacity || stop_; });
+    const std::size_t capacity = std::max<std::size_t>(2, kQueueCapacity / settings_.shares);
+    not_full_.wait(lock, [&] { return queue_chunks_.size() < capacity || stop_; });
     if (stop_) return;
     chunk.number = ++handed_on_;
     chunk.after_change = std::exchange(after_change_, false);
