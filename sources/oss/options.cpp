@@ -141,7 +141,7 @@ const config::OptionBindings<OssOptions>& option_bindings() {
             .to(&OssOptions::rate_limit),
         OptionSpec::integer("scan.parallelism")
             .at_least(1)
-            .desc("Concurrent MNS receivers (1 when unset).")
+            .desc("Concurrent MNS receivers (pipeline.parallelism when unset).")
             .to(&OssOptions::parallelism),
         OptionSpec::boolean("mns.use-vpc-endpoint.enabled")
             .default_("false")

@@ -58,7 +58,7 @@ struct OssSettings {
 
     // Common
     std::optional<double> rate_limit;
-    int parallelism = 1;
+    int parallelism = 1;  // MNS receivers: scan.parallelism, else pipeline.parallelism
     std::string table_id_pattern;
     std::vector<std::string> metadata;  // metadata.list, canonical names
 

@@ -1,4 +1,6 @@
 // Registers the `oss-cdc` source.
+#include <algorithm>
+
 #include "pipeline/connector/registry.h"
 #include "sources/oss/fetch_content.h"
 #include "sources/oss/options.h"
@@ -48,6 +50,9 @@ void register_oss_source(ConnectorRegistry& registry) {
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
         oss::OssSettings s = oss::settings_from(ctx.options);
         s.checkpoint_interval_ms = ctx.pipeline.checkpoint_interval_ms;
+        // The spec: "不设置则使用作业默认并行度" (unset: the job's default parallelism).
+        if (!oss::option_bindings().read(ctx.options)->parallelism)
+            s.parallelism = std::max(1, ctx.pipeline.parallelism);
         auto downloader = std::make_shared<oss::FetchContent>(s);
         auto source = std::make_unique<oss::OssSource>(ctx.io, std::move(s), *ctx.metrics,
                                                        ctx.bad_records->source());

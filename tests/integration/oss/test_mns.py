@@ -164,6 +164,23 @@ def test_parallel_receivers_batch_delete_and_faults(emu, tmp_path):
     assert emu.mns.messages("q1") == []
 
 
+def test_receivers_default_to_the_pipeline_parallelism(emu, tmp_path):
+    # The spec's scan.parallelism: "不设置则使用作业默认并行度" (unset: the job's parallelism).
+    setup(emu)
+    yaml = pipeline(emu, **mns_opts(emu)) + "  parallelism: 3\n"
+    d = Daemon(tmp_path, yaml).start()
+    put(emu, *[f"r/{i}" for i in range(20)])
+    # Each event consumed and its message deleted after a checkpoint.
+    assert cdcd.wait_for(lambda: emu.mns.messages("q1") == [], 40), d.stderr()
+    assert d.stop() == 0
+    assert "with 3 receiver(s)" in d.stderr()
+    explicit = Daemon(tmp_path, pipeline(emu, **mns_opts(emu, **{"scan.parallelism": 2})) +
+                      "  parallelism: 3\n", state="state2", tag="explicit").start()
+    assert cdcd.wait_for(lambda: "receiver(s)" in explicit.stderr(), 20)
+    assert explicit.stop() == 0
+    assert "with 2 receiver(s)" in explicit.stderr()
+
+
 def test_kill_9_loses_no_event_and_deletes_nothing_before_the_checkpoint(emu, tmp_path):
     setup(emu, visibility=3)
     yaml = pipeline(emu, interval="9s", **mns_opts(emu, **{"mns.batch-size": 16}))
