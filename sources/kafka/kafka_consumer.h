@@ -16,7 +16,7 @@
 // with its own state directory: the group's committed offset is all it sees.
 //
 // A second thread keeps librdkafka fetching with a small prefetch queue (4 MB unless the user sets
-// properties.queued.*) and measures the lag:
+// properties.queued.*; split readers' consumers share it) and measures the lag:
 // librdkafka 2.0 stops fetching while its queue is over queued.min.messages or
 // queued.max.messages.kbytes and looks again only when its broker thread next wakes up (up to a
 // second later). When the queue has drained below half its limit while the partitions still have
