@@ -78,6 +78,8 @@ class Source {
     }
     /// The source's state from its readers' snapshot_state()s at one barrier (index i: reader
     /// i), as snapshot_state() would write it: what the checkpoint stores and restore() reads.
+    /// On the event loop: bad records handed to the source's BadRecordSink here join this
+    /// checkpoint's dead letters.
     virtual std::string merge_reader_states(const std::vector<std::string>& states);
     /// Where the buffers of rows this source built go back to once written, when it builds them
     /// on a thread of its own; nullptr when it builds them on the event loop.

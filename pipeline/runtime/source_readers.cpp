@@ -255,8 +255,11 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
     if (auto* barrier = std::get_if<Barrier>(&element)) {
         auto it = reader_barriers.find(barrier->checkpoint_id);
         if (it == reader_barriers.end() || ++it->second.received < readers.size()) return passed;
-        checkpoints[barrier->checkpoint_id].source_state =
-            source->merge_reader_states(*it->second.states);
+        auto& checkpoint = checkpoints[barrier->checkpoint_id];
+        checkpoint.source_state = source->merge_reader_states(*it->second.states);
+        // Bad records a source hands to its policy as it merges (their offsets are in this
+        // state) join this checkpoint.
+        checkpoint.dead_letters += bad_records.source_stage->take_pending();
         reader_barriers.erase(it);
         passed.push_back(std::move(element));  // the readers go on once it is sent on
     } else if (++readers_ended == readers.size()) {

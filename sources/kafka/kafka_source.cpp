@@ -161,15 +161,8 @@ std::vector<std::unique_ptr<SourceReader>> KafkaSource::split_readers(std::size_
             "partitions among replicas");
         return readers;
     }
-    if (settings_.bad_records_go_on) {
-        spdlog::info(
-            "kafka source: one consumer; with bad-record.policy {} the source is not split among "
-            "the writers' threads",
-            bad_records_.policy() == BadRecordPolicy::Skip ? "skip" : "dead-letter");
-        return readers;
-    }
     auto gate = std::make_shared<SchemaChangeGate>(count, state_.schemas);
-    split_ = std::make_shared<SplitConsumers>();
+    split_ = std::make_shared<SplitHandOff>();
     for (std::size_t i = 0; i < count; ++i) {
         ConsumerSettings settings = settings_;
         settings.share = i;
@@ -185,6 +178,9 @@ std::vector<std::unique_ptr<SourceReader>> KafkaSource::split_readers(std::size_
 std::string KafkaSource::merge_reader_states(const std::vector<std::string>& states) {
     // Each reader has the offsets of its partitions; a partition no reader has read keeps the
     // restored one. Each table takes the schema of its latest change, whichever reader made it.
+    // The readers' bad records up to this barrier: handled here, they join its checkpoint.
+    if (split_)
+        for (BadRecord& bad : split_->take_bad_records()) bad_records_.handle(std::move(bad));
     std::map<TableId, ChangedSchema> latest;
     for (const std::string& blob : states) {
         ReaderState reader = decode_reader_state(blob);

@@ -39,9 +39,9 @@ class KafkaSource final : public Source {
     boost::asio::awaitable<void> notify_checkpoint_complete(std::uint64_t id) override;
     std::string describe_state(std::string_view state) const override;
     /// A share of the partitions per reader (split_reader.h), unless the consumer group shares
-    /// them among replicas or the bad-record policy goes on past bad messages (their records
-    /// join checkpoints on the event loop).
+    /// them among replicas.
     std::vector<std::unique_ptr<SourceReader>> split_readers(std::size_t count) override;
+    /// Also hands the readers' bad records up to this barrier to the bad-record policy.
     std::string merge_reader_states(const std::vector<std::string>& states) override;
     /// Rows are built on the consumer thread.
     std::shared_ptr<RowBufferReturn> row_buffer_return() const override { return row_buffers_; }
@@ -76,7 +76,7 @@ class KafkaSource final : public Source {
     std::shared_ptr<RowBufferReturn> row_buffers_ = std::make_shared<RowBufferReturn>();
     std::unique_ptr<KafkaConsumer> consumer_;
     std::unique_ptr<net::RateLimiter> limiter_;  // scan.rate-limit.records-per-second
-    std::shared_ptr<SplitConsumers> split_;      // when read by split readers
+    std::shared_ptr<SplitHandOff> split_;        // when read by split readers
 };
 
 }  // namespace cdcd::kafka

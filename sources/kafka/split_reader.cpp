@@ -9,6 +9,7 @@
 #include <charconv>
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 #include "sources/kafka/record_rate_limit.h"
 
@@ -16,19 +17,30 @@ namespace cdcd::kafka {
 
 namespace asio = boost::asio;
 
-void SplitConsumers::add(KafkaConsumer* consumer) {
+void SplitHandOff::add(KafkaConsumer* consumer) {
     std::lock_guard lock(mutex_);
     consumers_.push_back(consumer);
 }
 
-void SplitConsumers::remove(KafkaConsumer* consumer) {
+void SplitHandOff::remove(KafkaConsumer* consumer) {
     std::lock_guard lock(mutex_);
     consumers_.erase(std::remove(consumers_.begin(), consumers_.end(), consumer), consumers_.end());
 }
 
-void SplitConsumers::commit(const Offsets& offsets) {
+void SplitHandOff::commit(const Offsets& offsets) {
     std::lock_guard lock(mutex_);
     if (!consumers_.empty()) consumers_.front()->commit(offsets);
+}
+
+void SplitHandOff::cut_bad_records(std::vector<BadRecord> records) {
+    if (records.empty()) return;
+    std::lock_guard lock(mutex_);
+    for (BadRecord& r : records) bad_records_.push_back(std::move(r));
+}
+
+std::vector<BadRecord> SplitHandOff::take_bad_records() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(bad_records_, {});
 }
 
 // The change numbers on a line of their own, in the order of the schemas, then the source's own
@@ -73,12 +85,12 @@ ReaderState decode_reader_state(std::string_view blob) {
 KafkaSplitReader::KafkaSplitReader(ConsumerSettings settings, const SourceState& restored,
                                    metrics::ConnectorMetrics& metrics,
                                    std::shared_ptr<RowBufferReturn> row_buffers,
-                                   std::shared_ptr<SplitConsumers> consumers)
+                                   std::shared_ptr<SplitHandOff> hand_off)
     : settings_(std::move(settings)),
       restored_(restored),
       metrics_(metrics),
       row_buffers_(std::move(row_buffers)),
-      consumers_(std::move(consumers)) {
+      hand_off_(std::move(hand_off)) {
     // The reader's partitions only: its state must not carry another reader's offsets back.
     for (const auto& [key, offset] : restored.offsets)
         if (partition_share(key.first, key.second, settings_.shares) == settings_.share)
@@ -91,11 +103,12 @@ KafkaSplitReader::KafkaSplitReader(ConsumerSettings settings, const SourceState&
 }
 
 KafkaSplitReader::~KafkaSplitReader() {
-    if (consumer_) consumers_->remove(consumer_.get());
+    if (consumer_) hand_off_->remove(consumer_.get());
     consumer_.reset();  // joins the consumer's threads
 }
 
 std::string KafkaSplitReader::snapshot_state() {
+    hand_off_->cut_bad_records(std::exchange(bad_records_, {}));
     return encode_reader_state(state_);
 }
 
@@ -109,7 +122,7 @@ asio::awaitable<void> KafkaSplitReader::run(SourceOutput& output) {
             if (auto t = timer.lock()) t->cancel();
         },
         metrics_, row_buffers_);
-    consumers_->add(consumer_.get());
+    hand_off_->add(consumer_.get());
     consumer_->start();
     SchemaChangeGate& gate = *settings_.gate;
     const std::size_t share = settings_.share;
@@ -132,6 +145,8 @@ asio::awaitable<void> KafkaSplitReader::run(SourceOutput& output) {
             co_return;
         // Advance the state past these events before emitting them.
         for (const auto& [key, offset] : chunk.offsets) state_.offsets[key] = offset;
+        // With the offsets past them: they join the checkpoint that has those offsets.
+        for (BadRecord& bad : chunk.bad_records) bad_records_.push_back(std::move(bad));
         for (ChangedSchema& c : chunk.changed) {
             auto [at, fresh] = changed_at_.emplace(c.table, state_.changed.size());
             if (fresh)

@@ -22,18 +22,24 @@
 
 namespace cdcd::kafka {
 
-/// The consumers of a source's readers, for the offset commits of completed checkpoints,
-/// which the source makes on the event loop.
-class SplitConsumers {
+/// What a source's readers hand to the source, on the event loop: their consumers, for the
+/// offset commits of completed checkpoints, and their bad records, cut at each barrier.
+class SplitHandOff {
   public:
     void add(KafkaConsumer* consumer);
     void remove(KafkaConsumer* consumer);
     /// Through any of them: the group takes any partition's offset from any consumer.
     void commit(const Offsets& offsets);
+    /// A reader's bad records up to its barrier (its offsets in the checkpoint cover them).
+    void cut_bad_records(std::vector<BadRecord> records);
+    /// Those cut since the last call: KafkaSource::merge_reader_states hands them to the
+    /// pipeline's bad-record policy, so that they join the checkpoint being merged.
+    std::vector<BadRecord> take_bad_records();
 
   private:
     std::mutex mutex_;
     std::vector<KafkaConsumer*> consumers_;
+    std::vector<BadRecord> bad_records_;
 };
 
 /// A reader's state (snapshot_state()).
@@ -52,7 +58,7 @@ class KafkaSplitReader final : public SourceReader {
     KafkaSplitReader(ConsumerSettings settings, const SourceState& restored,
                      metrics::ConnectorMetrics& metrics,
                      std::shared_ptr<RowBufferReturn> row_buffers,
-                     std::shared_ptr<SplitConsumers> consumers);
+                     std::shared_ptr<SplitHandOff> hand_off);
     ~KafkaSplitReader() override;
 
     boost::asio::awaitable<void> run(SourceOutput& output) override;
@@ -65,8 +71,9 @@ class KafkaSplitReader final : public SourceReader {
     std::map<TableId, std::size_t> changed_at_;  // state_.changed's index of a table
     metrics::ConnectorMetrics& metrics_;
     std::shared_ptr<RowBufferReturn> row_buffers_;
-    std::shared_ptr<SplitConsumers> consumers_;
+    std::shared_ptr<SplitHandOff> hand_off_;
     std::unique_ptr<net::RateLimiter> limiter_;  // this reader's part of the source's rate
+    std::vector<BadRecord> bad_records_;         // since the last barrier, with state_ past them
     std::shared_ptr<boost::asio::steady_timer> wake_timer_;
     std::unique_ptr<KafkaConsumer> consumer_;
 };

@@ -93,6 +93,9 @@ TEST_CASE("kafka split readers: a reader that needs a change during another's pa
     // Now its own change begins at once: reader 0 pauses for it in turn.
     auto begun1 =
         std::async(std::launch::async, [&] { return gate.begin_change(1, 3, stop, waits1); });
+    // A consumer pauses only once must_pause says so: with no change in progress, a pause
+    // returns at once.
+    while (!gate.must_pause(0)) std::this_thread::yield();
     auto paused0 = std::async(std::launch::async, [&] { return gate.pause(0, 1, stop, epoch); });
     REQUIRE(ready(begun1));
     CHECK(begun1.get());
@@ -164,6 +167,7 @@ TEST_CASE("kafka split readers: waits end when their caller stops") {
     stop0 = false;
     auto begun1 =
         std::async(std::launch::async, [&] { return gate.begin_change(1, 1, stop1, waits_for); });
+    while (!gate.must_pause(0)) std::this_thread::yield();
     auto paused = std::async(std::launch::async, [&] { return gate.pause(0, 0, stop0, epoch); });
     REQUIRE(ready(begun1));
     CHECK(begun1.get());
