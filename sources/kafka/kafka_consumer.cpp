@@ -6,7 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 
 #include "kafka_client/client_log.h"
@@ -159,6 +161,21 @@ bool KafkaConsumer::try_pop(Chunk& chunk) {
     queue_chunks_.pop_front();
     not_full_.notify_one();
     return true;
+}
+
+boost::asio::awaitable<bool> KafkaConsumer::next_chunk(Chunk& chunk,
+                                                       boost::asio::steady_timer& timer,
+                                                       const SourceOutput& output) {
+    while (!output.stopping()) {
+        if (try_pop(chunk)) {
+            if (chunk.error) std::rethrow_exception(chunk.error);
+            co_return true;
+        }
+        // Also a look at stopping() now and then.
+        timer.expires_after(std::chrono::milliseconds(200));
+        co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    }
+    co_return false;
 }
 
 void KafkaConsumer::push(Chunk chunk) {

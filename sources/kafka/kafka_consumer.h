@@ -27,6 +27,8 @@
 #include <re2/re2.h>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -45,6 +47,7 @@
 #include "kafka_client/kafka_properties.h"
 #include "metrics/connector_metrics.h"
 #include "pipeline/connector/bad_records.h"
+#include "pipeline/connector/source.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/data/row_buffer_return.h"
 #include "sources/kafka/message_decoder.h"
@@ -129,6 +132,10 @@ class KafkaConsumer final : private SchemaChanges {
     /// Takes the next chunk if one is ready; otherwise arranges for `wake` to be posted when one
     /// is.
     bool try_pop(Chunk& chunk);
+    /// On the loop the chunks go to: the next chunk, waiting on `timer` (which `wake` cancels)
+    /// while there is none; false once output.stopping(). Rethrows the error of a failed chunk.
+    boost::asio::awaitable<bool> next_chunk(Chunk& chunk, boost::asio::steady_timer& timer,
+                                            const SourceOutput& output);
     /// Commits offsets to the consumer group (asynchronously; thread-safe). No-op without group.id.
     /// With a consumer group, only the partitions this member owns are committed.
     void commit(const Offsets& offsets);

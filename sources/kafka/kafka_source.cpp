@@ -2,10 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <chrono>
-
 #include "pipeline/schema/schema_change_apply.h"
 #include "sources/kafka/record_rate_limit.h"
 
@@ -121,13 +117,7 @@ asio::awaitable<void> KafkaSource::run(SourceOutput& output) {
         metrics_, row_buffers_);
     consumer_->start();
     Chunk chunk;
-    while (!output.stopping()) {
-        if (!consumer_->try_pop(chunk)) {
-            wake_timer_->expires_after(std::chrono::milliseconds(200));
-            co_await wake_timer_->async_wait(asio::as_tuple(asio::use_awaitable));
-            continue;
-        }
-        if (chunk.error) std::rethrow_exception(chunk.error);
+    while (co_await consumer_->next_chunk(chunk, *wake_timer_, output)) {
         if (!chunk.revoked.empty()) {
             begin_hand_over(std::move(chunk.revoked));
             chunk = Chunk{};

@@ -3,11 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <charconv>
-#include <chrono>
 #include <stdexcept>
 #include <utility>
 
@@ -128,13 +125,7 @@ asio::awaitable<void> KafkaSplitReader::run(SourceOutput& output) {
     const std::size_t share = settings_.share;
     bool after_change = false;  // the next rows emitted were built on another reader's change
     Chunk chunk;
-    while (!output.stopping()) {
-        if (!consumer_->try_pop(chunk)) {
-            wake_timer_->expires_after(std::chrono::milliseconds(200));
-            co_await wake_timer_->async_wait(asio::as_tuple(asio::use_awaitable));
-            continue;
-        }
-        if (chunk.error) std::rethrow_exception(chunk.error);
+    while (co_await consumer_->next_chunk(chunk, *wake_timer_, output)) {
         // A change of this reader's goes after the rows the others built before it. Waited for
         // here, not in emit(): a barrier asked of this reader meanwhile goes out at once.
         while (chunk.holds_change && !gate.all_sent(chunk.waits_for)) {

@@ -24,6 +24,29 @@ bool ready(std::future<T>& f) {
     return f.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready;
 }
 
+/// Reader `changer` begins a change; reader `other`, asked to, pauses (as a consumer does: only
+/// once must_pause says so, since a pause with no change in progress returns at once). Both
+/// run on threads of their own: the change once begun, the schemas once the pause ends.
+struct ChangeAndPause {
+    std::future<bool> begun;
+    std::future<std::optional<TableSchemas>> paused;
+};
+ChangeAndPause change_and_pause(SchemaChangeGate& gate, std::size_t changer, std::uint64_t chunk,
+                                const std::atomic<bool>& changer_stop,
+                                std::vector<std::uint64_t>& waits_for, std::size_t other,
+                                std::uint64_t handed_on, const std::atomic<bool>& other_stop,
+                                std::uint64_t& epoch) {
+    ChangeAndPause r;
+    r.begun = std::async(std::launch::async, [&gate, changer, chunk, &changer_stop, &waits_for] {
+        return gate.begin_change(changer, chunk, changer_stop, waits_for);
+    });
+    while (!gate.must_pause(other)) std::this_thread::yield();
+    r.paused = std::async(std::launch::async, [&gate, other, handed_on, &other_stop, &epoch] {
+        return gate.pause(other, handed_on, other_stop, epoch);
+    });
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("kafka split readers: a change waits for the others' pause and what they handed on") {
@@ -91,12 +114,7 @@ TEST_CASE("kafka split readers: a reader that needs a change during another's pa
     REQUIRE(schemas);
     CHECK(schemas->size() == 1);  // reader 1 decodes its message again on reader 0's schema
     // Now its own change begins at once: reader 0 pauses for it in turn.
-    auto begun1 =
-        std::async(std::launch::async, [&] { return gate.begin_change(1, 3, stop, waits1); });
-    // A consumer pauses only once must_pause says so: with no change in progress, a pause
-    // returns at once.
-    while (!gate.must_pause(0)) std::this_thread::yield();
-    auto paused0 = std::async(std::launch::async, [&] { return gate.pause(0, 1, stop, epoch); });
+    auto [begun1, paused0] = change_and_pause(gate, 1, 3, stop, waits1, 0, 1, stop, epoch);
     REQUIRE(ready(begun1));
     CHECK(begun1.get());
     CHECK(gate.publish(kOrders, Schema({Column{"id", DataType::bigint(), "", std::nullopt},
@@ -165,10 +183,7 @@ TEST_CASE("kafka split readers: waits end when their caller stops") {
     CHECK_FALSE(gate.must_pause(1));
     // A reader paused for a change that never ends returns when it stops.
     stop0 = false;
-    auto begun1 =
-        std::async(std::launch::async, [&] { return gate.begin_change(1, 1, stop1, waits_for); });
-    while (!gate.must_pause(0)) std::this_thread::yield();
-    auto paused = std::async(std::launch::async, [&] { return gate.pause(0, 0, stop0, epoch); });
+    auto [begun1, paused] = change_and_pause(gate, 1, 1, stop1, waits_for, 0, 0, stop0, epoch);
     REQUIRE(ready(begun1));
     CHECK(begun1.get());
     CHECK_FALSE(ready(paused));
