@@ -17,8 +17,12 @@ cd "$(dirname "$0")/.."
 
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan_suppressions.txt"
 
-# Catch2 tags each test with its file's name: every test of tests/unit/pipeline/runtime.
-tags=$(find tests/unit/pipeline/runtime -name '*_test.cpp' -printf '[#%f],' | sed 's/\.cpp\]/]/g; s/,$//')
+# Catch2 tags each test with its file's name: every test of tests/unit/pipeline/runtime, and of
+# the other classes sources share between threads (split readers' schema changes, row buffers on
+# their way back).
+tags=$(find tests/unit/pipeline/runtime tests/unit/pipeline/connector/schema_change_gate_test.cpp \
+         tests/unit/pipeline/data/row_buffer_return_test.cpp -name '*_test.cpp' -printf '[#%f],' |
+       sed 's/\.cpp\]/]/g; s/,$//')
 scripts/build.sh tsan test_pipeline >/dev/null
 build/tsan/tests/unit/test_pipeline -# "$tags"
 

@@ -18,6 +18,7 @@ void RowBufferReturn::give_back(std::vector<std::string>& buffers) {
 }
 
 void RowBufferReturn::take_into(RowBufferPool& pool) {
+    std::lock_guard taking(take_mutex_);
     {
         std::lock_guard lock(mutex_);
         if (waiting_.empty()) return;

@@ -18,7 +18,8 @@ class RowBufferReturn {
     /// Any thread: moves `buffers` in, up to RowBufferPool::kMaxKeptBytes waiting; those that do
     /// not fit are left in `buffers` (the caller frees them). Takes the lock once.
     void give_back(std::vector<std::string>& buffers);
-    /// The thread that builds the rows: moves what came back into `pool`.
+    /// A thread that builds the rows: moves what came back into `pool`. Several may take (the
+    /// Kafka source's split readers, a consumer thread each); one takes at a time.
     void take_into(RowBufferPool& pool);
 
     /// Bytes of capacity waiting to be taken (for tests).
@@ -28,7 +29,8 @@ class RowBufferReturn {
     mutable std::mutex mutex_;
     std::vector<std::string> waiting_;
     std::size_t waiting_bytes_ = 0;
-    std::vector<std::string> taken_;  // take_into's, kept for its capacity
+    std::mutex take_mutex_;           // held through take_into
+    std::vector<std::string> taken_;  // take_into's (take_mutex_), kept for its capacity
 };
 
 }  // namespace cdcd

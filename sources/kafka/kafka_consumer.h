@@ -47,12 +47,12 @@
 #include "kafka_client/kafka_properties.h"
 #include "metrics/connector_metrics.h"
 #include "pipeline/connector/bad_records.h"
+#include "pipeline/connector/schema_change_gate.h"
 #include "pipeline/connector/source.h"
 #include "pipeline/connector/stream.h"
 #include "pipeline/data/row_buffer_return.h"
 #include "sources/kafka/message_decoder.h"
 #include "sources/kafka/offsets_state.h"
-#include "sources/kafka/schema_change_gate.h"
 
 namespace cdcd::kafka {
 
@@ -108,7 +108,7 @@ struct Chunk {
     // Split readers (ConsumerSettings::gate).
     std::uint64_t number = 0;  // from 1, in the order the consumer hands chunks on
     /// It holds a schema change of this reader's: emitted once every other reader has emitted
-    /// its chunks up to waits_for[j], then released (schema_change_gate.h).
+    /// its chunks up to waits_for[j], then released (pipeline/connector/schema_change_gate.h).
     bool holds_change = false;
     std::vector<std::uint64_t> waits_for;
     std::vector<ChangedSchema> changed;  // the schemas its changes left
@@ -157,7 +157,7 @@ class KafkaConsumer final : private SchemaChanges {
     };
 
     void run();
-    // Split readers: schema changes (schema_change_gate.h).
+    // Split readers: schema changes (pipeline/connector/schema_change_gate.h).
     bool begin() override;
     void changed(TableId table, const Schema& schema) override;
     /// Another reader's change is in progress: hands on `chunk` (what was built so far, with

@@ -37,7 +37,7 @@ struct DecoderSettings {
 };
 
 /// How a decoder that shares its inferred schemas with other readers' (split readers:
-/// schema_change_gate.h) changes them.
+/// pipeline/connector/schema_change_gate.h) changes them.
 class SchemaChanges {
   public:
     virtual ~SchemaChanges() = default;

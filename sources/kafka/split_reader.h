@@ -3,7 +3,7 @@
 // and emitted on one of the pipeline's threads (Source::split_readers), so that a topic's
 // partitions are decoded on as many threads as the pipeline has writers. The readers infer
 // one set of schemas together: a change made by one waits for the rows the others built
-// before it, and theirs built after it follow it (schema_change_gate.h).
+// before it, and theirs built after it follow it (pipeline/connector/schema_change_gate.h).
 //
 // A reader's state is the next offset of each of its partitions, and the schemas its own
 // changes left, numbered so that KafkaSource::merge_reader_states keeps each table's latest.

@@ -2,6 +2,7 @@
 // up to the pool's bound.
 #include "pipeline/data/row_buffer_return.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -59,4 +60,37 @@ TEST_CASE("what would wait past the pool's bound stays with the caller, to be fr
     home.give_back(more);
     CHECK(more.empty());
     empty(pool);
+}
+
+TEST_CASE("several builders take from one return at once, each buffer into one pool") {
+    // The Kafka source's split readers: a consumer thread each, one return for the source. Two
+    // takers once shared take_into's scratch vector outside the lock, and a buffer could land in
+    // both pools or in neither.
+    RowBufferReturn home;
+    constexpr int kRounds = 3000;
+    std::atomic<bool> done{false};
+    std::atomic<std::size_t> taken{0};
+    auto builder = [&] {
+        RowBufferPool pool;
+        while (!done) {
+            home.take_into(pool);
+            taken += pool.size();
+            empty(pool);
+        }
+        home.take_into(pool);
+        taken += pool.size();
+        empty(pool);
+    };
+    std::thread a(builder), b(builder);
+    std::size_t given = 0;
+    for (int round = 0; round < kRounds; ++round) {
+        auto buffers = buffers_of(64, 100);
+        home.give_back(buffers);
+        given += 64 - buffers.size();
+    }
+    done = true;
+    a.join();
+    b.join();
+    CHECK(taken == given);
+    CHECK(home.waiting_bytes() == 0);
 }

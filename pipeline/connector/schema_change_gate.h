@@ -1,8 +1,9 @@
 #pragma once
-// How the split readers of one Kafka source (split_reader.h) change the schemas they infer
-// together. Each reader's consumer infers on a copy of its own and builds rows on it; a message
-// that does not fit the copy needs a change, which one reader makes at a time:
-//   1. It asks the others to pause (begin_change). Each, at its next message or poll, hands on
+// How the readers of one split source (Source::split_readers) that infer schemas from their
+// input change them together (the Kafka source's: sources/kafka/split_reader.h). Each reader
+// infers on a copy of its own and builds rows on it, in chunks it hands on to its thread in the
+// pipeline; a record that does not fit the copy needs a change, which one reader makes at a time:
+//   1. It asks the others to pause (begin_change). Each, at its next record or poll, hands on
 //      the chunk it was building, whose rows have the schemas before, and waits (pause).
 //   2. Once all have paused it changes the schemas (publish). Its chunk with the change waits,
 //      on its reader's thread, until every other reader has sent the chunks it had handed on
@@ -11,7 +12,7 @@
 //      first rows after it go through the loop, behind the change
 //      (SourceOutput::emit_after_schema_changes).
 // Every wait ends when its caller stops. Changes are rare (a new table, field or wider type):
-// between them a reader pays one atomic load per message (epoch()).
+// between them a reader pays one atomic load per record (epoch()).
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -23,15 +24,16 @@
 
 #include "pipeline/schema/schema_json.h"
 
-namespace cdcd::kafka {
+namespace cdcd {
 
 class SchemaChangeGate {
   public:
     /// `schemas`: the inferred schemas the readers start from (the checkpoint's).
     SchemaChangeGate(std::size_t readers, TableSchemas schemas);
 
-    // On reader i's consumer thread. Chunks are numbered from 1 in the order the consumer hands
-    // them on; `handed_on` is the number of the last one (0: none yet).
+    // On the thread where reader i builds its rows (the Kafka source's: its consumer's). Chunks
+    // are numbered from 1 in the order the reader hands them on; `handed_on` is the number of
+    // the last one (0: none yet).
 
     /// Reader i starts building (after a change in progress, if any); the schemas to build on,
     /// and in `epoch` the epoch() they are of. nullopt once `stop` is set.
@@ -39,7 +41,7 @@ class SchemaChangeGate {
                                      std::uint64_t& epoch);
     /// Reader i builds nothing more.
     void leave(std::size_t i, std::uint64_t handed_on);
-    /// Changes when a change begins or ends: a consumer whose last look is older asks
+    /// Changes when a change begins or ends: a reader whose last look is older asks
     /// must_pause().
     std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
     /// Whether another reader's change is in progress: reader i hands on what it built, then
@@ -60,7 +62,7 @@ class SchemaChangeGate {
     /// it among all changes.
     std::uint64_t publish(TableId table, const Schema& schema);
 
-    // On reader i's own thread (its event loop).
+    // On reader i's own thread in the pipeline (SourceReader::run's).
 
     /// Reader i has emitted its chunks up to `chunk`.
     void sent(std::size_t i, std::uint64_t chunk);
@@ -90,4 +92,4 @@ class SchemaChangeGate {
     std::unordered_map<TableId, std::size_t> schema_at_;
 };
 
-}  // namespace cdcd::kafka
+}  // namespace cdcd

@@ -1,10 +1,10 @@
-#include "sources/kafka/schema_change_gate.h"
+#include "pipeline/connector/schema_change_gate.h"
 
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
-namespace cdcd::kafka {
+namespace cdcd {
 
 namespace {
 // How often a wait looks at its caller's stop flag, which is set without the gate's mutex.
@@ -116,7 +116,7 @@ bool SchemaChangeGate::all_sent(const std::vector<std::uint64_t>& waits_for) con
 void SchemaChangeGate::release(std::size_t i, std::uint64_t chunk) {
     std::lock_guard lock(mutex_);
     if (!holder_ || *holder_ != i)
-        throw std::logic_error("kafka source: a reader released a schema change it did not hold");
+        throw std::logic_error("a source reader released a schema change it did not hold");
     holding_.erase(std::remove(holding_.begin(), holding_.end(), chunk), holding_.end());
     if (holding_.empty()) end_change();
 }
@@ -128,4 +128,4 @@ void SchemaChangeGate::end_change() {
     changed_.notify_all();
 }
 
-}  // namespace cdcd::kafka
+}  // namespace cdcd

@@ -1,7 +1,7 @@
-// The split readers of one Kafka source change their shared schemas one at a time: the reader
+// The readers of one split source change the schemas they share one at a time: the reader
 // that changes them waits until the others have paused, its change waits for what they handed on
 // before their pause, and they go on with the new schemas once the change is released.
-#include "sources/kafka/schema_change_gate.h"
+#include "pipeline/connector/schema_change_gate.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -9,7 +9,6 @@
 #include <thread>
 
 using namespace cdcd;
-using namespace cdcd::kafka;
 
 namespace {
 
@@ -49,7 +48,7 @@ ChangeAndPause change_and_pause(SchemaChangeGate& gate, std::size_t changer, std
 
 }  // namespace
 
-TEST_CASE("kafka split readers: a change waits for the others' pause and what they handed on") {
+TEST_CASE("schema change gate: a change waits for the others' pause and what they handed on") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop{false};
     std::uint64_t epoch0 = 0, epoch1 = 0;
@@ -91,7 +90,7 @@ TEST_CASE("kafka split readers: a change waits for the others' pause and what th
     CHECK_FALSE(gate.must_pause(1));
 }
 
-TEST_CASE("kafka split readers: a reader that needs a change during another's pauses first") {
+TEST_CASE("schema change gate: a reader that needs a change during another's pauses first") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop{false};
     std::uint64_t epoch = 0;
@@ -127,7 +126,7 @@ TEST_CASE("kafka split readers: a reader that needs a change during another's pa
     CHECK(after->front().second.size() == 2);
 }
 
-TEST_CASE("kafka split readers: readers not building hold no change up") {
+TEST_CASE("schema change gate: readers not building hold no change up") {
     SchemaChangeGate gate(3, {});
     std::atomic<bool> stop{false};
     std::uint64_t epoch = 0;
@@ -148,7 +147,7 @@ TEST_CASE("kafka split readers: readers not building hold no change up") {
     CHECK(schemas->size() == 1);
 }
 
-TEST_CASE("kafka split readers: a change lasts until each of its chunks is released") {
+TEST_CASE("schema change gate: a change lasts until each of its chunks is released") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop{false};
     std::uint64_t epoch = 0;
@@ -166,7 +165,7 @@ TEST_CASE("kafka split readers: a change lasts until each of its chunks is relea
     CHECK_THROWS_AS(gate.release(1, 5), std::logic_error);  // reader 1 holds no change
 }
 
-TEST_CASE("kafka split readers: waits end when their caller stops") {
+TEST_CASE("schema change gate: waits end when their caller stops") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop0{false}, stop1{false};
     std::uint64_t epoch = 0;
