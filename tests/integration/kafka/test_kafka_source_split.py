@@ -239,3 +239,23 @@ def test_dead_letters_join_the_checkpoint_whose_offsets_pass_them(kafka_broker, 
     again.run(timeout=120)
     bad = sorted(m["value"] for m in sent if m["value"].startswith("not json"))
     assert sorted(json.loads(x)["record"] for x in dead.read_text().splitlines()) == bad
+
+
+def test_split_readers_commit_every_partition_to_the_group(kafka_broker, cdcd, tmp_path):
+    # The offsets of all four partitions, read by two consumers, reach the consumer group once a
+    # checkpoint has them (here the final one, at SIGTERM).
+    topic = unique("split_commit")
+    kafka_broker.create_topic(topic, partitions=PARTITIONS)
+    messages = evolving_orders(0, 400)
+    kafka_broker.produce(topic, messages)
+    group = unique("g")
+    out = tmp_path / "out.jsonl"
+    run = cdcd(pipeline(kafka_broker, topic, out, bounded=False).replace(
+        "  scan.startup.mode: earliest-offset",
+        f"  scan.startup.mode: earliest-offset\n  properties.group.id: {group}"))
+    run.start()
+    wait_for(lambda: sum(len(o) for o in outputs(out)) >= len(messages), timeout=60, what="all rows")
+    assert run.stop() == 0
+    ends = kafka_broker.end_offsets(topic)
+    wait_for(lambda: kafka_broker.committed_offsets(group, topic) == ends, timeout=30, what="commits")
+    assert "kafka source: 2 consumers" in run.log_text()
