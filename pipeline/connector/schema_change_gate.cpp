@@ -15,7 +15,6 @@ SchemaChangeGate::SchemaChangeGate(std::size_t readers, TableSchemas schemas)
     : states_(readers, State::Idle),
       handed_on_(readers, 0),
       sent_(std::make_unique<std::atomic<std::uint64_t>[]>(readers)),
-      readers_(readers),
       schemas_(std::move(schemas)) {
     for (std::size_t i = 0; i < schemas_.size(); ++i) schema_at_.emplace(schemas_[i].first, i);
 }
@@ -76,7 +75,7 @@ bool SchemaChangeGate::begin_change(std::size_t i, std::uint64_t chunk,
         holder_ = i;
         epoch_.fetch_add(1, std::memory_order_acq_rel);
         const bool all_paused = wait(lock, stop, [&] {
-            for (std::size_t j = 0; j < readers_; ++j)
+            for (std::size_t j = 0; j < states_.size(); ++j)
                 if (j != i && states_[j] == State::Building) return false;
             return true;
         });
@@ -108,7 +107,7 @@ void SchemaChangeGate::sent(std::size_t i, std::uint64_t chunk) {
 }
 
 bool SchemaChangeGate::all_sent(const std::vector<std::uint64_t>& waits_for) const {
-    for (std::size_t j = 0; j < waits_for.size() && j < readers_; ++j)
+    for (std::size_t j = 0; j < waits_for.size() && j < states_.size(); ++j)
         if (sent_[j].load(std::memory_order_acquire) < waits_for[j]) return false;
     return true;
 }

@@ -83,7 +83,6 @@ class SchemaChangeGate {
     std::vector<State> states_;
     std::vector<std::uint64_t> handed_on_;  // at the reader's pause or leave
     std::unique_ptr<std::atomic<std::uint64_t>[]> sent_;
-    std::size_t readers_;
     std::optional<std::size_t> holder_;   // the reader whose change is in progress
     std::vector<std::uint64_t> holding_;  // its chunks with the change, not yet released
     std::atomic<std::uint64_t> epoch_{0};

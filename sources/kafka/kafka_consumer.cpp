@@ -255,7 +255,8 @@ void KafkaConsumer::run() {
         }
         std::int64_t next_discovery = now_ms() + settings_.discovery_interval_ms;
         while (!stop_) {
-            if (settings_.gate) {  // nothing built: an idle consumer pauses here
+            if (settings_.gate && settings_.gate->epoch() != seen_epoch_) {
+                // Nothing built: an idle consumer pauses here.
                 Chunk none;
                 std::map<PartitionKey, std::int64_t> none_moved;
                 if (!follow_changes(none, none_moved)) return;
@@ -457,9 +458,7 @@ void KafkaConsumer::run() {
             if (reached_end && !all_done()) reassign();  // stop fetching finished partitions
             track_lag();
             building_ = nullptr;
-            if (moved.empty() && chunk.events.empty() && !chunk.holds_change) continue;
-            chunk.offsets.assign(moved.begin(), moved.end());
-            push(std::move(chunk));
+            hand_on(chunk, moved);
         }
     } catch (...) {
         Chunk failed;
@@ -485,13 +484,19 @@ void KafkaConsumer::changed(TableId table, const Schema& schema) {
         ChangedSchema{table, settings_.gate->publish(table, schema), schema});
 }
 
-bool KafkaConsumer::pause_for_change(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved) {
-    if (!moved.empty() || !chunk.events.empty() || !chunk.bad_records.empty()) {
+void KafkaConsumer::hand_on(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved) {
+    // A chunk that holds a change goes even when empty: its reader releases the change.
+    if (!moved.empty() || !chunk.events.empty() || !chunk.bad_records.empty() ||
+        chunk.holds_change) {
         chunk.offsets.assign(moved.begin(), moved.end());
         push(std::move(chunk));
     }
     chunk = Chunk{};
     moved.clear();
+}
+
+bool KafkaConsumer::pause_for_change(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved) {
+    hand_on(chunk, moved);
     auto schemas = settings_.gate->pause(settings_.share, handed_on_, stop_, seen_epoch_);
     if (!schemas) return false;
     decoder_.restore(*schemas);

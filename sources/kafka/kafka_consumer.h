@@ -160,8 +160,10 @@ class KafkaConsumer final : private SchemaChanges {
     // Split readers: schema changes (pipeline/connector/schema_change_gate.h).
     bool begin() override;
     void changed(TableId table, const Schema& schema) override;
-    /// Another reader's change is in progress: hands on `chunk` (what was built so far, with
-    /// `moved`'s offsets), waits for the change and takes its schemas. False when stopping.
+    /// Pushes `chunk` with `moved`'s offsets, when it holds anything, and starts the next.
+    void hand_on(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved);
+    /// Another reader's change is in progress: hands on what was built so far, waits for the
+    /// change and takes its schemas. False when stopping.
     bool pause_for_change(Chunk& chunk, std::map<PartitionKey, std::int64_t>& moved);
     /// Before a message or a poll: pauses when another reader's change began since the last
     /// look. False when stopping.

@@ -84,7 +84,6 @@ KafkaSplitReader::KafkaSplitReader(ConsumerSettings settings, const SourceState&
                                    std::shared_ptr<RowBufferReturn> row_buffers,
                                    std::shared_ptr<SplitHandOff> hand_off)
     : settings_(std::move(settings)),
-      restored_(restored),
       metrics_(metrics),
       row_buffers_(std::move(row_buffers)),
       hand_off_(std::move(hand_off)) {
@@ -113,8 +112,9 @@ asio::awaitable<void> KafkaSplitReader::run(SourceOutput& output) {
     auto executor = co_await asio::this_coro::executor;
     wake_timer_ = std::make_shared<asio::steady_timer>(executor);
     std::weak_ptr<asio::steady_timer> timer = wake_timer_;
+    // Its partitions' restored offsets; the schemas come from the gate (SchemaChangeGate::join).
     consumer_ = std::make_unique<KafkaConsumer>(
-        settings_, restored_, executor,
+        settings_, SourceState{state_.offsets, {}}, executor,
         [timer] {
             if (auto t = timer.lock()) t->cancel();
         },

@@ -66,7 +66,6 @@ class KafkaSplitReader final : public SourceReader {
 
   private:
     ConsumerSettings settings_;
-    SourceState restored_;
     ReaderState state_;                          // as of the last chunk emitted
     std::map<TableId, std::size_t> changed_at_;  // state_.changed's index of a table
     metrics::ConnectorMetrics& metrics_;
