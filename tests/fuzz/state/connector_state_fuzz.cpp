@@ -2,7 +2,8 @@
 // the decoder: the Kafka source's offsets and inferred schemas, the Kafka sink's writer state,
 // dingtalk-cdc's splits, oss-cdc's phases, the schema lists every sink writer and the schema
 // operator restore, the file sink's committed position, and the transform's upstream schemas
-// (bound again to its rules on restore), and the postgres source's position. Each refuses the bytes
+// (bound again to its rules on restore), the postgres source's position, and a Kafka split
+// reader's state (its offsets and numbered schemas, merged at each barrier). Each refuses the bytes
 // with its own error or decodes a state that encodes and decodes back to itself.
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "sinks/kafka/transactions.h"
 #include "sources/dingtalk/state_codec.h"
 #include "sources/kafka/offsets_state.h"
+#include "sources/kafka/split_reader.h"
 #include "sources/oss/mns_reader.h"
 #include "sources/oss/polling_state.h"
 #include "sources/oss/snapshot_reader.h"
@@ -84,7 +86,7 @@ void transform_state(std::string_view state) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-    switch (data[0] % 8) {
+    switch (data[0] % 9) {
         case 0:
             try {
                 auto blob = kafka::encode_state(kafka::decode_state(bytes));
@@ -134,6 +136,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         case 6:
             transform_state(bytes);
+            break;
+        case 8:
+            try {
+                auto blob = kafka::encode_reader_state(kafka::decode_reader_state(bytes));
+                check(kafka::encode_reader_state(kafka::decode_reader_state(blob)) == blob);
+            } catch (const std::runtime_error&) {
+            }
             break;
         default:
             try {
