@@ -259,3 +259,44 @@ def test_split_readers_commit_every_partition_to_the_group(kafka_broker, cdcd, t
     ends = kafka_broker.end_offsets(topic)
     wait_for(lambda: kafka_broker.committed_offsets(group, topic) == ends, timeout=30, what="commits")
     assert "kafka source: 2 consumers" in run.log_text()
+
+
+def test_partitions_added_mid_run_are_shared_out_and_resumed(kafka_broker, cdcd, tmp_path):
+    # A topic grows from 2 to 6 partitions while the split source runs: each new partition is
+    # found by the reader whose share it is, read from its start, and its offset is in the
+    # checkpoint, so a restart after SIGTERM neither repeats nor loses any of its messages.
+    from confluent_kafka.admin import NewPartitions
+
+    topic = unique("split_grow")
+    kafka_broker.create_topic(topic, partitions=2)
+    good = '{"before":null,"after":{"id":%d},"op":"c","source":{"db":"app","table":"t"}}'
+
+    def produce(ids, partitions):
+        kafka_broker.produce(topic, [{"value": good % i, "partition": i % partitions} for i in ids])
+
+    produce(range(0, 200), 2)
+    out = tmp_path / "out.jsonl"
+    name = unique("split_grow")
+    yaml = pipeline(kafka_broker, topic, out, bounded=False, name=name).replace(
+        "  scan.startup.mode: earliest-offset",
+        "  scan.startup.mode: earliest-offset\n  scan.partition-discovery.interval: 300ms")
+
+    def ids():
+        return sorted(d["after"]["id"] for o in outputs(out) for d in o)
+
+    run = cdcd(yaml)
+    run.start()
+    wait_for(lambda: ids() == list(range(200)), timeout=60, what="the first 200 rows")
+    for f in kafka_broker.admin().create_partitions([NewPartitions(topic, 6)]).values():
+        f.result(timeout=30)
+    wait_for(lambda: len(kafka_broker.end_offsets(topic)) == 6, timeout=30, what="6 partitions")
+    produce(range(200, 800), 6)
+    wait_for(lambda: ids() == list(range(800)), timeout=60, what="rows of the new partitions")
+    assert run.stop() == 0
+    produce(range(800, 1100), 6)
+    again = cdcd(yaml.replace("scan.startup.mode: earliest-offset",
+                              "scan.startup.mode: earliest-offset\n  scan.bounded.mode: latest-offset"))
+    again.state = run.state
+    again.run(timeout=120)
+    assert ids() == list(range(1100))
+    assert "kafka source: 2 consumers" in run.log_text()
