@@ -260,6 +260,10 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
         ctx_.row = row.view();
         ctx_.op_string = op;
         std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
+        if (b.keeps(row.view())) {  // `*` alone: the row is its own projection
+            rows_in_place_ = true;
+            return;
+        }
         try {
             if (!b.assembles_in_place()) {
                 rows_need_spares_ = true;
@@ -387,8 +391,15 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         auto passes = [&] { return !filtered || pass_[verdict++]; };
         // A row to project; one the filter saw (its verdict `seen`) is taken from the filter's
         // rows, already fetched.
+        // `*` alone: rows of the upstream arity are their own projections (else one by one).
+        const bool identity = b.is_identity();
+        bool kept_as_is = true;
         auto project = [&](const std::optional<Row>& row, std::size_t seen, const char* op,
                            const EventMeta* meta) {
+            if (identity) {
+                kept_as_is = kept_as_is && b.keeps(row->view());
+                return;
+            }
             if (filtered)
                 project_rows_.add_fetched(filter_rows_.rows[seen], op, meta);
             else
@@ -431,6 +442,7 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             }
             actions_.push_back(action);
         }
+        if (identity && !kept_as_is) return first;
         // 3. The computed columns.
         n = project_rows_.size();
         values_.resize(b.computed_count() * n);
@@ -452,12 +464,17 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
     std::size_t next = 0;
     const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
-    const bool in_place = b.assembles_in_place();
+    const bool identity = b.is_identity();
+    const bool in_place = b.assembles_in_place() || identity;
     (in_place ? rows_in_place_ : rows_need_spares_) = true;
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
         const auto action = static_cast<RunAction>(actions_[k - first]);
         if (action == kDrop) continue;
+        if (identity) {  // every row of the run is its own projection (step 2)
+            finish(e, action, st, out);
+            continue;
+        }
         // The rows this event's projection replaces: an update's old and new, else one.
         std::optional<Row>* targets[2] = {nullptr, nullptr};
         switch (action) {
@@ -497,16 +514,21 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
                 replace(*targets[t], std::move(projected[t]));
         }
         next += count;
-        if (action == kBeforeOnly) {
-            e.op = OpType::Delete;
-            retire(e.after);
-        } else if (action == kAfterOnly) {
-            e.op = OpType::Insert;
-            retire(e.before);
-        }
-        emit(e, st, out);
+        finish(e, action, st, out);
     }
     return last;
+}
+
+void TransformOperator::finish(DataChangeEvent& e, std::uint8_t action, const TableState& st,
+                               EventBatch& out) {
+    if (action == kBeforeOnly) {
+        e.op = OpType::Delete;
+        retire(e.after);
+    } else if (action == kAfterOnly) {
+        e.op = OpType::Insert;
+        retire(e.before);
+    }
+    emit(e, st, out);
 }
 
 void TransformOperator::emit(DataChangeEvent& e, const TableState& st, EventBatch& out) {

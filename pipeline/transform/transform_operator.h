@@ -145,6 +145,9 @@ class TransformOperator {
                                    TableState& st, EventBatch& out);
     // Hands a transformed event on (as an insert under SOFT_DELETE when it deletes).
     void emit(DataChangeEvent& e, const TableState& st, EventBatch& out);
+    /// An event of a run whose rows are projected: turned into what `action` (a RunAction of
+    /// transform_together) says, then emitted.
+    void finish(DataChangeEvent& e, std::uint8_t action, const TableState& st, EventBatch& out);
     // Drops an image the transform does not pass on, retiring its row (see process()).
     void retire(std::optional<Row>& row);
     // Replaces `row` by its projection, retiring the input row (see process()).

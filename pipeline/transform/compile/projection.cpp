@@ -200,6 +200,7 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     in_place_ = prefix_ > 0 && (fields_.size() + 63) / 64 == (upstream_arity + 63) / 64;
     for (std::size_t i = prefix_; i < fields_.size(); ++i)
         if (fields_[i].copy_from >= 0) in_place_ = false;
+    identity_ = prefix_ == upstream_arity && fields_.size() == upstream_arity;
 }
 
 static_assert(std::is_trivially_destructible_v<Datum>);

@@ -63,6 +63,11 @@ class BoundProjection {
     /// Whether assemble_in_place may succeed: the output is every upstream column in order
     /// (a leading `*`), then computed columns only, and needs no more words of NULL bits.
     bool assembles_in_place() const { return in_place_; }
+    /// Whether the output is every upstream column in order and nothing else (`*` alone): a
+    /// row of the upstream arity is its own projection, and is left as it is.
+    bool is_identity() const { return identity_; }
+    /// Whether `row` is its own projection (is_identity(), and it has the upstream arity).
+    bool keeps(RowView row) const { return identity_ && row.arity() == upstream_arity_; }
     /// The bytes the computed values of each of the n input rows (computed column k of row i at
     /// values[k * n + i]) add to its variable part, into bytes[i], a column at a time; past any
     /// capacity when a computed string points into that row's fixed part.
@@ -128,6 +133,7 @@ class BoundProjection {
     mutable std::vector<Datum> values_;  // computed values of the row being projected
     bool in_batches_ = false;            // evaluates_in_batches()
     bool in_place_ = false;              // assembles_in_place()
+    bool identity_ = false;              // is_identity()
 };
 
 }  // namespace cdcd::transform

@@ -467,6 +467,61 @@ Row project_one(const std::string& projection, Row input,
 
 }  // namespace
 
+TEST_CASE("`*` alone passes every row as it came, in batches and one by one") {
+    // Rows laid out in other orders, and with stale bytes, keep their buffers and bytes: `*`
+    // alone rewrites nothing, whichever way the events are transformed. A filter still splits
+    // an update whose images it judges apart.
+    for (bool in_batches : {true, false}) {
+        CAPTURE(in_batches);
+        config::Diagnostics diags;
+        auto op = TransformOperator::create({rule(kMixed.str(), "*", "id > 10")}, "UTC", diags);
+        REQUIRE(diags.ok());
+        op->evaluate_in_batches(in_batches);
+        EventBatch create, out;
+        create.push_back(Event(CreateTableEvent{kMixed, mixed()}));
+        op->process(create, out);
+        MixedValues v{11, "alice", 2.5, "hello world", Timestamp{1700000000123, 456}, 12345};
+        RowBuilder stale(6);
+        stale.set_string(1, "stale bytes");
+        stale.set_null(1);
+        stale.set_long(0, 12);
+        stale.set_string(3, "note");
+        std::vector<Row> rows;
+        rows.push_back(mixed_row(v, {5, 4, 3, 2, 1, 0}));
+        rows.push_back(std::move(stale).build());
+        MixedValues low = v;
+        low.id = 3;
+        rows.push_back(mixed_row(low));
+        rows.push_back(mixed_row(v, {0, 3, 1, 2, 5, 4}));
+        const std::vector<Row> sent = rows;
+        std::vector<const char*> buffers;
+        for (const Row& r : rows) buffers.push_back(r.bytes().data());
+        EventBatch batch;
+        batch.push_back(Event(DataChangeEvent::insert(kMixed, std::move(rows[0]))));
+        batch.push_back(Event(DataChangeEvent::insert(kMixed, std::move(rows[1]))));
+        // id 3 fails the filter, id 11 passes: the update becomes an insert of its new image.
+        batch.push_back(
+            Event(DataChangeEvent::update(kMixed, std::move(rows[2]), std::move(rows[3]))));
+        TransformOperator::RowBuffers handed_back;
+        op->process_in_place(batch, &handed_back);
+        REQUIRE(batch.size() == 3);
+        const auto& first = std::get<DataChangeEvent>(batch[0]);
+        const auto& second = std::get<DataChangeEvent>(batch[1]);
+        const auto& third = std::get<DataChangeEvent>(batch[2]);
+        CHECK(*first.after == sent[0]);
+        CHECK(first.after->bytes().data() == buffers[0]);
+        CHECK(*second.after == sent[1]);
+        CHECK(second.after->bytes().data() == buffers[1]);
+        CHECK(third.op == OpType::Insert);
+        CHECK(!third.before);
+        CHECK(*third.after == sent[3]);
+        CHECK(third.after->bytes().data() == buffers[3]);
+        CHECK(op->rows_in_place());                // the written rows go back to the source
+        REQUIRE(handed_back.retired.size() == 1);  // the update's old image
+        CHECK(handed_back.retired[0] == sent[2]);
+    }
+}
+
 TEST_CASE("projected rows have the bytes RowBuilder writes, whatever the input's layout") {
     MixedValues full{7, "alice", 2.5, "hello world", Timestamp{1700000000123, 456}, 12345};
     MixedValues sparse{8, nullptr, std::nullopt, "n", std::nullopt, -5};
