@@ -118,6 +118,13 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
         co_await send_piece(lanes_.size() == 1 ? 0 : kEveryLane, std::move(element), true);
         co_return;
     }
+    if (std::all_of(batch->begin(), batch->end(), [](const Event& event) {
+            return std::holds_alternative<DataChangeEvent>(event);
+        })) {
+        // One run (the usual batch): sent as it is, without moving each event into a piece.
+        co_await send_piece(kAnyLane, std::move(element), true);
+        co_return;
+    }
     // Runs of data change events, each to a lane with room for it; any other event to every
     // lane.
     std::vector<std::pair<bool, EventBatch>> pieces;  // (to every lane, events)
