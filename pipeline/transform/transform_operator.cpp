@@ -264,6 +264,11 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             rows_in_place_ = true;
             return;
         }
+        if (b.can_compact(row.bytes())) {  // some columns in order: written over the row
+            rows_in_place_ = true;
+            b.compact_in_place(slot->bytes_for_rewrite());
+            return;
+        }
         try {
             if (!b.assembles_in_place()) {
                 rows_need_spares_ = true;
@@ -465,7 +470,8 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     std::size_t next = 0;
     const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
     const bool identity = b.is_identity();
-    const bool in_place = b.assembles_in_place() || identity;
+    const bool compacts = b.compacts_in_place();
+    const bool in_place = b.assembles_in_place() || identity || compacts;
     (in_place ? rows_in_place_ : rows_need_spares_) = true;
     for (std::size_t k = first; k < last; ++k) {
         DataChangeEvent& e = data(k);
@@ -498,7 +504,9 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             for (std::size_t t = 0; t < count; ++t) {
                 const std::size_t i = next + t;
                 const Datum* v = computed ? values_.data() + i : nullptr;
-                if (in_place)
+                if (compacts)
+                    sizes[t] = b.can_compact((*targets[t])->bytes()) ? 1 : 0;
+                else if (in_place)
                     sizes[t] = b.in_place_size((*targets[t])->bytes(), computed_bytes_[i]);
                 if (sizes[t] == 0) projected[t] = b.assemble(project_rows_.rows[i], v, n, spare);
             }
@@ -507,7 +515,9 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         }
         for (std::size_t t = 0; t < count; ++t) {
             const std::size_t i = next + t;
-            if (sizes[t])
+            if (sizes[t] && compacts)
+                b.compact_in_place((*targets[t])->bytes_for_rewrite());
+            else if (sizes[t])
                 b.assemble_in_place((*targets[t])->bytes_for_rewrite(), sizes[t],
                                     computed ? values_.data() + i : nullptr, n);
             else

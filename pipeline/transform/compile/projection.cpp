@@ -201,6 +201,14 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     for (std::size_t i = prefix_; i < fields_.size(); ++i)
         if (fields_[i].copy_from >= 0) in_place_ = false;
     identity_ = prefix_ == upstream_arity && fields_.size() == upstream_arity;
+    compacts_ = !identity_ && computed_.empty() && !fields_.empty();
+    for (std::size_t i = 0; compacts_ && i < fields_.size(); ++i)
+        compacts_ = fields_[i].copy_from >= 0 &&
+                    (i == 0 || fields_[i].copy_from > fields_[i - 1].copy_from);
+    if (compacts_) {
+        kept_slots_.resize(fields_.size());
+        kept_nulls_.resize(fields_.size());
+    }
 }
 
 static_assert(std::is_trivially_destructible_v<Datum>);

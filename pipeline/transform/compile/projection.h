@@ -82,6 +82,15 @@ class BoundProjection {
     /// `size`, from in_place_size: no allocation, so it cannot fail.
     void assemble_in_place(std::string& buf, std::size_t size, const Datum* values,
                            std::size_t stride) const noexcept;
+    /// Whether the output is some of the upstream columns, in their upstream order, and nothing
+    /// else (`id, name`): such a row is written over its input row by moving bytes down.
+    bool compacts_in_place() const { return compacts_; }
+    /// Whether `own` (an input row's bytes) can be compacted: compacts_in_place(), the upstream
+    /// arity, and the kept fields' variable bytes in field order, apart, past the fixed part.
+    bool can_compact(const std::string& own) const;
+    /// Writes the projected row over `own`, for which can_compact() held: its bytes are those
+    /// RowBuilder would write for the output row. No allocation, so it cannot fail.
+    void compact_in_place(std::string& own) const noexcept;
     /// The expression text of the column or filter being evaluated when an EvalError happened.
     const std::string& current_text() const { return *current_; }
 
@@ -134,6 +143,11 @@ class BoundProjection {
     bool in_batches_ = false;            // evaluates_in_batches()
     bool in_place_ = false;              // assembles_in_place()
     bool identity_ = false;              // is_identity()
+    bool compacts_ = false;              // compacts_in_place()
+    // compact_in_place's copy of the kept fields' NULL bits and slots, read before they are
+    // overwritten.
+    mutable std::vector<std::uint64_t> kept_slots_;
+    mutable std::vector<std::uint8_t> kept_nulls_;
 };
 
 }  // namespace cdcd::transform

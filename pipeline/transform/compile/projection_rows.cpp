@@ -223,6 +223,65 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
     return Row(std::move(buf));
 }
 
+// Compacting: the kept fields' variable bytes move down in field order, each to where the
+// ones before it end, which is never past where it starts (the output's fixed part is smaller,
+// and no bytes are added); the NULL bits and slots, read first, are then written anew.
+bool BoundProjection::can_compact(const std::string& own) const {
+    if (!compacts_ || own.size() < RowView::fixed_size(upstream_arity_)) return false;
+    std::uint32_t arity;
+    std::memcpy(&arity, own.data(), 4);
+    if (arity != upstream_arity_) return false;
+    const char* const nulls = own.data() + 8;
+    const char* const slots = nulls + ((upstream_arity_ + 63) / 64) * 8;
+    std::size_t end = RowView::fixed_size(upstream_arity_);  // where the last field read ends
+    for (const OutField& f : fields_) {
+        if (!f.variable) continue;
+        const auto j = static_cast<std::size_t>(f.copy_from);
+        if ((load64(nulls + (j / 64) * 8) >> (j % 64)) & 1) continue;
+        const std::uint64_t ref = load64(slots + j * 8);
+        const std::size_t at = ref >> 32, n = static_cast<std::uint32_t>(ref);
+        if (at < end || at > own.size() || n > own.size() - at) return false;
+        end = at + n;
+    }
+    return true;
+}
+
+void BoundProjection::compact_in_place(std::string& own) const noexcept {
+    char* const base = own.data();
+    const char* const in_nulls = base + 8;
+    const char* const in_slots = in_nulls + ((upstream_arity_ + 63) / 64) * 8;
+    const std::size_t arity = fields_.size();
+    for (std::size_t i = 0; i < arity; ++i) {
+        const auto j = static_cast<std::size_t>(fields_[i].copy_from);
+        kept_nulls_[i] =
+            static_cast<std::uint8_t>((load64(in_nulls + (j / 64) * 8) >> (j % 64)) & 1);
+        kept_slots_[i] = load64(in_slots + j * 8);
+    }
+    const std::size_t words = (arity + 63) / 64;
+    char* const nulls = base + 8;
+    char* const slots = nulls + words * 8;
+    std::size_t cursor = RowView::fixed_size(arity);
+    for (std::size_t i = 0; i < arity; ++i) {  // the variable bytes first: they move down
+        if (kept_nulls_[i] || !fields_[i].variable) continue;
+        const std::uint64_t ref = kept_slots_[i];
+        const std::size_t n = static_cast<std::uint32_t>(ref);
+        if (n) std::memmove(base + cursor, base + (ref >> 32), n);
+        kept_slots_[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
+        cursor += n;
+    }
+    store64(base, arity);  // the arity, then four unused bytes that are zero
+    for (std::size_t w = 0; w < words; ++w) store64(nulls + w * 8, 0);
+    for (std::size_t i = 0; i < arity; ++i) {
+        if (kept_nulls_[i]) {
+            store64(nulls + (i / 64) * 8, load64(nulls + (i / 64) * 8) | (1ULL << (i % 64)));
+            store64(slots + i * 8, 0);  // a NULL field's slot is zero
+        } else {
+            store64(slots + i * 8, kept_slots_[i]);
+        }
+    }
+    set_size_within_capacity(own, cursor);
+}
+
 // In place, the row is rewritten from its own bytes: the variable part moves up by the size of
 // the new slots, the computed fields' bytes follow it. Everything a computed value may point
 // into (the row's variable part, constants, node state, the arena) outlives the rewrite, and a

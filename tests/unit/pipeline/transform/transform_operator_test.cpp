@@ -522,6 +522,80 @@ TEST_CASE("`*` alone passes every row as it came, in batches and one by one") {
     }
 }
 
+TEST_CASE("some columns in their order are written over the input row, as RowBuilder writes them") {
+    MixedValues full{7, "alice", 2.5, "hello world", Timestamp{1700000000123, 456}, 12345};
+    MixedValues sparse{8, nullptr, std::nullopt, "n", std::nullopt, -5};
+    struct Case {
+        const char* projection;
+        std::vector<int> kept;  // upstream positions, in order
+    };
+    for (bool in_batches : {true, false}) {
+        for (const auto& v : {full, sparse}) {
+            for (const Case& c :
+                 {Case{"id, note, dec", {0, 3, 5}}, Case{"name, ts", {1, 4}}, Case{"note", {3}},
+                  Case{"id", {0}}, Case{"id, name, amount, note, ts", {0, 1, 2, 3, 4}}}) {
+                CAPTURE(in_batches, c.projection, v.id);
+                RowBuilder want(c.kept.size());
+                for (std::size_t i = 0; i < c.kept.size(); ++i) {
+                    switch (c.kept[i]) {
+                        case 0:
+                            want.set_long(i, v.id);
+                            break;
+                        case 1:
+                            if (v.name) want.set_string(i, v.name);
+                            break;
+                        case 2:
+                            if (v.amount) want.set_double(i, *v.amount);
+                            break;
+                        case 3:
+                            if (v.note) want.set_string(i, v.note);
+                            break;
+                        case 4:
+                            if (v.ts) want.set_timestamp(i, *v.ts);
+                            break;
+                        case 5:
+                            if (v.dec) want.set_decimal(i, Decimal{*v.dec});
+                            break;
+                    }
+                }
+                const Row expected = std::move(want).build();
+                // In field order: written over the row itself. In another order, and with stale
+                // bytes: into another buffer. The bytes are the same either way.
+                RowBuilder stale(6);
+                stale.set_string(3, "stale bytes");
+                stale.set_null(3);
+                Row rows[3] = {mixed_row(v), mixed_row(v, {5, 4, 3, 2, 1, 0}),
+                               mixed_row(v, {0, 3, 1, 2, 5, 4})};
+                for (std::size_t r = 0; r < 3; ++r) {
+                    config::Diagnostics diags;
+                    auto op =
+                        TransformOperator::create({rule(kMixed.str(), c.projection)}, "UTC", diags);
+                    REQUIRE(diags.ok());
+                    op->evaluate_in_batches(in_batches);
+                    EventBatch create, out;
+                    create.push_back(Event(CreateTableEvent{kMixed, mixed()}));
+                    op->process(create, out);
+                    const char* buffer = rows[r].bytes().data();
+                    EventBatch batch;
+                    batch.push_back(Event(DataChangeEvent::insert(kMixed, rows[r])));
+                    batch.push_back(Event(DataChangeEvent::insert(kMixed, std::move(rows[r]))));
+                    TransformOperator::RowBuffers handed_back;
+                    op->process_in_place(batch, &handed_back);
+                    REQUIRE(batch.size() == 2);
+                    const auto& second = std::get<DataChangeEvent>(batch[1]);
+                    CHECK(*std::get<DataChangeEvent>(batch[0]).after == expected);
+                    CHECK(*second.after == expected);
+                    if (r == 0) {
+                        CHECK(second.after->bytes().data() == buffer);
+                        CHECK(op->rows_in_place());
+                        CHECK(handed_back.retired.empty());
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("projected rows have the bytes RowBuilder writes, whatever the input's layout") {
     MixedValues full{7, "alice", 2.5, "hello world", Timestamp{1700000000123, 456}, 12345};
     MixedValues sparse{8, nullptr, std::nullopt, "n", std::nullopt, -5};
