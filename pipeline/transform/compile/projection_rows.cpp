@@ -250,33 +250,38 @@ void BoundProjection::compact_in_place(std::string& own) const noexcept {
     char* const base = own.data();
     const char* const in_nulls = base + 8;
     const char* const in_slots = in_nulls + ((upstream_arity_ + 63) / 64) * 8;
+    // The plan in locals: the row's bytes are written through a char*, which may alias this
+    // object, so its vectors' bounds would be read again after every field written.
+    const OutField* const fields = fields_.data();
+    std::uint64_t* const kept_slots = kept_slots_.data();
+    std::uint8_t* const kept_nulls = kept_nulls_.data();
     const std::size_t arity = fields_.size();
     for (std::size_t i = 0; i < arity; ++i) {
-        const auto j = static_cast<std::size_t>(fields_[i].copy_from);
-        kept_nulls_[i] =
+        const auto j = static_cast<std::size_t>(fields[i].copy_from);
+        kept_nulls[i] =
             static_cast<std::uint8_t>((load64(in_nulls + (j / 64) * 8) >> (j % 64)) & 1);
-        kept_slots_[i] = load64(in_slots + j * 8);
+        kept_slots[i] = load64(in_slots + j * 8);
     }
     const std::size_t words = (arity + 63) / 64;
     char* const nulls = base + 8;
     char* const slots = nulls + words * 8;
     std::size_t cursor = RowView::fixed_size(arity);
     for (std::size_t i = 0; i < arity; ++i) {  // the variable bytes first: they move down
-        if (kept_nulls_[i] || !fields_[i].variable) continue;
-        const std::uint64_t ref = kept_slots_[i];
+        if (kept_nulls[i] || !fields[i].variable) continue;
+        const std::uint64_t ref = kept_slots[i];
         const std::size_t n = static_cast<std::uint32_t>(ref);
         if (n) std::memmove(base + cursor, base + (ref >> 32), n);
-        kept_slots_[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
+        kept_slots[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
         cursor += n;
     }
     store64(base, arity);  // the arity, then four unused bytes that are zero
     for (std::size_t w = 0; w < words; ++w) store64(nulls + w * 8, 0);
     for (std::size_t i = 0; i < arity; ++i) {
-        if (kept_nulls_[i]) {
+        if (kept_nulls[i]) {
             store64(nulls + (i / 64) * 8, load64(nulls + (i / 64) * 8) | (1ULL << (i % 64)));
             store64(slots + i * 8, 0);  // a NULL field's slot is zero
         } else {
-            store64(slots + i * 8, kept_slots_[i]);
+            store64(slots + i * 8, kept_slots[i]);
         }
     }
     set_size_within_capacity(own, cursor);
