@@ -289,7 +289,12 @@ def test_partitions_added_mid_run_are_shared_out_and_resumed(kafka_broker, cdcd,
     wait_for(lambda: ids() == list(range(200)), timeout=60, what="the first 200 rows")
     for f in kafka_broker.admin().create_partitions([NewPartitions(topic, 6)]).values():
         f.result(timeout=30)
-    wait_for(lambda: len(kafka_broker.end_offsets(topic)) == 6, timeout=30, what="6 partitions")
+
+    def six_partitions_with_leaders():
+        d = kafka_broker.describe_topic(topic)
+        return len(d) == 6 and all(p["leader"] >= 0 for p in d.values())
+
+    wait_for(six_partitions_with_leaders, timeout=30, what="6 partitions with leaders")
     produce(range(200, 800), 6)
     wait_for(lambda: ids() == list(range(800)), timeout=60, what="rows of the new partitions")
     assert run.stop() == 0
