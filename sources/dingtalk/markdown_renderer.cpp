@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -57,12 +58,22 @@ std::int64_t get_int(element e, std::string_view key, std::int64_t fallback) {
     double d = 0;
     std::string_view s;
     if (!v.get(i)) return i;
-    if (!v.get(d)) return static_cast<std::int64_t>(d);
+    if (!v.get(d)) {
+        // A number past the 64-bit range (or NaN) has no integer value: converting it is
+        // undefined behaviour, so it counts as absent.
+        constexpr double kLimit = 9223372036854775808.0;  // 2^63
+        if (d >= -kLimit && d < kLimit) return static_cast<std::int64_t>(d);
+        return fallback;
+    }
     if (!v.get(s)) {
         std::string digits;
         for (char c : s)
             if (c >= '0' && c <= '9') digits.push_back(c);
-        if (!digits.empty()) return std::atoll(digits.c_str());
+        std::int64_t parsed = 0;
+        const char* end = digits.data() + digits.size();
+        // (std::atoll's result past the range is undefined; from_chars reports it.)
+        if (!digits.empty() && std::from_chars(digits.data(), end, parsed).ec == std::errc{})
+            return parsed;
     }
     return fallback;
 }

@@ -124,3 +124,21 @@ TEST_CASE("a table's declared colSize pads its rows, but a huge one renders only
         R"([{"blockType":"table","table":{"colSize":60001,"cells":[["x"],["y"]]}}])");
     CHECK(over == "| x |\n| --- |\n| y |\n");
 }
+
+// Found by fuzz_dingtalk_markdown (a CI run): a colSize of 8.9e180, a number past the 64-bit
+// range, was converted to an integer (undefined behaviour, which UBSan aborts on); a digit string
+// past the range went through std::atoll (undefined too). Both now count as no colSize.
+TEST_CASE("a colSize past the 64-bit range counts as none") {
+    const std::string row_of_two = "| h1 | h2 |\n| --- | --- |\n";
+    CHECK(render_markdown(R"([{"blockType":"table","table":{"colSize":8.8e180,)"
+                          R"("cells":[["h1","h2"]]}}])") == row_of_two);
+    CHECK(render_markdown(R"([{"blockType":"table","table":{"colSize":-1e300,)"
+                          R"("cells":[["h1","h2"]]}}])") == row_of_two);
+    CHECK(render_markdown(R"([{"blockType":"table","table":{"colSize":"99999999999999999999999",)"
+                          R"("cells":[["h1","h2"]]}}])") == row_of_two);
+    // In range, as before.
+    CHECK(render_markdown(R"([{"blockType":"table","table":{"colSize":3.0,"cells":[["h1"]]}}])") ==
+          "| h1 |  |  |\n| --- | --- | --- |\n");
+    CHECK(render_markdown(R"([{"blockType":"table","table":{"colSize":"3","cells":[["h1"]]}}])") ==
+          "| h1 |  |  |\n| --- | --- | --- |\n");
+}
