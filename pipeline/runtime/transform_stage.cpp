@@ -23,6 +23,13 @@ constexpr std::size_t kChannelCapacity = 1;
 constexpr std::size_t kMaxSpareRowBytes = 1024;
 constexpr std::size_t kMaxSpareRows = 16384;
 
+// Whether `batch` holds data changes only (no schema change).
+bool holds_data_only(const EventBatch& batch) {
+    return std::all_of(batch.begin(), batch.end(), [](const Event& event) {
+        return std::holds_alternative<DataChangeEvent>(event);
+    });
+}
+
 }  // namespace
 
 TransformStage::Lane::Lane(asio::io_context& loop, const LaneParts& parts)
@@ -118,11 +125,9 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
         co_await send_piece(lanes_.size() == 1 ? 0 : kEveryLane, std::move(element), true);
         co_return;
     }
-    if (std::all_of(batch->begin(), batch->end(), [](const Event& event) {
-            return std::holds_alternative<DataChangeEvent>(event);
-        })) {
+    if (holds_data_only(*batch)) {
         // One run (the usual batch): sent as it is, without moving each event into a piece.
-        co_await send_piece(kAnyLane, std::move(element), true);
+        co_await send_piece(kAnyLane, std::move(element), true, true);
         co_return;
     }
     // Runs of data change events, each to a lane with room for it; any other event to every
@@ -141,22 +146,22 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
     for (std::size_t k = 0; k < pieces.size(); ++k) {
         auto& [every, events] = pieces[k];
         co_await send_piece(every ? kEveryLane : kAnyLane, StreamElement(std::move(events)),
-                            k + 1 == pieces.size());
+                            k + 1 == pieces.size(), !every);
     }
 }
 
 asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement element,
-                                                 bool last_of_element) {
+                                                 bool last_of_element,
+                                                 std::optional<bool> data_only) {
+    // Whether a batch holds data changes only is asked here, where the source just wrote its
+    // events, not on the lane, where the first read of each would wait for memory.
+    if (!data_only) {
+        const auto* batch = std::get_if<EventBatch>(&element);
+        data_only = batch && holds_data_only(*batch);
+    }
     // The spare buffers go with the first Work made (the later ones swap in an empty vector).
-    auto work_of = [this](StreamElement e, bool offer_to_taps) {
-        // Whether a batch holds data changes only is asked here, where the source just wrote
-        // its events, not on the lane, where the first read of each would wait for memory.
-        const auto* batch = std::get_if<EventBatch>(&e);
-        const bool data_only =
-            batch && std::all_of(batch->begin(), batch->end(), [](const Event& event) {
-                return std::holds_alternative<DataChangeEvent>(event);
-            });
-        Work work{std::move(e), {}, offer_to_taps, data_only};
+    auto work_of = [this, data_only](StreamElement e, bool offer_to_taps) {
+        Work work{std::move(e), {}, offer_to_taps, *data_only};
         work.written_rows.swap(written_rows_);
         return work;
     };

@@ -135,8 +135,11 @@ class TransformStage {
 
     boost::asio::awaitable<void> run(Lane& lane);  // a lane's thread's loop
     /// Sends a piece of an element to `lane`, to every lane, or to any lane with room.
+    /// `data_only`: whether it is a batch of data changes only, when the caller knows (else it
+    /// is found here).
     boost::asio::awaitable<void> send_piece(std::size_t lane, StreamElement element,
-                                            bool last_of_element);
+                                            bool last_of_element,
+                                            std::optional<bool> data_only = std::nullopt);
     void note_piece_sent(PieceSent piece);  // and counts a run sent to one lane
     /// The next result of `lane`, its input rows returned home.
     boost::asio::awaitable<Transformed> receive_from(std::size_t lane);

@@ -362,6 +362,8 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         return Selection(all_rows_.data(), n);
     };
     std::size_t n = 0;  // rows to project
+    // `*` alone: rows of the upstream arity are their own projections (else one by one).
+    const bool identity = b.is_identity();
     try {
         // 1. The filter, on the rows a row-by-row transform tests, in event order.
         if (b.has_filter()) {
@@ -396,8 +398,6 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         auto passes = [&] { return !filtered || pass_[verdict++]; };
         // A row to project; one the filter saw (its verdict `seen`) is taken from the filter's
         // rows, already fetched.
-        // `*` alone: rows of the upstream arity are their own projections (else one by one).
-        const bool identity = b.is_identity();
         bool kept_as_is = true;
         auto project = [&](const std::optional<Row>& row, std::size_t seen, const char* op,
                            const EventMeta* meta) {
@@ -469,7 +469,6 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
     std::vector<std::string>* spare = buffers_ ? &buffers_->spare : nullptr;
     std::size_t next = 0;
     const bool computed = b.computed_count() > 0;  // else values_ is empty: no pointer into it
-    const bool identity = b.is_identity();
     const bool compacts = b.compacts_in_place();
     const bool in_place = b.assembles_in_place() || identity || compacts;
     (in_place ? rows_in_place_ : rows_need_spares_) = true;

@@ -413,31 +413,35 @@ struct MixedValues {
     std::optional<__int128> dec;
 };
 
+// Sets upstream field `field` of `v` (0..5: id, name, amount, note, ts, dec) at position `at`,
+// unless it is NULL.
+void set_mixed_field(RowBuilder& b, std::size_t at, int field, const MixedValues& v) {
+    switch (field) {
+        case 0:
+            b.set_long(at, v.id);
+            break;
+        case 1:
+            if (v.name) b.set_string(at, v.name);
+            break;
+        case 2:
+            if (v.amount) b.set_double(at, *v.amount);
+            break;
+        case 3:
+            if (v.note) b.set_string(at, v.note);
+            break;
+        case 4:
+            if (v.ts) b.set_timestamp(at, *v.ts);
+            break;
+        case 5:
+            if (v.dec) b.set_decimal(at, Decimal{*v.dec});
+            break;
+    }
+}
+
 // Fields set in `order` (a permutation of 0..5), so the variable part is laid out in that order.
 Row mixed_row(const MixedValues& v, std::vector<int> order = {0, 1, 2, 3, 4, 5}) {
     RowBuilder b(6);
-    for (int i : order) {
-        switch (i) {
-            case 0:
-                b.set_long(0, v.id);
-                break;
-            case 1:
-                if (v.name) b.set_string(1, v.name);
-                break;
-            case 2:
-                if (v.amount) b.set_double(2, *v.amount);
-                break;
-            case 3:
-                if (v.note) b.set_string(3, v.note);
-                break;
-            case 4:
-                if (v.ts) b.set_timestamp(4, *v.ts);
-                break;
-            case 5:
-                if (v.dec) b.set_decimal(5, Decimal{*v.dec});
-                break;
-        }
-    }
+    for (int i : order) set_mixed_field(b, static_cast<std::size_t>(i), i, v);
     return std::move(b).build();
 }
 
@@ -536,28 +540,8 @@ TEST_CASE("some columns in their order are written over the input row, as RowBui
                   Case{"id", {0}}, Case{"id, name, amount, note, ts", {0, 1, 2, 3, 4}}}) {
                 CAPTURE(in_batches, c.projection, v.id);
                 RowBuilder want(c.kept.size());
-                for (std::size_t i = 0; i < c.kept.size(); ++i) {
-                    switch (c.kept[i]) {
-                        case 0:
-                            want.set_long(i, v.id);
-                            break;
-                        case 1:
-                            if (v.name) want.set_string(i, v.name);
-                            break;
-                        case 2:
-                            if (v.amount) want.set_double(i, *v.amount);
-                            break;
-                        case 3:
-                            if (v.note) want.set_string(i, v.note);
-                            break;
-                        case 4:
-                            if (v.ts) want.set_timestamp(i, *v.ts);
-                            break;
-                        case 5:
-                            if (v.dec) want.set_decimal(i, Decimal{*v.dec});
-                            break;
-                    }
-                }
+                for (std::size_t i = 0; i < c.kept.size(); ++i)
+                    set_mixed_field(want, i, c.kept[i], v);
                 const Row expected = std::move(want).build();
                 // In field order: written over the row itself. In another order, and with stale
                 // bytes: into another buffer. The bytes are the same either way.
