@@ -202,17 +202,27 @@ awaitable<bool> PipelineRuntime::Impl::process(StreamElement& element, EventBatc
 
 /// With a transform, one task hands the source's stream to the transform stage and another
 /// routes what comes out, so the loop routes and writes earlier batches while the transform
-/// thread works on later ones.
+/// thread works on later ones. The readers' barriers and ends enter the stage as they align.
 awaitable<void> PipelineRuntime::Impl::transform_feeder_task() {
     while (true) {
         auto [ec, received] = co_await source_channel.async_receive(asio::as_tuple(use_awaitable));
         if (ec) co_return;
         --queued[0];
-        StreamElement& element = received.element;
-        // (The source does not split into readers when there is a transform: start_readers.)
-        bool end = std::holds_alternative<EndOfInput>(element);
-        co_await transform_stage->send(std::move(element));
-        if (end) co_return;
+        std::vector<StreamElement> passed;
+        if (auto* batch = std::get_if<EventBatch>(&received.element)) {
+            mirror_schema_changes(*batch);
+            if (!readers.empty()) readers_of_transformed.push_back(received.reader);
+            passed.push_back(std::move(received.element));
+        } else if (readers.empty()) {
+            passed.push_back(std::move(received.element));
+        } else {
+            passed = align_readers(std::move(received.element));
+        }
+        for (StreamElement& element : passed) {
+            bool end = std::holds_alternative<EndOfInput>(element);
+            co_await transform_stage->send(std::move(element));
+            if (end) co_return;
+        }
     }
 }
 
@@ -222,8 +232,14 @@ awaitable<void> PipelineRuntime::Impl::transform_router_task() {
         TransformStage::Result result = co_await transform_stage->receive();
         if (auto* batch = std::get_if<EventBatch>(&result.element)) {
             co_await route(*batch, out);
+            if (!readers_of_transformed.empty()) {
+                std::size_t reader = readers_of_transformed.front();
+                readers_of_transformed.pop_front();
+                if (reader != SourceElement::kNoReader) reader_batch_routed(reader);
+            }
         } else if (auto* barrier = std::get_if<Barrier>(&result.element)) {
             co_await pass_barrier(*barrier, result.transform_state, result.dead_letters);
+            if (!readers.empty()) release_readers();  // every writer has it
         } else {
             co_await end_writers();
             co_return;

@@ -119,12 +119,8 @@ struct PipelineRuntime::Impl {
     /// The bad-record policy's stages: the source, each transform lane, each writer.
     class BadRecordStages final : public BadRecordHandlers {
       public:
-        BadRecordStages(const PipelinePlan& plan, metrics::Registry& registry) {
-            auto make = [&](const char* stage, const std::string& connector) {
-                return std::make_unique<BadRecordStage>(stage, connector, plan.settings.name,
-                                                        plan.bad_record_policy, registry,
-                                                        kMaxPendingDeadLetterBytes);
-            };
+        BadRecordStages(const PipelinePlan& plan, metrics::Registry& registry)
+            : plan_(plan), registry_(registry) {
             source_stage = make("source", plan.definition.source.type);
             const std::size_t lanes = plan.transform_lanes();  // reads the CPU limits
             for (std::size_t i = 0; i < lanes; ++i)
@@ -137,9 +133,25 @@ struct PipelineRuntime::Impl {
             return *writer_stages.at(static_cast<std::size_t>(index));
         }
 
+        /// A stage of the transform for one more operator (a source reader's).
+        BadRecordStage& add_transform_stage() {
+            transform_stages.push_back(make("transform", "transform"));
+            return *transform_stages.back();
+        }
+
         std::unique_ptr<BadRecordStage> source_stage;
-        std::vector<std::unique_ptr<BadRecordStage>> transform_stages;  // one per lane
+        // One per lane, then one per source reader that transforms (add_transform_stage).
+        std::vector<std::unique_ptr<BadRecordStage>> transform_stages;
         std::vector<std::unique_ptr<BadRecordStage>> writer_stages;
+
+      private:
+        std::unique_ptr<BadRecordStage> make(const char* stage, const std::string& connector) {
+            return std::make_unique<BadRecordStage>(stage, connector, plan_.settings.name,
+                                                    plan_.bad_record_policy, registry_,
+                                                    kMaxPendingDeadLetterBytes);
+        }
+        const PipelinePlan& plan_;
+        metrics::Registry& registry_;
     };
 
     void build();
@@ -197,6 +209,9 @@ struct PipelineRuntime::Impl {
     void reader_batch_routed(std::size_t index);
     /// Hands the readers the schema operator's unchanged routes when schemas have changed.
     void publish_routes();
+    /// The schema changes of `batch`, about to enter the transform stage, to each reader's
+    /// operator too, so that it binds every table as the stage's operators do.
+    void mirror_schema_changes(const EventBatch& batch);
     void wake_readers();
 
     // ---- checkpoint coordination (checkpoint_coordinator.cpp) -----------------------------------
@@ -282,19 +297,31 @@ struct PipelineRuntime::Impl {
     // The source's readers, reader i on writer i's loop (empty: the source runs on the loop).
     std::vector<std::unique_ptr<SourceReader>> readers;
     std::vector<std::unique_ptr<SourceOutput>> reader_outputs;  // ReaderOutput each
+    /// What each reader cuts at a barrier (or at its end), slot i written on reader i's thread.
+    struct ReaderCut {
+        std::vector<std::string> states;
+        std::vector<std::string> dead_letters;  // its transform's, when it transforms
+        explicit ReaderCut(std::size_t readers) : states(readers), dead_letters(readers) {}
+    };
     struct ReaderBarrier {
-        // Reader i's, written on its thread before it sends its barrier.
-        std::shared_ptr<std::vector<std::string>> states;
+        std::shared_ptr<ReaderCut> cut;
         std::size_t received = 0;
     };
     std::map<std::uint64_t, ReaderBarrier> reader_barriers;
-    std::vector<std::string> reader_final_states;  // each written before the reader's end
+    std::shared_ptr<ReaderCut> reader_final_cut;  // each slot written before the reader's end
     std::size_t readers_ended = 0;
     std::uint64_t published_schema_version = 0;  // of the routes the readers were handed
     std::unique_ptr<Sink> sink;
     // One operator per lane of the transform stage (empty: no transform).
     std::vector<std::unique_ptr<transform::TransformOperator>> transforms;
     std::unique_ptr<TransformStage> transform_stage;  // joined before `transforms` are destroyed
+    // The transform's restored state, which the readers' operators start from too.
+    std::optional<std::string> restored_transform_state;
+    // With a transform and readers: reader i's own operator, for the batches it routes itself
+    // (schema changes reach it from the loop as they enter the transform stage).
+    std::vector<std::unique_ptr<transform::TransformOperator>> reader_transforms;
+    // The reader of each batch sent into the transform stage and not yet routed, in order.
+    std::deque<std::size_t> readers_of_transformed;
     std::unique_ptr<SchemaOperator> schema_operator;
     std::vector<std::unique_ptr<SinkWriter>> writers;
     SourceChannel source_channel;

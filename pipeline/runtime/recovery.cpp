@@ -183,8 +183,10 @@ void PipelineRuntime::Impl::restore_parts(const state::Checkpoint& chosen,
     restore_part("schema", "the schema operator",
                  [&](const std::string& s) { schema_operator->restore(s); });
     for (auto& transform : transforms) {  // every lane's operator starts in the same state
-        restore_part("transform", "the transform",
-                     [&](const std::string& s) { transform->restore(s); });
+        restore_part("transform", "the transform", [&](const std::string& s) {
+            transform->restore(s);
+            restored_transform_state = s;  // for the readers' operators (start_readers)
+        });
         // For `cdcd tap` at the source point (TransformOperator::upstream_schema).
         transform->restore_unselected(schema_operator->upstream_schemas());
     }

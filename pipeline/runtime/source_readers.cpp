@@ -10,6 +10,14 @@
 // the writers have what came before (a schema change applied) first. Each key's changes are in
 // one reader (Source::split_readers), which sends them to one writer, in order, either way.
 //
+// With a transform, each reader has an operator of its own and transforms the batches it routes
+// itself before it routes them, on its thread; the batches that go to the loop pass its transform
+// stage. The reader's operator sees every schema change the stage's operators see, in the same
+// order: the loop posts it to the reader's thread as it sends it into the stage, so before the
+// reader hears that its batch has been routed (or gets routes that know a new table). Its rows
+// that fail an expression go to the bad-record policy's transform stage of the reader, whose
+// dead-letter lines join the checkpoint of the reader's next barrier.
+//
 // Checkpoints stay aligned. The coordinator asks every reader, on its own thread, to snapshot
 // its state and send barrier N; a reader that has sent it holds its next batch until the loop
 // has received barrier N from every reader and sent it on to every writer. So nothing a reader
@@ -30,12 +38,18 @@ namespace cdcd {
 
 class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
   public:
+    /// `transform` (optional): the reader's own operator, and `transform_bad_records` its stage
+    /// of the bad-record policy.
     ReaderOutput(Impl& rt, const asio::any_io_executor& executor, std::size_t index,
-                 std::shared_ptr<const UnchangedRoutes> routes)
+                 std::shared_ptr<const UnchangedRoutes> routes,
+                 transform::TransformOperator* transform = nullptr,
+                 BadRecordStage* transform_bad_records = nullptr)
         : rt_(rt),
           executor_(executor),
           index_(index),
           routes_(std::move(routes)),
+          transform_(transform),
+          transform_bad_records_(transform_bad_records),
           gate_(executor),
           sleeper_(executor) {}
 
@@ -56,17 +70,39 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         asio::post(rt_.io, [&rt = rt_] { rt.checkpoint_now(); });
     }
 
-    /// On the reader's loop: snapshots the reader's state into its slot of `states` and sends
-    /// barrier `id` to the loop, then holds emit() until release(). While a batch is on its way
-    /// (emit() waits for the release of the barrier before, a writer's channel, or the loop),
-    /// the barrier follows it: the reader's state already counts that batch, so the batch must
-    /// reach the writers first.
-    awaitable<void> barrier(std::uint64_t id, std::shared_ptr<std::vector<std::string>> states) {
+    /// On the reader's loop: cuts the reader's state (and its transform's dead letters) into
+    /// its slots of `cut` and sends barrier `id` to the loop, then holds emit() until release().
+    /// While a batch is on its way (emit() waits for the release of the barrier before, a
+    /// writer's channel, or the loop), the barrier follows it: the reader's state already counts
+    /// that batch, so the batch must reach the writers first.
+    awaitable<void> barrier(std::uint64_t id, std::shared_ptr<ReaderCut> cut) {
         if (emitting_) {
-            barrier_due_.emplace(id, std::move(states));
+            barrier_due_.emplace(id, std::move(cut));
             co_return;
         }
-        co_await send_barrier(id, std::move(states));
+        co_await send_barrier(id, std::move(cut));
+    }
+    /// On the reader's loop: its state and its transform's dead letters into its slots of `cut`.
+    void cut(ReaderCut& cut) {
+        cut.states[index_] = rt_.readers[index_]->snapshot_state();
+        if (transform_bad_records_)
+            cut.dead_letters[index_] = transform_bad_records_->take_pending();
+    }
+    /// From the loop: schema changes entering the transform stage, for the reader's operator.
+    void mirror(std::shared_ptr<const EventBatch> changes) {
+        asio::post(executor_, [this, changes = std::move(changes)] {
+            if (transform_failed_) return;
+            EventBatch copy = *changes;
+            EventBatch out;
+            try {
+                transform_->process(copy, out);
+            } catch (const std::exception& e) {
+                // The stage's operators fail the pipeline with this error; until then, the
+                // loop transforms every batch of this reader.
+                transform_failed_ = true;
+                spdlog::debug("source reader {}: its transform stopped: {}", index_, e.what());
+            }
+        });
     }
     /// From the loop: the barrier has reached every writer; emit() goes on.
     void release() {
@@ -106,7 +142,7 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         while (held_) co_await wait_at_gate();
         events_ += events.size();
         rt_.count_source_batch(events.size());
-        bool here = may_route_here && routed_here(events);
+        bool here = may_route_here && !transform_failed_ && routed_here(events);
         if (here) {
             // The loop routes this reader's earlier batches first; a schema change among them
             // may change the routes.
@@ -121,15 +157,14 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         }
         emitting_ = false;
         if (barrier_due_) {
-            auto [id, states] = std::move(*barrier_due_);
+            auto [id, due_cut] = std::move(*barrier_due_);
             barrier_due_.reset();
-            co_await send_barrier(id, std::move(states));
+            co_await send_barrier(id, std::move(due_cut));
         }
     }
 
-    awaitable<void> send_barrier(std::uint64_t id,
-                                 std::shared_ptr<std::vector<std::string>> states) {
-        (*states)[index_] = rt_.readers[index_]->snapshot_state();
+    awaitable<void> send_barrier(std::uint64_t id, std::shared_ptr<ReaderCut> barrier_cut) {
+        cut(*barrier_cut);
         held_ = true;
         // Sent also when the reader has ended: the loop aligns every barrier it injected before
         // it takes the final checkpoint.
@@ -156,8 +191,12 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
         return true;
     }
 
-    /// Routes and partitions the batch by routes_ and hands it to the writers, as the loop would.
+    /// Transforms the batch (with a transform), routes and partitions it by routes_ and hands
+    /// it to the writers, as the loop would.
     awaitable<void> write(EventBatch events) {
+        // A failing row throws under `fail` (the reader, and so the pipeline, fails with its
+        // message, as the stage would), else goes to the policy and is dropped.
+        if (transform_) transform_->process_in_place(events);
         std::optional<TableId> upstream;
         TableId sink;
         for (Event& e : events) {
@@ -187,23 +226,29 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
     asio::any_io_executor executor_;
     std::size_t index_;
     std::shared_ptr<const UnchangedRoutes> routes_;  // set on the reader's loop only
-    asio::steady_timer gate_;                        // waited at while held_ or routing_
+    transform::TransformOperator* transform_;        // used on the reader's loop only
+    BadRecordStage* transform_bad_records_;
+    bool transform_failed_ = false;  // a schema change failed it: the loop transforms all
+    asio::steady_timer gate_;        // waited at while held_ or routing_
     asio::steady_timer sleeper_;
     bool held_ = false;
     bool emitting_ = false;
     // A barrier asked for during an emit, sent at its end.
-    std::optional<std::pair<std::uint64_t, std::shared_ptr<std::vector<std::string>>>> barrier_due_;
+    std::optional<std::pair<std::uint64_t, std::shared_ptr<ReaderCut>>> barrier_due_;
     std::size_t routing_ = 0;  // batches sent to the loop and not routed yet
     std::uint64_t events_ = 0;
     std::uint64_t written_ = 0;
 };
 
 bool PipelineRuntime::Impl::start_readers() {
-    // Readers pay only where the writers have threads of their own to build rows on, and no
-    // transform thread sits between: its one thread sets the pace, and rows built on the
-    // writers' threads cost it more (GENERATED -> transform -> file at parallelism 2: +13 % wall
-    // and CPU with readers).
-    if (!writer_loops->own_threads() || transform_stage) return false;
+    // Readers pay only where the writers have threads of their own to build rows on. With a
+    // transform, each reader transforms its own batches (feeding the one transform stage from
+    // readers made the stage set the pace, with rows built on the writers' threads costing it
+    // more: GENERATED -> transform -> file at parallelism 2, +13 % wall and CPU). A source that
+    // adds functions to expressions (FETCH_CONTENT) has them evaluated on one thread only.
+    if (!writer_loops->own_threads()) return false;
+    if (transform_stage && plan.source_factory && plan.source_factory->transform_functions)
+        return false;
     readers = source->split_readers(writers.size());
     if (readers.empty()) return false;
     if (readers.size() != writers.size())
@@ -211,13 +256,29 @@ bool PipelineRuntime::Impl::start_readers() {
                                std::to_string(readers.size()) + " readers, not " +
                                std::to_string(writers.size()));
     spdlog::info("source readers: {} on the sink writers' threads", readers.size());
-    reader_final_states.assign(readers.size(), {});
+    reader_final_cut = std::make_shared<ReaderCut>(readers.size());
     // Those of the restored schemas, if any.
     std::shared_ptr<const UnchangedRoutes> routes = schema_operator->unchanged_routes();
     published_schema_version = schema_operator->schema_version();
+    std::vector<BadRecordStage*> transform_stages(readers.size(), nullptr);
+    if (transform_stage) {
+        // Each starts where the stage's operators start: the restored state, if any.
+        for (std::size_t i = 0; i < readers.size(); ++i) {
+            auto op = plan.make_transform(source.get());
+            if (restored_transform_state) op->restore(*restored_transform_state);
+            op->restore_unselected(schema_operator->upstream_schemas());
+            transform_stages[i] = &bad_records.add_transform_stage();
+            op->set_bad_records(transform_stages[i]);
+            reader_transforms.push_back(std::move(op));
+        }
+        spdlog::info("transform: on each source reader's thread too");
+    }
     for (std::size_t i = 0; i < readers.size(); ++i) {
         auto executor = writer_loops->executor(i);
-        reader_outputs.push_back(std::make_unique<ReaderOutput>(*this, executor, i, routes));
+        transform::TransformOperator* op =
+            reader_transforms.empty() ? nullptr : reader_transforms[i].get();
+        reader_outputs.push_back(
+            std::make_unique<ReaderOutput>(*this, executor, i, routes, op, transform_stages[i]));
         auto exit =
             on_exit("source " + plan.definition.source.type + " reader " + std::to_string(i));
         asio::co_spawn(executor, reader_task(i), [this, exit](const std::exception_ptr& e) {
@@ -229,7 +290,7 @@ bool PipelineRuntime::Impl::start_readers() {
 
 awaitable<void> PipelineRuntime::Impl::reader_task(std::size_t index) {
     co_await readers[index]->run(*reader_outputs[index]);
-    reader_final_states[index] = readers[index]->snapshot_state();
+    static_cast<ReaderOutput&>(*reader_outputs[index]).cut(*reader_final_cut);
     StreamElement end(EndOfInput{});
     co_await send_to_source_channel(std::move(end));
 }
@@ -237,13 +298,13 @@ awaitable<void> PipelineRuntime::Impl::reader_task(std::size_t index) {
 void PipelineRuntime::Impl::inject_reader_barriers(std::uint64_t id) {
     // Each reader writes its slot on its own thread before it sends its barrier; the loop reads
     // them once every reader's barrier has come.
-    auto states = std::make_shared<std::vector<std::string>>(readers.size());
-    reader_barriers[id].states = states;
+    auto cut = std::make_shared<ReaderCut>(readers.size());
+    reader_barriers[id].cut = cut;
     for (std::size_t i = 0; i < readers.size(); ++i) {
         auto exit = on_exit("source " + plan.definition.source.type + " reader " +
                             std::to_string(i) + " at checkpoint " + std::to_string(id));
         auto& output = static_cast<ReaderOutput&>(*reader_outputs[i]);
-        asio::co_spawn(writer_loops->executor(i), output.barrier(id, states),
+        asio::co_spawn(writer_loops->executor(i), output.barrier(id, cut),
                        [this, exit](const std::exception_ptr& e) {
                            if (e) post_to_pipeline_loop([exit, e] { exit(e); });
                        });
@@ -256,10 +317,12 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
         auto it = reader_barriers.find(barrier->checkpoint_id);
         if (it == reader_barriers.end() || ++it->second.received < readers.size()) return passed;
         auto& checkpoint = checkpoints[barrier->checkpoint_id];
-        checkpoint.source_state = source->merge_reader_states(*it->second.states);
+        checkpoint.source_state = source->merge_reader_states(it->second.cut->states);
         // Bad records a source hands to its policy as it merges (their offsets are in this
-        // state) join this checkpoint.
+        // state) join this checkpoint, as do those of the readers' transforms.
         checkpoint.dead_letters += bad_records.source_stage->take_pending();
+        for (const std::string& lines : it->second.cut->dead_letters)
+            checkpoint.dead_letters += lines;
         reader_barriers.erase(it);
         passed.push_back(std::move(element));  // the readers go on once it is sent on
     } else if (++readers_ended == readers.size()) {
@@ -276,8 +339,9 @@ std::vector<StreamElement> PipelineRuntime::Impl::align_readers(StreamElement el
     }
     std::uint64_t id = next_checkpoint_id++;
     auto& pending = checkpoints[id];
-    pending.source_state = source->merge_reader_states(reader_final_states);
+    pending.source_state = source->merge_reader_states(reader_final_cut->states);
     pending.dead_letters += bad_records.source_stage->take_pending();
+    for (const std::string& lines : reader_final_cut->dead_letters) pending.dead_letters += lines;
     pending.final = true;
     passed.emplace_back(Barrier{id});
     passed.emplace_back(EndOfInput{});
@@ -298,6 +362,18 @@ void PipelineRuntime::Impl::publish_routes() {
     published_schema_version = schema_operator->schema_version();
     std::shared_ptr<const UnchangedRoutes> routes = schema_operator->unchanged_routes();
     for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).set_routes(routes);
+}
+
+void PipelineRuntime::Impl::mirror_schema_changes(const EventBatch& batch) {
+    if (reader_transforms.empty()) return;
+    std::shared_ptr<EventBatch> changes;
+    for (const Event& e : batch) {
+        if (std::holds_alternative<DataChangeEvent>(e)) continue;
+        if (!changes) changes = std::make_shared<EventBatch>();
+        changes->push_back(e);
+    }
+    if (!changes) return;
+    for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).mirror(changes);
 }
 
 void PipelineRuntime::Impl::wake_readers() {

@@ -1,8 +1,9 @@
 """The bad-record policy (pipeline `bad-record.policy`) through the binary: a transform row that
 cannot be evaluated stops the pipeline (fail), is logged and counted (skip), or lands in the
 dead-letter file exactly once across kill -9 (dead-letter), also at parallelism 2, where the
-transform runs in two lanes, each with its own dead letters."""
+transform runs in two lanes and in each source reader, each with its own dead letters."""
 import json
+import os
 import random
 import signal
 import subprocess
@@ -60,6 +61,24 @@ def test_fail_stops_at_the_row_and_names_it(tmp_path):
     assert again.returncode == 1 and "{id=7}" in again.stderr
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_fail_stops_at_a_row_a_source_reader_transforms(tmp_path):
+    # At parallelism 2 each source reader transforms its own rows; id 1500 comes well after the
+    # first batches (which the loop routes), so a reader's own operator fails on it.
+    out = tmp_path / "out.jsonl"
+    yaml = pipeline(out, "fail", rate=2000, parallelism=2).replace(
+        "1000 / (id % 100 - 7)", "1000 / (id - 1500)").replace("  transform.lanes: 2\n", "")
+    path = cdcd.write_pipeline(tmp_path, yaml)
+    done = cdcd.run(["run", path, "--state-dir", tmp_path / "state"])
+    assert done.returncode == 1
+    assert "transform: on each source reader's thread too" in done.stderr
+    assert "failed to evaluate" in done.stderr and "/ by zero" in done.stderr
+    assert "{id=1500}" in done.stderr
+    assert 1500 not in ids_in(out, 2)
+    again = cdcd.run(["run", path, "--state-dir", tmp_path / "state"])
+    assert again.returncode == 1 and "{id=1500}" in again.stderr
+
+
 @pytest.mark.parametrize("parallelism", [1, 2])
 def test_skip_drops_only_the_bad_rows_and_logs_at_a_bounded_rate(tmp_path, parallelism):
     out = tmp_path / "out.jsonl"
@@ -99,6 +118,10 @@ def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path, par
     final = cdcd.run(["run", yaml, "--state-dir", state], timeout=120)
     assert final.returncode == 0, final.stderr
     assert ("transform: 2 lanes" in final.stderr) == (parallelism == 2)
+    # At parallelism 2 on two CPUs, the source readers transform their own rows too, each with
+    # its own dead letters.
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert ("transform: on each source reader's thread too" in final.stderr) == (parallelism == 2)
 
     assert sorted(ids_in(out, parallelism)) == sorted(ids - bad_ids)
     records = [json.loads(line) for line in dead.read_text().splitlines()]

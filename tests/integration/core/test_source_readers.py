@@ -1,7 +1,8 @@
 """A source that splits (GENERATED, by id) reads on the sink writers' threads when they have
 threads of their own: every change arrives once, each key's in order, and a checkpoint the
 readers took resumes exactly, also when the restart reads on one thread (one CPU) and the next
-on two again."""
+on two again. With a transform, each reader transforms its own changes, as the transform stage
+would have."""
 import json
 import os
 import shutil
@@ -79,15 +80,59 @@ def test_checkpoints_of_two_readers_resume_on_one_thread_and_back(tmp_path):
     assert by_key(out) == by_key(reference)
 
 
-def test_with_a_transform_the_source_reads_on_the_loop(tmp_path):
-    # The transform's one thread sets the pace; rows built on the writers' threads would slow it.
-    out = tmp_path / "out.jsonl"
-    yaml = pipeline(out).replace("sink:", """transform:
+# Every event the projection keeps gets two computed columns; the filter drops every fifth key.
+TRANSFORM = r"""transform:
   - source-table: default_namespace.default_schema.generated
-    projection: id, version, UPPER(payload) AS payload
-sink:""")
-    done = cdcd.run(["run", cdcd.write_pipeline(tmp_path, yaml), "--state-dir", tmp_path / "s"])
+    projection: id, version, UPPER(payload) AS payload, id * 2 + version AS score
+    filter: id % 5 > 0
+"""
+READERS_TRANSFORM_LOG = "transform: on each source reader's thread too"
+
+
+def with_transform(yaml):
+    return yaml.replace("sink:", TRANSFORM + "sink:", 1)
+
+
+def test_with_a_transform_each_reader_transforms_its_own_changes(tmp_path):
+    # The reference: parallelism 1, the source on the loop and the transform in its stage.
+    reference = tmp_path / "reference.jsonl"
+    ref_yaml = with_transform(pipeline(reference)).replace("parallelism: 2", "parallelism: 1")
+    ref = cdcd.run(["run", cdcd.write_pipeline(tmp_path, ref_yaml, "ref.yaml"),
+                    "--state-dir", tmp_path / "ref-state"])
+    assert ref.returncode == 0, ref.stderr
+    assert "source readers" not in ref.stderr
+    out = tmp_path / "out.jsonl"
+    done = cdcd.run(["run", cdcd.write_pipeline(tmp_path, with_transform(pipeline(out))),
+                     "--state-dir", tmp_path / "s"])
     assert done.returncode == 0, done.stderr
-    assert "sink writers: 2 on threads of their own" in done.stderr
-    assert "source readers" not in done.stderr
-    assert sum(len(lines) for lines in by_key(out).values()) == TOTAL
+    assert READERS_LOG in done.stderr and READERS_TRANSFORM_LOG in done.stderr
+    changes = by_key(out)
+    assert changes == all_changes_by_key(reference, 1)
+    assert set(changes) == {key for key in range(1, ROWS + 1) if key % 5}
+    for key, lines in changes.items():
+        after = [json.loads(line)["after"] for line in lines if json.loads(line)["after"]]
+        assert [row["version"] for row in after] == list(range(ROUNDS + 1)), f"key {key}"
+        assert all(row["score"] == key * 2 + row["version"] for row in after)
+        assert all(row["payload"] == row["payload"].upper() for row in after)
+
+
+def test_with_a_transform_checkpoints_resume_on_one_thread_and_back(tmp_path):
+    # On one CPU the readers do not start and the stage transforms everything; the readers'
+    # operators start from the state the stage's left, and the other way round.
+    reference = tmp_path / "reference.jsonl"
+    ref = cdcd.run(["run", cdcd.write_pipeline(tmp_path, with_transform(pipeline(reference)),
+                                               "ref.yaml"),
+                    "--state-dir", tmp_path / "ref-state"])
+    assert ref.returncode == 0, ref.stderr
+    out = tmp_path / "out.jsonl"
+    yaml = cdcd.write_pipeline(tmp_path, with_transform(pipeline(out, rate=20_000)))
+    state = tmp_path / "state"
+    stops = [(False, signal.SIGKILL, 0.5), (True, signal.SIGKILL, 0.4), (False, signal.SIGTERM, 0.5),
+             (True, signal.SIGTERM, 0.4), (False, signal.SIGKILL, 0.3)]
+    for one_cpu, how, after in stops:
+        err = stop_mid_stream(start(yaml, state, one_cpu), how, after)
+        assert (READERS_TRANSFORM_LOG in err) == (not one_cpu), err
+    final = cdcd.run(["run", yaml, "--state-dir", state], timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert "restored checkpoint" in final.stderr
+    assert by_key(out) == by_key(reference)

@@ -3,7 +3,8 @@
 // is exactly what the readers' states in checkpoint N say they had emitted, no more and no less,
 // also when the readers send their rows straight to the writers and those wait. A reader's
 // schema change reaches the writers before its rows that need it. A reader that fails stops the
-// pipeline.
+// pipeline. With a transform, each reader transforms its own rows by the schemas the transform
+// stage has, its own schema changes and the other readers' alike.
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -48,6 +49,9 @@ struct Seen {
     // emit_after_schema_changes.
     bool shared_table = false;
     std::atomic<bool> reader1_waits{false}, column_added{false};
+    // The pipeline's transform appends `id * 10 AS tenfold` to every row (see kTenfold).
+    bool transform = false;
+    std::size_t rows_not_transformed = 0;  // rows whose last field was not id * 10
 };
 Seen* seen = nullptr;
 
@@ -152,9 +156,15 @@ class RecordingWriter final : public SinkWriter {
                     seen->columns[add->table] = widths_[add->table] += add->added.size();
                 const auto* data = std::get_if<DataChangeEvent>(&e);
                 if (data == nullptr) continue;
-                std::int64_t id = data->after->view().get_long(0);
+                RowView row = data->after->view();
+                std::int64_t id = row.get_long(0);
                 if (id == seen->writer_fails_at)
                     throw std::runtime_error("writer failed on purpose");
+                // With the transform: id, tenfold, then `extra` when the row has it (the
+                // default LENIENT evolution adds the transform's new column last in the sink).
+                if (seen->transform && (row.arity() < 2 || row.get_long(1) != id * 10 ||
+                                        (row.arity() == 3 && row.get_long(2) != -id)))
+                    ++seen->rows_not_transformed;
                 seen->ids[index_].push_back(id);
                 written_.insert(id);
                 if (data->after->view().arity() != widths_[data->table])
@@ -212,6 +222,10 @@ class ObservedSplittingSource final : public Source {
     std::uint64_t merges_ = 0;
 };
 
+// `*` first, so that a column the source adds comes before the computed one.
+const char* const kTenfold =
+    "transform:\n  - source-table: db.\\.*\n    projection: \\*, id * 10 AS tenfold\n";
+
 int run_pipeline(const std::string& dir) {
     ConnectorRegistry registry = fakes::registry_of(
         "split",
@@ -219,8 +233,10 @@ int run_pipeline(const std::string& dir) {
         "recording", [](const ConnectorContext&) { return std::make_unique<RecordingSink>(); });
     return testing::run_pipeline_yaml_within(
         registry,
-        "source:\n  type: split\nsink:\n  type: recording\npipeline:\n  name: readers\n"
-        "  parallelism: 2\n  execution.checkpointing.interval: 2ms\n",
+        std::string("source:\n  type: split\nsink:\n  type: recording\n") +
+            (seen->transform ? kTenfold : "") +
+            "pipeline:\n  name: readers\n  parallelism: 2\n  execution.checkpointing.interval: "
+            "2ms\n",
         dir, std::chrono::seconds(60));
 }
 
@@ -362,5 +378,52 @@ TEST_CASE_METHOD(Fixture, "runs whose readers end among frequent checkpoints all
         std::size_t rows = 0;
         for (auto& [writer, ids] : s.ids) rows += ids.size();
         REQUIRE(rows == static_cast<std::size_t>(s.rows));
+    }
+}
+
+TEST_CASE_METHOD(Fixture,
+                 "with a transform, each reader transforms its rows, checkpoints aligned") {
+    if (available_cpus() < 2) return;
+    s.transform = true;
+    REQUIRE(run_pipeline(dir) == 0);
+    check_aligned_run(s);
+    CHECK(s.rows_not_transformed == 0);
+}
+
+TEST_CASE_METHOD(Fixture, "with a transform, a reader's rows after its schema change get it") {
+    // Its operator learns the new column as the transform stage does (the loop hands it every
+    // schema change it sends into the stage). Without that, the reader transformed its wider
+    // rows by the schema it began with, and wrote them narrower than their table.
+    if (available_cpus() < 2) return;
+    s.transform = true;
+    s.add_column_after = s.rows / 3;
+    REQUIRE(run_pipeline(dir) == 0);
+    check_aligned_run(s);
+    CHECK(s.columns[TableId::of("db", "t0")] == 3);
+    CHECK(s.columns[TableId::of("db", "t1")] == 3);
+    CHECK(s.rows_of_another_width == 0);
+    CHECK(s.rows_not_transformed == 0);
+}
+
+TEST_CASE_METHOD(Fixture,
+                 "with a transform, a reader's rows after another's schema change get it") {
+    if (available_cpus() < 2) return;
+    s.transform = true;
+    s.shared_table = true;
+    s.add_column_after = s.rows / 3;
+    for (int run = 0; run < 3; ++run) {
+        std::filesystem::remove_all(dir);
+        s.ids.clear();
+        s.flushed.clear();
+        s.reader_states.clear();
+        s.reader_threads.clear();
+        s.writer_threads.clear();
+        s.reader1_waits = false;
+        s.column_added = false;
+        REQUIRE(run_pipeline(dir) == 0);
+        check_aligned_run(s);
+        CHECK(s.columns[kTable] == 3);
+        CHECK(s.rows_of_another_width == 0);
+        CHECK(s.rows_not_transformed == 0);
     }
 }
