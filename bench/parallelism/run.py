@@ -4,7 +4,8 @@ pipeline.parallelism 1 and 2, on both cores and pinned to one core with taskset,
 parallelism-1 processes at once (the peer: what the machine's cores give work that shares
 nothing), interleaved in one run; then the same with a transform (the core bench's five light columns, and six string
 columns) at parallelism 1, at parallelism 2 with the lanes cdcd chooses, and at parallelism 2 with
-two transform lanes (pipeline.transform.lanes). Medians go to bench/reports/parallelism.md.
+two transform lanes (pipeline.transform.lanes); at parallelism 2 the source's readers transform
+their own rows. Medians go to bench/reports/parallelism.md.
 
 The file sink's writers run on threads of their own at parallelism 2 (writer_loops.h); the
 output goes to /dev/shm so the disk does not set the pace.
@@ -179,7 +180,9 @@ def main():
         "",
         f"The same pipeline with a transform before the sink, {args.transform_rows:,} rows + 1 update "
         f"round, {args.transform_repeat} interleaved rounds, medians; `lanes chosen` is what cdcd runs "
-        "when `pipeline.transform.lanes` is left at 0 (at most one fewer than the CPUs).",
+        "when `pipeline.transform.lanes` is left at 0 (at most one fewer than the CPUs). At "
+        "parallelism 2 the source's two readers transform their own rows, each on its writer's thread; "
+        "the lanes get only the batches that need the loop.",
         "",
         "| transform | run | wall s | events/s | CPU s | × parallelism 1 |",
         "|---|---|---:|---:|---:|---:|",
