@@ -1,7 +1,8 @@
 # The kafka source split among the writers' threads (pipeline.parallelism 2): each reader has a
 # consumer of its own for its share of the partitions, the schemas they infer together evolve
 # once, every row reaches the writers after the schema it was built on (and none after a newer
-# one), each key's changes stay in order, and a kill -9 loses and repeats nothing.
+# one), each key's changes stay in order, and a kill -9 loses and repeats nothing. With a
+# transform, each reader transforms its own rows by those schemas.
 import json
 
 from conftest import read_jsonl, unique, wait_for
@@ -119,6 +120,39 @@ def test_partitions_are_read_on_the_writers_threads_with_one_evolving_schema(kaf
     per_writer = outputs(out)
     assert all(per_writer), "both writers wrote"
     check_rows(per_writer[0] + per_writer[1], messages)
+
+
+# A projection that keeps every column and computes one more (orders only: items pass as they are).
+TRANSFORM = r"""transform:
+  - source-table: app.orders
+    projection: \*, UPPER(name) AS name_upper
+"""
+
+
+def without_name_upper(lines):
+    """The orders' computed column checked and taken out, for check_rows."""
+    for d in lines:
+        for side in ("before", "after"):
+            if d["source"]["table"] == "orders" and d[side] is not None:
+                assert d[side].pop("name_upper") == d[side]["name"].upper(), d
+    return lines
+
+
+def test_with_a_transform_each_reader_transforms_its_rows_by_the_evolving_schema(
+        kafka_broker, cdcd, tmp_path):
+    # Each reader's operator transforms the rows it routes itself, by the schemas the readers
+    # infer together: every schema change reaches it before the rows built on it.
+    topic = unique("split_transform")
+    kafka_broker.create_topic(topic, partitions=PARTITIONS)
+    messages = evolving_orders(0, 2000)
+    kafka_broker.produce(topic, messages)
+    out = tmp_path / "out.jsonl"
+    p = cdcd(pipeline(kafka_broker, topic, out).replace("sink:", TRANSFORM + "sink:", 1)).run(timeout=180)
+    assert "source readers: 2 on the sink writers' threads" in p.stderr
+    assert "transform: on each source reader's thread too" in p.stderr
+    per_writer = outputs(out)
+    assert all(per_writer), "both writers wrote"
+    check_rows(without_name_upper(per_writer[0] + per_writer[1]), messages)
 
 
 def test_a_kill_9_of_a_split_source_loses_and_repeats_nothing(kafka_broker, cdcd, tmp_path):
