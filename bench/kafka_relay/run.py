@@ -6,6 +6,8 @@ topic, then times
   (a) kcat -C -b B -t in -o beginning -e -q | kcat -P -b B -t out_kcat
   (b) cdcd run relay.yaml   (kafka source → route → kafka sink, scan.bounded.mode: latest-offset)
   (c) the same at pipeline.parallelism 2
+  (d) cdcd with a transform (two computed columns and a filter, relay_transform.yaml) at
+      pipeline.parallelism 1 and 2
 measuring wall time, CPU seconds (user+sys from wait4) and peak RSS of every process, checks
 that each output topic holds N messages, and writes bench/reports/kafka_relay.md.
 Usage: bench/kafka_relay/run.py [--messages N] [--rounds R]
@@ -51,13 +53,13 @@ def run_kcat(bootstrap, src, dst):
     return wall, cpu, rss
 
 
-def run_cdcd(bootstrap, src, dst, workdir, rnd, parallelism):
+def run_cdcd(bootstrap, src, dst, workdir, rnd, parallelism, yaml="relay.yaml"):
     env = dict(os.environ, KAFKA_BOOTSTRAP=bootstrap, RELAY_IN=src, RELAY_OUT=dst,
                RELAY_GROUP=f"bench{rnd}p{parallelism}", RELAY_PARALLELISM=str(parallelism))
-    log = open(workdir / f"cdcd{rnd}p{parallelism}.log", "wb")
+    name = f"{Path(yaml).stem}{rnd}p{parallelism}"
+    log = open(workdir / f"{name}.log", "wb")
     t0 = time.monotonic()
-    p = subprocess.Popen([CDCD, "run", str(HERE / "relay.yaml"), "--state-dir",
-                          str(workdir / f"state{rnd}p{parallelism}")],
+    p = subprocess.Popen([CDCD, "run", str(HERE / yaml), "--state-dir", str(workdir / f"state-{name}")],
                          env=env, stdout=subprocess.DEVNULL, stderr=log)
     cpu, rss = wait_all([p])
     wall = time.monotonic() - t0
@@ -109,21 +111,24 @@ def main():
         broker_pid = int((b.run_dir / "kafka.pid").read_text().split()[0])
         results = []
         for rnd in range(args.rounds):
-            for tool in ("kcat", "cdcd", "cdcd-p2"):
+            for tool in ("kcat", "cdcd", "cdcd-p2", "cdcd-t", "cdcd-t-p2"):
                 dst = f"out_{tool}_{rnd}"
                 b.create_topic(dst, partitions=1)
                 broker0, (busy0, total0) = proc_cpu(broker_pid), machine_ticks()
                 if tool == "kcat":
                     wall, cpu, rss = run_kcat(b.bootstrap, "in", dst)
                 else:
-                    wall, cpu, rss = run_cdcd(b.bootstrap, "in", dst, workdir, rnd, 2 if tool == "cdcd-p2" else 1)
+                    yaml = "relay_transform.yaml" if tool.startswith("cdcd-t") else "relay.yaml"
+                    wall, cpu, rss = run_cdcd(b.bootstrap, "in", dst, workdir, rnd,
+                                              2 if tool.endswith("-p2") else 1, yaml)
                 broker_cpu, (busy1, total1) = proc_cpu(broker_pid) - broker0, machine_ticks()
                 # The share of all CPUs busy while the tool ran: near 100 % means the tool and the
                 # broker together had no core left to spare (parallelism cannot add throughput).
                 busy = (busy1 - busy0) / max(1, total1 - total0)
                 got = count(b, dst)
-                if got != n:
-                    raise SystemExit(f"{tool} round {rnd}: {got} messages in {dst}, expected {n}")
+                want = n - (n + 9) // 10 if tool.startswith("cdcd-t") else n  # the filter: id % 10 > 0
+                if got != want:
+                    raise SystemExit(f"{tool} round {rnd}: {got} messages in {dst}, expected {want}")
                 results.append((rnd, tool, wall, cpu, rss, broker_cpu, busy))
                 print(f"round {rnd} {tool}: {wall:.2f} s wall, {cpu:.2f} s CPU, broker {broker_cpu:.2f} s CPU, "
                       f"machine {busy:.0%} busy, peak RSS {rss} kB", flush=True)
@@ -139,6 +144,8 @@ def main():
     kw, cw = best("kcat", 2), best("cdcd", 2)
     kc, cc = best("kcat", 3), best("cdcd", 3)
     c2w = best("cdcd-p2", 2)
+    tw, t2w = best("cdcd-t", 2), best("cdcd-t-p2", 2)
+    tc, t2c = best("cdcd-t", 3), best("cdcd-t-p2", 3)
     crss = max(max(r[4]) for r in results if r[1] == "cdcd")
     lines = [
         "# Kafka relay benchmark: kcat | kcat versus cdcd",
@@ -173,6 +180,11 @@ def main():
         f"- cdcd at `pipeline.parallelism: 2` (rows `cdcd-p2`): {n / c2w:,.0f} msgs/s, "
         f"**{cw / c2w:.2f}× parallelism 1** (issue 18's target ≥ 1.3×), **{kw / c2w:.2f}× kcat** (target ≥ 1.1×)",
         f"- cdcd per core: {n / cc:,.0f} msgs/s (target ≥ 500,000); RSS {crss / 1024:.0f} MB (target ≤ 100 MB)",
+        f"- with a transform (rows `cdcd-t`: `*, UPPER(name), CONCAT(CAST(id AS STRING), '-', email)` and a filter "
+        f"that drops a tenth; msgs/s counts the input): parallelism 1 {n / tw:,.0f} msgs/s ({tw / cw:.2f}× the "
+        f"time of the relay without it), {n / tc:,.0f} per CPU-second; parallelism 2 {n / t2w:,.0f} msgs/s, "
+        f"**{tw / t2w:.2f}× parallelism 1**, {n / t2c:,.0f} per CPU-second (each source reader transforms its "
+        "partitions' rows)",
         f"- cdcd's CPU per message / kcat's, best rounds of this run: {cc / kc:.2f}×",
         f"- the machine's cores were {median('cdcd', 6):.0%} busy during cdcd's rounds at parallelism 1 and "
         f"{median('cdcd-p2', 6):.0%} at parallelism 2 (medians; the broker used {median('cdcd', 5):.2f} and "

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "pipeline/connector/stream.h"
 #include "pipeline/data/row_buffer_pool.h"
 #include "pipeline/data/row_buffer_return.h"
 #include "pipeline/event/events.h"
