@@ -292,6 +292,18 @@ void check_aligned_run(Seen& s) {
     CHECK(matched == s.reader_states.size());
 }
 
+/// Clears what a run recorded, and its state, for another run.
+void start_again(Seen& s, const std::string& dir) {
+    std::filesystem::remove_all(dir);
+    s.ids.clear();
+    s.flushed.clear();
+    s.reader_states.clear();
+    s.reader_threads.clear();
+    s.writer_threads.clear();
+    s.reader1_waits = false;
+    s.column_added = false;
+}
+
 }  // namespace
 
 TEST_CASE_METHOD(Fixture, "source readers run on the writers' threads with aligned checkpoints") {
@@ -334,14 +346,7 @@ TEST_CASE_METHOD(Fixture,
     s.shared_table = true;
     s.add_column_after = s.rows / 3;
     for (int run = 0; run < 5; ++run) {
-        std::filesystem::remove_all(dir);
-        s.ids.clear();
-        s.flushed.clear();
-        s.reader_states.clear();
-        s.reader_threads.clear();
-        s.writer_threads.clear();
-        s.reader1_waits = false;
-        s.column_added = false;
+        start_again(s, dir);
         REQUIRE(run_pipeline(dir) == 0);
         check_aligned_run(s);
         CHECK(s.columns[kTable] == 2);
@@ -412,14 +417,7 @@ TEST_CASE_METHOD(Fixture,
     s.shared_table = true;
     s.add_column_after = s.rows / 3;
     for (int run = 0; run < 3; ++run) {
-        std::filesystem::remove_all(dir);
-        s.ids.clear();
-        s.flushed.clear();
-        s.reader_states.clear();
-        s.reader_threads.clear();
-        s.writer_threads.clear();
-        s.reader1_waits = false;
-        s.column_added = false;
+        start_again(s, dir);
         REQUIRE(run_pipeline(dir) == 0);
         check_aligned_run(s);
         CHECK(s.columns[kTable] == 3);
