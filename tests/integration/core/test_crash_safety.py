@@ -55,9 +55,10 @@ def assert_same_changes(got, expected, parallelism):
 
 
 # At parallelism 2 the file sink's two writers run on threads of their own, each with its file,
-# and the source's two readers run on the same threads. With a transform, the source reads on
-# the loop and the transform's lanes (one, or two at parallelism 2) write the projected rows over
-# the input rows, drop the filtered events and hand both back in order.
+# and the source's two readers run on the same threads. With a transform at parallelism 1, the
+# source reads on the loop and the transform's lane writes the projected rows over the input rows,
+# drops the filtered events and hands both back in order; at parallelism 2 each reader transforms
+# its own rows (the two lanes get only the batches that go through the loop).
 @pytest.mark.parametrize("parallelism,lanes", [(1, 0), (2, 0), (1, 1), (2, 2)],
                          ids=["p1", "p2", "p1-transform", "p2-transform-2-lanes"])
 def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism, lanes):
