@@ -121,7 +121,9 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
                   "pipeline.parallelism, at most one fewer than the CPUs the process may use "
                   "(the event loop keeps one busy), and 1 when the source adds functions to "
                   "expressions (FETCH_CONTENT). More lanes pay when the transform, not the "
-                  "source or the sink, sets the pace")
+                  "source or the sink, sets the pace. A source split into readers (parallelism "
+                  "above 1, writers on threads of their own) transforms on the readers' "
+                  "threads; the lanes then get only what goes through the event loop")
             .to(&PipelineOptions::transform_lanes),
         OptionSpec::boolean("tap.enabled")
             .default_("true")
