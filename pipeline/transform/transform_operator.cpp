@@ -264,13 +264,8 @@ void TransformOperator::on_data(DataChangeEvent& e, TableState& st, EventBatch& 
             rows_in_place_ = true;
             return;
         }
-        if (b.can_compact(row.bytes())) {  // some columns in order: written over the row
-            rows_in_place_ = true;
-            b.compact_in_place(slot->bytes_for_rewrite());
-            return;
-        }
         try {
-            if (!b.assembles_in_place()) {
+            if (!b.assembles_in_place() && !b.compacts_in_place()) {
                 rows_need_spares_ = true;
                 replace(slot, b.project(ctx_, spare));
                 return;
@@ -504,7 +499,9 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
                 const std::size_t i = next + t;
                 const Datum* v = computed ? values_.data() + i : nullptr;
                 if (compacts)
-                    sizes[t] = b.can_compact((*targets[t])->bytes()) ? 1 : 0;
+                    sizes[t] =
+                        b.compact_size((*targets[t])->bytes(),
+                                       computed ? values_.data() + i : nullptr, n, ctx_.arena);
                 else if (in_place)
                     sizes[t] = b.in_place_size((*targets[t])->bytes(), computed_bytes_[i]);
                 if (sizes[t] == 0) projected[t] = b.assemble(project_rows_.rows[i], v, n, spare);
@@ -515,7 +512,8 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         for (std::size_t t = 0; t < count; ++t) {
             const std::size_t i = next + t;
             if (sizes[t] && compacts)
-                b.compact_in_place((*targets[t])->bytes_for_rewrite());
+                b.compact_in_place((*targets[t])->bytes_for_rewrite(), sizes[t],
+                                   computed ? values_.data() + i : nullptr, n);
             else if (sizes[t])
                 b.assemble_in_place((*targets[t])->bytes_for_rewrite(), sizes[t],
                                     computed ? values_.data() + i : nullptr, n);

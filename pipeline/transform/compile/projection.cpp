@@ -201,13 +201,17 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
     for (std::size_t i = prefix_; i < fields_.size(); ++i)
         if (fields_[i].copy_from >= 0) in_place_ = false;
     identity_ = prefix_ == upstream_arity && fields_.size() == upstream_arity;
-    compacts_ = !identity_ && computed_.empty() && !fields_.empty();
-    for (std::size_t i = 0; compacts_ && i < fields_.size(); ++i)
-        compacts_ = fields_[i].copy_from >= 0 &&
-                    (i == 0 || fields_[i].copy_from > fields_[i - 1].copy_from);
+    // Copied fields in their upstream order, then computed ones only.
+    kept_ = 0;
+    while (kept_ < fields_.size() && fields_[kept_].copy_from >= 0 &&
+           (kept_ == 0 || fields_[kept_].copy_from > fields_[kept_ - 1].copy_from))
+        ++kept_;
+    compacts_ =
+        !identity_ && !in_place_ && !fields_.empty() && kept_ + computed_.size() == fields_.size();
     if (compacts_) {
-        kept_slots_.resize(fields_.size());
-        kept_nulls_.resize(fields_.size());
+        kept_slots_.resize(kept_);
+        kept_moved_.resize(kept_);
+        kept_nulls_.resize(kept_);
     }
 }
 
@@ -230,6 +234,12 @@ bool BoundProjection::project_over(EvalContext& c, std::string& own,
         std::size_t added = 0;
         computed_bytes(&row, values_.data(), 1, &added);
         size = in_place_size(own, added);
+    } else if (compacts_) {
+        size = compact_size(own, values_.data(), 1, c.arena);
+        if (size != 0) {
+            compact_in_place(own, size, values_.data(), 1);
+            return true;
+        }
     }
     if (size != 0) {
         assemble_in_place(own, size, values_.data(), 1);

@@ -44,7 +44,8 @@ class BoundProjection {
     /// The projected row; written into the last of `spare` when its capacity suffices.
     Row project(EvalContext& c, std::vector<std::string>* spare = nullptr) const;
     /// As project(), but written over `own`, the bytes of the input row c.row views, when
-    /// assemble_in_place allows it: then true. Otherwise false, with the row in `*out`.
+    /// assemble_in_place or compact_in_place allows it: then true. Otherwise false, with the row in
+    /// `*out`.
     bool project_over(EvalContext& c, std::string& own, std::vector<std::string>* spare,
                       Row* out) const;
     /// Whether the filter and the columns may be evaluated over batches of rows (batch.h).
@@ -82,15 +83,22 @@ class BoundProjection {
     /// `size`, from in_place_size: no allocation, so it cannot fail.
     void assemble_in_place(std::string& buf, std::size_t size, const Datum* values,
                            std::size_t stride) const noexcept;
-    /// Whether the output is some of the upstream columns, in their upstream order, and nothing
-    /// else (`id, name`): such a row is written over its input row by moving bytes down.
+    /// Whether the output is some of the upstream columns, in their upstream order, then
+    /// computed columns only (`id, name`, `id, UPPER(name) AS up`), and is not written by
+    /// assemble_in_place: such a row is written over its input row, the kept fields' bytes
+    /// moved to their new places and the computed ones after them.
     bool compacts_in_place() const { return compacts_; }
-    /// Whether `own` (an input row's bytes) can be compacted: compacts_in_place(), the upstream
-    /// arity, and the kept fields' variable bytes in field order, apart, past the fixed part.
-    bool can_compact(const std::string& own) const;
-    /// Writes the projected row over `own`, for which can_compact() held: its bytes are those
-    /// RowBuilder would write for the output row. No allocation, so it cannot fail.
-    void compact_in_place(std::string& own) const noexcept;
+    /// The size of the projected row of the input row whose bytes are `own`, whose computed
+    /// column k is values[k * stride], when it can be written over them: compacts_in_place(),
+    /// the upstream arity, the kept fields' variable bytes in field order, apart, past the fixed
+    /// part, and room in `own`'s capacity; 0 otherwise. A computed string that points into
+    /// `own` is first copied into `arena` (the bytes it points at move or are overwritten).
+    std::size_t compact_size(const std::string& own, Datum* values, std::size_t stride,
+                             Arena& arena) const;
+    /// Writes the projected row over `own`, for which compact_size() gave `size`: its bytes are
+    /// those RowBuilder would write for the output row. No allocation, so it cannot fail.
+    void compact_in_place(std::string& own, std::size_t size, const Datum* values,
+                          std::size_t stride) const noexcept;
     /// The expression text of the column or filter being evaluated when an EvalError happened.
     const std::string& current_text() const { return *current_; }
 
@@ -144,9 +152,11 @@ class BoundProjection {
     bool in_place_ = false;              // assembles_in_place()
     bool identity_ = false;              // is_identity()
     bool compacts_ = false;              // compacts_in_place()
+    std::size_t kept_ = 0;               // when it compacts: the output's leading copied fields
     // compact_in_place's copy of the kept fields' NULL bits and slots, read before they are
-    // overwritten.
+    // overwritten, and their slots in the output.
     mutable std::vector<std::uint64_t> kept_slots_;
+    mutable std::vector<std::uint64_t> kept_moved_;
     mutable std::vector<std::uint8_t> kept_nulls_;
 };
 

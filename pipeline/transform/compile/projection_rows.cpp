@@ -223,30 +223,54 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
     return Row(std::move(buf));
 }
 
-// Compacting: the kept fields' variable bytes move down in field order, each to where the
-// ones before it end, which is never past where it starts (the output's fixed part is smaller,
-// and no bytes are added); the NULL bits and slots, read first, are then written anew.
-bool BoundProjection::can_compact(const std::string& own) const {
-    if (!compacts_ || own.size() < RowView::fixed_size(upstream_arity_)) return false;
+// Compacting: the kept fields' variable bytes move to where the ones before them end, from the
+// output's fixed part on, and the computed fields' bytes follow them. A field's move is never
+// larger than the one before it (the kept bytes lie in field order, with gaps where dropped
+// fields were), so those that move up come first: the others move down in field order, then
+// those move up in reverse order, and no move overwrites bytes still to be moved. The NULL bits
+// and slots, read first, are then written anew.
+std::size_t BoundProjection::compact_size(const std::string& own, Datum* values, std::size_t stride,
+                                          Arena& arena) const {
+    if (!compacts_ || own.size() < RowView::fixed_size(upstream_arity_)) return 0;
     std::uint32_t arity;
     std::memcpy(&arity, own.data(), 4);
-    if (arity != upstream_arity_) return false;
+    if (arity != upstream_arity_) return 0;
     const char* const nulls = own.data() + 8;
     const char* const slots = nulls + ((upstream_arity_ + 63) / 64) * 8;
     std::size_t end = RowView::fixed_size(upstream_arity_);  // where the last field read ends
-    for (const OutField& f : fields_) {
+    std::size_t size = RowView::fixed_size(fields_.size());
+    for (std::size_t i = 0; i < kept_; ++i) {
+        const OutField& f = fields_[i];
         if (!f.variable) continue;
         const auto j = static_cast<std::size_t>(f.copy_from);
         if ((load64(nulls + (j / 64) * 8) >> (j % 64)) & 1) continue;
         const std::uint64_t ref = load64(slots + j * 8);
         const std::size_t at = ref >> 32, n = static_cast<std::uint32_t>(ref);
-        if (at < end || at > own.size() || n > own.size() - at) return false;
+        if (at < end || at > own.size() || n > own.size() - at) return 0;
         end = at + n;
+        size += n;
     }
-    return true;
+    const char* const begin = own.data();
+    const char* const stop = begin + own.size();
+    for (const SizedValue& sized : computed_sized_) {
+        Datum& d = values[sized.value * stride];
+        if (d.null) continue;
+        if (sized.slot != ValueClass::Bytes) {
+            size += fixed_variable_size(sized.slot);
+            continue;
+        }
+        if (!d.s.empty() && d.s.data() < stop && d.s.data() + d.s.size() > begin)
+            d.s = arena.copy(d.s);
+        size += d.s.size();
+    }
+    return size > own.capacity() || size > 0xFFFFFFFFULL ? 0 : size;
 }
 
-void BoundProjection::compact_in_place(std::string& own) const noexcept {
+void BoundProjection::compact_in_place(std::string& own, std::size_t size, const Datum* values,
+                                       std::size_t stride) const noexcept {
+    // Within its capacity, as large as either row while the bytes move.
+    const std::size_t final_size = size;
+    if (size > own.size()) set_size_within_capacity(own, size);
     char* const base = own.data();
     const char* const in_nulls = base + 8;
     const char* const in_slots = in_nulls + ((upstream_arity_ + 63) / 64) * 8;
@@ -254,9 +278,11 @@ void BoundProjection::compact_in_place(std::string& own) const noexcept {
     // object, so its vectors' bounds would be read again after every field written.
     const OutField* const fields = fields_.data();
     std::uint64_t* const kept_slots = kept_slots_.data();
+    std::uint64_t* const kept_moved = kept_moved_.data();
     std::uint8_t* const kept_nulls = kept_nulls_.data();
+    const std::size_t kept = kept_;
     const std::size_t arity = fields_.size();
-    for (std::size_t i = 0; i < arity; ++i) {
+    for (std::size_t i = 0; i < kept; ++i) {
         const auto j = static_cast<std::size_t>(fields[i].copy_from);
         kept_nulls[i] =
             static_cast<std::uint8_t>((load64(in_nulls + (j / 64) * 8) >> (j % 64)) & 1);
@@ -266,25 +292,44 @@ void BoundProjection::compact_in_place(std::string& own) const noexcept {
     char* const nulls = base + 8;
     char* const slots = nulls + words * 8;
     std::size_t cursor = RowView::fixed_size(arity);
-    for (std::size_t i = 0; i < arity; ++i) {  // the variable bytes first: they move down
+    for (std::size_t i = 0; i < kept; ++i) {  // where each kept field's bytes go
+        kept_moved[i] = kept_slots[i];
         if (kept_nulls[i] || !fields[i].variable) continue;
-        const std::uint64_t ref = kept_slots[i];
-        const std::size_t n = static_cast<std::uint32_t>(ref);
-        if (n) std::memmove(base + cursor, base + (ref >> 32), n);
-        kept_slots[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
+        const std::size_t n = static_cast<std::uint32_t>(kept_slots[i]);
+        kept_moved[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
         cursor += n;
     }
+    auto move = [&](std::size_t i, bool up) {
+        if (kept_nulls[i] || !fields[i].variable) return;
+        const std::size_t from = kept_slots[i] >> 32, to = kept_moved[i] >> 32;
+        const std::size_t n = static_cast<std::uint32_t>(kept_slots[i]);
+        if (n != 0 && (to > from) == up && to != from) std::memmove(base + to, base + from, n);
+    };
+    for (std::size_t i = 0; i < kept; ++i) move(i, false);  // down, in field order
+    for (std::size_t i = kept; i-- > 0;) move(i, true);     // then up, last first
     store64(base, arity);  // the arity, then four unused bytes that are zero
     for (std::size_t w = 0; w < words; ++w) store64(nulls + w * 8, 0);
-    for (std::size_t i = 0; i < arity; ++i) {
+    for (std::size_t i = 0; i < kept; ++i) {
         if (kept_nulls[i]) {
             store64(nulls + (i / 64) * 8, load64(nulls + (i / 64) * 8) | (1ULL << (i % 64)));
             store64(slots + i * 8, 0);  // a NULL field's slot is zero
         } else {
-            store64(slots + i * 8, kept_slots[i]);
+            store64(slots + i * 8, kept_moved[i]);
         }
     }
-    set_size_within_capacity(own, cursor);
+    // The computed fields, their bytes after the kept ones (none points into the row:
+    // compact_size copied those).
+    RowWriter w{base, nulls, slots, cursor};
+    const ComputedField* const computed = computed_.data();
+    const std::size_t computed_count = computed_.size();
+    for (std::size_t k = 0; k < computed_count; ++k) {
+        const Datum& d = values[k * stride];
+        if (d.null)
+            w.set_null(computed[k].field);
+        else
+            w.put_value(computed[k].field, computed[k].slot, d);
+    }
+    set_size_within_capacity(own, final_size);
 }
 
 // In place, the row is rewritten from its own bytes: the variable part moves up by the size of

@@ -3,7 +3,7 @@
 // A rule may be refused (diagnostics, TransformError); nothing else may escape. The events are
 // transformed column-at-a-time and row by row: both must give the same events, or the same error.
 // Column-at-a-time, the input rows have room for their projection, which is then written over
-// them when the rule allows it (`*` first).
+// them when the rule allows it (`*` first, or some columns in their order, then computed ones).
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
