@@ -208,6 +208,8 @@ void BoundProjection::prepare_layout(std::size_t upstream_arity) {
         ++kept_;
     compacts_ =
         !identity_ && !in_place_ && !fields_.empty() && kept_ + computed_.size() == fields_.size();
+    in_fixed_ = RowView::fixed_size(upstream_arity);
+    out_fixed_ = RowView::fixed_size(fields_.size());
     if (compacts_) {
         kept_slots_.resize(kept_);
         kept_moved_.resize(kept_);

@@ -121,6 +121,12 @@ class BoundProjection {
     // The size of `in`'s variable part when its leading `*` fields copy as one block (their
     // variable parts back to back in field order, covering the input's); kNoBlock when not.
     std::size_t block_size(RowView in) const;
+    // compact_size's part for the computed values (those pointing into `own` copied first).
+    std::size_t computed_size(const std::string& own, Datum* values, std::size_t stride,
+                              Arena& arena) const;
+    // compact_in_place's part for the computed fields, their bytes from `cursor` on.
+    void write_computed(char* base, std::size_t cursor, const Datum* values,
+                        std::size_t stride) const noexcept;
     // Copies that block's NULL bits, slots and variable part into a row of this projection;
     // returns where the next field's variable bytes go.
     std::size_t copy_block(RowView in, char* base, std::size_t fixed) const;
@@ -153,6 +159,7 @@ class BoundProjection {
     bool identity_ = false;              // is_identity()
     bool compacts_ = false;              // compacts_in_place()
     std::size_t kept_ = 0;               // when it compacts: the output's leading copied fields
+    std::size_t in_fixed_ = 0, out_fixed_ = 0;  // RowView::fixed_size of input and output
     // compact_in_place's copy of the kept fields' NULL bits and slots, read before they are
     // overwritten, and their slots in the output.
     mutable std::vector<std::uint64_t> kept_slots_;

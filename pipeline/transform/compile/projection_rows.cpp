@@ -231,16 +231,18 @@ Row BoundProjection::assemble(RowView in, const Datum* values, std::size_t strid
 // and slots, read first, are then written anew.
 std::size_t BoundProjection::compact_size(const std::string& own, Datum* values, std::size_t stride,
                                           Arena& arena) const {
-    if (!compacts_ || own.size() < RowView::fixed_size(upstream_arity_)) return 0;
+    if (!compacts_ || own.size() < in_fixed_) return 0;
     std::uint32_t arity;
     std::memcpy(&arity, own.data(), 4);
     if (arity != upstream_arity_) return 0;
     const char* const nulls = own.data() + 8;
     const char* const slots = nulls + ((upstream_arity_ + 63) / 64) * 8;
-    std::size_t end = RowView::fixed_size(upstream_arity_);  // where the last field read ends
-    std::size_t size = RowView::fixed_size(fields_.size());
-    for (std::size_t i = 0; i < kept_; ++i) {
-        const OutField& f = fields_[i];
+    std::size_t end = in_fixed_;  // where the last field read ends
+    std::size_t size = out_fixed_;
+    const OutField* const fields = fields_.data();
+    const std::size_t kept = kept_;
+    for (std::size_t i = 0; i < kept; ++i) {
+        const OutField& f = fields[i];
         if (!f.variable) continue;
         const auto j = static_cast<std::size_t>(f.copy_from);
         if ((load64(nulls + (j / 64) * 8) >> (j % 64)) & 1) continue;
@@ -250,6 +252,14 @@ std::size_t BoundProjection::compact_size(const std::string& own, Datum* values,
         end = at + n;
         size += n;
     }
+    if (computed_.empty()) return size;  // never larger than the input row
+    size += computed_size(own, values, stride, arena);
+    return size > own.capacity() || size > 0xFFFFFFFFULL ? 0 : size;
+}
+
+std::size_t BoundProjection::computed_size(const std::string& own, Datum* values,
+                                           std::size_t stride, Arena& arena) const {
+    std::size_t size = 0;
     const char* const begin = own.data();
     const char* const stop = begin + own.size();
     for (const SizedValue& sized : computed_sized_) {
@@ -263,7 +273,7 @@ std::size_t BoundProjection::compact_size(const std::string& own, Datum* values,
             d.s = arena.copy(d.s);
         size += d.s.size();
     }
-    return size > own.capacity() || size > 0xFFFFFFFFULL ? 0 : size;
+    return size;
 }
 
 void BoundProjection::compact_in_place(std::string& own, std::size_t size, const Datum* values,
@@ -291,22 +301,34 @@ void BoundProjection::compact_in_place(std::string& own, std::size_t size, const
     const std::size_t words = (arity + 63) / 64;
     char* const nulls = base + 8;
     char* const slots = nulls + words * 8;
-    std::size_t cursor = RowView::fixed_size(arity);
-    for (std::size_t i = 0; i < kept; ++i) {  // where each kept field's bytes go
-        kept_moved[i] = kept_slots[i];
-        if (kept_nulls[i] || !fields[i].variable) continue;
-        const std::size_t n = static_cast<std::uint32_t>(kept_slots[i]);
-        kept_moved[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
-        cursor += n;
+    std::size_t cursor = out_fixed_;
+    if (out_fixed_ <= in_fixed_) {
+        // The fixed part does not grow: every field moves down (or stays), in field order.
+        for (std::size_t i = 0; i < kept; ++i) {
+            if (kept_nulls[i] || !fields[i].variable) continue;
+            const std::uint64_t ref = kept_slots[i];
+            const std::size_t n = static_cast<std::uint32_t>(ref);
+            if (n) std::memmove(base + cursor, base + (ref >> 32), n);
+            kept_slots[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
+            cursor += n;
+        }
+    } else {
+        for (std::size_t i = 0; i < kept; ++i) {  // where each kept field's bytes go
+            kept_moved[i] = kept_slots[i];
+            if (kept_nulls[i] || !fields[i].variable) continue;
+            const std::size_t n = static_cast<std::uint32_t>(kept_slots[i]);
+            kept_moved[i] = (static_cast<std::uint64_t>(cursor) << 32) | n;
+            cursor += n;
+        }
+        auto move = [&](std::size_t i, bool up) {
+            const std::size_t from = kept_slots[i] >> 32, to = kept_moved[i] >> 32;
+            const std::size_t n = static_cast<std::uint32_t>(kept_slots[i]);
+            if (n != 0 && to != from && (to > from) == up) std::memmove(base + to, base + from, n);
+        };
+        for (std::size_t i = 0; i < kept; ++i) move(i, false);  // down, in field order
+        for (std::size_t i = kept; i-- > 0;) move(i, true);     // then up, last first
+        for (std::size_t i = 0; i < kept; ++i) kept_slots[i] = kept_moved[i];
     }
-    auto move = [&](std::size_t i, bool up) {
-        if (kept_nulls[i] || !fields[i].variable) return;
-        const std::size_t from = kept_slots[i] >> 32, to = kept_moved[i] >> 32;
-        const std::size_t n = static_cast<std::uint32_t>(kept_slots[i]);
-        if (n != 0 && (to > from) == up && to != from) std::memmove(base + to, base + from, n);
-    };
-    for (std::size_t i = 0; i < kept; ++i) move(i, false);  // down, in field order
-    for (std::size_t i = kept; i-- > 0;) move(i, true);     // then up, last first
     store64(base, arity);  // the arity, then four unused bytes that are zero
     for (std::size_t w = 0; w < words; ++w) store64(nulls + w * 8, 0);
     for (std::size_t i = 0; i < kept; ++i) {
@@ -314,12 +336,18 @@ void BoundProjection::compact_in_place(std::string& own, std::size_t size, const
             store64(nulls + (i / 64) * 8, load64(nulls + (i / 64) * 8) | (1ULL << (i % 64)));
             store64(slots + i * 8, 0);  // a NULL field's slot is zero
         } else {
-            store64(slots + i * 8, kept_moved[i]);
+            store64(slots + i * 8, kept_slots[i]);
         }
     }
-    // The computed fields, their bytes after the kept ones (none points into the row:
-    // compact_size copied those).
-    RowWriter w{base, nulls, slots, cursor};
+    if (!computed_.empty()) write_computed(base, cursor, values, stride);
+    set_size_within_capacity(own, final_size);
+}
+
+void BoundProjection::write_computed(char* base, std::size_t cursor, const Datum* values,
+                                     std::size_t stride) const noexcept {
+    // Their bytes after the kept ones (none points into the row: compact_size copied those).
+    char* const nulls = base + 8;
+    RowWriter w{base, nulls, nulls + ((fields_.size() + 63) / 64) * 8, cursor};
     const ComputedField* const computed = computed_.data();
     const std::size_t computed_count = computed_.size();
     for (std::size_t k = 0; k < computed_count; ++k) {
@@ -329,7 +357,6 @@ void BoundProjection::compact_in_place(std::string& own, std::size_t size, const
         else
             w.put_value(computed[k].field, computed[k].slot, d);
     }
-    set_size_within_capacity(own, final_size);
 }
 
 // In place, the row is rewritten from its own bytes: the variable part moves up by the size of
