@@ -11,10 +11,11 @@
 // in bulk, as spare buffers for the next ones; the input rows they replaced, like the events the
 // transform dropped, return to the loop (or to the source's own thread, which built them) to be
 // kept for its next rows or freed there. A projection of every upstream column followed by
-// computed ones is written over its input row when the row's buffer has room: then the written
-// rows go back to the source instead, so that its next rows have room for their projections
-// (those the loop's pool has no room for become the lanes' spares), and an input row without
-// that room is freed once its projection replaced it.
+// computed ones, or of some columns in their order followed by computed ones, is written over
+// its input row when the row's buffer has room: then the written rows go back to the source
+// instead, so that its next rows have room for their projections (those the loop's pool has no
+// room for become the lanes' spares), and an input row without that room is freed once its
+// projection replaced it.
 //
 // The transform may run in lanes, each a thread with its own operator (at pipeline.parallelism
 // above 1): a run of data change events goes to the first lane with room for it (so one lane
