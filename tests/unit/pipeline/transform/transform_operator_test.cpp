@@ -471,6 +471,40 @@ Row project_one(const std::string& projection, Row input,
     return std::move(*std::get<DataChangeEvent>(out[1]).after);
 }
 
+// Two inserts of `row` (a copy, then the row itself) through `projection`, transformed where
+// they are (TransformOperator::process_in_place): the rows that come out, and whether the
+// second kept the input's buffer.
+struct TwoInPlace {
+    Row first, second;
+    bool kept_buffer = false;
+    bool rows_in_place = false;  // TransformOperator::rows_in_place()
+    std::size_t retired = 0;
+};
+TwoInPlace transform_two_in_place(const std::string& projection, bool in_batches, Row row) {
+    config::Diagnostics diags;
+    auto op = TransformOperator::create({rule(kMixed.str(), projection)}, "UTC", diags);
+    REQUIRE(diags.ok());
+    op->evaluate_in_batches(in_batches);
+    EventBatch create, out;
+    create.push_back(Event(CreateTableEvent{kMixed, mixed()}));
+    op->process(create, out);
+    const char* buffer = row.bytes().data();
+    EventBatch batch;
+    batch.push_back(Event(DataChangeEvent::insert(kMixed, row)));
+    batch.push_back(Event(DataChangeEvent::insert(kMixed, std::move(row))));
+    TransformOperator::RowBuffers handed_back;
+    op->process_in_place(batch, &handed_back);
+    REQUIRE(batch.size() == 2);
+    TwoInPlace r;
+    r.first = std::move(*std::get<DataChangeEvent>(batch[0]).after);
+    Row& second = *std::get<DataChangeEvent>(batch[1]).after;
+    r.kept_buffer = second.bytes().data() == buffer;
+    r.second = std::move(second);
+    r.rows_in_place = op->rows_in_place();
+    r.retired = handed_back.retired.size();
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("`*` alone passes every row as it came, in batches and one by one") {
@@ -553,28 +587,14 @@ TEST_CASE("some columns in their order are written over the input row, as RowBui
                 Row rows[3] = {mixed_row(v), mixed_row(v, {5, 4, 3, 2, 1, 0}),
                                mixed_row(v, {0, 3, 1, 2, 5, 4})};
                 for (std::size_t r = 0; r < 3; ++r) {
-                    config::Diagnostics diags;
-                    auto op =
-                        TransformOperator::create({rule(kMixed.str(), c.projection)}, "UTC", diags);
-                    REQUIRE(diags.ok());
-                    op->evaluate_in_batches(in_batches);
-                    EventBatch create, out;
-                    create.push_back(Event(CreateTableEvent{kMixed, mixed()}));
-                    op->process(create, out);
-                    const char* buffer = rows[r].bytes().data();
-                    EventBatch batch;
-                    batch.push_back(Event(DataChangeEvent::insert(kMixed, rows[r])));
-                    batch.push_back(Event(DataChangeEvent::insert(kMixed, std::move(rows[r]))));
-                    TransformOperator::RowBuffers handed_back;
-                    op->process_in_place(batch, &handed_back);
-                    REQUIRE(batch.size() == 2);
-                    const auto& second = std::get<DataChangeEvent>(batch[1]);
-                    CHECK(*std::get<DataChangeEvent>(batch[0]).after == expected);
-                    CHECK(*second.after == expected);
+                    TwoInPlace out =
+                        transform_two_in_place(c.projection, in_batches, std::move(rows[r]));
+                    CHECK(out.first == expected);
+                    CHECK(out.second == expected);
                     if (r == 0) {
-                        CHECK(second.after->bytes().data() == buffer);
-                        CHECK(op->rows_in_place());
-                        CHECK(handed_back.retired.empty());
+                        CHECK(out.kept_buffer);
+                        CHECK(out.rows_in_place);
+                        CHECK(out.retired == 0);
                     }
                 }
             }
@@ -679,27 +699,12 @@ TEST_CASE("some columns in their order, then computed ones, are written over the
                                    with_room(mixed_row(v, layouts[2]), room)};
                     for (std::size_t r = 0; r < 3; ++r) {
                         CAPTURE(in_batches, c.projection, v.id, room, r);
-                        config::Diagnostics diags;
-                        auto op = TransformOperator::create({rule(kMixed.str(), c.projection)},
-                                                            "UTC", diags);
-                        REQUIRE(diags.ok());
-                        op->evaluate_in_batches(in_batches);
-                        EventBatch create, out;
-                        create.push_back(Event(CreateTableEvent{kMixed, mixed()}));
-                        op->process(create, out);
-                        const char* buffer = rows[r].bytes().data();
                         const bool fits = expected.bytes().size() <= rows[r].bytes().capacity();
-                        EventBatch batch;
-                        batch.push_back(Event(DataChangeEvent::insert(kMixed, rows[r])));
-                        batch.push_back(Event(DataChangeEvent::insert(kMixed, std::move(rows[r]))));
-                        TransformOperator::RowBuffers handed_back;
-                        op->process_in_place(batch, &handed_back);
-                        REQUIRE(batch.size() == 2);
-                        const auto& second = std::get<DataChangeEvent>(batch[1]);
-                        CHECK(*std::get<DataChangeEvent>(batch[0]).after == expected);
-                        CHECK(*second.after == expected);
-                        CHECK((second.after->bytes().data() == buffer) ==
-                              (kept_in_order(layouts[r]) && fits));
+                        TwoInPlace out =
+                            transform_two_in_place(c.projection, in_batches, std::move(rows[r]));
+                        CHECK(out.first == expected);
+                        CHECK(out.second == expected);
+                        CHECK(out.kept_buffer == (kept_in_order(layouts[r]) && fits));
                     }
                 }
             }
