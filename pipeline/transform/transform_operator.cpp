@@ -497,11 +497,9 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
         try {  // every write that may fail comes before any that changes the event
             for (std::size_t t = 0; t < count; ++t) {
                 const std::size_t i = next + t;
-                const Datum* v = computed ? values_.data() + i : nullptr;
+                Datum* const v = computed ? values_.data() + i : nullptr;
                 if (compacts)
-                    sizes[t] =
-                        b.compact_size((*targets[t])->bytes(),
-                                       computed ? values_.data() + i : nullptr, n, ctx_.arena);
+                    sizes[t] = b.compact_size((*targets[t])->bytes(), v, n, ctx_.arena);
                 else if (in_place)
                     sizes[t] = b.in_place_size((*targets[t])->bytes(), computed_bytes_[i]);
                 if (sizes[t] == 0) projected[t] = b.assemble(project_rows_.rows[i], v, n, spare);
@@ -510,13 +508,11 @@ std::size_t TransformOperator::transform_together(EventBatch& in, std::size_t fi
             return k;
         }
         for (std::size_t t = 0; t < count; ++t) {
-            const std::size_t i = next + t;
+            const Datum* const v = computed ? values_.data() + next + t : nullptr;
             if (sizes[t] && compacts)
-                b.compact_in_place((*targets[t])->bytes_for_rewrite(), sizes[t],
-                                   computed ? values_.data() + i : nullptr, n);
+                b.compact_in_place((*targets[t])->bytes_for_rewrite(), sizes[t], v, n);
             else if (sizes[t])
-                b.assemble_in_place((*targets[t])->bytes_for_rewrite(), sizes[t],
-                                    computed ? values_.data() + i : nullptr, n);
+                b.assemble_in_place((*targets[t])->bytes_for_rewrite(), sizes[t], v, n);
             else
                 replace(*targets[t], std::move(projected[t]));
         }

@@ -279,7 +279,6 @@ std::size_t BoundProjection::computed_size(const std::string& own, Datum* values
 void BoundProjection::compact_in_place(std::string& own, std::size_t size, const Datum* values,
                                        std::size_t stride) const noexcept {
     // Within its capacity, as large as either row while the bytes move.
-    const std::size_t final_size = size;
     if (size > own.size()) set_size_within_capacity(own, size);
     char* const base = own.data();
     const char* const in_nulls = base + 8;
@@ -340,7 +339,7 @@ void BoundProjection::compact_in_place(std::string& own, std::size_t size, const
         }
     }
     if (!computed_.empty()) write_computed(base, cursor, values, stride);
-    set_size_within_capacity(own, final_size);
+    set_size_within_capacity(own, size);
 }
 
 void BoundProjection::write_computed(char* base, std::size_t cursor, const Datum* values,
