@@ -2,7 +2,8 @@
 # consumer of its own for its share of the partitions, the schemas they infer together evolve
 # once, every row reaches the writers after the schema it was built on (and none after a newer
 # one), each key's changes stay in order, and a kill -9 loses and repeats nothing. With a
-# transform, each reader transforms its own rows by those schemas.
+# transform, each reader transforms its own rows by those schemas, and dead-letters the rows its
+# operator fails on once across a kill -9.
 import json
 
 from conftest import read_jsonl, unique, wait_for
@@ -191,6 +192,76 @@ def test_a_kill_9_of_a_split_source_loses_and_repeats_nothing(kafka_broker, cdcd
     check_rows(per_writer[0] + per_writer[1], first + second)
     dead_letters = sorted(json.loads(x)["record"] for x in dead.read_text().splitlines())
     assert dead_letters == sorted(m["value"] for m in sent if m["value"].startswith("not json"))
+
+
+# Orders whose id % 100 is 7 fail the division: a bad record of the transform.
+FAILING_TRANSFORM = r"""transform:
+  - source-table: app.orders
+    projection: \*, 1000 / (id % 100 - 7) AS q
+"""
+
+
+def without_q(lines):
+    """The orders' computed column checked (Java's integer division) and taken out."""
+    for d in lines:
+        for side in ("before", "after"):
+            if d["source"]["table"] == "orders" and d[side] is not None:
+                divisor = d[side]["id"] % 100 - 7
+                quotient = abs(1000) // abs(divisor) * (1 if divisor > 0 else -1)
+                assert d[side].pop("q") == quotient, d
+    return lines
+
+
+def test_a_kill_9_of_readers_that_transform_dead_letters_each_bad_row_once(kafka_broker, cdcd, tmp_path):
+    # Each reader transforms its rows and dead-letters those its operator fails on, cut with its
+    # offsets at each barrier: killed mid-stream and resumed with new keys and a new field, every
+    # good change is written once, in order, and every bad one (of the transform, and messages
+    # that are not JSON) is dead-lettered once.
+    topic = unique("split_transform_kill")
+    kafka_broker.create_topic(topic, partitions=PARTITIONS)
+    first = evolving_orders(0, 6000)
+    sent = []
+    for i, m in enumerate(first):
+        sent.append(m)
+        if i % 900 == 450:
+            sent.append({"value": f"not json {i}", "partition": i // 900 % PARTITIONS})
+    kafka_broker.produce(topic, sent)
+    out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
+    name = unique("split_transform_kill")
+
+    def yaml(bounded):
+        return pipeline(kafka_broker, topic, out, bounded=bounded, name=name).replace(
+            "sink:", FAILING_TRANSFORM + "sink:", 1).replace(
+            "pipeline:\n", f"pipeline:\n  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n")
+
+    run = cdcd(yaml(False))
+    run.start()
+    wait_for(lambda: sum(len(o) for o in outputs(out)) >= 4000, timeout=120, what="output mid-stream")
+    run.kill9()
+    assert "transform: on each source reader's thread too" in run.log_text()
+    second = evolving_orders(100_000, 3000)
+    for m in second[:3000]:
+        d = json.loads(m["value"])
+        d["after"]["region"] = "eu"
+        m["value"] = json.dumps(d)
+    kafka_broker.produce(topic, second)
+    again = cdcd(yaml(True))
+    again.state = run.state
+    again.run(timeout=180)
+
+    def fails(m):
+        d = json.loads(m["value"])
+        return d["source"]["table"] == "orders" and (d["after"] or d["before"])["id"] % 100 == 7
+
+    good = [m for m in first + second if not fails(m)]
+    per_writer = outputs(out)
+    check_rows(without_q(per_writer[0] + per_writer[1]), good)
+    records = [json.loads(x) for x in dead.read_text().splitlines()]
+    assert sorted(r["record"] for r in records if r["stage"] == "source") == sorted(
+        m["value"] for m in sent if m["value"].startswith("not json"))
+    transform_ids = sorted(json.loads(r["record"])["row"]["id"] for r in records if r["stage"] == "transform")
+    assert transform_ids == sorted(json.loads(m["value"])["after"]["id"] for m in first + second if fails(m))
+    assert all("/ by zero" in r["error"] for r in records if r["stage"] == "transform")
 
 
 def test_split_readers_dead_letter_bad_messages_once(kafka_broker, cdcd, tmp_path):
