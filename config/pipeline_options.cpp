@@ -123,7 +123,9 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
                   "expressions (FETCH_CONTENT). More lanes pay when the transform, not the "
                   "source or the sink, sets the pace. A source split into readers (parallelism "
                   "above 1, writers on threads of their own) transforms on the readers' "
-                  "threads; the lanes then get only what goes through the event loop")
+                  "threads; the lanes then get only what goes through the event loop. When "
+                  "every lane is busy, the event loop transforms a batch itself (with a copy "
+                  "of its own) rather than wait, except for FETCH_CONTENT")
             .to(&PipelineOptions::transform_lanes),
         OptionSpec::boolean("tap.enabled")
             .default_("true")

@@ -37,8 +37,10 @@ class RowBufferPool {
 
     /// Buffers larger than this are freed, not kept.
     static constexpr std::size_t kMaxBufferBytes = 4096;
-    /// The most capacity a pool keeps in all: a few batches' rows.
-    static constexpr std::size_t kMaxKeptBytes = 1 << 20;
+    /// The most capacity a pool keeps in all: a few batches' rows. (At 1 MiB, a transform whose
+    /// loop transforms a batch itself while the lane does another got two batches' rows back at
+    /// once, more than it kept: the source then allocated 10 % of its rows anew.)
+    static constexpr std::size_t kMaxKeptBytes = 1 << 21;
 
   private:
     // A kept buffer was last read on another thread (a writer's, the transform's): the first

@@ -1,6 +1,6 @@
 #include "pipeline/runtime/bad_record_stage.h"
 
-#include <spdlog/spdlog.h>
+#include <chrono>
 
 #include "config/secrets.h"
 #include "pipeline/util/base64.h"
@@ -10,11 +10,6 @@
 namespace cdcd {
 
 namespace {
-
-// A burst of bad records logs its first lines in full, then one line per window with the count
-// of those it did not log: a flood of bad input cannot flood the log.
-constexpr std::uint64_t kLinesPerWindow = 10;
-constexpr std::chrono::seconds kLogWindow{10};
 
 bool is_utf8(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
@@ -61,13 +56,14 @@ std::string dead_letter_line(const BadRecord& record, std::string_view stage,
 
 BadRecordStage::BadRecordStage(std::string stage, std::string connector, std::string pipeline,
                                BadRecordPolicy policy, metrics::Registry& registry,
-                               std::size_t max_pending_bytes)
+                               std::size_t max_pending_bytes, std::shared_ptr<BadRecordLog> log)
     : stage_(std::move(stage)),
       connector_(std::move(connector)),
       pipeline_(std::move(pipeline)),
       policy_(policy),
       registry_(registry),
-      max_pending_bytes_(max_pending_bytes) {}
+      max_pending_bytes_(max_pending_bytes),
+      log_(log ? std::move(log) : std::make_shared<BadRecordLog>(stage_, connector_)) {}
 
 void BadRecordStage::handle(BadRecord record) {
     if (policy_ == BadRecordPolicy::Fail) {
@@ -115,22 +111,7 @@ void BadRecordStage::count(const BadRecord& record, const char* action) {
 
 void BadRecordStage::count_and_log(const BadRecord& record, const char* action) {
     count(record, action);
-    auto now = std::chrono::steady_clock::now();
-    LogWindow& w = log_windows_[record.reason];
-    if (w.logged == 0 || now - w.opened >= kLogWindow) {
-        if (w.suppressed > 0)
-            spdlog::warn("{} {}: {} more bad records ({}) not logged in the last {} s", stage_,
-                         connector_, w.suppressed, record.reason, kLogWindow.count());
-        w = LogWindow{now, 0, 0};
-    }
-    if (w.logged >= kLinesPerWindow) {
-        ++w.suppressed;
-        return;
-    }
-    ++w.logged;
-    std::string where = record.position.empty() ? "" : " at " + record.position;
-    spdlog::warn("{} {}: bad record{} ({}), {}: {}", stage_, connector_, where, record.reason,
-                 action == std::string_view("skip") ? "skipped" : "dead-lettered", record.error);
+    log_->log(record, action);
 }
 
 }  // namespace cdcd

@@ -1,16 +1,16 @@
 #pragma once
 // One stage's BadRecordSink in a pipeline run (see pipeline/connector/bad_records.h): applies
-// the policy, logs at a bounded rate, counts cdcd_bad_records_total{stage, reason, action}, and
-// under `dead-letter` keeps each record as a JSON line until the runtime takes them at the
-// stage's checkpoint cut (take_pending) and commits them to the dead-letter file with that
-// checkpoint.
-#include <chrono>
+// the policy, logs at a bounded rate (BadRecordLog), counts cdcd_bad_records_total (by stage,
+// reason and action), and under `dead-letter` keeps each record as a JSON line until the runtime
+// takes them at the stage's checkpoint cut (take_pending) and commits them to the dead-letter
+// file with that checkpoint.
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <string>
 
 #include "metrics/registry.h"
 #include "pipeline/connector/bad_records.h"
+#include "pipeline/runtime/bad_record_log.h"
 
 namespace cdcd {
 
@@ -18,10 +18,11 @@ class BadRecordStage final : public BadRecordSink {
   public:
     /// `stage`: "source", "transform" or "sink"; `connector`: the connector's type (or
     /// "transform"); `max_pending_bytes`: dead-letter bytes this stage may hold between two
-    /// checkpoints before it fails the pipeline rather than grow without bound.
+    /// checkpoints before it fails the pipeline rather than grow without bound; `log`: the log
+    /// it shares with the stage's other threads (else one of its own).
     BadRecordStage(std::string stage, std::string connector, std::string pipeline,
                    BadRecordPolicy policy, metrics::Registry& registry,
-                   std::size_t max_pending_bytes);
+                   std::size_t max_pending_bytes, std::shared_ptr<BadRecordLog> log = nullptr);
 
     void handle(BadRecord record) override;
     void skip(BadRecord record) override;
@@ -32,8 +33,8 @@ class BadRecordStage final : public BadRecordSink {
     std::string take_pending();
 
   private:
-    void count(const BadRecord& record, const char* action);  // cdcd_bad_records_total
-    void count_and_log(const BadRecord& record, const char* action);
+    void count(const BadRecord& record, const char* action);          // cdcd_bad_records_total
+    void count_and_log(const BadRecord& record, const char* action);  // and log_
     void keep_dead_letter(const BadRecord& record);
 
     std::string stage_;
@@ -43,12 +44,7 @@ class BadRecordStage final : public BadRecordSink {
     metrics::Registry& registry_;
     std::size_t max_pending_bytes_;
     std::string pending_;
-    struct LogWindow {
-        std::chrono::steady_clock::time_point opened;
-        std::uint64_t logged = 0;
-        std::uint64_t suppressed = 0;
-    };
-    std::map<std::string, LogWindow> log_windows_;  // per reason
+    std::shared_ptr<BadRecordLog> log_;
 };
 
 /// The JSON line of one dead-lettered record: time, pipeline, stage, connector, reason,

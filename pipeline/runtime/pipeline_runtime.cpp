@@ -56,6 +56,14 @@ void PipelineRuntime::Impl::build() {
             spdlog::info("transform: {} lane{} ({})", lanes.size(), lanes.size() > 1 ? "s" : "",
                          why);
         transform_stage = std::make_unique<TransformStage>(io, lanes, &taps, source_rows_home);
+        // The loop transforms a batch itself when every lane is busy, with an operator of its
+        // own (restored with the lanes'), unless the source's functions may wait on I/O there.
+        if (!(plan.source_factory && plan.source_factory->transform_functions)) {
+            transforms.push_back(plan.make_transform(source.get()));
+            BadRecordStage& stage = bad_records.add_transform_stage();
+            transforms.back()->set_bad_records(&stage);
+            transform_stage->help_on_loop({transforms.back().get(), &stage});
+        }
     }
     schema_operator = std::make_unique<SchemaOperator>(
         plan.make_router(), plan.behavior, plan.schema_change_filter, sink->metadata_applier(),
@@ -514,6 +522,9 @@ void PipelineRuntime::Impl::finish() {
     if (transform_stage && transform_stage->runs_per_lane().size() > 1)
         spdlog::info("transform: runs of data changes per lane: {}",
                      fmt::join(transform_stage->runs_per_lane(), ", "));
+    if (transform_stage && transform_stage->runs_on_loop() > 0)
+        spdlog::info("transform: runs of data changes on the event loop, every lane busy: {}",
+                     transform_stage->runs_on_loop());
 }
 
 void PipelineRuntime::Impl::fail(std::exception_ptr error) {

@@ -133,25 +133,30 @@ struct PipelineRuntime::Impl {
             return *writer_stages.at(static_cast<std::size_t>(index));
         }
 
-        /// A stage of the transform for one more operator (a source reader's).
+        /// A stage of the transform for one more operator (the loop's, a source reader's).
         BadRecordStage& add_transform_stage() {
             transform_stages.push_back(make("transform", "transform"));
             return *transform_stages.back();
         }
 
         std::unique_ptr<BadRecordStage> source_stage;
-        // One per lane, then one per source reader that transforms (add_transform_stage).
+        // One per lane, then the loop's and one per source reader that transforms
+        // (add_transform_stage).
         std::vector<std::unique_ptr<BadRecordStage>> transform_stages;
         std::vector<std::unique_ptr<BadRecordStage>> writer_stages;
 
       private:
         std::unique_ptr<BadRecordStage> make(const char* stage, const std::string& connector) {
+            // The stage's threads (lanes, the loop's operator, readers; writers) log as one.
+            auto& log = logs_[stage];
+            if (!log) log = std::make_shared<BadRecordLog>(stage, connector);
             return std::make_unique<BadRecordStage>(stage, connector, plan_.settings.name,
                                                     plan_.bad_record_policy, registry_,
-                                                    kMaxPendingDeadLetterBytes);
+                                                    kMaxPendingDeadLetterBytes, log);
         }
         const PipelinePlan& plan_;
         metrics::Registry& registry_;
+        std::map<std::string, std::shared_ptr<BadRecordLog>> logs_;  // per stage
     };
 
     void build();

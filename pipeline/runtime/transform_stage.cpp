@@ -33,10 +33,7 @@ bool holds_data_only(const EventBatch& batch) {
 }  // namespace
 
 TransformStage::Lane::Lane(asio::io_context& loop, const LaneParts& parts)
-    : op(*parts.op),
-      bad_records(parts.bad_records),
-      work(loop, kChannelCapacity),
-      results(loop, kChannelCapacity) {}
+    : parts(parts), work(loop, kChannelCapacity), results(loop, kChannelCapacity) {}
 
 TransformStage::TransformStage(asio::io_context& loop, transform::TransformOperator& op,
                                BadRecordStage* bad_records, TapHub* taps,
@@ -68,66 +65,110 @@ void TransformStage::close() {
     }
 }
 
+void TransformStage::help_on_loop(LaneParts parts) {
+    on_loop_ = std::make_unique<LoopHelper>();
+    on_loop_->parts = parts;
+}
+
 asio::awaitable<void> TransformStage::run(Lane& lane) {
     transform::TransformOperator::RowBuffers rows;  // rows.spare: the pool of spare buffers
     while (true) {
         auto [ec, work] = co_await lane.work.async_receive(asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
-        // The written rows become the pool, the spares left over from the last batch on top
-        // (project() takes from the back): only those few move.
-        if (!rows.spare.empty())
-            work.written_rows.insert(work.written_rows.end(),
-                                     std::make_move_iterator(rows.spare.begin()),
-                                     std::make_move_iterator(rows.spare.end()));
-        rows.spare.swap(work.written_rows);
-        if (rows.spare.size() > kMaxSpareRows) rows.spare.resize(kMaxSpareRows);
-        Transformed out;
-        try {
-            if (auto* batch = std::get_if<EventBatch>(&work.element)) {
-                if (taps_ && work.offer_to_taps)
-                    taps_->offer(TapPoint::Source, *batch,
-                                 [&lane](TableId t) { return lane.op.upstream_schema(t); });
-                if (work.data_only) {
-                    // Transformed where it is: the loop gets back the vector and the event
-                    // objects it sent, not a second batch to read and then destroy.
-                    lane.op.process_in_place(*batch, &rows);
-                    out.dropped_rows = std::move(rows.dropped);
-                    rows.dropped.clear();
-                } else {
-                    EventBatch transformed;
-                    lane.op.process(*batch, transformed, &rows);
-                    out.input = std::move(*batch);
-                    work.element = std::move(transformed);
-                }
-                out.row_size_hint = lane.op.row_size_hint();
-                out.rows_in_place = lane.op.rows_in_place();
-                out.retired_rows = std::move(rows.retired);
-                rows.retired.clear();
-            } else if (std::holds_alternative<Barrier>(work.element)) {
-                out.transform_state = lane.op.snapshot_state();
-                if (lane.bad_records) out.dead_letters = lane.bad_records->take_pending();
-            }
-        } catch (...) {
-            out.error = std::current_exception();
-        }
-        bool last = out.error || std::holds_alternative<EndOfInput>(work.element);
-        out.element = std::move(work.element);
+        Transformed out = transform(lane.parts, rows, work);
+        bool last = out.error || std::holds_alternative<EndOfInput>(out.element);
         auto [send_ec] = co_await lane.results.async_send(
             boost::system::error_code{}, std::move(out), asio::as_tuple(asio::use_awaitable));
         if (send_ec || last) co_return;
     }
 }
 
+TransformStage::Transformed TransformStage::transform(
+    const LaneParts& parts, transform::TransformOperator::RowBuffers& rows, Work& work) {
+    transform::TransformOperator& op = *parts.op;
+    // The written rows become the pool, the spares left over from the last batch on top
+    // (project() takes from the back): only those few move.
+    if (!rows.spare.empty())
+        work.written_rows.insert(work.written_rows.end(),
+                                 std::make_move_iterator(rows.spare.begin()),
+                                 std::make_move_iterator(rows.spare.end()));
+    rows.spare.swap(work.written_rows);
+    if (rows.spare.size() > kMaxSpareRows) rows.spare.resize(kMaxSpareRows);
+    Transformed out;
+    try {
+        if (auto* batch = std::get_if<EventBatch>(&work.element)) {
+            if (taps_ && work.offer_to_taps)
+                taps_->offer(TapPoint::Source, *batch,
+                             [&op](TableId t) { return op.upstream_schema(t); });
+            if (work.data_only) {
+                // Transformed where it is: the loop gets back the vector and the event
+                // objects it sent, not a second batch to read and then destroy.
+                op.process_in_place(*batch, &rows);
+                out.dropped_rows = std::move(rows.dropped);
+                rows.dropped.clear();
+            } else {
+                EventBatch transformed;
+                op.process(*batch, transformed, &rows);
+                out.input = std::move(*batch);
+                work.element = std::move(transformed);
+            }
+            out.row_size_hint = op.row_size_hint();
+            out.rows_in_place = op.rows_in_place();
+            out.retired_rows = std::move(rows.retired);
+            rows.retired.clear();
+        } else if (std::holds_alternative<Barrier>(work.element)) {
+            out.transform_state = op.snapshot_state();
+            if (parts.bad_records) out.dead_letters = parts.bad_records->take_pending();
+        }
+    } catch (...) {
+        out.error = std::current_exception();
+    }
+    out.element = std::move(work.element);
+    return out;
+}
+
+bool TransformStage::loop_takes(bool data_only) const {
+    return data_only && on_loop_ && !on_loop_->failed && !on_loop_->holds_result;
+}
+
+std::string TransformStage::keep_loop_current(const StreamElement& element) {
+    if (!on_loop_) return {};
+    if (std::holds_alternative<Barrier>(element)) {
+        BadRecordStage* bad_records = on_loop_->parts.bad_records;
+        return bad_records ? bad_records->take_pending() : std::string{};
+    }
+    const auto* batch = std::get_if<EventBatch>(&element);
+    if (!batch || on_loop_->failed) return {};
+    EventBatch changes;
+    for (const Event& e : *batch)
+        if (!std::holds_alternative<DataChangeEvent>(e)) changes.push_back(e);
+    if (changes.empty()) return {};
+    try {
+        EventBatch ignored;  // the lanes' results are the ones received
+        on_loop_->parts.op->process(changes, ignored);
+    } catch (...) {
+        // The lanes fail on the same change, in order; until then the loop only waits.
+        on_loop_->failed = true;
+    }
+    return {};
+}
+
 asio::awaitable<void> TransformStage::send(StreamElement element) {
     auto* batch = std::get_if<EventBatch>(&element);
-    if (lanes_.size() == 1 || !batch) {
-        // One lane takes it all; a barrier and the end go to every lane.
-        co_await send_piece(lanes_.size() == 1 ? 0 : kEveryLane, std::move(element), true);
+    const bool data_only = batch && holds_data_only(*batch);
+    std::string loop_dead_letters = data_only ? std::string{} : keep_loop_current(element);
+    if (!batch) {  // a barrier and the end go to every lane
+        co_await send_piece(kEveryLane, std::move(element), true, false, false,
+                            std::move(loop_dead_letters));
         co_return;
     }
-    if (holds_data_only(*batch)) {
+    if (lanes_.size() == 1 && !data_only) {  // one lane takes it all
+        co_await send_piece(0, std::move(element), true, false);
+        co_return;
+    }
+    if (data_only) {
         // One run (the usual batch): sent as it is, without moving each event into a piece.
-        co_await send_piece(kAnyLane, std::move(element), true, true);
+        co_await send_piece(kAnyLane, std::move(element), true, true, true);
         co_return;
     }
     // Runs of data change events, each to a lane with room for it; any other event to every
@@ -152,7 +193,8 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
 
 asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement element,
                                                  bool last_of_element,
-                                                 std::optional<bool> data_only) {
+                                                 std::optional<bool> data_only, bool loop_may_take,
+                                                 std::string loop_dead_letters) {
     // Whether a batch holds data changes only is asked here, where the source just wrote its
     // events, not on the lane, where the first read of each would wait for memory.
     if (!data_only) {
@@ -175,21 +217,31 @@ asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement
                 // try_send moves from `work` only when the lane has room (and then returns true).
                 // NOLINTNEXTLINE(bugprone-use-after-move)
                 if (lanes_[i]->work.try_send(boost::system::error_code{}, std::move(work))) {
-                    note_piece_sent({i, last_of_element});
+                    note_piece_sent({i, last_of_element, nullptr, {}});
                     co_return;
                 }
+            }
+            if (loop_may_take && loop_takes(*data_only)) {
+                // Every lane is busy: the loop transforms it now instead of waiting for one.
+                LoopHelper& helper = *on_loop_;
+                auto out =
+                    std::make_unique<Transformed>(transform(helper.parts, helper.rows, work));
+                helper.holds_result = true;
+                ++helper.runs;
+                note_piece_sent({kOnLoop, last_of_element, std::move(out), {}});
+                co_return;
             }
             lane = next_busy_lane_;
             next_busy_lane_ = (next_busy_lane_ + 1) % lanes_.size();
         }
-        note_piece_sent({lane, last_of_element});
+        note_piece_sent({lane, last_of_element, nullptr, {}});
         co_await lanes_[lane]->work.async_send(boost::system::error_code{}, std::move(work),
                                                asio::use_awaitable);
         co_return;
     }
     // A copy for each lane but the last, which takes the element itself; taps at the source
     // point see it once, from the first lane.
-    note_piece_sent({kEveryLane, last_of_element});
+    note_piece_sent({kEveryLane, last_of_element, nullptr, std::move(loop_dead_letters)});
     const std::size_t last = lanes_.size() - 1;
     for (std::size_t i = 0; i < last; ++i)
         co_await lanes_[i]->work.async_send(boost::system::error_code{},
@@ -200,8 +252,8 @@ asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement
 }
 
 void TransformStage::note_piece_sent(PieceSent piece) {
-    if (piece.lane != kEveryLane) ++runs_per_lane_[piece.lane];
-    pieces_sent_.push_back(piece);
+    if (piece.lane < lanes_.size()) ++runs_per_lane_[piece.lane];
+    pieces_sent_.push_back(std::move(piece));
     sent_.cancel();  // a receive() may be waiting for it
 }
 
@@ -251,16 +303,23 @@ asio::awaitable<TransformStage::Transformed> TransformStage::receive_from(std::s
     co_return std::move(out);
 }
 
-asio::awaitable<TransformStage::Transformed> TransformStage::receive_part(std::size_t lane) {
-    if (lane != kEveryLane) co_return co_await receive_from(lane);
+asio::awaitable<TransformStage::Transformed> TransformStage::receive_part(PieceSent& piece) {
+    if (piece.lane == kOnLoop) {
+        Transformed out = std::move(*piece.on_loop);
+        on_loop_->holds_result = false;
+        return_input_rows(out);
+        co_return std::move(out);
+    }
+    if (piece.lane != kEveryLane) co_return co_await receive_from(piece.lane);
     // Every lane's result: the first lane's element and state (every operator saw the same
-    // schema changes), each lane's dead letters, the first error.
+    // schema changes), each lane's dead letters and the loop's, the first error.
     Transformed first = co_await receive_from(0);
     for (std::size_t i = 1; i < lanes_.size(); ++i) {
         Transformed out = co_await receive_from(i);
         first.dead_letters += out.dead_letters;
         if (!first.error) first.error = out.error;
     }
+    first.dead_letters += piece.loop_dead_letters;
     co_return std::move(first);
 }
 
@@ -274,9 +333,9 @@ asio::awaitable<TransformStage::Result> TransformStage::receive() {
         }
         if (closed_)
             throw boost::system::system_error(asio::error::operation_aborted, "transform stage");
-        const PieceSent piece = pieces_sent_.front();
+        PieceSent piece = std::move(pieces_sent_.front());
         pieces_sent_.pop_front();
-        Transformed next = co_await receive_part(piece.lane);
+        Transformed next = co_await receive_part(piece);
         if (next.error) std::rethrow_exception(next.error);
         if (!out) {
             out = std::move(next);

@@ -23,6 +23,14 @@
 // other event (a schema change), barrier and the end goes to every lane, so that each operator
 // sees every schema its rows need. Results are taken in the order the pieces were sent, so a
 // key's changes, and everything else, keep their order.
+//
+// The loop can help (help_on_loop): with an operator of its own, kept in the lanes' state (it is
+// handed every schema change sent), it transforms a batch of data changes itself when every lane
+// is busy, instead of waiting for one; its result takes its place in the order like a lane's.
+// It holds at most one such result not yet received, so the stage's bound on what is in flight
+// stays, and a slow writer still holds the source back. At parallelism 1 the transform's lane sets
+// the pace while the loop, which reads the source and writes the sink, waits for it part of the
+// time: the loop's share of the runs is that time put to use.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
@@ -87,8 +95,14 @@ class TransformStage {
     void recycle_written(EventBatch& written);
     /// Wakes both sides for good (the pipeline failed or stops).
     void close();
+    /// Lets the loop transform a batch of data changes itself with `parts` when every lane is
+    /// busy. Its operator must start in the lanes' state; its bad-record stage's lines are cut at
+    /// each barrier sent, after the lanes'. Call before the first send.
+    void help_on_loop(LaneParts parts);
     /// On the loop: how many runs of data changes each lane was sent.
     const std::vector<std::uint64_t>& runs_per_lane() const { return runs_per_lane_; }
+    /// On the loop: how many runs of data changes the loop transformed itself.
+    std::uint64_t runs_on_loop() const { return on_loop_ ? on_loop_->runs : 0; }
 
   private:
     struct Work {
@@ -118,34 +132,55 @@ class TransformStage {
 
     struct Lane {
         Lane(boost::asio::io_context& loop, const LaneParts& parts);
-        transform::TransformOperator& op;
-        BadRecordStage* bad_records;
+        LaneParts parts;
         WorkChannel work;
         ResultChannel results;
         // Last: joined (in the stage's destructor) before the channels are destroyed.
         boost::asio::thread_pool thread{1};
     };
+    /// The loop's own operator (help_on_loop).
+    struct LoopHelper {
+        LaneParts parts;
+        transform::TransformOperator::RowBuffers rows;
+        bool holds_result = false;  // a result of its own not yet received
+        bool failed = false;        // a schema change failed it: the lanes fail in order
+        std::uint64_t runs = 0;
+    };
     static constexpr std::size_t kEveryLane = ~std::size_t{0};
     static constexpr std::size_t kAnyLane = kEveryLane - 1;
-    /// A piece of an element sent: the lane it went to (or kEveryLane), and whether it is the
-    /// element's last.
+    static constexpr std::size_t kOnLoop = kEveryLane - 2;
+    /// A piece of an element sent: the lane it went to (or kEveryLane, or kOnLoop with its
+    /// result), and whether it is the element's last.
     struct PieceSent {
         std::size_t lane = 0;
         bool last_of_element = true;
+        std::unique_ptr<Transformed> on_loop;  // kOnLoop: the loop's result
+        std::string loop_dead_letters;         // a barrier: the loop operator's lines before it
     };
 
     boost::asio::awaitable<void> run(Lane& lane);  // a lane's thread's loop
+    /// Transforms `work` with `parts`, `rows` its buffers, on the lane's thread or the loop.
+    Transformed transform(const LaneParts& parts, transform::TransformOperator::RowBuffers& rows,
+                          Work& work);
+    /// Whether the loop transforms a batch of data changes itself, every lane being busy.
+    bool loop_takes(bool data_only) const;
+    /// The schema changes of `element` to the loop's operator, or its dead-letter lines when it
+    /// is a barrier (returned, for the barrier's piece).
+    std::string keep_loop_current(const StreamElement& element);
     /// Sends a piece of an element to `lane`, to every lane, or to any lane with room.
     /// `data_only`: whether it is a batch of data changes only, when the caller knows (else it
-    /// is found here).
+    /// is found here). `loop_may_take`: a whole batch of data changes, which the loop may
+    /// transform itself (not a run of a batch whose schema changes its operator already has).
     boost::asio::awaitable<void> send_piece(std::size_t lane, StreamElement element,
                                             bool last_of_element,
-                                            std::optional<bool> data_only = std::nullopt);
+                                            std::optional<bool> data_only = std::nullopt,
+                                            bool loop_may_take = false,
+                                            std::string loop_dead_letters = {});
     void note_piece_sent(PieceSent piece);  // and counts a run sent to one lane
     /// The next result of `lane`, its input rows returned home.
     boost::asio::awaitable<Transformed> receive_from(std::size_t lane);
-    /// The result of one piece sent to `lane` (or to every lane).
-    boost::asio::awaitable<Transformed> receive_part(std::size_t lane);
+    /// The result of one piece sent.
+    boost::asio::awaitable<Transformed> receive_part(PieceSent& piece);
     void return_input_rows(Transformed& out);
     /// The row buffers of `events` to the source's pool: the loop's, or its own thread's.
     void return_to_source(EventBatch& events);
@@ -153,6 +188,7 @@ class TransformStage {
     TapHub* taps_;
     std::shared_ptr<RowBufferReturn> source_rows_home_;
     std::vector<std::unique_ptr<Lane>> lanes_;
+    std::unique_ptr<LoopHelper> on_loop_;
     // On the loop: the pieces sent and not yet received, in order; the lane a run waits for
     // when every lane is busy.
     std::deque<PieceSent> pieces_sent_;

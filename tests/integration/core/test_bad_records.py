@@ -88,8 +88,9 @@ def test_skip_drops_only_the_bad_rows_and_logs_at_a_bounded_rate(tmp_path, paral
     got = ids_in(out, parallelism)
     assert sorted(got) == sorted(IDS - BAD_IDS)
     logged = [line for line in done.stderr.splitlines() if "bad record" in line and "skipped" in line]
-    # At most 10 lines per window from each lane of the transform, as from each sink writer.
-    assert 1 <= len(logged) <= 10 * parallelism, done.stderr
+    # At most 10 lines per window from the transform, whatever its threads (lanes, the loop's own
+    # operator, source readers), as from the sink's writers together.
+    assert 1 <= len(logged) <= 10, done.stderr
 
 
 @pytest.mark.parametrize("parallelism", [1, 2])
