@@ -128,7 +128,11 @@ TransformStage::Transformed TransformStage::transform(
 }
 
 bool TransformStage::loop_takes(bool data_only) const {
-    return data_only && on_loop_ && !on_loop_->failed && !on_loop_->holds_result;
+    if (!data_only || !on_loop_ || on_loop_->failed || on_loop_->holds_result) return false;
+    // A lane's result waiting to be received means the loop, not the transform, is behind (a
+    // sink that formats on the loop): it has its own work to do.
+    return std::none_of(lanes_.begin(), lanes_.end(),
+                        [](const std::unique_ptr<Lane>& lane) { return lane->results.ready(); });
 }
 
 std::string TransformStage::keep_loop_current(const StreamElement& element) {

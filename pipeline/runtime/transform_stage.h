@@ -26,7 +26,8 @@
 //
 // The loop can help (help_on_loop): with an operator of its own, kept in the lanes' state (it is
 // handed every schema change sent), it transforms a batch of data changes itself when every lane
-// is busy, instead of waiting for one; its result takes its place in the order like a lane's.
+// is busy and none has a result waiting for the loop (the loop is then not behind itself),
+// instead of waiting for one; its result takes its place in the order like a lane's.
 // It holds at most one such result not yet received, so the stage's bound on what is in flight
 // stays, and a slow writer still holds the source back. At parallelism 1 the transform's lane sets
 // the pace while the loop, which reads the source and writes the sink, waits for it part of the

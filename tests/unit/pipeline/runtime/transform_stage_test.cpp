@@ -4,6 +4,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
 #include <functional>
@@ -707,4 +708,39 @@ TEST_CASE("a failing expression on the loop fails receive() in the order it was 
     CHECK(good_rows == 100);
     CHECK(error.find("id=100") != std::string::npos);
     CHECK(loop_runs > 0);
+}
+
+TEST_CASE("the loop leaves the transform to the lanes while it is behind with their results") {
+    // A slow receiver (a sink that formats on the loop): the lane's results wait for it, so the
+    // loop has its own work and must not take batches too, however busy the lane.
+    auto lane = operator_for("*, UPPER(name) AS shout", "");
+    auto helper = operator_for("*, UPPER(name) AS shout", "");
+    std::uint64_t loop_runs = 0;
+    std::size_t batches = 0;
+    run_on_loop([&](asio::io_context& io) -> asio::awaitable<void> {
+        TransformStage stage(io, *lane);
+        stage.help_on_loop({helper.get(), nullptr});
+        std::vector<StreamElement> stream = stream_of_orders();
+        add_batches(stream, 0, 60, 100);
+        stream.emplace_back(EndOfInput{});
+        bool fed = false;
+        asio::co_spawn(io,
+                       feed_noting(
+                           stage, stream, [](std::size_t) {}, fed),
+                       asio::detached);
+        asio::steady_timer slow(io);
+        for (std::size_t i = 0; i < stream.size(); ++i) {
+            TransformStage::Result result = co_await stage.receive();
+            if (auto* batch = std::get_if<EventBatch>(&result.element)) {
+                ++batches;
+                stage.recycle_written(*batch);
+            }
+            slow.expires_after(std::chrono::milliseconds(2));
+            co_await slow.async_wait(asio::use_awaitable);
+        }
+        co_await wait_until(fed);
+        loop_runs = stage.runs_on_loop();
+    });
+    CHECK(batches == 61);
+    CHECK(loop_runs <= 2);
 }
