@@ -4,6 +4,7 @@
 // rows instead of being freed and allocated again: malloc and free of rows were the largest
 // costs of the event loop that builds them, and a buffer freed by its thread after a trip to
 // another thread's cache takes malloc's slower paths.
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -24,8 +25,10 @@ class RowBufferPool {
     bool would_keep(std::size_t capacity) const {
         // A short string's bytes live inside the string object: nothing to keep.
         return capacity > std::string().capacity() && capacity <= kMaxBufferBytes &&
-               kept_bytes_ + capacity <= kMaxKeptBytes;
+               kept_bytes_ + capacity <= max_kept_bytes_;
     }
+    /// Keeps up to `bytes` in all from now on, if that is more than it keeps.
+    void keep_up_to(std::size_t bytes) { max_kept_bytes_ = std::max(max_kept_bytes_, bytes); }
     /// Moves a kept buffer with room for `capacity` bytes into `out` (emptied); false when none
     /// is kept (`out` is left alone, and the caller allocates as usual).
     bool take(std::string& out, std::size_t capacity) {
@@ -37,10 +40,8 @@ class RowBufferPool {
 
     /// Buffers larger than this are freed, not kept.
     static constexpr std::size_t kMaxBufferBytes = 4096;
-    /// The most capacity a pool keeps in all: a few batches' rows. (At 1 MiB, a transform whose
-    /// loop transforms a batch itself while the lane does another got two batches' rows back at
-    /// once, more than it kept: the source then allocated 10 % of its rows anew.)
-    static constexpr std::size_t kMaxKeptBytes = 1 << 21;
+    /// The most capacity a pool keeps in all unless told more (keep_up_to): a few batches' rows.
+    static constexpr std::size_t kMaxKeptBytes = 1 << 20;
 
   private:
     // A kept buffer was last read on another thread (a writer's, the transform's): the first
@@ -52,6 +53,7 @@ class RowBufferPool {
     bool take_kept(std::string& out, std::size_t capacity);
     std::vector<std::string> buffers_;
     std::size_t kept_bytes_ = 0;
+    std::size_t max_kept_bytes_ = kMaxKeptBytes;
 };
 
 }  // namespace cdcd

@@ -68,6 +68,10 @@ void TransformStage::close() {
 void TransformStage::help_on_loop(LaneParts parts) {
     on_loop_ = std::make_unique<LoopHelper>();
     on_loop_->parts = parts;
+    // The loop's result and a lane's come back at once, two batches' rows: kept in 1 MiB, most
+    // were freed, and the source (building on the loop) allocated 10 % of its rows anew, without
+    // room to write their projections over them.
+    RowBufferPool::this_thread().keep_up_to(2 * RowBufferPool::kMaxKeptBytes);
 }
 
 asio::awaitable<void> TransformStage::run(Lane& lane) {

@@ -98,7 +98,7 @@ class TransformStage {
     void close();
     /// Lets the loop transform a batch of data changes itself with `parts` when every lane is
     /// busy. Its operator must start in the lanes' state; its bad-record stage's lines are cut at
-    /// each barrier sent, after the lanes'. Call before the first send.
+    /// each barrier sent, after the lanes'. Call on the loop, before the first send.
     void help_on_loop(LaneParts parts);
     /// On the loop: how many runs of data changes each lane was sent.
     const std::vector<std::uint64_t>& runs_per_lane() const { return runs_per_lane_; }

@@ -54,6 +54,18 @@ TEST_CASE("short strings, large buffers and buffers past the bound are not kept"
     CHECK(pool.kept_bytes() <= RowBufferPool::kMaxKeptBytes);
 }
 
+TEST_CASE("a pool told to keep more keeps more, and never less than its bound") {
+    RowBufferPool pool;
+    pool.keep_up_to(2 * RowBufferPool::kMaxKeptBytes);
+    pool.keep_up_to(RowBufferPool::kMaxKeptBytes / 2);  // never lowered
+    while (pool.kept_bytes() + RowBufferPool::kMaxBufferBytes <= 2 * RowBufferPool::kMaxKeptBytes)
+        pool.give(buffer_of(RowBufferPool::kMaxBufferBytes));
+    CHECK(pool.kept_bytes() > RowBufferPool::kMaxKeptBytes + RowBufferPool::kMaxKeptBytes / 2);
+    const std::size_t kept = pool.size();
+    pool.give(buffer_of(RowBufferPool::kMaxBufferBytes));
+    CHECK(pool.size() == kept);
+}
+
 TEST_CASE("rows are built in the thread's kept buffers, and each thread has its own") {
     RowBuilder first(2, 64);
     first.set_long(0, 7).set_string(1, std::string(60, 'a'));
