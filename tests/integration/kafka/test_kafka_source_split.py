@@ -156,42 +156,56 @@ def test_with_a_transform_each_reader_transforms_its_rows_by_the_evolving_schema
     check_rows(without_name_upper(per_writer[0] + per_writer[1]), messages)
 
 
-def test_a_kill_9_of_a_split_source_loses_and_repeats_nothing(kafka_broker, cdcd, tmp_path):
-    topic = unique("split_kill")
+def killed_and_resumed(kafka_broker, cdcd, tmp_path, name, bad_every, transform=""):
+    """evolving_orders(0, 6000) with a message that is not JSON every `bad_every`, read by split
+    readers under dead-letter (through `transform`), killed with -9 mid-stream; then new keys
+    with a field no earlier message had (the restored readers change the schema again), read to
+    the end from the checkpoint. Returns every message sent, the output, the dead letters and
+    the first run."""
+    topic = unique(name)
     kafka_broker.create_topic(topic, partitions=PARTITIONS)
     first = evolving_orders(0, 6000)
-    # Bad messages among them, in every partition: each dead-lettered once across the kill.
     sent = []
     for i, m in enumerate(first):
         sent.append(m)
-        if i % 600 == 300:
-            sent.append({"value": f"not json {i}", "partition": i // 600 % PARTITIONS})
+        if i % bad_every == bad_every // 2:
+            sent.append({"value": f"not json {i}", "partition": i // bad_every % PARTITIONS})
     kafka_broker.produce(topic, sent)
     out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
-    name = unique("split_kill")
+    name = unique(name)
 
-    def with_dead_letters(yaml):
-        return yaml.replace("pipeline:\n", "pipeline:\n  bad-record.policy: dead-letter\n"
-                            f"  bad-record.dead-letter.path: {dead}\n")
+    def yaml(bounded):
+        return pipeline(kafka_broker, topic, out, bounded=bounded, name=name).replace(
+            "sink:", transform + "sink:", 1).replace(
+            "pipeline:\n", f"pipeline:\n  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n")
 
-    run = cdcd(with_dead_letters(pipeline(kafka_broker, topic, out, bounded=False, name=name)))
+    run = cdcd(yaml(False))
     run.start()
     wait_for(lambda: sum(len(o) for o in outputs(out)) >= 4000, timeout=120, what="output mid-stream")
     run.kill9()
-    # New keys, and a field no earlier message had: the restored readers change the schema again.
     second = evolving_orders(100_000, 3000)
     for m in second[:3000]:
         d = json.loads(m["value"])
         d["after"]["region"] = "eu"
         m["value"] = json.dumps(d)
     kafka_broker.produce(topic, second)
-    again = cdcd(with_dead_letters(pipeline(kafka_broker, topic, out, name=name)))
+    again = cdcd(yaml(True))
     again.state = run.state
     again.run(timeout=180)
     per_writer = outputs(out)
-    check_rows(per_writer[0] + per_writer[1], first + second)
-    dead_letters = sorted(json.loads(x)["record"] for x in dead.read_text().splitlines())
-    assert dead_letters == sorted(m["value"] for m in sent if m["value"].startswith("not json"))
+    records = [json.loads(x) for x in dead.read_text().splitlines()]
+    return sent + second, per_writer[0] + per_writer[1], records, run
+
+
+def not_json(messages):
+    return sorted(m["value"] for m in messages if m["value"].startswith("not json"))
+
+
+def test_a_kill_9_of_a_split_source_loses_and_repeats_nothing(kafka_broker, cdcd, tmp_path):
+    # Bad messages among them, in every partition: each dead-lettered once across the kill.
+    sent, lines, dead_letters, _ = killed_and_resumed(kafka_broker, cdcd, tmp_path, "split_kill", 600)
+    check_rows(lines, [m for m in sent if not m["value"].startswith("not json")])
+    assert sorted(r["record"] for r in dead_letters) == not_json(sent)
 
 
 # Orders whose id % 100 is 7 fail the division: a bad record of the transform.
@@ -214,53 +228,21 @@ def without_q(lines):
 
 def test_a_kill_9_of_readers_that_transform_dead_letters_each_bad_row_once(kafka_broker, cdcd, tmp_path):
     # Each reader transforms its rows and dead-letters those its operator fails on, cut with its
-    # offsets at each barrier: killed mid-stream and resumed with new keys and a new field, every
-    # good change is written once, in order, and every bad one (of the transform, and messages
-    # that are not JSON) is dead-lettered once.
-    topic = unique("split_transform_kill")
-    kafka_broker.create_topic(topic, partitions=PARTITIONS)
-    first = evolving_orders(0, 6000)
-    sent = []
-    for i, m in enumerate(first):
-        sent.append(m)
-        if i % 900 == 450:
-            sent.append({"value": f"not json {i}", "partition": i // 900 % PARTITIONS})
-    kafka_broker.produce(topic, sent)
-    out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
-    name = unique("split_transform_kill")
-
-    def yaml(bounded):
-        return pipeline(kafka_broker, topic, out, bounded=bounded, name=name).replace(
-            "sink:", FAILING_TRANSFORM + "sink:", 1).replace(
-            "pipeline:\n", f"pipeline:\n  bad-record.policy: dead-letter\n  bad-record.dead-letter.path: {dead}\n")
-
-    run = cdcd(yaml(False))
-    run.start()
-    wait_for(lambda: sum(len(o) for o in outputs(out)) >= 4000, timeout=120, what="output mid-stream")
-    run.kill9()
+    # offsets at each barrier: across the kill, every good change is written once, in order, and
+    # every bad one (of the transform, and messages that are not JSON) is dead-lettered once.
+    sent, lines, records, run = killed_and_resumed(kafka_broker, cdcd, tmp_path, "split_transform_kill",
+                                                   900, FAILING_TRANSFORM)
     assert "transform: on each source reader's thread too" in run.log_text()
-    second = evolving_orders(100_000, 3000)
-    for m in second[:3000]:
-        d = json.loads(m["value"])
-        d["after"]["region"] = "eu"
-        m["value"] = json.dumps(d)
-    kafka_broker.produce(topic, second)
-    again = cdcd(yaml(True))
-    again.state = run.state
-    again.run(timeout=180)
 
     def fails(m):
         d = json.loads(m["value"])
         return d["source"]["table"] == "orders" and (d["after"] or d["before"])["id"] % 100 == 7
 
-    good = [m for m in first + second if not fails(m)]
-    per_writer = outputs(out)
-    check_rows(without_q(per_writer[0] + per_writer[1]), good)
-    records = [json.loads(x) for x in dead.read_text().splitlines()]
-    assert sorted(r["record"] for r in records if r["stage"] == "source") == sorted(
-        m["value"] for m in sent if m["value"].startswith("not json"))
+    good = [m for m in sent if not m["value"].startswith("not json")]
+    check_rows(without_q(lines), [m for m in good if not fails(m)])
+    assert sorted(r["record"] for r in records if r["stage"] == "source") == not_json(sent)
     transform_ids = sorted(json.loads(r["record"])["row"]["id"] for r in records if r["stage"] == "transform")
-    assert transform_ids == sorted(json.loads(m["value"])["after"]["id"] for m in first + second if fails(m))
+    assert transform_ids == sorted(json.loads(m["value"])["after"]["id"] for m in good if fails(m))
     assert all("/ by zero" in r["error"] for r in records if r["stage"] == "transform")
 
 
