@@ -321,6 +321,15 @@ Row order_with_note(std::int64_t id, const std::string& name, const std::string&
     return std::move(b).build();
 }
 
+// Inserts of ids from..to-1 with the `note` column, "x".
+EventBatch inserts_with_note(std::int64_t from, std::int64_t to) {
+    EventBatch batch;
+    for (std::int64_t id = from; id < to; ++id)
+        batch.push_back(Event(
+            DataChangeEvent::insert(kOrders, order_with_note(id, "n" + std::to_string(id), "x"))));
+    return batch;
+}
+
 // Sends `stream` from one task and drains the stage in this one, as the runtime does: what came
 // out of each batch (its rows' texts, the others' names) and the transform state at each barrier.
 struct Drained {
@@ -382,17 +391,10 @@ TEST_CASE("a stage of two lanes keeps the order, and a schema change reaches bot
         // Rows before, the new column, rows after it, in one batch: each lane must know it.
         EventBatch change = inserts(1501, 1511);
         change.push_back(Event(AddColumnEvent{kOrders, {note}}));
-        for (std::int64_t id = 1511; id < 1521; ++id)
-            change.push_back(Event(DataChangeEvent::insert(
-                kOrders, order_with_note(id, "n" + std::to_string(id), "x"))));
+        for (Event& e : inserts_with_note(1511, 1521)) change.push_back(std::move(e));
         stream.emplace_back(std::move(change));
-        for (int b = 0; b < 10; ++b) {
-            EventBatch batch;
-            for (std::int64_t id = 1521 + b * 50; id < 1571 + b * 50; ++id)
-                batch.push_back(Event(DataChangeEvent::insert(
-                    kOrders, order_with_note(id, "n" + std::to_string(id), "x"))));
-            stream.emplace_back(std::move(batch));
-        }
+        for (int b = 0; b < 10; ++b)
+            stream.emplace_back(inserts_with_note(1521 + b * 50, 1571 + b * 50));
         stream.emplace_back(Barrier{4});
         stream.emplace_back(EndOfInput{});
         elements_sent = stream.size();
@@ -656,13 +658,7 @@ TEST_CASE("with the lane busy the loop transforms a batch itself, in order, by t
         first.push_back(Event(CreateTableEvent{kOrders, orders()}));
         first.push_back(Event(AddColumnEvent{kOrders, {note}}));
         stream.emplace_back(std::move(first));
-        for (int b = 0; b < 8; ++b) {
-            EventBatch batch;
-            for (std::int64_t id = b * 200; id < (b + 1) * 200; ++id)
-                batch.push_back(Event(DataChangeEvent::insert(
-                    kOrders, order_with_note(id, "n" + std::to_string(id), "x"))));
-            stream.emplace_back(std::move(batch));
-        }
+        for (int b = 0; b < 8; ++b) stream.emplace_back(inserts_with_note(b * 200, (b + 1) * 200));
         stream.emplace_back(Barrier{3});
         stream.emplace_back(EndOfInput{});
         elements_sent = stream.size();
