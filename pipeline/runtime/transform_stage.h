@@ -97,8 +97,9 @@ class TransformStage {
     /// Wakes both sides for good (the pipeline failed or stops).
     void close();
     /// Lets the loop transform a batch of data changes itself with `parts` when every lane is
-    /// busy. Its operator must start in the lanes' state; its bad-record stage's lines are cut at
-    /// each barrier sent, after the lanes'. Call on the loop, before the first send.
+    /// busy and no lane's result waits for it. Its operator must start in the lanes' state; its
+    /// bad-record stage's lines are cut at each barrier sent, after the lanes'. The loop's row
+    /// pool keeps more from then on. Call on the loop, before the first send.
     void help_on_loop(LaneParts parts);
     /// On the loop: how many runs of data changes each lane was sent.
     const std::vector<std::uint64_t>& runs_per_lane() const { return runs_per_lane_; }
@@ -163,7 +164,8 @@ class TransformStage {
     /// Transforms `work` with `parts`, `rows` its buffers, on the lane's thread or the loop.
     Transformed transform(const LaneParts& parts, transform::TransformOperator::RowBuffers& rows,
                           Work& work);
-    /// Whether the loop transforms a batch of data changes itself, every lane being busy.
+    /// Whether the loop transforms a batch of data changes itself, every lane being busy: not
+    /// while it holds a result of its own, nor while a lane's result waits for it.
     bool loop_takes(bool data_only) const;
     /// The schema changes of `element` to the loop's operator, or its dead-letter lines when it
     /// is a barrier (returned, for the barrier's piece).
