@@ -12,6 +12,15 @@ namespace cdcd {
 
 using EventBatch = std::vector<Event>;
 
+/// Copies of the events of `batch` that are not data changes (its schema changes), in order:
+/// what an operator kept beside the stream needs to stay in step with it.
+inline EventBatch schema_changes_in(const EventBatch& batch) {
+    EventBatch changes;
+    for (const Event& e : batch)
+        if (!is_data_change(e)) changes.push_back(e);
+    return changes;
+}
+
 // Append a data change to a batch, constructed where it stays. Pushing a change built elsewhere
 // (events.push_back(DataChangeEvent::insert(...))) moved all of it once more into its Event and
 // destroyed what was left (GENERATED -> values: 16 % of its instructions).

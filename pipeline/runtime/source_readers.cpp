@@ -366,14 +366,10 @@ void PipelineRuntime::Impl::publish_routes() {
 
 void PipelineRuntime::Impl::mirror_schema_changes(const EventBatch& batch) {
     if (reader_transforms.empty()) return;
-    std::shared_ptr<EventBatch> changes;
-    for (const Event& e : batch) {
-        if (std::holds_alternative<DataChangeEvent>(e)) continue;
-        if (!changes) changes = std::make_shared<EventBatch>();
-        changes->push_back(e);
-    }
-    if (!changes) return;
-    for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).mirror(changes);
+    EventBatch changes = schema_changes_in(batch);
+    if (changes.empty()) return;
+    auto shared = std::make_shared<const EventBatch>(std::move(changes));
+    for (auto& output : reader_outputs) static_cast<ReaderOutput&>(*output).mirror(shared);
 }
 
 void PipelineRuntime::Impl::wake_readers() {

@@ -139,18 +139,10 @@ bool TransformStage::loop_takes(bool data_only) const {
                         [](const std::unique_ptr<Lane>& lane) { return lane->results.ready(); });
 }
 
-std::string TransformStage::keep_loop_current(const StreamElement& element) {
-    if (!on_loop_) return {};
-    if (std::holds_alternative<Barrier>(element)) {
-        BadRecordStage* bad_records = on_loop_->parts.bad_records;
-        return bad_records ? bad_records->take_pending() : std::string{};
-    }
-    const auto* batch = std::get_if<EventBatch>(&element);
-    if (!batch || on_loop_->failed) return {};
-    EventBatch changes;
-    for (const Event& e : *batch)
-        if (!std::holds_alternative<DataChangeEvent>(e)) changes.push_back(e);
-    if (changes.empty()) return {};
+void TransformStage::mirror_to_loop(const EventBatch& batch) {
+    if (!on_loop_ || on_loop_->failed) return;
+    EventBatch changes = schema_changes_in(batch);
+    if (changes.empty()) return;
     try {
         EventBatch ignored;  // the lanes' results are the ones received
         on_loop_->parts.op->process(changes, ignored);
@@ -158,18 +150,26 @@ std::string TransformStage::keep_loop_current(const StreamElement& element) {
         // The lanes fail on the same change, in order; until then the loop only waits.
         on_loop_->failed = true;
     }
-    return {};
+}
+
+std::string TransformStage::cut_loop_dead_letters() {
+    BadRecordStage* bad_records = on_loop_ ? on_loop_->parts.bad_records : nullptr;
+    return bad_records ? bad_records->take_pending() : std::string{};
 }
 
 asio::awaitable<void> TransformStage::send(StreamElement element) {
     auto* batch = std::get_if<EventBatch>(&element);
-    const bool data_only = batch && holds_data_only(*batch);
-    std::string loop_dead_letters = data_only ? std::string{} : keep_loop_current(element);
     if (!batch) {  // a barrier and the end go to every lane
+        std::string loop_dead_letters =
+            std::holds_alternative<Barrier>(element) ? cut_loop_dead_letters() : std::string{};
         co_await send_piece(kEveryLane, std::move(element), true, false, false,
                             std::move(loop_dead_letters));
         co_return;
     }
+    // Whether a batch holds data changes only is asked here, where the source just wrote its
+    // events, not on the lane, where the first read of each would wait for memory.
+    const bool data_only = holds_data_only(*batch);
+    if (!data_only) mirror_to_loop(*batch);
     if (lanes_.size() == 1 && !data_only) {  // one lane takes it all
         co_await send_piece(0, std::move(element), true, false);
         co_return;
@@ -200,18 +200,12 @@ asio::awaitable<void> TransformStage::send(StreamElement element) {
 }
 
 asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement element,
-                                                 bool last_of_element,
-                                                 std::optional<bool> data_only, bool loop_may_take,
+                                                 bool last_of_element, bool data_only,
+                                                 bool loop_may_take,
                                                  std::string loop_dead_letters) {
-    // Whether a batch holds data changes only is asked here, where the source just wrote its
-    // events, not on the lane, where the first read of each would wait for memory.
-    if (!data_only) {
-        const auto* batch = std::get_if<EventBatch>(&element);
-        data_only = batch && holds_data_only(*batch);
-    }
     // The spare buffers go with the first Work made (the later ones swap in an empty vector).
     auto work_of = [this, data_only](StreamElement e, bool offer_to_taps) {
-        Work work{std::move(e), {}, offer_to_taps, *data_only};
+        Work work{std::move(e), {}, offer_to_taps, data_only};
         work.written_rows.swap(written_rows_);
         return work;
     };
@@ -229,7 +223,7 @@ asio::awaitable<void> TransformStage::send_piece(std::size_t lane, StreamElement
                     co_return;
                 }
             }
-            if (loop_may_take && loop_takes(*data_only)) {
+            if (loop_may_take && loop_takes(data_only)) {
                 // Every lane is busy: the loop transforms it now instead of waiting for one.
                 LoopHelper& helper = *on_loop_;
                 auto out =

@@ -167,16 +167,16 @@ class TransformStage {
     /// Whether the loop transforms a batch of data changes itself, every lane being busy: not
     /// while it holds a result of its own, nor while a lane's result waits for it.
     bool loop_takes(bool data_only) const;
-    /// The schema changes of `element` to the loop's operator, or its dead-letter lines when it
-    /// is a barrier (returned, for the barrier's piece).
-    std::string keep_loop_current(const StreamElement& element);
+    /// The schema changes of `batch` to the loop's operator, so that it keeps the lanes' state.
+    void mirror_to_loop(const EventBatch& batch);
+    /// The loop operator's dead-letter lines since the last barrier, for this one's piece.
+    std::string cut_loop_dead_letters();
     /// Sends a piece of an element to `lane`, to every lane, or to any lane with room.
-    /// `data_only`: whether it is a batch of data changes only, when the caller knows (else it
-    /// is found here). `loop_may_take`: a whole batch of data changes, which the loop may
-    /// transform itself (not a run of a batch whose schema changes its operator already has).
+    /// `data_only`: whether it is a batch of data changes only. `loop_may_take`: a whole batch
+    /// of data changes, which the loop may transform itself (not a run of a batch whose schema
+    /// changes its operator already has).
     boost::asio::awaitable<void> send_piece(std::size_t lane, StreamElement element,
-                                            bool last_of_element,
-                                            std::optional<bool> data_only = std::nullopt,
+                                            bool last_of_element, bool data_only,
                                             bool loop_may_take = false,
                                             std::string loop_dead_letters = {});
     void note_piece_sent(PieceSent piece);  // and counts a run sent to one lane

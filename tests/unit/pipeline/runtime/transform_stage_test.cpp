@@ -90,6 +90,26 @@ void run_on_loop(const std::function<asio::awaitable<void>(asio::io_context&)>& 
     if (error) std::rethrow_exception(error);
 }
 
+// Sends `stream`, calling `noted` after each element sent. (Arguments, not a lambda's captures:
+// the lambda is gone once the coroutine it made is spawned.)
+asio::awaitable<void> feed_noting(TransformStage& stage, std::vector<StreamElement>& stream,
+                                  std::function<void(std::size_t)> noted, bool& done) {
+    try {
+        for (std::size_t k = 0; k < stream.size(); ++k) {
+            co_await stage.send(std::move(stream[k]));
+            noted(k);
+        }
+    } catch (const boost::system::system_error&) {  // the stage was closed
+    }
+    done = true;
+}
+
+// Until the feeding task is done with the stage and the stream (the last result can be
+// received before the last send returns).
+asio::awaitable<void> wait_until(const bool& done) {
+    while (!done) co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+}
+
 }  // namespace
 
 TEST_CASE("the stage transforms batches in order, with the operator's state at each barrier") {
@@ -109,12 +129,11 @@ TEST_CASE("the stage transforms batches in order, with the operator's state at e
         stream.emplace_back(inserts(2000, 2010));
         stream.emplace_back(EndOfInput{});
         // Sends and receives interleave as in the runtime: one task feeds, this one drains.
-        asio::co_spawn(
-            io,
-            [&stage, &stream]() -> asio::awaitable<void> {
-                for (auto& element : stream) co_await stage.send(std::move(element));
-            },
-            asio::detached);
+        bool fed = false;
+        asio::co_spawn(io,
+                       feed_noting(
+                           stage, stream, [](std::size_t) {}, fed),
+                       asio::detached);
         while (!ended) {
             TransformStage::Result result = co_await stage.receive();
             if (auto* batch = std::get_if<EventBatch>(&result.element)) {
@@ -132,6 +151,7 @@ TEST_CASE("the stage transforms batches in order, with the operator's state at e
                 ended = true;
             }
         }
+        co_await wait_until(fed);
     });
     REQUIRE(ids.size() == 1005);  // the even ids of 0..2009
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -348,12 +368,11 @@ std::string text_of(const Event& e) {
 }
 asio::awaitable<Drained> feed_and_drain(TransformStage& stage, asio::io_context& io,
                                         std::vector<StreamElement>& stream) {
-    asio::co_spawn(
-        io,
-        [&stage, &stream]() -> asio::awaitable<void> {
-            for (auto& element : stream) co_await stage.send(std::move(element));
-        },
-        asio::detached);
+    bool fed = false;
+    asio::co_spawn(io,
+                   feed_noting(
+                       stage, stream, [](std::size_t) {}, fed),
+                   asio::detached);
     Drained out;
     for (std::size_t received = 0; received < stream.size(); ++received) {
         TransformStage::Result result = co_await stage.receive();
@@ -365,6 +384,7 @@ asio::awaitable<Drained> feed_and_drain(TransformStage& stage, asio::io_context&
             out.states.push_back(result.transform_state);
         }
     }
+    co_await wait_until(fed);
     co_return out;
 }
 
@@ -564,26 +584,6 @@ void add_batches(std::vector<StreamElement>& stream, std::int64_t from, int batc
                  std::int64_t rows) {
     for (int b = 0; b < batches; ++b)
         stream.emplace_back(inserts(from + b * rows, from + (b + 1) * rows));
-}
-
-// Sends `stream`, calling `noted` after each element sent. (Arguments, not a lambda's captures:
-// the lambda is gone once the coroutine it made is spawned.)
-asio::awaitable<void> feed_noting(TransformStage& stage, std::vector<StreamElement>& stream,
-                                  std::function<void(std::size_t)> noted, bool& done) {
-    try {
-        for (std::size_t k = 0; k < stream.size(); ++k) {
-            co_await stage.send(std::move(stream[k]));
-            noted(k);
-        }
-    } catch (const boost::system::system_error&) {  // the stage was closed
-    }
-    done = true;
-}
-
-// Until the feeding task is done with the stage and the stream (the last result can be
-// received before the last send returns).
-asio::awaitable<void> wait_until(const bool& done) {
-    while (!done) co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
 }
 
 // What came out, each batch kept whole (its texts are taken after the run: the drain is quick,
