@@ -104,6 +104,13 @@ asio::awaitable<void> feed_noting(TransformStage& stage, std::vector<StreamEleme
     done = true;
 }
 
+// Feeds `stream` to `stage` from a task of its own (feed_noting), `fed` set when it is done.
+void feed_in_background(
+    asio::io_context& io, TransformStage& stage, std::vector<StreamElement>& stream, bool& fed,
+    std::function<void(std::size_t)> noted = [](std::size_t) {}) {
+    asio::co_spawn(io, feed_noting(stage, stream, std::move(noted), fed), asio::detached);
+}
+
 // Until the feeding task is done with the stage and the stream (the last result can be
 // received before the last send returns).
 asio::awaitable<void> wait_until(const bool& done) {
@@ -130,10 +137,7 @@ TEST_CASE("the stage transforms batches in order, with the operator's state at e
         stream.emplace_back(EndOfInput{});
         // Sends and receives interleave as in the runtime: one task feeds, this one drains.
         bool fed = false;
-        asio::co_spawn(io,
-                       feed_noting(
-                           stage, stream, [](std::size_t) {}, fed),
-                       asio::detached);
+        feed_in_background(io, stage, stream, fed);
         while (!ended) {
             TransformStage::Result result = co_await stage.receive();
             if (auto* batch = std::get_if<EventBatch>(&result.element)) {
@@ -369,10 +373,7 @@ std::string text_of(const Event& e) {
 asio::awaitable<Drained> feed_and_drain(TransformStage& stage, asio::io_context& io,
                                         std::vector<StreamElement>& stream) {
     bool fed = false;
-    asio::co_spawn(io,
-                   feed_noting(
-                       stage, stream, [](std::size_t) {}, fed),
-                   asio::detached);
+    feed_in_background(io, stage, stream, fed);
     Drained out;
     for (std::size_t received = 0; received < stream.size(); ++received) {
         TransformStage::Result result = co_await stage.receive();
@@ -609,7 +610,7 @@ asio::awaitable<DrainedWhole> feed_and_drain_held(TransformStage& stage, asio::i
     auto noted = [&stage, &hold](std::size_t) {
         if (stage.runs_on_loop() > 0) hold.release();
     };
-    asio::co_spawn(io, feed_noting(stage, stream, noted, fed), asio::detached);
+    feed_in_background(io, stage, stream, fed, noted);
     DrainedWhole out;
     std::exception_ptr error;
     try {
@@ -755,7 +756,7 @@ TEST_CASE("a failing expression on the loop fails receive() in the order it was 
         auto noted = [&stage, &hold](std::size_t) {
             if (stage.runs_on_loop() > 0) hold.release();
         };
-        asio::co_spawn(io, feed_noting(stage, stream, noted, fed), asio::detached);
+        feed_in_background(io, stage, stream, fed, noted);
         try {
             for (std::size_t i = 0; i < stream.size(); ++i) {
                 TransformStage::Result result = co_await stage.receive();
@@ -790,10 +791,7 @@ TEST_CASE("the loop leaves the transform to the lanes while it is behind with th
         add_batches(stream, 0, 60, 100);
         stream.emplace_back(EndOfInput{});
         bool fed = false;
-        asio::co_spawn(io,
-                       feed_noting(
-                           stage, stream, [](std::size_t) {}, fed),
-                       asio::detached);
+        feed_in_background(io, stage, stream, fed);
         asio::steady_timer slow(io);
         for (std::size_t i = 0; i < stream.size(); ++i) {
             TransformStage::Result result = co_await stage.receive();
