@@ -2,6 +2,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
 #include "cmd/tap/tap_command.h"
+#include "cmd/teardown_watchdog.h"
 #include "cmd/test/test_command.h"
 #include "cmd/top/top_command.h"
 #include "config/diagnostics.h"
@@ -163,12 +165,19 @@ int run_command(const cli::CliOptions& o) {
         run_options.on_phase = [&active](RuntimePhase phase) {
             if (active) active->on_phase(phase);
         };
+        const std::chrono::milliseconds shutdown_timeout(plan.shutdown_timeout_ms);
+        // Declared before the runtime, so that it watches the runtime's teardown.
+        service::TeardownWatchdog teardown;
         PipelineRuntime runtime(std::move(plan), std::move(run_options));
         metrics::register_process_metrics(runtime.metrics(), CDCD_VERSION);
         // Declared after the runtime, so destroyed before the event loop it uses.
         service::Service service(runtime, std::move(service_options));
         active = &service;
-        return runtime.run();
+        const int exit_code = runtime.run();
+        teardown.arm(service::teardown_bound(shutdown_timeout, runtime.stop_deadline(),
+                                             std::chrono::steady_clock::now()),
+                     exit_code);
+        return exit_code;
     }
     throw std::invalid_argument("unknown command '" + o.command + "' (see cdcd --help)");
 }

@@ -481,6 +481,7 @@ void PipelineRuntime::Impl::begin_drain(const char* why) {
     for (auto* t : sleepers) t->cancel();
     wake_readers();
     drain_timer.expires_after(std::chrono::milliseconds(plan.shutdown_timeout_ms));
+    stop_deadline = drain_timer.expiry();
     drain_timer.async_wait([this](boost::system::error_code ec) {
         if (ec) return;
         const char* why =
@@ -673,6 +674,9 @@ metrics::Registry& PipelineRuntime::metrics() {
 }
 RuntimePhase PipelineRuntime::phase() const {
     return impl_->phase;
+}
+std::optional<std::chrono::steady_clock::time_point> PipelineRuntime::stop_deadline() const {
+    return impl_->stop_deadline;
 }
 TapHub& PipelineRuntime::taps() {
     return impl_->taps;

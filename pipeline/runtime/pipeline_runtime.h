@@ -11,6 +11,7 @@
 // source and writers are told it is durable. SIGTERM/SIGINT drain: the source stops, a final
 // checkpoint is taken, writers close, exit 0. A second signal exits at once.
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,9 @@ class PipelineRuntime {
     /// The pipeline's metrics (constant label pipeline=<name>); connectors get it too.
     metrics::Registry& metrics();
     RuntimePhase phase() const;
+    /// After run(): when the stop must be over, pipeline.shutdown.timeout after the drain began
+    /// (SIGTERM, SIGINT); empty when the run ended otherwise (a bounded source, a failure).
+    std::optional<std::chrono::steady_clock::time_point> stop_deadline() const;
     /// The taps of `GET /tap` (used on the event loop).
     TapHub& taps();
 

@@ -333,6 +333,7 @@ struct PipelineRuntime::Impl {
     std::vector<std::unique_ptr<WriterChannel>> writer_channels;
     asio::steady_timer checkpoint_timer;
     asio::steady_timer drain_timer;
+    std::optional<std::chrono::steady_clock::time_point> stop_deadline;  // set by begin_drain
     asio::steady_timer schema_change_timer;  // schema-operator.rpc-timeout of the change applied
     asio::steady_timer checkpoint_expiry_timer;  // checkpoint_expiry_loop's tick
     asio::signal_set signals;
