@@ -18,8 +18,9 @@ from test_kafka_relay import ID
 
 SHUTDOWN_TIMEOUT_S = 5
 # The drain's bound, then the teardown's (what is left of it, at least 5 s:
-# cmd/teardown_watchdog.h), and a margin for a loaded machine. Before the teardown had a bound, the Kafka source's consumer close waited
-# for the paused broker for over 90 s after a drain that had finished.
+# cmd/teardown_watchdog.h), and a margin for a loaded machine. Before the teardown had a bound,
+# the Kafka source's consumer close waited for the paused broker for over 90 s after a drain that
+# had finished.
 EXIT_WITHIN_S = 2 * SHUTDOWN_TIMEOUT_S + 10
 
 
