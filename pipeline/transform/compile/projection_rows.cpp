@@ -90,7 +90,7 @@ struct RowWriter {
         copy_bytes(base + cursor, static_cast<const char*>(data), n);
         cursor += n;
     }
-    void put_value(std::size_t j, ValueClass slot, const Datum& d) {
+    [[gnu::always_inline]] void put_value(std::size_t j, ValueClass slot, const Datum& d) {
         switch (slot) {
             case ValueClass::Long:
                 store64(slots + j * 8, static_cast<std::uint64_t>(d.i));

@@ -57,7 +57,7 @@ std::size_t byte_at(std::string_view s, std::int64_t k) {
 }
 
 // Whether the first n bytes of p are ASCII, eight at a time.
-bool ascii_prefix(const char* p, std::size_t n) {
+[[gnu::always_inline]] inline bool ascii_prefix(const char* p, std::size_t n) {
     std::size_t i = 0;
     std::uint64_t seen = 0;
     for (; i + 8 <= n; i += 8) {
@@ -69,7 +69,9 @@ bool ascii_prefix(const char* p, std::size_t n) {
     return (seen & 0x8080808080808080ULL) == 0;
 }
 
-std::string_view substr_chars(std::string_view s, std::int64_t from, std::int64_t count) {
+// Inlined: called per row by SUBSTR's batch loop, where the call cost as much as the cut.
+[[gnu::always_inline]] inline std::string_view substr_chars(std::string_view s, std::int64_t from,
+                                                            std::int64_t count) {
     // Text that is ASCII up to the part's end has one byte per character (unless a stray
     // continuation byte follows, which byte_at counts with the character before it).
     if (from >= 0 && count >= 0) {
@@ -402,7 +404,18 @@ NodePtr b_char_length(CallSite& c) {
 }
 
 // UPPER (n.param) or LOWER of s, in `arena`.
-Datum case_map(const Node& n, std::string_view s, Arena& arena) {
+// Text with a byte past ASCII: mapped as Java maps it (java_case).
+[[gnu::noinline]] Datum case_map_unicode(const Node& n, std::string_view s, Arena& arena) {
+    const std::size_t cap = java_case_capacity(s.size());
+    char* p = arena.alloc(cap);
+    std::size_t len = n.param ? java_to_upper(s, p) : java_to_lower(s, p);
+    arena.give_back(cap - len);
+    return Datum::of_string(std::string_view(p, len));
+}
+
+// Inlined into UPPER/LOWER's batch loop: the ASCII path is a few instructions a byte, and the
+// call cost about as much.
+[[gnu::always_inline]] inline Datum case_map(const Node& n, std::string_view s, Arena& arena) {
     const std::size_t size = s.size();
     char* p = arena.alloc(size);
     const char* src = s.data();
@@ -440,11 +453,7 @@ Datum case_map(const Node& n, std::string_view s, Arena& arena) {
     }
     if (seen < 0x80) return Datum::of_string(std::string_view(p, size));
     arena.give_back(size);
-    const std::size_t cap = java_case_capacity(size);
-    p = arena.alloc(cap);
-    std::size_t len = n.param ? java_to_upper(s, p) : java_to_lower(s, p);
-    arena.give_back(cap - len);
-    return Datum::of_string(std::string_view(p, len));
+    return case_map_unicode(n, s, arena);
 }
 Datum eval_case_map(const Node& n, EvalContext& c) {
     Datum a = n.args[0]->eval(c);
@@ -557,7 +566,8 @@ NodePtr b_btrim(CallSite& c) {
 
 // Flink CDC's StringFunctions.substring: 1-based; 0 is the first character too; a negative start
 // counts from the end, and one before the start gives the empty string; len >= 0.
-std::string_view substring(std::string_view s, std::int64_t start, std::int64_t len) {
+[[gnu::always_inline]] inline std::string_view substring(std::string_view s, std::int64_t start,
+                                                         std::int64_t len) {
     // Only a negative start needs the length in characters; otherwise positions past the end
     // clamp to it (substr_chars), which gives the same result without scanning the whole string.
     std::int64_t from = start > 0 ? start - 1 : 0;
