@@ -30,10 +30,6 @@ struct PipelineSettings {
     int parallelism = 1;
     std::string local_time_zone;  // resolved: an IANA name or ±HH:MM, never "systemDefault"
     std::int64_t checkpoint_interval_ms = 10'000;
-    /// pipeline.shutdown.timeout: the bound on a stop, which a connector's own close (leaving a
-    /// consumer group, say) keeps to as well, so that a peer that no longer answers cannot keep
-    /// the daemon from exiting once its final checkpoint is written.
-    std::int64_t shutdown_timeout_ms = 30'000;
 };
 
 struct ConnectorContext {

@@ -183,7 +183,6 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.checkpoints_retained = p->checkpoints_retained;
     plan.state_dir = p->state_dir;
     plan.shutdown_timeout_ms = p->shutdown_timeout.count();
-    plan.settings.shutdown_timeout_ms = plan.shutdown_timeout_ms;
     plan.schema_change_timeout_ms = p->schema_change_timeout.count();
     plan.checkpoint_timeout_ms = p->checkpoint_timeout.count();
     plan.bad_record_policy = parse_bad_record_policy(p->bad_record_policy);

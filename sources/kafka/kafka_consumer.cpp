@@ -140,35 +140,10 @@ KafkaConsumer::~KafkaConsumer() {
     if (watermark_thread_.joinable()) watermark_thread_.join();
     if (queue_) rd_kafka_queue_destroy(queue_);
     if (assignment_) rd_kafka_topic_partition_list_destroy(assignment_);
-    if (rk_) close_client();
-}
-
-void KafkaConsumer::close_client() {
-    // rd_kafka_consumer_close waits for the broker to answer, for as long as it does not (a
-    // paused broker kept a drained daemon from exiting for over 90 s): closed in the background,
-    // its callbacks (the revocation) served here, until done or the bound.
-    rd_kafka_queue_t* events = rd_kafka_queue_new(rk_);
-    bool closed = false;
-    if (rd_kafka_error_t* e = rd_kafka_consumer_close_queue(rk_, events)) {
-        spdlog::warn("kafka source: cannot close the consumer: {}", rd_kafka_error_string(e));
-        rd_kafka_error_destroy(e);
-    } else {
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::milliseconds(settings_.close_timeout_ms);
-        while (!(closed = rd_kafka_consumer_closed(rk_) != 0) &&
-               std::chrono::steady_clock::now() < deadline)
-            rd_kafka_queue_poll_callback(events, 100);
+    if (rk_) {
+        rd_kafka_consumer_close(rk_);
+        rd_kafka_destroy(rk_);
     }
-    rd_kafka_queue_destroy(events);
-    if (!closed)
-        spdlog::warn(
-            "kafka source: the consumer did not close within {} ms (half of "
-            "pipeline.shutdown.timeout; the broker does not answer): destroyed without leaving its "
-            "group or committing its last offsets there; the checkpoint says where the next start "
-            "resumes",
-            settings_.close_timeout_ms);
-    rd_kafka_destroy_flags(rk_, closed ? 0 : RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
-    rk_ = nullptr;
 }
 
 void KafkaConsumer::start() {

@@ -80,11 +80,6 @@ struct ConsumerSettings {
     /// the readers share.
     std::size_t share = 0, shares = 1;
     std::shared_ptr<SchemaChangeGate> gate;
-    /// How long closing the consumer (revoking its partitions, the group's final offsets,
-    /// leaving the group) may take. librdkafka's own close waits for a broker that does not
-    /// answer for as long as it does not (over 90 s seen); past this the consumer is destroyed
-    /// without it, and the checkpoint, not the group, says where the next start resumes.
-    std::int64_t close_timeout_ms = 15'000;
 };
 
 /// Which of `shares` shares reads a topic's partition: the partitions of a topic in turn, each
@@ -162,9 +157,6 @@ class KafkaConsumer final : private SchemaChanges {
     };
 
     void run();
-    /// Closes the client within settings_.close_timeout_ms (see ConsumerSettings), then
-    /// destroys it.
-    void close_client();
     // Split readers: schema changes (pipeline/connector/schema_change_gate.h).
     bool begin() override;
     void changed(TableId table, const Schema& schema) override;

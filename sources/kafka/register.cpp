@@ -33,11 +33,8 @@ void register_kafka_source(ConnectorRegistry& registry) {
         return UnboundedBy{o.key(o->bounded), o.text(o->bounded), "latest-offset"};
     };
     f.create = [](const ConnectorContext& ctx) -> std::unique_ptr<Source> {
-        kafka::ConsumerSettings settings = kafka::kafka_source_settings(ctx.options);
-        // Half of pipeline.shutdown.timeout: the teardown as a whole has all of it
-        // (cmd/teardown_watchdog.h), and the other connectors close after the source.
-        settings.close_timeout_ms = ctx.pipeline.shutdown_timeout_ms / 2;
-        return std::make_unique<kafka::KafkaSource>(std::move(settings), ctx.io, *ctx.metrics,
+        return std::make_unique<kafka::KafkaSource>(kafka::kafka_source_settings(ctx.options),
+                                                    ctx.io, *ctx.metrics,
                                                     ctx.bad_records->source());
     };
     registry.add(std::move(f));
