@@ -75,3 +75,20 @@ def wait_for(predicate, timeout: float, interval: float = 0.02):
             return value
         time.sleep(interval)
     return predicate()
+
+
+def sigterm_while_paused(proc: subprocess.Popen, pause, resume, within: float, log) -> tuple[int, float]:
+    """SIGTERM to `proc` while its peer is paused (`pause()`, then `resume()` whatever happens):
+    its exit code and the seconds it took to exit; fails with `log()` (what it did) when it still
+    runs `within` seconds later."""
+    pause()
+    try:
+        proc.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        try:
+            code = proc.wait(within)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"cdcd still ran {within} s after SIGTERM with its peer paused:\n{log()}") from None
+        return code, time.monotonic() - began
+    finally:
+        resume()

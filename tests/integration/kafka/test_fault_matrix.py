@@ -216,32 +216,44 @@ def _file_ids(out):
     return ids
 
 
+class MatrixRun:
+    """One path of the matrix set up: its topics, cdcd with its pipeline (`extra`: lines added to
+    the pipeline block), and readers of what it wrote."""
+
+    def __init__(self, kafka_broker, cdcd, tmp_path, path, name, extra=""):
+        self.broker, self.path = kafka_broker, path
+        self.src, self.dst, self.db = unique(f"{name}_in"), unique(f"{name}_out"), unique("db")
+        kafka_broker.create_topic(self.src, partitions=2)
+        if path != "file":
+            kafka_broker.create_topic(self.dst, partitions=2)
+        self.out = tmp_path / "out.jsonl"
+        sink = PATHS[path].format(out=self.out, bootstrap=kafka_broker.bootstrap, dst=self.dst)
+        self.group = unique("g")
+        self.c = cdcd(PIPELINE.format(bootstrap=kafka_broker.bootstrap, group=self.group, src=self.src,
+                                      sink=sink, timeouts=CLIENT_TIMEOUTS, name=unique(name)) + extra)
+        self.isolation = "read_committed" if path == "exactly-once" else "read_uncommitted"
+
+    def ids(self):
+        if self.path == "file":
+            return _file_ids(self.out)
+        return [int(ID.search(r.value).group(1))
+                for r in self.broker.consume_all(self.dst, isolation=self.isolation)]
+
+    def written(self):
+        """Cheap: records in the output, for waiting (with aborted ones under exactly-once)."""
+        if self.path == "file":
+            return len(_file_ids(self.out))
+        try:
+            return sum(self.broker.end_offsets(self.dst, isolation=self.isolation).values())
+        except KafkaException:  # the broker cannot tell yet (just restarted)
+            return 0
+
+
 @pytest.mark.parametrize("fault", FAULTS)
 @pytest.mark.parametrize("path", PATHS)
 def test_a_fault_mid_stream_loses_nothing(kafka_broker, cdcd, tmp_path, path, fault):
-    src, dst, db = unique("fm_in"), unique("fm_out"), unique("db")
-    kafka_broker.create_topic(src, partitions=2)
-    if path != "file":
-        kafka_broker.create_topic(dst, partitions=2)
-    out = tmp_path / "out.jsonl"
-    sink = PATHS[path].format(out=out, bootstrap=kafka_broker.bootstrap, dst=dst)
-    group = unique("g")
-    c = cdcd(PIPELINE.format(bootstrap=kafka_broker.bootstrap, group=group, src=src, sink=sink,
-                             timeouts=CLIENT_TIMEOUTS, name=unique("fm")))
-    isolation = "read_committed" if path == "exactly-once" else "read_uncommitted"
-
-    def ids():
-        if path == "file":
-            return _file_ids(out)
-        return [int(ID.search(r.value).group(1)) for r in kafka_broker.consume_all(dst, isolation=isolation)]
-
-    def written():  # cheap: records in the output, for waiting (with aborted ones under exactly-once)
-        if path == "file":
-            return len(_file_ids(out))
-        try:
-            return sum(kafka_broker.end_offsets(dst, isolation=isolation).values())
-        except KafkaException:  # the broker cannot tell yet (just restarted)
-            return 0
+    run = MatrixRun(kafka_broker, cdcd, tmp_path, path, "fm")
+    c, ids, written, src, db, group = run.c, run.ids, run.written, run.src, run.db, run.group
 
     def not_checkpointed():
         """Records of the input beyond the offsets cdcd committed to its group after its last
@@ -268,7 +280,7 @@ def test_a_fault_mid_stream_loses_nothing(kafka_broker, cdcd, tmp_path, path, fa
                  "every record", interval=0.5)
     except TimeoutError:  # what cdcd was doing, for failures seen in CI (2026-12-04, 2026-12-06)
         raise AssertionError(f"{written()} of {len(sent)} records written after {EVERY_RECORD_SECONDS} s\n"
-                             f"{_stuck_report(kafka_broker, path, dst)}\ncdcd's log:\n"
+                             f"{_stuck_report(kafka_broker, path, run.dst)}\ncdcd's log:\n"
                              f"{_log_excerpt(c.log_text())}") from None
     restarted = False
     if c.proc.poll() is not None and (path, fault) in SUPERVISED:

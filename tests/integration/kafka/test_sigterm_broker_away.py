@@ -1,20 +1,19 @@
-# SIGTERM while the broker does not answer (paused with SIGSTOP): the drain cannot finish (the
-# sink's records are never acknowledged, the group's offsets cannot be committed), so cdcd must
-# give up within pipeline.shutdown.timeout, say so, exit non-zero without a final checkpoint, and
+# SIGTERM while the broker does not answer (paused with SIGSTOP), on each path of the fault
+# matrix: cdcd must exit within pipeline.shutdown.timeout (and the teardown's bound after it,
+# cmd/teardown_watchdog.h), with a final checkpoint when its drain finished or saying why not, and
 # let a restart, once the broker is back, pass on every record: nothing lost, nothing wedged
-# (docs/reliability.md, "Where a cell cannot hold").
+# (docs/reliability.md).
 import os
 import re
 import shutil
 import signal
 import subprocess
-import time
 
 import pytest
 
-from conftest import unique, wait_for
-from test_fault_matrix import CLIENT_TIMEOUTS, PATHS, PIPELINE, Trickle, _broker_pid, _file_ids
-from test_kafka_relay import ID
+from cdcd_process import sigterm_while_paused
+from conftest import wait_for
+from test_fault_matrix import PATHS, MatrixRun, Trickle, _broker_pid
 
 SHUTDOWN_TIMEOUT_S = 5
 # The drain's bound, then the teardown's (what is left of it, at least 5 s:
@@ -40,44 +39,18 @@ def _stacks(pid):
 @pytest.mark.parametrize("path", PATHS)
 def test_sigterm_while_the_broker_is_paused_exits_in_bounded_time_and_loses_nothing(
         kafka_broker, cdcd, tmp_path, path):
-    src, dst, db = unique("sba_in"), unique("sba_out"), unique("db")
-    kafka_broker.create_topic(src, partitions=2)
-    if path != "file":
-        kafka_broker.create_topic(dst, partitions=2)
-    out = tmp_path / "out.jsonl"
-    sink = PATHS[path].format(out=out, bootstrap=kafka_broker.bootstrap, dst=dst)
-    yaml = PIPELINE.format(bootstrap=kafka_broker.bootstrap, group=unique("g"), src=src, sink=sink,
-                           timeouts=CLIENT_TIMEOUTS, name=unique("sba"))
-    c = cdcd(yaml + f"  shutdown.timeout: {SHUTDOWN_TIMEOUT_S}s\n")
-    isolation = "read_committed" if path == "exactly-once" else "read_uncommitted"
+    run = MatrixRun(kafka_broker, cdcd, tmp_path, path, "sba", f"  shutdown.timeout: {SHUTDOWN_TIMEOUT_S}s\n")
+    c, ids, written = run.c, run.ids, run.written
 
-    def ids():
-        if path == "file":
-            return _file_ids(out)
-        return [int(ID.search(r.value).group(1)) for r in kafka_broker.consume_all(dst, isolation=isolation)]
-
-    def written():  # cheap: records in the output, for waiting
-        if path == "file":
-            return len(_file_ids(out))
-        return sum(kafka_broker.end_offsets(dst, isolation=isolation).values())
-
-    trickle = Trickle(kafka_broker, src, db).start()
+    trickle = Trickle(kafka_broker, run.src, run.db).start()
     try:
         c.start()
         wait_for(lambda: written() >= 1000, 60, "the stream to flow", interval=0.5)
         pid = _broker_pid(kafka_broker)
-        os.kill(pid, signal.SIGSTOP)  # records in flight: the sink's not yet acknowledged
-        try:
-            c.proc.send_signal(signal.SIGTERM)
-            began = time.monotonic()
-            try:
-                c.proc.wait(EXIT_WITHIN_S)
-            except subprocess.TimeoutExpired:
-                raise AssertionError(f"cdcd still ran {EXIT_WITHIN_S} s after SIGTERM with the broker "
-                                     f"paused:\n{_own_lines(c.log_text())}\n{_stacks(c.proc.pid)}") from None
-            took = time.monotonic() - began
-        finally:
-            os.kill(pid, signal.SIGCONT)
+        # Records in flight when the broker pauses: the sink's not yet acknowledged.
+        code, took = sigterm_while_paused(
+            c.proc, lambda: os.kill(pid, signal.SIGSTOP), lambda: os.kill(pid, signal.SIGCONT),
+            EXIT_WITHIN_S, lambda: f"{_own_lines(c.log_text())}\n{_stacks(c.proc.pid)}")
     finally:
         sent = trickle.stop()
     log = c.log_text()

@@ -5,11 +5,10 @@
 import os
 import re
 import signal
-import subprocess
-import time
 
 import pytest
 
+from cdcd_process import sigterm_while_paused
 from conftest import Cdcd, pipeline_yaml
 from server import PostgresServer
 
@@ -40,18 +39,9 @@ def test_sigterm_while_the_server_is_paused_exits_in_bounded_time_and_loses_noth
         pg.sql("INSERT INTO public.paused SELECT generate_series(1, 200)")
         cdcd.wait_lines(201)
         pg.sql("INSERT INTO public.paused SELECT generate_series(201, 400)")
-        os.killpg(group, signal.SIGSTOP)
-        try:
-            cdcd.proc.send_signal(signal.SIGTERM)
-            began = time.monotonic()
-            try:
-                code = cdcd.proc.wait(EXIT_WITHIN_S)
-            except subprocess.TimeoutExpired:
-                raise AssertionError(f"cdcd still ran {EXIT_WITHIN_S} s after SIGTERM with the server "
-                                     f"paused:\n{cdcd.stderr()[-4000:]}") from None
-            took = time.monotonic() - began
-        finally:
-            os.killpg(group, signal.SIGCONT)
+        code, took = sigterm_while_paused(cdcd.proc, lambda: os.killpg(group, signal.SIGSTOP),
+                                          lambda: os.killpg(group, signal.SIGCONT), EXIT_WITHIN_S,
+                                          lambda: cdcd.stderr()[-4000:])
         first = cdcd.lines()
         log = cdcd.stderr()
         print(f"exited {code} {took:.1f} s after SIGTERM, {len(_ids(first))} changes passed on")
