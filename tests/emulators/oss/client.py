@@ -52,6 +52,10 @@ class OssControl(emulator_client.KeyedControl):
             self.region = region
         return self.control("PUT", "/credentials", body)
 
+    def set_clock_offset(self, offset_s: float) -> dict:
+        """Puts the server's clock offset_s seconds ahead of this host's (negative: behind)."""
+        return self.control("PUT", "/clock", {"offset_s": offset_s})
+
     def create_bucket(self, name: str) -> dict:
         return self.control("POST", "/buckets", {"name": name})
 

@@ -24,6 +24,7 @@ class OssState:
         self.faults = emu_faults.FaultInjector()
         self.credentials = oss_auth.Credentials()
         self.verify_signatures = True
+        self.clock_offset_s = 0.0  # the server's clock ahead of the host's (a skewed client)
         self.mns_url = mns_url
         self._session: aiohttp.ClientSession | None = None
         self.notifier = oss_notify.Notifier(self.region, self.owner_id, mns_store, self.http_session)
@@ -42,6 +43,7 @@ class OssState:
         self.region = self.store.region = self.notifier.region = DEFAULT_REGION
         self.store.reset()
         self.faults.reset()
+        self.clock_offset_s = 0.0
         self.notifier.reset()
         self.credentials.keys.clear()
         self.credentials.keys[DEFAULT_ACCESS_KEY_ID] = (DEFAULT_ACCESS_KEY_SECRET, "")

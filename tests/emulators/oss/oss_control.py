@@ -40,6 +40,12 @@ def add_control_routes(app: web.Application, state, prefix: str = "/_emulator") 
                                   "verify_signatures": state.verify_signatures,
                                   "region": state.region})
 
+    @routes.put(prefix + "/clock")
+    async def clock(request):
+        # The server's clock offset_s seconds ahead of the host's: requests look skewed to it.
+        state.clock_offset_s = float((await _body(request)).get("offset_s", 0))
+        return web.json_response({"offset_s": state.clock_offset_s})
+
     @routes.post(prefix + "/buckets")
     async def create_bucket(request):
         body = await _body(request)

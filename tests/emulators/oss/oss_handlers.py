@@ -127,7 +127,8 @@ class OssApi:
             if sent is not None:
                 return sent
             if st.verify_signatures:
-                oss_auth.verify(request.method, headers, params, bucket, key, st.credentials, st.region)
+                oss_auth.verify(request.method, headers, params, bucket, key, st.credentials, st.region,
+                                now=time.time() + st.clock_offset_s)
             if action == "Unknown":
                 raise OssError(400, "InvalidArgument", "Unsupported operation.", "0016-00000100",
                                ArgumentName="method", ArgumentValue=request.method)

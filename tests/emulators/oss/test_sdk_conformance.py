@@ -176,6 +176,20 @@ def test_wrong_credentials_rejected(fresh):
     assert ei.value.status == 403
 
 
+def test_a_skewed_clock_is_refused_as_oss_refuses_it(fresh):
+    v1_bucket(fresh).put_object("k", b"v")
+    fresh.set_clock_offset(16 * 60)  # past OSS's 15 minutes
+    try:
+        for bkt in (v1_bucket(fresh), v4_bucket(fresh)):
+            with pytest.raises(oss2.exceptions.ServerError) as ei:
+                bkt.get_object("k")
+            assert ei.value.status == 403 and ei.value.code == "RequestTimeTooSkewed"
+        fresh.set_clock_offset(14 * 60)  # within them
+        assert v1_bucket(fresh).get_object("k").read() == b"v"
+    finally:
+        fresh.set_clock_offset(0)
+
+
 def test_faults(fresh):
     bkt = v1_bucket(fresh)
     bkt.put_object("f", b"1")
