@@ -25,9 +25,7 @@ constexpr std::size_t kMaxSpareRows = 16384;
 
 // Whether `batch` holds data changes only (no schema change).
 bool holds_data_only(const EventBatch& batch) {
-    return std::all_of(batch.begin(), batch.end(), [](const Event& event) {
-        return std::holds_alternative<DataChangeEvent>(event);
-    });
+    return std::all_of(batch.begin(), batch.end(), is_data_change);
 }
 
 }  // namespace

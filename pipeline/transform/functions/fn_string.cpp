@@ -403,8 +403,8 @@ NodePtr b_char_length(CallSite& c) {
     return make_node(eval_char_length, DataType::int_().with_nullable(nullable), std::move(c.args));
 }
 
-// UPPER (n.param) or LOWER of s, in `arena`.
-// Text with a byte past ASCII: mapped as Java maps it (java_case).
+// UPPER (n.param) or LOWER of text with a byte past ASCII, in `arena`: mapped as Java maps it
+// (java_case).
 [[gnu::noinline]] Datum case_map_unicode(const Node& n, std::string_view s, Arena& arena) {
     const std::size_t cap = java_case_capacity(s.size());
     char* p = arena.alloc(cap);
@@ -413,8 +413,8 @@ NodePtr b_char_length(CallSite& c) {
     return Datum::of_string(std::string_view(p, len));
 }
 
-// Inlined into UPPER/LOWER's batch loop: the ASCII path is a few instructions a byte, and the
-// call cost about as much.
+// UPPER (n.param) or LOWER of s, in `arena`. Inlined into UPPER/LOWER's batch loop: the ASCII
+// path is a few instructions a byte, and the call cost about as much.
 [[gnu::always_inline]] inline Datum case_map(const Node& n, std::string_view s, Arena& arena) {
     const std::size_t size = s.size();
     char* p = arena.alloc(size);
