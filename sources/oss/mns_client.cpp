@@ -28,6 +28,20 @@ net::Classification classify(const net::HttpResponse& r) {
     return {net::Outcome::Permanent, {}};
 }
 
+// "MNS <what>: HTTP <status> <code> (<message>)". A request refused for its Date names the host's
+// clock: MNS's words (TimeExpired, "The http request you sent is expired") do not say whose clock
+// is wrong, nor that the source recovers by itself once it is right.
+std::string error_text(const std::string& what, int status, const std::string& code,
+                       const std::string& message) {
+    std::string text = "MNS " + what + ": HTTP " + std::to_string(status) + " " + code;
+    if (!message.empty()) text += " (" + message + ")";
+    if (code == "TimeExpired")
+        text +=
+            ": this host's clock is more than 15 minutes from MNS's; set it right (NTP), and the "
+            "source goes on by itself";
+    return text;
+}
+
 MnsMessage message_of(const XmlElement& m) {
     MnsMessage out;
     out.message_id = m.child_text("MessageId");
@@ -153,9 +167,7 @@ boost::asio::awaitable<std::vector<MnsMessage>> MnsClient::receive(int n, int wa
     }
     auto [code, message] = parse_error_body(r.body);
     if (r.status == 404 && code == "MessageNotExist") co_return std::vector<MnsMessage>{};
-    throw MnsError(r.status, code,
-                   "MNS BatchReceiveMessage: HTTP " + std::to_string(r.status) + " " + code + " (" +
-                       message + ")",
+    throw MnsError(r.status, code, error_text("BatchReceiveMessage", r.status, code, message),
                    res.outcome == net::Outcome::Retryable);
 }
 
@@ -169,8 +181,7 @@ void collect_delete_result(const net::RetryResult& res, const std::vector<std::s
     if (r.status == 204 || r.status == 200) return;
     auto [code, message] = parse_error_body(r.body);
     if (res.outcome == net::Outcome::Retryable)
-        throw MnsError(r.status, code, "MNS delete: HTTP " + std::to_string(r.status) + " " + code,
-                       true);
+        throw MnsError(r.status, code, error_text("delete", r.status, code, message), true);
     std::vector<std::pair<std::string, std::string>> errors;
     try {
         errors = parse_batch_delete_errors(r.body);
@@ -184,9 +195,7 @@ void collect_delete_result(const net::RetryResult& res, const std::vector<std::s
         for (const auto& h : chunk) failures.push_back({h, code});
         return;
     }
-    throw MnsError(
-        r.status, code,
-        "MNS delete: HTTP " + std::to_string(r.status) + " " + code + " (" + message + ")", false);
+    throw MnsError(r.status, code, error_text("delete", r.status, code, message), false);
 }
 
 }  // namespace
@@ -239,8 +248,7 @@ boost::asio::awaitable<MnsMessage> MnsClient::change_visibility(std::string hand
         co_return m;
     }
     auto [code, message] = parse_error_body(r.body);
-    throw MnsError(r.status, code,
-                   "MNS ChangeMessageVisibility: HTTP " + std::to_string(r.status) + " " + code,
+    throw MnsError(r.status, code, error_text("ChangeMessageVisibility", r.status, code, message),
                    res.outcome == net::Outcome::Retryable);
 }
 

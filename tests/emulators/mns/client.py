@@ -31,6 +31,10 @@ class MnsControl(emulator_client.KeyedControl):
             "security_token": security_token, "keep_existing": keep_existing,
             "verify_signatures": verify_signatures})
 
+    def set_clock_offset(self, offset_s: float) -> dict:
+        """Puts the server's clock offset_s seconds ahead of this host's (negative: behind)."""
+        return self.control("PUT", "/clock", {"offset_s": offset_s})
+
     def create_queue(self, name: str, **attrs) -> dict:
         return self.control("POST", "/queues", {"name": name, **attrs})
 

@@ -18,6 +18,7 @@ class MnsState:
         self.faults = emu_faults.FaultInjector()
         self.credentials: dict[str, tuple[str, str]] = {}
         self.verify_signatures = True
+        self.clock_offset_s = 0.0  # the server's clock ahead of the host's (a skewed client)
         self.host_id = "mns.cn-hangzhou.aliyuncs.com"
         self.reset()
 
@@ -27,6 +28,7 @@ class MnsState:
         self.credentials.clear()
         self.credentials[DEFAULT_ACCESS_KEY_ID] = (DEFAULT_ACCESS_KEY_SECRET, "")
         self.verify_signatures = True
+        self.clock_offset_s = 0.0
 
 
 def export_data(state: MnsState) -> dict:

@@ -36,6 +36,12 @@ def add_control_routes(app: web.Application, state, prefix: str = "/_emulator") 
         return web.json_response({"access_key_ids": sorted(state.credentials),
                                   "verify_signatures": state.verify_signatures})
 
+    @routes.put(prefix + "/clock")
+    async def clock(request):
+        # The server's clock offset_s seconds ahead of the host's: requests look skewed to it.
+        state.clock_offset_s = float((await _body(request)).get("offset_s", 0))
+        return web.json_response({"offset_s": state.clock_offset_s})
+
     @routes.post(prefix + "/queues")
     async def create_queue(request):
         body = await _body(request)

@@ -93,7 +93,7 @@ class MnsApi:
             date_ts = email.utils.parsedate_to_datetime(date_value).timestamp()
         except (TypeError, ValueError):
             raise MnsError(400, "InvalidDateHeader", "The Date header format is invalid.")
-        if abs(time.time() - date_ts) > MAX_CLOCK_SKEW_S:
+        if abs(time.time() + self.state.clock_offset_s - date_ts) > MAX_CLOCK_SKEW_S:
             raise MnsError(408, "TimeExpired", "The http request you sent is expired.")
         if ak not in creds:
             raise MnsError(403, "InvalidAccessKeyId", "The AccessKey Id you provided is not exist.")

@@ -229,6 +229,20 @@ def test_signature_and_credentials_checked(fresh):
     assert [m["body"] for m in fresh.messages("q1")] == [base64.b64encode(b"with sts").decode()]
 
 
+def test_a_skewed_clock_is_refused_as_mns_refuses_it(fresh):
+    q = make_queue(fresh)
+    fresh.set_clock_offset(16 * 60)  # past MNS's 15 minutes
+    try:
+        with pytest.raises(MNSServerException) as ei:
+            q.send_message(Message("late"))
+        assert server_error(ei) == "TimeExpired"
+        fresh.set_clock_offset(-14 * 60)  # within them, behind
+        q.send_message(Message("in time"))
+    finally:
+        fresh.set_clock_offset(0)
+    assert [m["body"] for m in fresh.messages("q1")] == [base64.b64encode(b"in time").decode()]
+
+
 def test_faults_throttle_error_reset_delay(fresh):
     q = make_queue(fresh)
     fresh.inject_fault("SendMessage", "throttle", count=1)
