@@ -52,6 +52,13 @@ std::pair<std::string, std::string> parse_error_body(const std::string& body) {
     return {str_of(doc, "code"), str_of(doc, "message")};
 }
 
+std::string cause_note(std::string_view code) {
+    if (code == "InvalidTimestamp")
+        return " (this host's clock is more than 15 minutes from VikingDB's; set it right (NTP): "
+               "nothing is lost, a restart resumes from the last checkpoint)";
+    return "";
+}
+
 std::string attempts_note(const net::RetryResult& r, int max_retries) {
     std::string throttled =
         r.throttled > 0 ? ", " + std::to_string(r.throttled) + " of them throttled" : "";
@@ -148,7 +155,7 @@ ApiError ControlPlaneClient::failure(const std::string& action, const std::strin
     auto [code, message] = parse_error_body(r.response.body);
     std::string what = "VikingDB " + action + " of collection '" + name + "' failed: HTTP " +
                        std::to_string(r.response.status) + (code.empty() ? "" : " " + code) +
-                       (message.empty() ? "" : ": " + message) +
+                       (message.empty() ? "" : ": " + message) + cause_note(code) +
                        attempts_note(r, policy_.max_retries);
     return ApiError(what, r.response.status, code, message);
 }

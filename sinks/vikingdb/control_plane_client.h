@@ -32,6 +32,10 @@ class ApiError : public std::runtime_error {
 /// Error code and message of an error body, either plane's shape ({"code","message"} or
 /// {"ResponseMetadata":{"Error":{"Code","Message"}}}); empty strings when unparsable.
 std::pair<std::string, std::string> parse_error_body(const std::string& body);
+/// What an error code says that VikingDB's own words do not, for its error message ("" for most):
+/// InvalidTimestamp names the host's clock (a request signed more than 15 minutes from
+/// VikingDB's time is refused, whoever's clock is wrong).
+std::string cause_note(std::string_view code);
 /// How a failed call went, for its error message: " (max-retries: 3 exhausted: 4 attempts over
 /// 21.3 s)" when retries ran out, " (after 2 attempts)" when there were several, "" for one.
 std::string attempts_note(const net::RetryResult& result, int max_retries);

@@ -20,7 +20,7 @@ std::string describe(const net::RetryResult& r, int max_retries) {
     std::string out = "HTTP " + std::to_string(r.response.status);
     if (!code.empty()) out += " " + code;
     if (!message.empty()) out += ": " + message;
-    return out + attempts_note(r, max_retries);
+    return out + cause_note(code) + attempts_note(r, max_retries);
 }
 
 /// A 400 refusing the data itself (a wrong type or dimension, a string too long, a missing

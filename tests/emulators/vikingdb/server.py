@@ -65,6 +65,7 @@ class State:
         self.connections.reset()
         if credentials:
             self.credentials = auth.Credentials()
+        self.credentials.clock_offset_seconds = 0.0
 
 
 def _dump(obj) -> bytes:

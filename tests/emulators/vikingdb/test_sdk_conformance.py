@@ -120,6 +120,25 @@ def test_control_plane_rejects_wrong_secret_key(emu):
     assert exc.value.status == 401 and "InvalidAccessKey" in exc.value.body
 
 
+def test_a_skewed_clock_is_refused_as_vikingdb_refuses_it(emu):
+    emu.create_collection("goods", BASIC_FIELDS)
+    row = {"id": "x", "vec": [0.1, 0.2, 0.3, 0.4], "price": 1}
+    emu.configure(clock_offset_seconds=16 * 60)  # past the 15 minutes a signature is valid
+    with pytest.raises(ApiException) as exc:
+        control_api(emu).list_vikingdb_collection(vdb.ListVikingdbCollectionRequest())
+    assert exc.value.status == 400 and "InvalidTimestamp" in exc.value.body
+    with pytest.raises(VikingVectorException) as exc:
+        data_client(emu, "ak_sk").collection(collection_name="goods").upsert(
+            UpsertDataRequest(data=[row]), request_options=ONE_TRY)
+    assert "InvalidTimestamp" in str(exc.value)
+    # An API key signs nothing: its requests go through whatever the clock.
+    data_client(emu, "api_key").collection(collection_name="goods").upsert(UpsertDataRequest(data=[row]))
+    emu.configure(clock_offset_seconds=-14 * 60)  # within them, behind
+    assert control_api(emu).list_vikingdb_collection(vdb.ListVikingdbCollectionRequest()).total_count == 1
+    data_client(emu, "ak_sk").collection(collection_name="goods").upsert(UpsertDataRequest(data=[row]))
+    assert emu.rows("goods")["count"] == 1
+
+
 # ------------------------------------------------------------------ data plane
 
 @pytest.mark.parametrize("auth_kind", ["api_key", "ak_sk"])

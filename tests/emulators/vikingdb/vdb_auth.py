@@ -26,6 +26,9 @@ class Credentials:
     access_keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ACCESS_KEYS))
     # None disables the X-Date freshness check (needed to replay fixed test vectors).
     max_clock_skew_seconds: float | None = 900.0
+    # The server's clock this far ahead of the host's (negative: behind): a client with a skewed
+    # clock, as the server sees it.
+    clock_offset_seconds: float = 0.0
 
 
 @dataclass
@@ -63,7 +66,7 @@ def verify_signature(creds: Credentials, method: str, path: str, raw_query: str,
     ts = _parse_x_date(x_date)
     if ts is None or x_date[:8] != parsed.date:
         raise ApiError(400, "InvalidTimestamp", "The X-Date header is missing or does not match the credential scope.")
-    if creds.max_clock_skew_seconds is not None and abs(time.time() - ts) > creds.max_clock_skew_seconds:
+    if creds.max_clock_skew_seconds is not None and abs(time.time() + creds.clock_offset_seconds - ts) > creds.max_clock_skew_seconds:
         raise ApiError(400, "InvalidTimestamp", "The signature of the request is expired.")
     # The signed payload hash must be the hash of the body actually received.
     body_hash = hashlib.sha256(body).hexdigest()

@@ -24,6 +24,7 @@ def _json(obj: Any, status: int = 200) -> web.Response:
 def _config(state) -> dict:
     out = {k: getattr(state.store.limits, k) for k in sorted(CONFIG_KEYS)}
     out["max_clock_skew_seconds"] = state.credentials.max_clock_skew_seconds
+    out["clock_offset_seconds"] = state.credentials.clock_offset_seconds
     out["reject_delete_with_indexes"] = state.store.reject_delete_with_indexes
     return out
 
@@ -38,6 +39,10 @@ def _set_config(state, body: dict) -> dict:
             if v is not None and (not isinstance(v, (int, float)) or v < 0):
                 raise invalid("max_clock_skew_seconds must be >= 0 or null")
             state.credentials.max_clock_skew_seconds = v
+        elif k == "clock_offset_seconds":
+            if type(v) not in (int, float):
+                raise invalid("clock_offset_seconds must be a number")
+            state.credentials.clock_offset_seconds = float(v)
         elif k == "reject_delete_with_indexes":
             state.store.reject_delete_with_indexes = bool(v)
         else:

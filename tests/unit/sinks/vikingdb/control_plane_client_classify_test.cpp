@@ -1,5 +1,6 @@
 // Which VikingDB answers are throttling (waited out), which are failures counted against
-// max-retries, which are permanent; and the note that error messages carry about attempts.
+// max-retries, which are permanent; and the notes that error messages carry about attempts and
+// causes VikingDB does not name.
 #include <catch2/catch.hpp>
 
 #include "sinks/vikingdb/control_plane_client.h"
@@ -58,4 +59,14 @@ TEST_CASE("error messages say when max-retries ran out, after how long") {
     CHECK(attempts_note(r, 3) == " (after 2 attempts)");
     r.attempts = 1;
     CHECK(attempts_note(r, 3).empty());
+}
+
+TEST_CASE("a request refused for its time names the host's clock, other codes add nothing") {
+    // InvalidTimestamp is permanent: retrying within seconds does not move a clock 15 minutes.
+    CHECK(outcome(answer(400, "InvalidTimestamp")) == net::Outcome::Permanent);
+    CHECK(cause_note("InvalidTimestamp")
+              .find("this host's clock is more than 15 minutes from "
+                    "VikingDB's; set it right (NTP)") != std::string::npos);
+    CHECK(cause_note("InvalidParameter").empty());
+    CHECK(cause_note("").empty());
 }
