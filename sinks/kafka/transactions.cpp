@@ -35,9 +35,15 @@ constexpr int kFlushSliceMs = 1'000;
 // with nothing in the log.
 constexpr std::chrono::milliseconds kCallLimit{kTimeoutMs + 10'000};
 
-/// Runs a transactional call on `calls` within kCallLimit; one that has not returned by then
-/// fails the sink with an error that says what to expect (`what`: "writing the commit marker
-/// of checkpoint 7").
+// What follows a failed transactional call, for its error message: librdkafka's own words
+// (`Local: Timed out`) do not say whether anything was lost.
+constexpr const char* kRestartResumes =
+    "The sink stops and cdcd exits; when it is restarted the open transaction is aborted and the "
+    "pipeline resumes from its last checkpoint, exactly once";
+
+/// Runs a transactional call on `calls` within kCallLimit; one that fails, or has not returned
+/// by then, fails the sink with an error that says what to expect (`what`: "writing the commit
+/// marker of checkpoint 7").
 template <typename F>
 awaitable<void> run_transactional(BlockingCalls& calls, const std::string& what, F call) {
     try {
@@ -46,9 +52,10 @@ awaitable<void> run_transactional(BlockingCalls& calls, const std::string& what,
         throw std::runtime_error(
             std::string("kafka sink: ") + e.what() +
             ": librdkafka can wait for ever on a transaction after a broker restart (its issues "
-            "#5456 and #5511). The sink stops and cdcd exits; when it is restarted the open "
-            "transaction is aborted and the pipeline resumes from its last checkpoint, exactly "
-            "once");
+            "#5456 and #5511). " +
+            kRestartResumes);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string(e.what()) + ". " + kRestartResumes);
     }
 }
 
@@ -313,8 +320,8 @@ void Transactions::check_stalled(Producer& producer) const {
         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(stall_limit).count()) +
         " s with " + std::to_string(producer.in_flight()) +
         " still queued: librdkafka does not recover it (a broker fault such as its controller "
-        "fencing it can leave it so). The sink stops; when cdcd is restarted the open "
-        "transaction is aborted and the pipeline resumes from its last checkpoint, exactly once");
+        "fencing it can leave it so). " +
+        kRestartResumes);
 }
 
 awaitable<void> Transactions::arrive(std::uint64_t epoch, std::uint64_t checkpoint) {
