@@ -134,6 +134,10 @@ OptionBuilder& OptionBuilder::required() {
     spec_.required = true;
     return *this;
 }
+OptionBuilder& OptionBuilder::allow_empty() {
+    spec_.empty_allowed = true;
+    return *this;
+}
 OptionBuilder& OptionBuilder::default_(std::string value) {
     spec_.default_value = std::move(value);
     return *this;
@@ -235,6 +239,12 @@ std::optional<std::string> check_value(const OptionSpec& spec, std::string_view 
     switch (spec.type) {
         case OptionType::String:
         case OptionType::List:
+            // An empty host, path or key is no value: refused here, naming the key, rather than
+            // failing later as a connection or a file with no name.
+            if (spec.required && !spec.empty_allowed &&
+                (spec.type == OptionType::List ? parse_list(raw).empty()
+                                               : ascii::trim(raw, kBlank).empty()))
+                return std::string("the value is empty, and the option is required");
             break;
         case OptionType::Int: {
             auto v = parse_int(raw);

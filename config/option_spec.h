@@ -34,6 +34,9 @@ struct OptionSpec {
     OptionType type = OptionType::String;
     std::optional<std::string> default_value;
     bool required = false;
+    // A required STRING or LIST option may be set to an empty value (a password where the server
+    // asks for none); otherwise an empty value is refused like a missing one.
+    bool empty_allowed = false;
     std::string description;
     bool secret = false;
     // The value is a template with ${...} placeholders of the connector's own (e.g. ${table});
@@ -76,6 +79,7 @@ class OptionBuilder {
 
     OptionBuilder& desc(std::string text);
     OptionBuilder& required();
+    OptionBuilder& allow_empty();  // see OptionSpec::empty_allowed
     OptionBuilder& default_(std::string value);
     OptionBuilder& secret();
     OptionBuilder& templated();
@@ -143,7 +147,8 @@ OptionBuilder OptionSpec::enum_of(std::string key,
 
 namespace cdcd::config {
 
-// Checks one raw value against a declaration (type, enum, range). Returns an error message
+// Checks one raw value against a declaration (type, enum, range; a required STRING or LIST not
+// empty unless the declaration allows it). Returns an error message
 // (without the key or position), or nullopt when valid; then *canonical (if given) receives the
 // value to store: the declared spelling for enums, the trimmed text for numbers, the raw text
 // otherwise.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "config/pipeline_options.h"
+#include "kafka_client/topic_name.h"
 #include "sinks/kafka/producer_config.h"
 #include "sinks/kafka/topic_selector.h"
 
@@ -218,6 +219,9 @@ void validate_kafka_sink(const config::ValidatedOptions& options,
     } catch (const std::exception& e) {
         d.error(o.where(o->custom_headers), e.what());
     }
+    if (o->topic)
+        if (auto problem = topic_name_problem(*o->topic))
+            d.error(o.where(o->topic), "`" + o.key(o->topic) + "`: " + *problem);
     if (o->topic_mapping) {
         try {
             TopicSelector(std::nullopt, *o->topic_mapping);
@@ -228,6 +232,8 @@ void validate_kafka_sink(const config::ValidatedOptions& options,
     const auto& props = o->properties;
     if (!props.count("bootstrap.servers"))
         d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
+    else if (config::parse_list(props.at("bootstrap.servers")).empty())
+        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is empty");
     try {
         const ClientConfig client = translate_properties(props, ClientRole::Producer);
         if (o->delivery == DeliveryGuarantee::ExactlyOnce)

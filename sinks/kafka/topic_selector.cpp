@@ -1,5 +1,7 @@
 #include "sinks/kafka/topic_selector.h"
 
+#include "kafka_client/topic_name.h"
+
 namespace cdcd::kafka {
 
 namespace {
@@ -51,6 +53,9 @@ TopicSelector::TopicSelector(std::optional<std::string> topic, const std::string
         if (!parsed)
             throw std::invalid_argument("sink.tableId-to-topic.mapping: selector '" + selector +
                                         "': " + error);
+        if (auto problem = topic_name_problem(target))
+            throw std::invalid_argument("sink.tableId-to-topic.mapping: entry '" + selector + ":" +
+                                        target + "': " + *problem);
         rules_.emplace_back(std::move(parsed), target);
     }
 }

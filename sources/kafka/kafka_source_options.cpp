@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "kafka_client/topic_name.h"
 #include "regex/java_regex.h"
 #include "text/ascii.h"
 
@@ -252,6 +253,13 @@ void validate_kafka_source(const config::ValidatedOptions& options, config::Diag
         d.error(topic ? o.where(o->topic_pattern) : o.where(o->topic),
                 "exactly one of " + quoted(o->topic) + " and " + quoted(o->topic_pattern) +
                     " must be set");
+    if (topic) {
+        const std::vector<std::string> topics = config::parse_list(*o->topic);
+        if (topics.empty()) d.error(o.where(o->topic), quoted(o->topic) + " names no topic");
+        for (const auto& t : topics)
+            if (auto problem = topic_name_problem(t))
+                d.error(o.where(o->topic), quoted(o->topic) + ": " + *problem);
+    }
     if (pattern) {
         const std::string& value = *o->topic_pattern;
         regex::Error error;
@@ -303,6 +311,8 @@ void validate_kafka_source(const config::ValidatedOptions& options, config::Diag
     const auto& props = o->properties;
     if (!props.count("bootstrap.servers"))
         d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
+    else if (config::parse_list(props.at("bootstrap.servers")).empty())
+        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is empty");
     if ((startup == StartupMode::GroupOffsets || startup == StartupMode::SpecificOffsets) &&
         !props.count("group.id"))
         d.error(o.where(o->startup), "scan.startup.mode " + mode + " needs `properties.group.id`");

@@ -186,6 +186,7 @@ const config::OptionBindings<PostgresOptions>& option_bindings() {
                 .to(&PostgresOptions::username),
             OptionSpec::string("password")
                 .required()
+                .allow_empty()  // a server that asks for none (trust, peer)
                 .secret()
                 .desc("Password of `username` (redacted).")
                 .to(&PostgresOptions::password),

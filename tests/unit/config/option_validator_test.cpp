@@ -154,6 +154,28 @@ TEST_CASE("integer ranges are inclusive", "[config][options]") {
     CHECK_THAT(diags.to_string(), Contains("must be at least 1000 ms"));
 }
 
+TEST_CASE("a required string set to nothing is refused like a missing one", "[config][options]") {
+    // `path: ""` validated, then failed at run time as "output file : cannot create".
+    const ConnectorOptionsSpec spec{{
+                                        OptionSpec::string("path").required(),
+                                        OptionSpec::list("hosts").required(),
+                                        OptionSpec::string("password").required().allow_empty(),
+                                        OptionSpec::string("comment"),
+                                    },
+                                    {}};
+    Diagnostics diags;
+    validate_options(spec,
+                     raw({{"comment", ""}, {"hosts", " , "}, {"password", ""}, {"path", "  "}}),
+                     kBlock, "sink `file`", diags);
+    const std::string text = diags.to_string();
+    INFO(text);
+    CHECK_THAT(text, Contains("p.yaml:7:3: error: option `hosts` (LIST) in sink `file`: the value "
+                              "is empty, and the option is required"));
+    CHECK_THAT(text, Contains("p.yaml:9:3: error: option `path` (STRING) in sink `file`: the value "
+                              "is empty, and the option is required"));
+    CHECK(diags.size() == 2);  // not `comment` (optional) nor `password` (may be empty)
+}
+
 TEST_CASE("pipeline options have Flink CDC's defaults", "[config][options]") {
     Diagnostics diags;
     auto opts = validate_options(pipeline_options_spec(), {}, kBlock, "`pipeline` block", diags);

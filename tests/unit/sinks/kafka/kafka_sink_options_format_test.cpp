@@ -2,6 +2,7 @@
 // key.format and value.format alone): another format's options are refused, not ignored.
 #include <catch2/catch.hpp>
 
+#include "sink_option_errors.h"
 #include "sinks/kafka/kafka_sink_options.h"
 
 using namespace cdcd;
@@ -10,17 +11,7 @@ using namespace cdcd::kafka;
 namespace {
 
 std::string errors(std::map<std::string, std::string> kv) {
-    kv.emplace("properties.bootstrap.servers", "127.0.0.1:9");
-    config::RawOptions raw;
-    int line = 10;
-    for (auto& [k, v] : kv)
-        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
-    config::Diagnostics d;
-    auto o = config::validate_options(kafka_sink_options(), raw,
-                                      config::SourceLocation{"p.yaml", 9, 1}, "sink `kafka`", d);
-    config::ValidatedOptions pipeline;
-    validate_kafka_sink(o, pipeline, d);
-    return d.ok() ? std::string() : d.to_string();
+    return testing::sink_option_errors(std::move(kv));
 }
 
 }  // namespace

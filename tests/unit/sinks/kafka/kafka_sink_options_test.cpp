@@ -4,6 +4,7 @@
 
 #include "config/secrets.h"
 #include "kafka_client/kafka_properties.h"
+#include "sink_option_errors.h"
 #include "sinks/kafka/topic_selector.h"
 
 using namespace cdcd;
@@ -127,6 +128,25 @@ TEST_CASE("properties: Java key stores: PKCS12 and PEM map to librdkafka, JKS is
                              ClientRole::Producer),
         Catch::StartsWith("properties.ssl.keystore.location: librdkafka cannot read JKS") &&
             Catch::Contains("properties.ssl.keystore.type: PKCS12"));
+}
+
+TEST_CASE("topic and bootstrap.servers: empty values and names Kafka refuses are reported") {
+    // `topic: ""` validated, and every record then went to a topic with no name.
+    CHECK_THAT(testing::sink_option_errors({{"topic", ""}}),
+               Catch::Contains("p.yaml:11:3: error: `topic`: an empty name is not a Kafka topic "
+                               "name"));
+    CHECK_THAT(testing::sink_option_errors({{"topic", "a b"}}),
+               Catch::Contains("`topic`: `a b` is not a Kafka topic name"));
+    CHECK_THAT(testing::sink_option_errors({{"properties.bootstrap.servers", ""}}),
+               Catch::Contains("`properties.bootstrap.servers` is empty"));
+    CHECK(testing::sink_option_errors({{"topic", "orders.v2"}}).empty());
+}
+
+TEST_CASE("topic: a mapping to a name Kafka refuses is refused") {
+    CHECK_THROWS_WITH(TopicSelector(std::nullopt, "a.b:x y;c.d:ok"),
+                      "sink.tableId-to-topic.mapping: entry 'a.b:x y': `x y` is not a Kafka topic "
+                      "name: it may hold only ASCII letters, digits, '.', '_' and '-'");
+    CHECK_NOTHROW(TopicSelector(std::nullopt, "a.b:x_y;c.d:ok"));
 }
 
 TEST_CASE("topic: a mapping selector RE2 cannot run is refused as every regex option refuses") {

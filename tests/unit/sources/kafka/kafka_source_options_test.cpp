@@ -134,3 +134,17 @@ TEST_CASE("a missing value.format is reported once and the other checks still ru
     CHECK(errors.find("canal-json.table.include`: invalid regular expression '('") !=
           std::string::npos);
 }
+
+TEST_CASE("topic and bootstrap.servers: empty values and names Kafka refuses are reported") {
+    // `topic: ""` and `properties.bootstrap.servers: ""` validated, then the run waited 10 s to
+    // fail with "cannot read topic metadata: Local: Broker transport failure".
+    CHECK_THAT(parse({{"topic", ""}}).errors, Catch::Contains("`topic` names no topic"));
+    CHECK_THAT(parse({{"topic", " , "}}).errors, Catch::Contains("`topic` names no topic"));
+    CHECK_THAT(parse({{"topic", "a, b c"}}).errors,
+               Catch::Contains("`topic`: `b c` is not a Kafka topic name"));
+    CHECK_THAT(parse({{"topic", "a;b"}}).errors,
+               Catch::Contains("`topic`: `a;b` is not a Kafka topic name"));
+    CHECK_THAT(parse({{"properties.bootstrap.servers", " "}}).errors,
+               Catch::Contains("`properties.bootstrap.servers` is empty"));
+    CHECK(parse({{"topic", "a, b.c_d-e"}}).errors.empty());
+}
