@@ -83,6 +83,11 @@ Router Router::create(const std::vector<config::RouteDef>& routes, RouteMode mod
         rule->where = def.where;
         rule->replace_symbol = def.replace_symbol;
         rule->sink_table = def.sink_table;
+        if (def.source_table.find_first_not_of(" \t") == std::string::npos) {
+            // It would match no table: the route would do nothing, without a word.
+            diags.error(def.where, "route source-table must not be empty");
+            continue;
+        }
         std::string java = source_table_to_regex(def.source_table);
         regex::Error error;
         rule->re = regex::compile_java(java, &error);

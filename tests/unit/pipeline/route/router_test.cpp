@@ -116,6 +116,18 @@ TEST_CASE("bad rules are diagnosed with their position", "[router]") {
     CHECK(diags.items()[5].message.find("possessive") != std::string::npos);
 }
 
+TEST_CASE("an empty source-table or sink-table is diagnosed", "[router]") {
+    // An empty source-table matched no table: the route did nothing, and validate said ok.
+    config::Diagnostics diags;
+    Router::create({def("", "a.b", {}, 2), def(" ", "a.b", {}, 3), def("db.t", "", {}, 4)},
+                   RouteMode::AllMatch, diags);
+    REQUIRE(diags.size() == 3);
+    CHECK(diags.items()[0].message == "route source-table must not be empty");
+    CHECK(diags.items()[1].message == "route source-table must not be empty");
+    CHECK(diags.items()[2].message == "route sink-table must not be empty");
+    CHECK(diags.items()[0].where.line == 2);
+}
+
 TEST_CASE("a target that resolves to more than 3 parts fails at routing time", "[router]") {
     Router ok = make({def("db.(\\.*)", "a.b.$1")});
     CHECK(routed(ok, "db.t") == "a.b.t");
