@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -164,14 +165,20 @@ Secrets Secrets::from_string(std::string_view text, const std::string& display_n
 }
 
 Secrets Secrets::from_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    auto fail = [&](const std::string& why) {
         Diagnostics diags;
-        diags.error(SourceLocation{path, 0, 0}, "cannot open secrets file");
+        diags.error(SourceLocation{path, 0, 0}, why);
         throw ConfigError(std::move(diags));
-    }
+    };
+    // A directory opens like a file and reads as nothing: it would be no secrets, not an error.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        fail("cannot read secrets file: it is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail("cannot open secrets file");
     std::ostringstream buf;
     buf << in.rdbuf();
+    if (in.bad()) fail("cannot read secrets file");
     return from_string(buf.str(), path);
 }
 

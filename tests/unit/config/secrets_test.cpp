@@ -138,6 +138,9 @@ TEST_CASE("a secrets file must be flat", "[config][secrets]") {
     }
     CHECK_THROWS_WITH(Secrets::from_file("/nonexistent/secrets.env"),
                       "/nonexistent/secrets.env: error: cannot open secrets file\n");
+    // A directory opened, read as nothing, and so passed as a file without secrets.
+    CHECK_THROWS_WITH(Secrets::from_file("/tmp"),
+                      "/tmp: error: cannot read secrets file: it is a directory\n");
 }
 
 TEST_CASE("pass-through options whose key names a credential are registered", "[config][secrets]") {
