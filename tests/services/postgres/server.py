@@ -59,9 +59,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# The role that logs in with a client certificate (its certificate's CN), over TLS only.
+CERT_USER = "cdcd_cert"
+
+
 def make_certificates(directory: Path) -> dict[str, Path]:
     """A test CA and a server certificate it signed for 127.0.0.1 (an IP subjectAltName, which
-    libpq's verify-full checks), with openssl; plus a second CA that signed nothing."""
+    libpq's verify-full checks), with openssl; a client certificate it signed for CERT_USER; plus
+    a second CA that signed nothing."""
     directory.mkdir(parents=True, exist_ok=True)
     run = lambda *args: subprocess.run(["openssl", *args], check=True, capture_output=True,  # noqa: E731
                                        timeout=60, cwd=directory)
@@ -73,7 +78,12 @@ def make_certificates(directory: Path) -> dict[str, Path]:
     (directory / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
     run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
         "-days", "2", "-extfile", "san.ext", "-out", "server.crt")
-    return {name: directory / name for name in ("ca.crt", "other-ca.crt", "server.crt", "server.key")}
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={CERT_USER}", "-keyout", "client.key",
+        "-out", "client.csr")
+    run("x509", "-req", "-in", "client.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-days", "2", "-out", "client.crt")
+    return {name: directory / name
+            for name in ("ca.crt", "other-ca.crt", "server.crt", "server.key", "client.crt", "client.key")}
 
 
 class PostgresServer:
@@ -98,7 +108,8 @@ class PostgresServer:
             self.certs = make_certificates(self.run_dir / "tls")
             for f in (self.run_dir / "tls").iterdir():
                 os.chmod(f, 0o600 if f.suffix == ".key" else 0o644)
-                if os.geteuid() == 0:
+                # The client's files stay the client's (libpq wants its key private to it).
+                if os.geteuid() == 0 and not f.name.startswith("client."):
                     shutil.chown(f, "postgres", "postgres")
             if os.geteuid() == 0:
                 shutil.chown(self.run_dir / "tls", "postgres", "postgres")
@@ -137,8 +148,10 @@ class PostgresServer:
     def _tls_settings(self) -> list[str]:
         if not self.certs:
             return []
+        # ssl_ca_file: client certificates the test CA signed are verified (CERT_USER's login).
         return ["-c", "ssl=on", "-c", f"ssl_cert_file={self.certs['server.crt']}",
-                "-c", f"ssl_key_file={self.certs['server.key']}"]
+                "-c", f"ssl_key_file={self.certs['server.key']}",
+                "-c", f"ssl_ca_file={self.certs['ca.crt']}"]
 
     def _initdb(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -150,10 +163,14 @@ class PostgresServer:
                         "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8",
                         "--locale=C", f"--pwfile={pwfile}"]),
                        check=True, capture_output=True, timeout=120)
-        # Password authentication over TCP for everyone, replication connections included.
+        # Password authentication over TCP for everyone, replication connections included; with
+        # TLS, CERT_USER logs in with its client certificate alone.
         with open(self.data_dir / "pg_hba.conf", "w") as hba:
-            hba.write("local all all trust\n"
-                      "host all all 127.0.0.1/32 scram-sha-256\n"
+            hba.write("local all all trust\n")
+            if self.certs:
+                hba.write(f"hostssl all {CERT_USER} 127.0.0.1/32 cert\n"
+                          f"hostssl replication {CERT_USER} 127.0.0.1/32 cert\n")
+            hba.write("host all all 127.0.0.1/32 scram-sha-256\n"
                       "host replication all 127.0.0.1/32 scram-sha-256\n")
 
     def stop(self) -> None:
