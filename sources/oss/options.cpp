@@ -273,7 +273,10 @@ std::string mns_endpoint_region(const std::string& endpoint) {
 std::string normalize_endpoint(const std::string& endpoint) {
     std::string e = endpoint;
     if (e.find("://") == std::string::npos) e = "https://" + e;
-    while (!e.empty() && e.back() == '/') e.pop_back();
+    // Trailing slashes of the path only: "http://" keeps its "//" and reads as a URL without a
+    // host, not as one without a scheme.
+    const std::size_t host = e.find("://") + 3;
+    while (e.size() > host && e.back() == '/') e.pop_back();
     return e;
 }
 

@@ -30,6 +30,9 @@ TEST_CASE("endpoints: scheme default, VPC rewrite, addressing style") {
     CHECK(normalize_endpoint("oss-cn-hangzhou.aliyuncs.com") ==
           "https://oss-cn-hangzhou.aliyuncs.com");
     CHECK(normalize_endpoint("http://127.0.0.1:9000/") == "http://127.0.0.1:9000");
+    // The scheme's "//" is no trailing slash: `http://` was reported as a URL without a scheme.
+    CHECK(normalize_endpoint("http://") == "http://");
+    CHECK(normalize_endpoint("https:///") == "https://");
     CHECK(mns_vpc_endpoint("http://123.mns.cn-hangzhou.aliyuncs.com") ==
           "http://123.mns.cn-hangzhou-vpc.aliyuncs.com");
     CHECK(mns_vpc_endpoint("https://123.mns.cn-hangzhou-internal.aliyuncs.com") ==
