@@ -2,6 +2,8 @@
 # certificate reads the table; with another CA the connection is refused, saying why. A role the
 # server lets in by client certificate alone (pg_hba `cert`) reads with debezium.database.sslcert
 # and sslkey, and without them is refused, saying why.
+import contextlib
+
 from conftest import Cdcd, pipeline_yaml
 from server import CERT_USER, DATABASE
 
@@ -10,32 +12,6 @@ def tls_yaml(pg, slot, table, ca):
     return pipeline_yaml(pg, slot, f"cdcd.public.{table}",
                          f"  debezium.database.sslmode: verify-full\n  debezium.database.sslrootcert: {ca}\n"
                          "  connect.max-retries: 0\n")
-
-
-def test_verify_full_with_the_servers_ca(postgres_tls_server, tmp_path):
-    pg = postgres_tls_server
-    pg.sql("CREATE TABLE IF NOT EXISTS public.tls_orders (id int PRIMARY KEY); INSERT INTO public.tls_orders VALUES (1) "
-           "ON CONFLICT DO NOTHING")
-    cdcd = Cdcd(tmp_path, tls_yaml(pg, "slot_tls", "tls_orders", pg.certs["ca.crt"])).start()
-    try:
-        lines = cdcd.wait_lines(2)
-        assert lines[1] == "DataChangeEvent{tableId=public.tls_orders, before=[], after=[1], op=INSERT, meta=()}"
-        assert pg.sql("SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_replication r ON r.pid = s.pid "
-                      "WHERE s.ssl", superuser=True).strip() == "1"
-        assert cdcd.stop() == 0
-    finally:
-        if cdcd.proc.poll() is None:
-            cdcd.proc.kill()
-        pg.drop_slot("slot_tls")
-
-
-def test_verify_full_refuses_a_server_another_ca_signed(postgres_tls_server, tmp_path):
-    pg = postgres_tls_server
-    pg.sql("CREATE TABLE IF NOT EXISTS public.tls_orders (id int PRIMARY KEY)")
-    cdcd = Cdcd(tmp_path, tls_yaml(pg, "slot_tls_other", "tls_orders", pg.certs["other-ca.crt"])).start()
-    assert cdcd.wait_exit() != 0
-    assert "certificate verify failed" in cdcd.stderr()
-    assert pg.slot("slot_tls_other") is None
 
 
 def cert_yaml(pg, slot, table, with_certificate=True):
@@ -60,26 +36,57 @@ def grant_cert_user(pg, table):
            superuser=True)
 
 
+@contextlib.contextmanager
+def streaming(pg, cdcd, slot):
+    """`cdcd` running on `slot`: killed if it still runs, and the slot dropped, whatever happens."""
+    try:
+        yield cdcd
+    finally:
+        if cdcd.proc.poll() is None:
+            cdcd.proc.kill()
+        pg.drop_slot(slot)
+
+
+def tls_replications(pg, user="%"):
+    """How many replication connections of `user` (a LIKE pattern) run over TLS."""
+    return pg.sql("SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_replication r ON r.pid = s.pid "
+                  f"WHERE s.ssl AND r.usename LIKE '{user}'", superuser=True).strip()
+
+
+def test_verify_full_with_the_servers_ca(postgres_tls_server, tmp_path):
+    pg = postgres_tls_server
+    pg.sql("CREATE TABLE IF NOT EXISTS public.tls_orders (id int PRIMARY KEY); INSERT INTO public.tls_orders VALUES (1) "
+           "ON CONFLICT DO NOTHING")
+    with streaming(pg, Cdcd(tmp_path, tls_yaml(pg, "slot_tls", "tls_orders", pg.certs["ca.crt"])).start(),
+                   "slot_tls") as cdcd:
+        lines = cdcd.wait_lines(2)
+        assert lines[1] == "DataChangeEvent{tableId=public.tls_orders, before=[], after=[1], op=INSERT, meta=()}"
+        assert tls_replications(pg) == "1"
+        assert cdcd.stop() == 0
+
+
+def test_verify_full_refuses_a_server_another_ca_signed(postgres_tls_server, tmp_path):
+    pg = postgres_tls_server
+    pg.sql("CREATE TABLE IF NOT EXISTS public.tls_orders (id int PRIMARY KEY)")
+    cdcd = Cdcd(tmp_path, tls_yaml(pg, "slot_tls_other", "tls_orders", pg.certs["other-ca.crt"])).start()
+    assert cdcd.wait_exit() != 0
+    assert "certificate verify failed" in cdcd.stderr()
+    assert pg.slot("slot_tls_other") is None
+
+
 def test_a_client_certificate_logs_in_without_a_password(postgres_tls_server, tmp_path):
     pg = postgres_tls_server
     pg.sql("CREATE TABLE IF NOT EXISTS public.cert_orders (id int PRIMARY KEY); "
            "INSERT INTO public.cert_orders VALUES (1) ON CONFLICT DO NOTHING", superuser=True)
     grant_cert_user(pg, "cert_orders")
-    cdcd = Cdcd(tmp_path, cert_yaml(pg, "slot_cert", "cert_orders")).start()
-    try:
+    with streaming(pg, Cdcd(tmp_path, cert_yaml(pg, "slot_cert", "cert_orders")).start(), "slot_cert") as cdcd:
         lines = cdcd.wait_lines(2)
         assert lines[1] == "DataChangeEvent{tableId=public.cert_orders, before=[], after=[1], op=INSERT, meta=()}"
         pg.sql("INSERT INTO public.cert_orders VALUES (2)", superuser=True)
         lines = cdcd.wait_lines(3)
         assert lines[2] == "DataChangeEvent{tableId=public.cert_orders, before=[], after=[2], op=INSERT, meta=()}"
-        # The replication connection is CERT_USER's, over TLS.
-        assert pg.sql("SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_replication r ON r.pid = s.pid "
-                      f"WHERE s.ssl AND r.usename = '{CERT_USER}'", superuser=True).strip() == "1"
+        assert tls_replications(pg, CERT_USER) == "1"  # the replication connection is CERT_USER's
         assert cdcd.stop() == 0
-    finally:
-        if cdcd.proc.poll() is None:
-            cdcd.proc.kill()
-        pg.drop_slot("slot_cert")
 
 
 def test_without_the_client_certificate_the_login_is_refused_saying_why(postgres_tls_server, tmp_path):

@@ -5,18 +5,14 @@
 #include <string>
 
 #include "sinks/kafka/kafka_sink_options.h"
+#include "tests/unit/config/options_block.h"
 
 namespace cdcd::kafka::testing {
 
 inline std::string sink_option_errors(std::map<std::string, std::string> kv) {
     kv.emplace("properties.bootstrap.servers", "127.0.0.1:9");
-    config::RawOptions raw;
-    int line = 10;
-    for (auto& [k, v] : kv)
-        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
     config::Diagnostics d;
-    auto o = config::validate_options(kafka_sink_options(), raw,
-                                      config::SourceLocation{"p.yaml", 9, 1}, "sink `kafka`", d);
+    auto o = config::test::validate_block(kafka_sink_options(), kv, "sink `kafka`", d);
     config::ValidatedOptions pipeline;
     validate_kafka_sink(o, pipeline, d);
     return d.ok() ? std::string() : d.to_string();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "config/secrets.h"
+#include "tests/unit/config/options_block.h"
 
 using namespace cdcd;
 using namespace cdcd::vikingdb;
@@ -12,12 +13,7 @@ using namespace cdcd::vikingdb;
 namespace {
 
 config::ValidatedOptions validated(std::map<std::string, std::string> kv, config::Diagnostics& d) {
-    config::RawOptions raw;
-    int line = 10;
-    for (auto& [k, v] : kv)
-        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
-    return config::validate_options(vikingdb_sink_options(), raw,
-                                    config::SourceLocation{"p.yaml", 9, 1}, "sink `vikingdb`", d);
+    return config::test::validate_block(vikingdb_sink_options(), kv, "sink `vikingdb`", d);
 }
 
 std::map<std::string, std::string> base() {

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/config/options_block.h"
+
 using namespace cdcd;
 using namespace cdcd::kafka;
 
@@ -20,14 +22,8 @@ Parsed parse(std::map<std::string, std::string> kv) {
     kv.emplace("value.format", "json");
     kv.emplace("table-id.fixed.name", "db.t");
     kv.emplace("scan.startup.mode", "earliest-offset");
-    config::RawOptions raw;
-    int line = 10;
-    for (auto& [k, v] : kv)
-        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
     config::Diagnostics d;
-    Parsed p{config::validate_options(kafka_source_options(), raw,
-                                      config::SourceLocation{"p.yaml", 9, 1}, "source `kafka`", d),
-             ""};
+    Parsed p{config::test::validate_block(kafka_source_options(), kv, "source `kafka`", d), ""};
     if (d.ok()) validate_kafka_source(p.options, d);
     p.errors = d.ok() ? std::string() : d.to_string();
     return p;

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/config/options_block.h"
+
 using namespace cdcd;
 using namespace cdcd::postgres;
 
@@ -20,15 +22,9 @@ Parsed parse(std::map<std::string, std::string> kv) {
     kv.emplace("password", "p");
     kv.emplace("tables", "shop.public.orders");
     kv.emplace("slot.name", "s1");
-    config::RawOptions raw;
-    int line = 10;
-    for (auto& [k, v] : kv)
-        raw[k] = config::RawValue{v, config::SourceLocation{"p.yaml", line++, 3}};
     config::Diagnostics d;
-    Parsed p{
-        config::validate_options(option_bindings().spec(), raw,
-                                 config::SourceLocation{"p.yaml", 9, 1}, "source `postgres`", d),
-        ""};
+    Parsed p{config::test::validate_block(option_bindings().spec(), kv, "source `postgres`", d),
+             ""};
     if (d.ok()) validate_options(p.options, d);
     p.errors = d.ok() ? std::string() : d.to_string();
     return p;
