@@ -2,8 +2,8 @@
 // key.format and value.format alone): another format's options are refused, not ignored.
 #include <catch2/catch.hpp>
 
-#include "sink_option_errors.h"
 #include "sinks/kafka/kafka_sink_options.h"
+#include "tests/unit/sinks/kafka/sink_option_errors.h"
 
 using namespace cdcd;
 using namespace cdcd::kafka;

@@ -4,8 +4,8 @@
 
 #include "config/secrets.h"
 #include "kafka_client/kafka_properties.h"
-#include "sink_option_errors.h"
 #include "sinks/kafka/topic_selector.h"
+#include "tests/unit/sinks/kafka/sink_option_errors.h"
 
 using namespace cdcd;
 using namespace cdcd::kafka;
