@@ -313,12 +313,17 @@ void validate_kafka_source(const config::ValidatedOptions& options, config::Diag
         d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
     else if (config::parse_list(props.at("bootstrap.servers")).empty())
         d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is empty");
+    // An empty group.id is no group: the consumer would use cdcd's own, uncommitted one.
+    const auto group_id = props.find("group.id");
+    const bool has_group = group_id != props.end() && !ascii::trim(group_id->second, " \t").empty();
+    if (group_id != props.end() && !has_group)
+        d.error(o.where(props, "group.id"), "`properties.group.id` is empty");
     if ((startup == StartupMode::GroupOffsets || startup == StartupMode::SpecificOffsets) &&
-        !props.count("group.id"))
+        !has_group)
         d.error(o.where(o->startup), "scan.startup.mode " + mode + " needs `properties.group.id`");
     if (o->consumer_group) {
         const std::string& group = o.key(o->consumer_group);
-        if (!props.count("group.id"))
+        if (!has_group)
             d.error(
                 o.where(o->consumer_group),
                 group +

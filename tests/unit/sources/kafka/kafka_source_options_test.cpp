@@ -144,3 +144,15 @@ TEST_CASE("topic and bootstrap.servers: empty values and names Kafka refuses are
                Catch::Contains("`properties.bootstrap.servers` is empty"));
     CHECK(parse({{"topic", "a, b.c_d-e"}}).errors.empty());
 }
+
+TEST_CASE("an empty properties.group.id is no group") {
+    // It validated, and group-offsets then read the offsets of cdcd's own uncommitted group.
+    const std::string e =
+        parse({{"properties.group.id", " "}, {"scan.startup.mode", "group-offsets"}}).errors;
+    CHECK_THAT(e, Catch::Contains("`properties.group.id` is empty"));
+    CHECK_THAT(e, Catch::Contains("scan.startup.mode group-offsets needs `properties.group.id`"));
+    CHECK_THAT(parse({{"properties.group.id", ""}}).errors,
+               Catch::Contains("`properties.group.id` is empty"));
+    CHECK(parse({{"properties.group.id", "g1"}, {"scan.startup.mode", "group-offsets"}})
+              .errors.empty());
+}
