@@ -5,6 +5,7 @@
 #include <memory>
 #include <regex>
 
+#include "config/option_spec.h"
 #include "config/secrets.h"
 
 namespace cdcd::kafka {
@@ -178,6 +179,14 @@ ClientConfig translate_properties(const std::map<std::string, std::string>& prop
         }
     }
     return out;
+}
+
+std::optional<std::string> bootstrap_servers_problem(
+    const std::map<std::string, std::string>& properties) {
+    auto it = properties.find("bootstrap.servers");
+    if (it == properties.end()) return "`properties.bootstrap.servers` is required";
+    if (config::parse_list(it->second).empty()) return "`properties.bootstrap.servers` is empty";
+    return std::nullopt;
 }
 
 const std::string* find_setting(const ClientConfig& config, const std::string& key) {

@@ -10,6 +10,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,6 +44,11 @@ ClientConfig translate_properties(const std::map<std::string, std::string>& prop
 /// throws std::invalid_argument("<context>: <key>: <librdkafka's reason>").
 void set_or_throw(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
                   std::string_view context);
+
+/// What is wrong with `properties.bootstrap.servers` among `properties` (prefix stripped): missing,
+/// or naming no server; nullopt when it names some. Both Kafka connectors need it.
+std::optional<std::string> bootstrap_servers_problem(
+    const std::map<std::string, std::string>& properties);
 
 /// The value of a librdkafka key in `config`, or nullptr.
 const std::string* find_setting(const ClientConfig& config, const std::string& key);

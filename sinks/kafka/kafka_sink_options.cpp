@@ -230,10 +230,8 @@ void validate_kafka_sink(const config::ValidatedOptions& options,
         }
     }
     const auto& props = o->properties;
-    if (!props.count("bootstrap.servers"))
-        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
-    else if (config::parse_list(props.at("bootstrap.servers")).empty())
-        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is empty");
+    if (auto problem = bootstrap_servers_problem(props))
+        d.error(o.where(props, "bootstrap.servers"), *problem);
     try {
         const ClientConfig client = translate_properties(props, ClientRole::Producer);
         if (o->delivery == DeliveryGuarantee::ExactlyOnce)

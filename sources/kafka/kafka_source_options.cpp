@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "kafka_client/kafka_properties.h"
 #include "kafka_client/topic_name.h"
 #include "regex/java_regex.h"
 #include "text/ascii.h"
@@ -309,10 +310,8 @@ void validate_kafka_source(const config::ValidatedOptions& options, config::Diag
         d.error(o.where(o->specific_offsets), "applies only to scan.startup.mode specific-offsets");
     }
     const auto& props = o->properties;
-    if (!props.count("bootstrap.servers"))
-        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is required");
-    else if (config::parse_list(props.at("bootstrap.servers")).empty())
-        d.error(o.where(props, "bootstrap.servers"), "`properties.bootstrap.servers` is empty");
+    if (auto problem = bootstrap_servers_problem(props))
+        d.error(o.where(props, "bootstrap.servers"), *problem);
     // An empty group.id is no group: the consumer would use cdcd's own, uncommitted one.
     const auto group_id = props.find("group.id");
     const bool has_group = group_id != props.end() && !ascii::trim(group_id->second, " \t").empty();

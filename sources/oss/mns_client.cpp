@@ -28,17 +28,13 @@ net::Classification classify(const net::HttpResponse& r) {
     return {net::Outcome::Permanent, {}};
 }
 
-// "MNS <what>: HTTP <status> <code> (<message>)". A request refused for its Date names the host's
-// clock: MNS's words (TimeExpired, "The http request you sent is expired") do not say whose clock
-// is wrong, nor that the source recovers by itself once it is right.
+// "MNS <what>: HTTP <status> <code> (<message>)"; a request refused for its Date (TimeExpired)
+// names the host's clock.
 std::string error_text(const std::string& what, int status, const std::string& code,
                        const std::string& message) {
     std::string text = "MNS " + what + ": HTTP " + std::to_string(status) + " " + code;
     if (!message.empty()) text += " (" + message + ")";
-    if (code == "TimeExpired")
-        text +=
-            ": this host's clock is more than 15 minutes from MNS's; set it right (NTP), and the "
-            "source goes on by itself";
+    if (code == "TimeExpired") text += skewed_clock_note("MNS");
     return text;
 }
 

@@ -174,10 +174,7 @@ boost::asio::awaitable<net::RetryResult> OssClient::send(std::function<net::Http
     if (!message.empty()) text += " (" + message + ")";
     if (result.outcome == net::Outcome::Retryable)
         text += " after " + std::to_string(result.attempts) + " attempts";
-    if (code == "RequestTimeTooSkewed")  // the server's words do not say whose clock is wrong
-        text +=
-            ": this host's clock is more than 15 minutes from OSS's; set it right (NTP), and the "
-            "source goes on by itself";
+    if (code == "RequestTimeTooSkewed") text += skewed_clock_note("OSS");
     throw OssError(r.status, code, text, result.outcome == net::Outcome::Retryable);
 }
 

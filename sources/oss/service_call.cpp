@@ -19,4 +19,9 @@ long long now_seconds() {
         .count();
 }
 
+std::string skewed_clock_note(const std::string& service) {
+    return ": this host's clock is more than 15 minutes from " + service +
+           "'s; set it right (NTP), and the source goes on by itself";
+}
+
 }  // namespace cdcd::oss

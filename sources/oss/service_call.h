@@ -34,4 +34,8 @@ net::RetryPolicy service_retry_policy(std::function<bool()> cancelled);
 /// Seconds since the epoch, the time a request is signed with.
 long long now_seconds();
 
+/// What to add to a refusal for the request's time (OSS's RequestTimeTooSkewed, MNS's
+/// TimeExpired), whose own words do not say whose clock is wrong: `service` is "OSS" or "MNS".
+std::string skewed_clock_note(const std::string& service);
+
 }  // namespace cdcd::oss
