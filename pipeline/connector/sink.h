@@ -50,6 +50,10 @@ class SinkWriter {
     /// the first regular checkpoint resumes into that output (from the source's startup mode)
     /// instead of starting fresh onto what the crashed run half wrote. Throws when the output
     /// cannot be claimed (the start fails). nullopt: nothing to claim.
+    /// Also called after restore() when the checkpoint was taken at another parallelism
+    /// (Sink::rescale_writer_states), where restore() may not have been called at all: the
+    /// answer, the output the writer now owns, replaces its state in the checkpoint the runtime
+    /// then stores at this parallelism (nullopt: the state it was restored from stays).
     virtual std::optional<std::string> fresh_start_state() { return std::nullopt; }
     /// Called once, before the first write, when the pipeline resumes from a checkpoint (with
     /// this writer's state in the checkpoint chosen, see recoverable_checkpoint()).
@@ -125,6 +129,23 @@ class Sink {
     /// (co_await this_coro::executor), never on ConnectorContext::io. Every call on a writer is
     /// made from that one thread.
     virtual bool writers_are_independent() const { return false; }
+
+    /// Resuming from a checkpoint taken at another `pipeline.parallelism`: `states[j]` is what
+    /// writer j stored there (empty when it stored nothing). Returns what each of this sink's
+    /// `parallelism` writers restores from, by index; nullopt: that writer starts as on a fresh
+    /// start (fresh_start_state()), with the rest of the pipeline resuming. Pure: it is called
+    /// before the checkpoint to restore is chosen, and what the states say is done by the
+    /// writers' restore(). Throws, saying why, for states the sink cannot redistribute: the
+    /// restore is then refused. By default a sink whose writers stored nothing can.
+    virtual std::vector<std::optional<std::string>> rescale_writer_states(
+        const std::vector<std::string>& states, int parallelism) const {
+        for (const auto& s : states)
+            if (!s.empty())
+                throw std::runtime_error(
+                    "its writers keep a state of their own, which it cannot hand to another "
+                    "number of writers");
+        return std::vector<std::optional<std::string>>(static_cast<std::size_t>(parallelism));
+    }
 };
 
 }  // namespace cdcd

@@ -184,6 +184,10 @@ struct PipelineRuntime::Impl {
                            const std::string& dir) const;
     void claim_fresh_outputs();
     void check_fingerprint(const state::Checkpoint& checkpoint, const std::string& dir) const;
+    static constexpr const char* kParallelismKey = "pipeline.parallelism";
+    std::optional<int> rescale_writer_states(state::Checkpoint& checkpoint,
+                                             const std::string& dir) const;
+    void store_rescaled(const state::Checkpoint& chosen, int before, const std::string& dir);
     const state::Checkpoint* choose_recoverable(const std::vector<state::Checkpoint>& stored,
                                                 const std::string& dir);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "pipeline/runtime/pipeline_runtime_impl.h"
 
@@ -78,8 +79,12 @@ void PipelineRuntime::Impl::restore() {
         options.from_checkpoint ? requested_candidates(stored, *options.from_checkpoint, dir)
                                 : decodable_candidates(stored, dir);
     check_fingerprint(candidates.back(), dir);
+    std::optional<int> rescaled = rescale_writer_states(candidates.back(), dir);
     const state::Checkpoint* chosen = choose_recoverable(candidates, dir);
-    if (chosen && chosen != &candidates.back()) check_fingerprint(*chosen, dir);
+    if (chosen && chosen != &candidates.back()) {
+        check_fingerprint(*chosen, dir);
+        rescaled = rescale_writer_states(candidates[chosen - candidates.data()], dir);
+    }
     if (chosen) restore_parts(*chosen, stored, dir);
     // Only now that the restore succeeded: a failed one leaves the store as it was.
     std::uint64_t keep = chosen ? chosen->id : 0;
@@ -100,6 +105,7 @@ void PipelineRuntime::Impl::restore() {
                             chosen->size_bytes(), chosen->created_ms);
     spdlog::info("pipeline '{}': restored checkpoint {} ({} bytes) from {}", name, chosen->id,
                  chosen->size_bytes(), dir);
+    if (rescaled) store_rescaled(*chosen, *rescaled, dir);
 }
 
 std::string PipelineRuntime::Impl::id_list(const std::vector<std::uint64_t>& ids) {
@@ -253,6 +259,7 @@ void PipelineRuntime::Impl::check_fingerprint(const state::Checkpoint& checkpoin
                                               const std::string& dir) const {
     const std::string& name = plan.settings.name;
     for (const auto& [key, value] : plan.fingerprint()) {
+        if (key == kParallelismKey) continue;  // the sink redistributes (rescale_writer_states)
         auto it = checkpoint.fingerprint.find(key);
         std::string stored = it == checkpoint.fingerprint.end() ? "(absent)" : it->second;
         if (stored != value)
@@ -263,6 +270,77 @@ void PipelineRuntime::Impl::check_fingerprint(const state::Checkpoint& checkpoin
                 "; restore is refused. Use --reset-state to start over, or another "
                 "pipeline.name or state directory.");
     }
+}
+
+/// A checkpoint taken at another pipeline.parallelism: its writers' states become the states of
+/// this pipeline's writers, as the sink redistributes them (Sink::rescale_writer_states), and its
+/// fingerprint this pipeline's. Returns the parallelism it was taken at, or nullopt when it is
+/// this one. Throws when the sink refuses, or the parallelism is not recorded.
+std::optional<int> PipelineRuntime::Impl::rescale_writer_states(state::Checkpoint& checkpoint,
+                                                                const std::string& dir) const {
+    const int now = plan.settings.parallelism;
+    auto recorded = checkpoint.fingerprint.find(kParallelismKey);
+    std::string value = recorded == checkpoint.fingerprint.end() ? "(absent)" : recorded->second;
+    if (value == std::to_string(now)) return std::nullopt;
+    const std::string taken = "checkpoint " + std::to_string(checkpoint.id) + " of pipeline '" +
+                              plan.settings.name + "' in " + dir + " was taken with " +
+                              kParallelismKey + "=" + value + ", and this pipeline has " +
+                              std::to_string(now);
+    int before = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), before);
+    if (ec != std::errc() || end != value.data() + value.size() || before < 1)
+        throw std::runtime_error(taken +
+                                 "; restore is refused. Use --reset-state to start over, or "
+                                 "another pipeline.name or state directory.");
+    std::vector<std::string> states(static_cast<std::size_t>(before));
+    for (int j = 0; j < before; ++j) {
+        auto it = checkpoint.parts.find("sink/" + std::to_string(j));
+        if (it != checkpoint.parts.end()) states[static_cast<std::size_t>(j)] = it->second;
+    }
+    std::vector<std::optional<std::string>> after;
+    try {
+        after = sink->rescale_writer_states(states, now);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(taken + ", but sink `" + plan.definition.sink.type +
+                                 "` cannot resume at another parallelism: " + e.what() +
+                                 ". Nothing was restored or discarded. Run it with " +
+                                 kParallelismKey + ": " + value +
+                                 ", or use --reset-state to start over.");
+    }
+    if (after.size() != static_cast<std::size_t>(now))
+        throw std::logic_error("sink `" + plan.definition.sink.type + "` rescaled to " +
+                               std::to_string(after.size()) + " writers, not " +
+                               std::to_string(now));
+    for (int j = 0; j < before; ++j) checkpoint.parts.erase("sink/" + std::to_string(j));
+    for (int i = 0; i < now; ++i)
+        if (auto& s = after[static_cast<std::size_t>(i)])
+            checkpoint.parts["sink/" + std::to_string(i)] = std::move(*s);
+    checkpoint.fingerprint[kParallelismKey] = std::to_string(now);
+    return before;
+}
+
+/// After restoring a rescaled checkpoint: a checkpoint of the restored state at this
+/// parallelism, with the output each writer now owns (SinkWriter::fresh_start_state: a file
+/// writer that starts a new file claims it), stored before anything runs. A crash before the
+/// next checkpoint then resumes at this parallelism into that output, instead of rescaling again
+/// onto output the crashed run had begun.
+void PipelineRuntime::Impl::store_rescaled(const state::Checkpoint& chosen, int before,
+                                           const std::string& dir) {
+    state::Checkpoint rescaled = chosen;
+    for (std::size_t i = 0; i < writers.size(); ++i)
+        if (auto s = writers[i]->fresh_start_state())
+            rescaled.parts["sink/" + std::to_string(i)] = std::move(*s);
+    if (dead_letters) rescaled.parts["dead-letter"] = dead_letters->commit({});
+    rescaled.id = next_checkpoint_id++;
+    rescaled.created_ms = now_ms();
+    rescaled.fingerprint = plan.fingerprint();
+    // Its "previous" stays the chosen one's: it stands for the same point of the history.
+    store->write(plan.settings.name, rescaled, retained);
+    previous_checkpoint_id = rescaled.id;
+    spdlog::info(
+        "pipeline '{}': checkpoint {} was taken with {} sink writer(s); resumed it with {}, the "
+        "sink's state redistributed, and stored that as checkpoint {} in {}",
+        plan.settings.name, chosen.id, before, writers.size(), rescaled.id, dir);
 }
 
 /// Asks every writer how far its committed output goes (see

@@ -1,12 +1,14 @@
 #include "sinks/file/file_sink.h"
 
+#include <spdlog/spdlog.h>
+
 #include <optional>
 #include <unordered_map>
 
-#include "pipeline/connector/connector_state.h"
 #include "pipeline/event/row_prefetch.h"
 #include "pipeline/schema/schema_change_apply.h"
 #include "pipeline/util/blocking_calls.h"
+#include "sinks/file/writer_state.h"
 
 namespace cdcd::file {
 
@@ -19,9 +21,9 @@ class AcceptAll final : public MetadataApplier {
 
 class FileWriter final : public SinkWriter {
   public:
-    FileWriter(const FileSinkSettings& settings, std::string path,
+    FileWriter(const FileSinkSettings& settings, int index, std::string path,
                metrics::ConnectorMetrics& metrics)
-        : settings_(settings), path_(std::move(path)), metrics_(metrics) {}
+        : settings_(settings), index_(index), path_(std::move(path)), metrics_(metrics) {}
 
     /// Claims the file before anything is written to it: the runtime stores this state, so a
     /// crash before the first checkpoint resumes into this file rather than refusing it.
@@ -31,12 +33,19 @@ class FileWriter final : public SinkWriter {
     }
 
     void restore(std::string_view state) override {
-        if (!is_connector_state(state)) {  // stored before the envelope: the file's state bare
-            file_ = output::AppendOnlyFile::resume(path_, state);
-            return;
+        DecodedWriterState decoded = decode_writer_state(state);
+        if (decoded.file) file_ = output::AppendOnlyFile::resume(path_, *decoded.file);
+        // Files of writers no longer there (another parallelism): cut back, then left as they
+        // are. Done again by a restore of the same state, to the same length.
+        retired_.clear();
+        for (const auto& retired : decoded.retired) {
+            auto file = output::AppendOnlyFile::resume(retired.path, retired.file);
+            retired_.push_back({retired.path, file.commit()});  // the cut made durable
+            spdlog::info(
+                "file sink: {} ends at its checkpointed {} bytes: no writer goes on in it at this "
+                "parallelism; writer {} writes {}",
+                retired.path, file.length(), index_, path_);
         }
-        ConnectorStateReader reader(state, kStateName, kStateVersion);
-        file_ = output::AppendOnlyFile::resume(path_, reader.payload_json());
     }
 
     void restore_schemas(const std::vector<std::pair<TableId, Schema>>& schemas) override {
@@ -100,11 +109,8 @@ class FileWriter final : public SinkWriter {
     }
 
   private:
-    static constexpr std::string_view kStateName = "file-sink";
-    static constexpr int kStateVersion = 1;  // the AppendOnlyFile's state (JSON)
-
-    static std::string wrap(const std::string& file_state) {
-        return wrap_connector_state(kStateName, kStateVersion, file_state);
+    std::string wrap(const std::string& file_state) const {
+        return encode_writer_state(file_state, retired_);
     }
 
     /// A table's schema with what its rows' documents repeat, rendered once per schema.
@@ -149,8 +155,11 @@ class FileWriter final : public SinkWriter {
     }
 
     const FileSinkSettings& settings_;
+    int index_;
     std::string path_;
     std::optional<output::AppendOnlyFile> file_;
+    /// Files of writers no longer there, complete: carried in every state (writer_state.h).
+    std::vector<RetiredFile> retired_;
     BlockingCalls syncs_{"file sink"};  // after file_: joined before the file closes
     metrics::ConnectorMetrics& metrics_;
     std::string buf_;
@@ -168,9 +177,13 @@ FileSink::FileSink(FileSinkSettings settings, metrics::Registry& registry)
       metrics_(registry, metrics::Role::Sink, "file") {}
 
 std::unique_ptr<SinkWriter> FileSink::create_writer(int index, int parallelism) {
-    std::string path =
-        parallelism > 1 ? settings_.path + "." + std::to_string(index) : settings_.path;
-    return std::make_unique<FileWriter>(settings_, std::move(path), metrics_);
+    return std::make_unique<FileWriter>(settings_, index,
+                                        writer_path(settings_.path, index, parallelism), metrics_);
+}
+
+std::vector<std::optional<std::string>> FileSink::rescale_writer_states(
+    const std::vector<std::string>& states, int parallelism) const {
+    return file::rescale_writer_states(settings_.path, states, parallelism);
 }
 
 }  // namespace cdcd::file

@@ -31,6 +31,9 @@ class FileSink final : public Sink {
     MetadataApplier& metadata_applier() override { return *applier_; }
     /// Each writer owns its file (`path.<index>`), buffer and schemas.
     bool writers_are_independent() const override { return true; }
+    /// At another parallelism: writer_state.h (files are handed on by name, or cut back).
+    std::vector<std::optional<std::string>> rescale_writer_states(
+        const std::vector<std::string>& states, int parallelism) const override;
 
   private:
     FileSinkSettings settings_;

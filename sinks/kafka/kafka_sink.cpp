@@ -23,6 +23,7 @@
 #include "sinks/kafka/record_rejection.h"
 #include "sinks/kafka/topic_selector.h"
 #include "sinks/kafka/transactions.h"
+#include "sinks/kafka/writer_state.h"
 
 namespace cdcd::kafka {
 
@@ -478,6 +479,12 @@ KafkaSink::~KafkaSink() = default;
 
 bool KafkaSink::writers_are_independent() const {
     return settings_.delivery != DeliveryGuarantee::ExactlyOnce;
+}
+
+std::vector<std::optional<std::string>> KafkaSink::rescale_writer_states(
+    const std::vector<std::string>& states, int parallelism) const {
+    return std::vector<std::optional<std::string>>(static_cast<std::size_t>(parallelism),
+                                                   merge_writer_states(states));
 }
 
 std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int parallelism) {

@@ -53,6 +53,11 @@ class KafkaSink final : public Sink {
     /// Each writer has a producer of its own, except under exactly-once, where the writers share
     /// the sink's transactional producers.
     bool writers_are_independent() const override;
+    /// Every writer of the new parallelism restores from the old writers' states merged
+    /// (writer_state.h): the records go to topics and partitions whatever writer sends them, and
+    /// the transactions are the sink's, not a writer's.
+    std::vector<std::optional<std::string>> rescale_writer_states(
+        const std::vector<std::string>& states, int parallelism) const override;
 
   private:
     KafkaSinkSettings settings_;

@@ -1,6 +1,5 @@
 #include "sinks/kafka/transactions.h"
 
-#include <simdjson.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -15,8 +14,6 @@
 
 #include "kafka_client/client_log.h"
 #include "kafka_client/kafka_properties.h"
-#include "pipeline/connector/connector_state.h"
-#include "pipeline/util/json_escape.h"
 #include "sinks/kafka/producer_config.h"
 
 namespace cdcd::kafka {
@@ -161,89 +158,6 @@ std::map<std::string, Committed> read_markers(const KafkaSinkSettings& settings,
 }
 
 }  // namespace
-
-// ---- checkpoint state -------------------------------------------------------------------------
-
-namespace {
-
-constexpr std::string_view kStateName = "kafka-sink";
-constexpr int kStateVersion = 1;  // {"tables":[...],"transactions":{...}} (transactions optional)
-
-std::runtime_error corrupt(const std::string& why) {
-    return std::runtime_error("kafka sink: corrupt writer state in the checkpoint: " + why);
-}
-
-std::string tables_json(const std::string& schemas_json) {
-    return schemas_json.empty() ? std::string("[]") : schemas_json;
-}
-
-/// The payload's object (or, before the envelope, the whole state): the tables and, with
-/// exactly-once, the transactions.
-DecodedWriterState decode_writer_object(simdjson::dom::object root) {
-    DecodedWriterState out;
-    simdjson::dom::element tables;
-    if (!root["tables"].get(tables)) out.schemas_json = simdjson::minify(tables);
-    simdjson::dom::object txn;
-    if (root["transactions"].get_object().get(txn)) return out;
-    TransactionsState t;
-    std::string_view text;
-    if (txn["group"].get_string().get(text)) throw corrupt("no transactions.group");
-    t.group = std::string(text);
-    if (txn["token"].get_string().get(text)) throw corrupt("no transactions.token");
-    t.token = std::string(text);
-    simdjson::dom::array pending;
-    if (txn["pending"].get_array().get(pending)) throw corrupt("no transactions.pending");
-    for (simdjson::dom::element e : pending) {
-        TransactionsState::Pending p;
-        std::uint64_t checkpoint = 0;
-        if (e["checkpoint"].get_uint64().get(checkpoint) || e["topic"].get_string().get(text))
-            throw corrupt("bad transactions.pending entry");
-        p.checkpoint = checkpoint;
-        p.topic = std::string(text);
-        t.pending.push_back(std::move(p));
-    }
-    out.transactions = std::move(t);
-    return out;
-}
-
-}  // namespace
-
-std::string encode_writer_state(const std::string& schemas_json) {
-    return wrap_connector_state(kStateName, kStateVersion,
-                                "{\"tables\":" + tables_json(schemas_json) + "}");
-}
-
-std::string encode_writer_state(const std::string& schemas_json, const TransactionsState& txn) {
-    std::string out = "{\"tables\":" + tables_json(schemas_json);
-    out += ",\"transactions\":{\"group\":" + json::quoted(txn.group) +
-           ",\"token\":" + json::quoted(txn.token) + ",\"pending\":[";
-    for (std::size_t i = 0; i < txn.pending.size(); ++i) {
-        if (i) out += ",";
-        out += "{\"checkpoint\":" + std::to_string(txn.pending[i].checkpoint) +
-               ",\"topic\":" + json::quoted(txn.pending[i].topic) + "}";
-    }
-    return wrap_connector_state(kStateName, kStateVersion, out + "]}}");
-}
-
-DecodedWriterState decode_writer_state(std::string_view state) {
-    simdjson::dom::object root;
-    if (is_connector_state(state)) {
-        ConnectorStateReader reader(state, kStateName, kStateVersion);
-        if (reader.payload().get_object().get(root)) throw reader.error("not a JSON object");
-        return decode_writer_object(root);
-    }
-    // Before the envelope: nothing, the schemas' array, or the object the payload is now.
-    DecodedWriterState out;
-    std::size_t first = state.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) return out;
-    if (state[first] != '{') {  // schemas only
-        out.schemas_json = std::string(state);
-        return out;
-    }
-    simdjson::dom::parser parser;
-    if (parser.parse(state.data(), state.size()).get_object().get(root)) throw corrupt("not JSON");
-    return decode_writer_object(root);
-}
 
 // ---- transactions -----------------------------------------------------------------------------
 

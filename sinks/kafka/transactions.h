@@ -34,36 +34,9 @@
 #include "pipeline/util/blocking_calls.h"
 #include "sinks/kafka/kafka_sink_options.h"
 #include "sinks/kafka/producer.h"
+#include "sinks/kafka/writer_state.h"
 
 namespace cdcd::kafka {
-
-/// What a checkpoint records about the sink's transactions.
-struct TransactionsState {
-    std::string group;  // the marker group
-    std::string token;  // the offsets' metadata
-    struct Pending {
-        std::uint64_t checkpoint = 0;
-        std::string topic;  // the marker's topic (partition 0)
-        bool operator==(const Pending&) const = default;
-    };
-    std::vector<Pending> pending;  // prepared, not known committed; ascending checkpoints
-    bool operator==(const TransactionsState&) const = default;
-};
-
-/// The writer state of an at-least-once Kafka writer: its table schemas (JSON, or empty for none),
-/// in the connector state envelope (pipeline/connector/connector_state.h), `kafka-sink` version 1:
-///   {"tables":[...]}
-std::string encode_writer_state(const std::string& schemas_json);
-/// The writer state of an exactly-once Kafka writer: its table schemas and the transactions,
-///   {"tables":[...],"transactions":{"group":..,"token":..,"pending":[{"checkpoint":..,"topic":..}]}}
-std::string encode_writer_state(const std::string& schemas_json, const TransactionsState& txn);
-/// Accepts both, and what releases before the envelope stored: that object bare, or the bare
-/// schemas' array (at-least-once), or nothing.
-struct DecodedWriterState {
-    std::string schemas_json;  // empty when there are none
-    std::optional<TransactionsState> transactions;
-};
-DecodedWriterState decode_writer_state(std::string_view state);
 
 /// Delivery reports of producers already counted in the metrics.
 struct DeliveryCounts {

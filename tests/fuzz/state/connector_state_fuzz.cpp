@@ -1,7 +1,10 @@
 // Connector checkpoint states from hostile bytes, as a restore reads them; the first byte picks
-// the decoder: the Kafka source's offsets and inferred schemas, the Kafka sink's writer state,
+// the decoder: the Kafka source's offsets and inferred schemas, the Kafka sink's writer state
+// (also merged, as at another parallelism),
 // dingtalk-cdc's splits, oss-cdc's phases, the schema lists every sink writer and the schema
-// operator restore, the file sink's committed position, and the transform's upstream schemas
+// operator restore, the file sink's writer state (its file's committed position and the files it
+// carries from another parallelism, redistributed to other parallelisms), and the transform's
+// upstream schemas
 // (bound again to its rules on restore), the postgres source's position, and a Kafka split
 // reader's state (its offsets and numbered schemas, merged at each barrier). Each refuses the bytes
 // with its own error or decodes a state that encodes and decodes back to itself.
@@ -18,7 +21,8 @@
 #include "pipeline/output/append_only_file.h"
 #include "pipeline/schema/schema_json.h"
 #include "pipeline/transform/transform_operator.h"
-#include "sinks/kafka/transactions.h"
+#include "sinks/file/writer_state.h"
+#include "sinks/kafka/writer_state.h"
 #include "sources/dingtalk/state_codec.h"
 #include "sources/kafka/offsets_state.h"
 #include "sources/kafka/split_reader.h"
@@ -48,7 +52,7 @@ std::string oss_state(std::string_view bytes) {
 }
 
 // The file sink resumes a file it wrote: a 64-byte file of this process stands for it.
-void file_state(std::string_view state) {
+void append_only_file_state(std::string_view state) {
     static const std::string path = "/tmp/cdcd-fuzz-output-" + std::to_string(getpid());
     std::ofstream(path, std::ios::trunc) << std::string(64, 'x');
     try {
@@ -107,6 +111,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                               blob);
                 }
                 if (!state.schemas_json.empty()) (void)table_schemas_from_json(state.schemas_json);
+                auto merged = kafka::decode_writer_state(
+                    kafka::merge_writer_states({std::string(bytes), std::string(bytes)}));
+                check(merged.transactions.has_value() == state.transactions.has_value());
             } catch (const std::runtime_error&) {
             }
             break;
@@ -132,7 +139,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             }
             break;
         case 5:
-            file_state(bytes);
+            try {
+                auto state = file::decode_writer_state(bytes);
+                if (state.file) append_only_file_state(*state.file);
+                for (const auto& retired : state.retired) append_only_file_state(retired.file);
+                for (int parallelism : {1, 3}) {
+                    auto states = file::rescale_writer_states("/tmp/cdcd-fuzz-rescaled",
+                                                              {std::string(bytes)}, parallelism);
+                    check(states.size() == static_cast<std::size_t>(parallelism));
+                }
+            } catch (const std::runtime_error&) {
+            }
             break;
         case 6:
             transform_state(bytes);

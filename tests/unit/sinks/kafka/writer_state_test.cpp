@@ -1,8 +1,15 @@
+// A Kafka sink writer's checkpoint state (sinks/kafka/writer_state.h): its tables' schemas and,
+// with exactly-once, the transactions not yet known committed; and, at another parallelism,
+// every new writer restores from the old writers' states merged.
+#include "sinks/kafka/writer_state.h"
+
 #include <catch2/catch.hpp>
 
-#include "sinks/kafka/transactions.h"
+#include "pipeline/schema/schema_json.h"
+#include "sinks/kafka/kafka_sink.h"
 #include "tests/unit/testdata.h"
 
+using namespace cdcd;
 using namespace cdcd::kafka;
 
 TEST_CASE("the exactly-once writer state keeps the schemas and the pending transactions") {
@@ -85,4 +92,70 @@ TEST_CASE("kafka sink: writer states are version 1 of the connector state envelo
     CHECK(decode_writer_state(encode_writer_state("")).schemas_json == "[]");
     CHECK_THROWS_WITH(decode_writer_state(R"({"connector":"kafka-sink","version":1,"state":[]})"),
                       Catch::Matchers::Contains("kafka-sink checkpoint state: not a JSON object"));
+}
+
+namespace {
+
+std::string tables(const std::vector<std::string>& names) {
+    TableSchemas all;
+    for (const auto& name : names)
+        all.emplace_back(TableId::of("db", name),
+                         SchemaBuilder().column("id", DataType::bigint()).build());
+    return table_schemas_to_json(all);
+}
+
+TransactionsState txn(std::vector<std::uint64_t> pending) {
+    TransactionsState t{"cdcd-eos-p", "0123456789abcdef", {}};
+    for (auto c : pending) t.pending.push_back({c, "topic-" + std::to_string(c)});
+    return t;
+}
+
+std::vector<std::string> table_names(const DecodedWriterState& state) {
+    std::vector<std::string> names;
+    for (const auto& [id, schema] : table_schemas_from_json(state.schemas_json))
+        names.push_back(id.table_name());
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("kafka sink: the writers' states merge: every table, every pending transaction") {
+    // Writer 1 took its state after checkpoint 4's commit, writer 0 before it.
+    auto merged = decode_writer_state(
+        merge_writer_states({encode_writer_state(tables({"a", "b"}), txn({4, 5})),
+                             encode_writer_state(tables({"b", "c"}), txn({5, 6}))}));
+    CHECK(table_names(merged) == std::vector<std::string>{"a", "b", "c"});
+    REQUIRE(merged.transactions);
+    CHECK(merged.transactions->group == "cdcd-eos-p");
+    CHECK(merged.transactions->token == "0123456789abcdef");
+    CHECK(merged.transactions->pending == txn({4, 5, 6}).pending);
+}
+
+TEST_CASE("kafka sink: at-least-once writer states merge into their tables") {
+    auto merged = decode_writer_state(
+        merge_writer_states({encode_writer_state(tables({"b"})), encode_writer_state(""),
+                             encode_writer_state(tables({"a"}))}));
+    CHECK(table_names(merged) == std::vector<std::string>{"a", "b"});
+    CHECK_FALSE(merged.transactions);
+    CHECK(table_names(decode_writer_state(merge_writer_states({}))).empty());
+}
+
+TEST_CASE("kafka sink: writer states of different transaction histories are refused") {
+    TransactionsState other = txn({3});
+    other.token = "fedcba9876543210";
+    CHECK_THROWS_WITH(merge_writer_states({encode_writer_state(tables({"a"}), txn({3})),
+                                           encode_writer_state(tables({"a"}), other)}),
+                      Catch::Contains("different transactions"));
+}
+
+TEST_CASE("kafka sink: every writer of the new parallelism gets the merged state") {
+    KafkaSinkSettings settings;
+    KafkaSink sink(settings);
+    auto states = sink.rescale_writer_states(
+        {encode_writer_state(tables({"a"})), encode_writer_state(tables({"b"}))}, 3);
+    REQUIRE(states.size() == 3);
+    for (const auto& s : states) {
+        REQUIRE(s);
+        CHECK(table_names(decode_writer_state(*s)) == std::vector<std::string>{"a", "b"});
+    }
 }
