@@ -100,6 +100,56 @@ def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism
     assert_same_changes(outputs(crashed, parallelism), expected, parallelism)
 
 
+# Each restart at another parallelism than the run before: a writer goes on in a file of the
+# checkpoint's by its name (`out`, `out.0`, ...), the files no writer goes on in are cut back to
+# their checkpointed length and kept. Across all of them every change is there once, and in each
+# file a key's changes are in their order.
+def test_kill_9_with_the_parallelism_changing_loses_and_repeats_nothing(tmp_path):
+    reference = tmp_path / "reference.jsonl"
+    ref_yaml = cdcd.write_pipeline(tmp_path, pipeline(reference), "reference.yaml")
+    done = cdcd.run(["run", ref_yaml, "--state-dir", tmp_path / "ref-state"])
+    assert done.returncode == 0, done.stderr
+    expected = reference.read_bytes().splitlines()
+    order = {line: i for i, line in enumerate(expected)}
+
+    crashed = tmp_path / "crashed.jsonl"
+    state = tmp_path / "crash-state"
+    rng = random.Random(20261207)
+    kills = 0
+    log = ""
+    for attempt in range(16):
+        parallelism = (1, 2, 3)[attempt % 3]
+        yaml = cdcd.write_pipeline(
+            tmp_path, pipeline(crashed, rate=50_000, parallelism=parallelism), "crash.yaml")
+        proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.1, 0.6))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        log += proc.communicate()[1].decode()
+    assert kills >= 12, "the pipeline finished too early for the kills to test anything"
+    final = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(crashed, parallelism=2),
+                                                 "crash.yaml"), "--state-dir", state], timeout=300)
+    assert final.returncode == 0, final.stderr
+    log += final.stderr
+    assert "resumed it with 3, the sink's state redistributed" in log
+    assert "resumed it with 1, the sink's state redistributed" in log
+    assert "ends at its checkpointed" in log  # a file no writer goes on in was cut back
+
+    files = [crashed] + [crashed.with_name(f"{crashed.name}.{i}") for i in range(3)]
+    got = []
+    for f in files:
+        lines = f.read_bytes().splitlines()
+        assert lines, f"{f.name} holds changes"
+        for changes in changes_by_key(b"\n".join(lines)).values():
+            positions = [order[line] for line in changes]
+            assert positions == sorted(positions), f"a key's changes out of order in {f.name}"
+        got += lines
+    assert len(got) == len(expected), f"{len(got) - len(expected):+d} changes"
+    assert sorted(got) == sorted(expected)
+
+
 def test_a_finished_pipeline_restarted_emits_nothing(tmp_path):
     out = tmp_path / "out.jsonl"
     yaml = cdcd.write_pipeline(tmp_path, pipeline(out))

@@ -3,6 +3,7 @@ import random
 import re
 import time
 
+import pytest
 from confluent_kafka import KafkaException, TopicPartition
 
 from conftest import unique, wait_for
@@ -124,18 +125,21 @@ def _kill_after_checkpoints(c, count, written, timeout=60):
     return True
 
 
-def _crash_relay(kafka_broker, cdcd, guarantee, isolation, interval="300ms", kill=None):
+def _crash_relay(kafka_broker, cdcd, guarantee, isolation, interval="300ms", kill=None, parallelisms=(2,)):
+    """Kills the relay up to 10 times, then lets it finish; each start runs at the next of
+    `parallelisms` in turn."""
     n = 200_000
     src = _load(kafka_broker, n)
     dst = unique("crash_out")
     kafka_broker.create_topic(dst, partitions=2)
     yaml = relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
                       sink=f"  topic: {dst}\n  sink.delivery-guarantee: {guarantee}", interval=interval,
-                      name=unique("crash"))
+                      name=unique("crash"), parallelism="@PARALLELISM@")
     rng = random.Random(7)
     c = cdcd(yaml)
     kills = 0
     while kills < 10:
+        c.yaml.write_text(yaml.replace("@PARALLELISM@", str(parallelisms[kills % len(parallelisms)])))
         c.start()
         if kill:
             if not kill(c, rng, dst):
@@ -147,6 +151,7 @@ def _crash_relay(kafka_broker, cdcd, guarantee, isolation, interval="300ms", kil
                 break  # finished before the kill
             c.kill9()
         kills += 1
+    c.yaml.write_text(yaml.replace("@PARALLELISM@", str(parallelisms[kills % len(parallelisms)])))
     c.start()
     assert c.proc.wait(300) == 0, c.log_text()[-3000:]
     ids = _ids(kafka_broker.consume_all(dst, isolation=isolation, timeout=60))
@@ -165,12 +170,9 @@ def test_kill_9_ten_times_exactly_once(kafka_broker, cdcd):
     assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
 
 
-def test_kill_9_right_after_checkpoints_exactly_once(kafka_broker, cdcd):
-    # Each kill lands just after a checkpoint holding records became durable, before (or while)
-    # its transaction commits: the restart finds that transaction aborted and resumes from the
-    # checkpoint before it.
-    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
-
+def _kill_one_or_two_checkpoints_in(watermarks):
+    """A `kill` for _crash_relay: kill -9 just after one or two checkpoints holding records became
+    durable (before or while their transaction commits, under exactly-once)."""
     def kill(c, rng, dst):
         def written():  # None while the broker cannot tell (a transient error)
             try:
@@ -178,10 +180,17 @@ def test_kill_9_right_after_checkpoints_exactly_once(kafka_broker, cdcd):
             except KafkaException:
                 return None
         return _kill_after_checkpoints(c, rng.randint(1, 2), written)
+    return kill
 
+
+def test_kill_9_right_after_checkpoints_exactly_once(kafka_broker, cdcd):
+    # Each kill lands just after a checkpoint holding records became durable, before (or while)
+    # its transaction commits: the restart finds that transaction aborted and resumes from the
+    # checkpoint before it.
+    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
     try:
         ids, kills, c = _crash_relay(kafka_broker, cdcd, "exactly-once", "read_committed", interval="100ms",
-                                     kill=kill)
+                                     kill=_kill_one_or_two_checkpoints_in(watermarks))
     finally:
         watermarks.close()
     assert kills >= 3, f"only {kills} kills: the relay finished first"
@@ -189,6 +198,30 @@ def test_kill_9_right_after_checkpoints_exactly_once(kafka_broker, cdcd):
     log = c.log_text()
     print(f"{kills} kills; resumed from an older checkpoint {log.count('resuming from')} times; "
           f"{log.count('were committed')} restarts found their pending transactions committed")
+
+
+# Each restart at another parallelism than the run it follows, killed just after checkpoints: the
+# restore hands the old writers' states, merged, to every new writer (the tables they knew and
+# the transactions pending at the checkpoint), and at-least-once above 1 splits the source into a
+# reader per writer thread.
+@pytest.mark.parametrize("guarantee,isolation", [("at-least-once", "read_uncommitted"),
+                                                 ("exactly-once", "read_committed")])
+def test_kill_9_right_after_checkpoints_with_the_parallelism_changing(kafka_broker, cdcd, guarantee,
+                                                                      isolation):
+    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
+    try:
+        ids, kills, c = _crash_relay(kafka_broker, cdcd, guarantee, isolation, interval="100ms",
+                                     kill=_kill_one_or_two_checkpoints_in(watermarks),
+                                     parallelisms=(1, 2, 3))
+    finally:
+        watermarks.close()
+    assert kills >= 3, f"only {kills} kills: the relay finished first"
+    if guarantee == "exactly-once":
+        assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
+    log = c.log_text()
+    assert "resumed it with 2, the sink's state redistributed" in log
+    assert "resumed it with 3, the sink's state redistributed" in log
+    assert "restore is refused" not in log
 
 
 def test_broker_restart_mid_run_loses_nothing(kafka_broker, cdcd):
