@@ -5,7 +5,8 @@
 // exception, which the runtime reports naming the checkpoint, never a crash. A sink: the state
 // writer 0 returns at a checkpoint, after a table was created, restores into a new writer, which
 // returns the same state at the next checkpoint (without a server: nothing but the schema is
-// written).
+// written); and the states of one parallelism's writers, redistributed by the sink to another
+// parallelism (a changed pipeline.parallelism), restore into that many writers.
 #include <simdjson.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -128,6 +129,40 @@ TEST_CASE("every sink writer's checkpoint state restores and re-encodes stably")
             restored->restore_schemas({{kTable, table_schema()}});
             CHECK(second.run(restored->flush(2)) == state);
             second.run(restored->close());
+        }
+    }
+}
+
+TEST_CASE("every sink's writer states redistribute to another parallelism and restore there") {
+    for (const auto& h : harnesses()) {
+        if (h.role != Role::Sink) continue;
+        for (auto [before, after] : {std::pair{1, 2}, std::pair{2, 1}, std::pair{2, 3}}) {
+            DYNAMIC_SECTION("sink " << h.type << ", " << before << " writers to " << after) {
+                CreatedSink first(h);
+                std::vector<std::string> states;
+                for (int i = 0; i < before; ++i) {
+                    auto writer = first.sink->create_writer(i, before);
+                    EventBatch create;
+                    create.push_back(Event(CreateTableEvent{kTable, table_schema()}));
+                    first.run(writer->write(create));
+                    states.push_back(first.run(writer->flush(1)));
+                    first.run(writer->close());
+                }
+                CreatedSink second(h);
+                std::vector<std::optional<std::string>> rescaled;
+                REQUIRE_NOTHROW(rescaled = second.sink->rescale_writer_states(states, after));
+                REQUIRE(rescaled.size() == static_cast<std::size_t>(after));
+                for (int i = 0; i < after; ++i) {
+                    auto writer = second.sink->create_writer(i, after);
+                    if (const auto& state = rescaled[static_cast<std::size_t>(i)]) {
+                        INFO("writer " << i << " state '" << *state << "'");
+                        REQUIRE_NOTHROW(writer->restore(*state));
+                    }
+                    writer->restore_schemas({{kTable, table_schema()}});
+                    (void)second.run(writer->flush(2));
+                    second.run(writer->close());
+                }
+            }
         }
     }
 }
