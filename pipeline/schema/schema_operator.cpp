@@ -166,6 +166,7 @@ const Schema* SchemaOperator::upstream_schema(TableId upstream) const {
 }
 
 boost::asio::awaitable<void> SchemaOperator::process(EventBatch& in, EventBatch& out) {
+    if (!routes_checked_) co_await derive_sink_tables_of_changed_routes(out);
     // Most batches are data of tables that each go to one sink table: routed where they are,
     // and the batch handed over whole instead of each event moved.
     std::size_t k = 0;
@@ -307,6 +308,13 @@ std::vector<SchemaChangeEvent> SchemaOperator::normalize(const Schema* old_schem
     return accepted;
 }
 
+std::vector<TableId> SchemaOperator::dependencies_of(TableId sink) const {
+    std::vector<TableId> dependencies;
+    for (TableId t : upstream_.order)
+        if (has(router_.route(t), sink)) dependencies.push_back(t);
+    return dependencies;
+}
+
 std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& event,
                                                       TableId upstream) {
     std::vector<TableId> affected;
@@ -316,9 +324,7 @@ std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& e
     for (TableId sink : affected) {
         const SchemaPtr* current_ptr = evolved_.find(sink);
         const Schema* current = current_ptr ? current_ptr->get() : nullptr;
-        std::vector<TableId> dependencies;
-        for (TableId t : upstream_.order)
-            if (has(router_.route(t), sink)) dependencies.push_back(t);
+        std::vector<TableId> dependencies = dependencies_of(sink);
         std::vector<SchemaChangeEvent> raw;
         if (dependencies.size() == 1) {
             raw.push_back(with_table(event, sink));  // one-to-one: forward as-is
@@ -374,8 +380,56 @@ boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEv
                     table_of(e).str() + ", event " + describe(e));
         }
     }
-    if (deduced.empty()) co_return;
+    co_await apply_to_sink(std::move(deduced), out);
+}
 
+boost::asio::awaitable<void> SchemaOperator::derive_sink_tables_of_changed_routes(EventBatch& out) {
+    routes_checked_ = true;
+    std::vector<TableId> sinks;
+    for (TableId t : upstream_.order)
+        for (TableId sink : router_.route(t))
+            if (!has(sinks, sink)) sinks.push_back(sink);
+    std::vector<SchemaChangeEvent> derived;
+    for (TableId sink : sinks) {
+        const SchemaPtr* current_ptr = evolved_.find(sink);
+        const Schema* current = current_ptr ? current_ptr->get() : nullptr;
+        std::vector<TableId> dependencies = dependencies_of(sink);
+        if (current && dependencies.size() == 1) continue;  // one-to-one: known as it was
+        std::vector<SchemaChangeEvent> raw;
+        if (dependencies.size() == 1) {
+            raw.emplace_back(CreateTableEvent{sink, **upstream_.find(dependencies[0])});
+        } else {
+            std::optional<Schema> merged;
+            if (current) merged = *current;
+            for (TableId t : dependencies)
+                merged = least_common_schema(merged ? &*merged : nullptr, **upstream_.find(t));
+            raw = schema_difference(sink, current, *merged);
+        }
+        for (auto& e : normalize(current, std::move(raw))) derived.push_back(std::move(e));
+    }
+    if (derived.empty()) co_return;
+    std::string names;
+    for (const auto& e : derived) names += (names.empty() ? "" : ", ") + describe(e);
+    spdlog::info(
+        "The routes changed since the restored checkpoint: the sink tables they name now, from "
+        "the upstream schemas: {}",
+        names);
+    if (behavior_ == SchemaChangeBehavior::Exception)
+        for (const auto& e : derived)
+            if (!std::holds_alternative<CreateTableEvent>(e))
+                throw SchemaEvolveError(
+                    "Unexpected schema change events occurred in EXCEPTION mode. Job will fail "
+                    "now. Table " +
+                    table_of(e).str() + ", event " + describe(e) +
+                    " (the pipeline's routes changed since the restored checkpoint)");
+    last_route_.valid = false;
+    ++schema_version_;
+    co_await apply_to_sink(std::move(derived), out);
+}
+
+boost::asio::awaitable<void> SchemaOperator::apply_to_sink(std::vector<SchemaChangeEvent> deduced,
+                                                           EventBatch& out) {
+    if (deduced.empty()) co_return;
     co_await flush_writers_(out, deduced.front());
     for (auto& e : deduced) {
         const TableId sink = table_of(e);
@@ -453,6 +507,7 @@ void SchemaOperator::restore(std::string_view state) {
     coercions_.clear();
     last_route_.valid = false;
     ++schema_version_;
+    routes_checked_ = false;
 }
 
 }  // namespace cdcd

@@ -105,6 +105,17 @@ class SchemaOperator {
                                                            const SchemaPtr& evolved);
     boost::asio::awaitable<void> handle_schema_change(SchemaChangeEvent event, EventBatch& out);
     std::vector<SchemaChangeEvent> deduce(const SchemaChangeEvent& event, TableId upstream);
+    /// The upstream tables routed to `sink`, in first-seen order.
+    std::vector<TableId> dependencies_of(TableId sink) const;
+    /// After a restore: the sink tables the routes now name that the checkpoint does not know
+    /// (the pipeline's routes changed between the runs) are created from the upstream schemas,
+    /// and a sink table that more upstream tables now merge into is widened, as their
+    /// CreateTableEvents would have done; the source does not send those again.
+    boost::asio::awaitable<void> derive_sink_tables_of_changed_routes(EventBatch& out);
+    /// Flushes the writers, then applies `deduced` to the sink and the evolved schemas, and
+    /// appends each applied change to `out`.
+    boost::asio::awaitable<void> apply_to_sink(std::vector<SchemaChangeEvent> deduced,
+                                               EventBatch& out);
     std::vector<SchemaChangeEvent> normalize(const Schema* old_schema,
                                              std::vector<SchemaChangeEvent> raw) const;
 
@@ -119,6 +130,7 @@ class SchemaOperator {
     std::unordered_map<std::pair<TableId, TableId>, CachedCoercion, PairHash> coercions_;
     LastRoute last_route_;
     std::uint64_t schema_version_ = 0;
+    bool routes_checked_ = true;  // false after a restore, until the first batch
 };
 
 /// SchemaUtils#isSchemaChangeEventRedundant, except that a CreateTableEvent is redundant only

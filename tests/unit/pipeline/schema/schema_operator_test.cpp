@@ -461,6 +461,71 @@ TEST_CASE("redundant CreateTableEvents are dropped, state restores", "[schema_op
     CHECK_THROWS_AS(r.op->restore("{\"upstream\":[]}"), SchemaEvolveError);
 }
 
+// The pipeline's routes changed between two runs: the source does not send CreateTableEvents
+// again after a restore, so the sink tables the new routes name are derived from the restored
+// upstream schemas before the first data reaches them.
+TEST_CASE("a route changed between runs creates its sink table from the restored schema",
+          "[schema_operator]") {
+    Harness h(B::Lenient);
+    h.feed({CreateTableEvent{kMembers, kS0},
+            DataChangeEvent::insert(kMembers, row(kS0, {1LL, "a", 2LL}))});
+    std::string state = h.op->snapshot_state();
+
+    const TableId renamed = TableId::of("ods", "members_v2");
+    Harness r(B::Lenient, {route("mydb.members", "ods.members_v2")});
+    r.op->restore(state);
+    r.feed({DataChangeEvent::insert(kMembers, row(kS0, {2LL, "b", 3LL}))});
+    REQUIRE(r.delivered.size() == 2);
+    auto* create = std::get_if<CreateTableEvent>(&r.delivered[0]);
+    REQUIRE(create);
+    CHECK(create->table == renamed);
+    CHECK(create->schema == kS0);
+    CHECK(r.applier.applied.size() == 1);
+    CHECK(std::get<DataChangeEvent>(r.delivered[1]).table == renamed);
+    REQUIRE(r.op->sink_schema(renamed) != nullptr);
+
+    // Derived once: the next batch goes straight through.
+    r.feed({DataChangeEvent::insert(kMembers, row(kS0, {3LL, "c", 4LL}))});
+    CHECK(r.delivered.size() == 3);
+    CHECK(r.applier.applied.size() == 1);
+}
+
+TEST_CASE("a route that now merges more tables widens its sink table after a restore",
+          "[schema_operator]") {
+    const TableId a = TableId::of("mydb", "a"), b = TableId::of("mydb", "b");
+    const Schema sa = SchemaBuilder()
+                          .column("id", DataType::int_().not_null())
+                          .column("name", DataType::string())
+                          .primary_key({"id"})
+                          .build();
+    const Schema sb = SchemaBuilder()
+                          .column("id", DataType::int_().not_null())
+                          .column("age", DataType::int_())
+                          .primary_key({"id"})
+                          .build();
+    Harness h(B::Lenient, {route("mydb.a", "ods.all")});
+    h.feed({CreateTableEvent{a, sa}, CreateTableEvent{b, sb}});
+    std::string state = h.op->snapshot_state();
+
+    const TableId all = TableId::of("ods", "all");
+    SECTION("lenient: the missing column is added") {
+        Harness r(B::Lenient, {route("mydb.\\.*", "ods.all")});
+        r.op->restore(state);
+        r.feed({DataChangeEvent::insert(b, row(sb, {1LL, 30LL}))});
+        REQUIRE(r.op->sink_schema(all) != nullptr);
+        CHECK(r.op->sink_schema(all)->find("age") != nullptr);
+        CHECK(r.applier.applied.size() == 1);
+        CHECK(std::get<DataChangeEvent>(r.delivered.back()).table == all);
+    }
+    SECTION("exception: refused, naming the table and the changed routes") {
+        Harness r(B::Exception, {route("mydb.\\.*", "ods.all")});
+        r.op->restore(state);
+        CHECK_THROWS_WITH(r.feed({DataChangeEvent::insert(b, row(sb, {1LL, 30LL}))}),
+                          Catch::Contains("Table ods.all") &&
+                              Catch::Contains("routes changed since the restored checkpoint"));
+    }
+}
+
 TEST_CASE("row coercion widens by name, converts like coerceObject", "[schema_operator]") {
     Schema up = SchemaBuilder()
                     .column("i", DataType::int_())
