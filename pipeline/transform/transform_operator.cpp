@@ -1,6 +1,10 @@
 #include "pipeline/transform/transform_operator.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "formats/json/row_json.h"
@@ -170,13 +174,38 @@ const TransformOperator::Rule* TransformOperator::rule_for(TableId t) const {
     return nullptr;
 }
 
+namespace {
+
+// Each warning once per process: every lane's operator binds the same rules, and a table binds
+// again at each of its schema changes.
+void warn_once(const std::string& message) {
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (said.insert(message).second) spdlog::warn("{}", message);
+}
+
+}  // namespace
+
 std::unique_ptr<BoundProjection> TransformOperator::bind(const Rule& rule, TableId table,
                                                          const Schema& schema,
                                                          BindFailure* failure) const {
     bool in_filter = false;
+    std::vector<BindNote> notes;
     try {
-        return BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(), &in_filter,
-                                     decimal_mode_, &functions_);
+        auto bound = BoundProjection::bind(rule.parsed, schema, source_metadata_, zone_.get(),
+                                           &in_filter, decimal_mode_, &functions_, &notes);
+        for (const BindNote& n : notes) {
+            const std::string& text =
+                n.in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
+            warn_once(locate(n.in_filter ? rule.def.filter_where : rule.def.projection_where, text,
+                             n.note.pos)
+                          .to_string() +
+                      ": transform " + (n.in_filter ? "filter" : "projection") + " of table " +
+                      table.str() + " at column " + std::to_string(n.note.pos + 1) + ": " +
+                      n.note.message + " in `" + excerpt(text) + "`");
+        }
+        return bound;
     } catch (const CompileError& e) {
         const std::string& text = in_filter ? rule.parsed.filter_text : rule.parsed.projection_text;
         BindFailure f{

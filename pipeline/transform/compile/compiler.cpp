@@ -322,6 +322,7 @@ class Compiler {
         CallSite site{e, name, {}};
         site.max_decimal_precision = max_decimal_precision(scope_.decimal_mode);
         site.context = fn->context;
+        site.notes = scope_.notes;
         for (const auto& a : e.args) site.args.push_back(compile(*a));
         bool all_constant = true;
         bool constant_per_batch = !site.args.empty() && !fn->is_volatile;

@@ -50,6 +50,8 @@ struct Scope {
     DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo38;
     /// The functions the pipeline's connectors add (connector/transform_functions.h); may be null.
     const TransformFunctions* functions = nullptr;
+    /// Where compile() adds its notes; may be null.
+    std::vector<CompileNote>* notes = nullptr;
 };
 
 /// Most expression nodes one compile() visits. A filter compiles a computed column's expression

@@ -105,6 +105,13 @@ struct CompileError : std::runtime_error {
     int pos;
 };
 
+/// An expression that type-checks but cannot do what it seems to (an `=` that is never TRUE):
+/// reported as a warning; pos is the 0-based offset in the expression.
+struct CompileNote {
+    int pos = 0;
+    std::string message;
+};
+
 /// A call with the wrong number of arguments: wrong whatever the argument types, so `cdcd
 /// validate` reports it without the table's schema.
 struct ArityError : CompileError {

@@ -45,12 +45,14 @@ bool is_ifnull_call(const Expr& e) {
 std::unique_ptr<BoundProjection> BoundProjection::bind(
     const ParsedRule& rule, const Schema& upstream, const std::vector<SourceMetadataColumn>& meta,
     const Zone* zone, bool* error_in_filter, DecimalPrecisionMode decimal_mode,
-    const TransformFunctions* functions) {
+    const TransformFunctions* functions, std::vector<BindNote>* notes) {
     auto p = std::make_unique<BoundProjection>();
     *error_in_filter = false;
+    std::vector<CompileNote> projection_notes, filter_notes;
     Scope scope{&upstream, &meta, nullptr, zone};
     scope.decimal_mode = decimal_mode;
     scope.functions = functions;
+    scope.notes = &projection_notes;
     std::vector<Column> cols;
     std::vector<BoundColumn> bound;
     auto place = [&](Column col, BoundColumn b) {
@@ -140,6 +142,7 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
         Scope fscope{&upstream, &meta, &computed, zone};
         fscope.decimal_mode = decimal_mode;
         fscope.functions = functions;
+        fscope.notes = &filter_notes;
         try {
             p->filter_ = compile(*rule.filter, fscope);
         } catch (const CompileError&) {
@@ -152,6 +155,10 @@ std::unique_ptr<BoundProjection> BoundProjection::bind(
                                                      p->filter_->type.to_string());
         }
         p->filter_text_ = rule.filter_text;
+    }
+    if (notes) {
+        for (auto& n : projection_notes) notes->push_back({false, std::move(n)});
+        for (auto& n : filter_notes) notes->push_back({true, std::move(n)});
     }
     p->in_batches_ = !p->filter_ || may_evaluate_in_batches(*p->filter_);
     for (const auto& c : p->columns_)

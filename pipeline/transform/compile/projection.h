@@ -30,14 +30,22 @@ struct BoundColumn {
     const ProjectionItem* item = nullptr;
 };
 
+/// A CompileNote of a rule's projection or filter.
+struct BindNote {
+    bool in_filter = false;
+    CompileNote note;
+};
+
 class BoundProjection {
   public:
     /// Throws CompileError (pos inside projection_text, or filter_text when in_filter is set).
+    /// `notes`, when given, receives the warnings of the projection's and the filter's
+    /// expressions.
     static std::unique_ptr<BoundProjection> bind(
         const ParsedRule& rule, const Schema& upstream,
         const std::vector<SourceMetadataColumn>& meta, const Zone* zone, bool* error_in_filter,
         DecimalPrecisionMode decimal_mode = DecimalPrecisionMode::UpTo19,
-        const TransformFunctions* functions = nullptr);
+        const TransformFunctions* functions = nullptr, std::vector<BindNote>* notes = nullptr);
     const Schema& output() const { return output_; }
     bool has_filter() const { return filter_ != nullptr; }
     bool filter(EvalContext& c) const;

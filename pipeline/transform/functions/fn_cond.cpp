@@ -95,6 +95,8 @@ NodePtr b_case(CallSite& c) {
         if (!e.case_has_operand && c.type(i).root() != TypeRoot::Boolean &&
             !c.args[i]->null_literal)
             c.fail_arg(i, "CASE WHEN condition must be BOOLEAN, not " + c.type(i).to_string());
+        if (e.case_has_operand)
+            c.note_never_equal(0, i, "CASE's WHEN " + std::to_string(i / 2 + 1));
         results.push_back(i + 1);
     }
     if (e.case_has_else) results.push_back(c.args.size() - 1);

@@ -128,6 +128,8 @@ NodePtr build_compare(CallSite& c, Op op) {
     bool nulls = c.args[0]->null_literal || c.args[1]->null_literal;
     if (!nulls && op != kEq && op != kNe && !orderable(ta, tb))
         c.fail("Cannot apply '" + c.name + "' to arguments of type " + c.signature());
+    if (op == kEq || op == kNe)
+        c.note_never_equal(0, 1, std::string("`") + (op == kEq ? "=" : "<>") + "`");
     EvalFn fn = eval_compare;
     if (!nulls && java_class(ta) == java_class(tb)) {
         if (ta.is_integer() || ta.root() == TypeRoot::Boolean || ta.root() == TypeRoot::Date ||
@@ -334,6 +336,8 @@ Datum eval_in(const Node& n, EvalContext& c) {
 }
 NodePtr b_in(CallSite& c) {
     if (c.args.size() < 2) c.fail_arity("IN needs a value list");
+    for (std::size_t i = 1; i < c.args.size(); ++i)
+        c.note_never_equal(0, i, "IN, at its value " + std::to_string(i) + ",");
     return make_node(eval_in, DataType::boolean().not_null(), std::move(c.args));
 }
 

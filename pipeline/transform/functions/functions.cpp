@@ -24,6 +24,15 @@ bool CallSite::any_nullable() const {
     return false;
 }
 
+void CallSite::note_never_equal(std::size_t i, std::size_t j, const std::string& what) const {
+    if (args[i]->null_literal || args[j]->null_literal) return;
+    if (java_class(type(i)) == java_class(type(j))) return;
+    note(what + " compares " + type(i).with_nullable(true).to_string() + " with " +
+         type(j).with_nullable(true).to_string() +
+         ", which is never TRUE: Flink CDC's `=` is Java's equals, and a value of one of these "
+         "types never equals one of the other (CAST one side to the other's type)");
+}
+
 std::string CallSite::signature() const {
     std::string s = name + "(";
     for (std::size_t i = 0; i < args.size(); ++i) {

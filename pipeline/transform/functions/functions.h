@@ -22,6 +22,17 @@ struct CallSite {
     int max_decimal_precision = 38;  // of the scope's DecimalPrecisionMode
     /// A connector's function (TransformFunction::context): what it works with; else null.
     std::shared_ptr<void> context = nullptr;
+    /// Scope::notes: where note() goes; may be null.
+    std::vector<CompileNote>* notes = nullptr;
+
+    /// A warning about this call (it compiles, but cannot do what it seems to).
+    void note(const std::string& message) const {
+        if (notes) notes->push_back({expr.pos, message});
+    }
+    /// Notes an `=` (or IN, or a simple CASE's WHEN) between arguments i and j that is never
+    /// TRUE: Flink CDC's `=` is Java's Object.equals, which finds no value of one class equal to
+    /// one of another (a BIGINT column and an INT literal).
+    void note_never_equal(std::size_t i, std::size_t j, const std::string& what) const;
 
     [[noreturn]] void fail(const std::string& message) const {
         throw CompileError(expr.pos, message);

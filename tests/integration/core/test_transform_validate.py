@@ -61,6 +61,31 @@ def test_validate_checks_columns_and_argument_types_against_a_values_event_set(t
         in result.stderr
 
 
+def test_validate_warns_of_an_equality_that_is_never_true_and_run_says_so_too(tmp_path):
+    # Flink CDC's `=` is Java's equals: GENERATED's `id` is BIGINT and `5` an INT, so the filter
+    # drops every row, in Flink CDC as here. It is valid, so validate passes, with a warning.
+    yaml = cdcd.write_pipeline(tmp_path, """source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: 10
+transform:
+  - source-table: default_namespace.default_schema.generated
+    projection: \\*
+    filter: id = 5
+sink:
+  type: values
+""")
+    warning = (f"{yaml}:8:13: transform filter of table default_namespace.default_schema.generated at "
+               "column 1: `=` compares BIGINT with INT, which is never TRUE")
+    result = cdcd.run(["validate", yaml])
+    assert result.returncode == 0, result.stderr
+    assert warning in result.stderr
+    run = cdcd.run(["run", yaml, "--state-dir", tmp_path / "state"])
+    assert run.returncode == 0, run.stderr
+    assert warning in run.stderr
+    assert "11 events in, 1 events out" in run.stderr  # the CreateTableEvent alone
+
+
 def test_validate_finds_a_rule_that_a_later_schema_change_of_the_event_set_breaks(tmp_path):
     # table1 loses col2 later in the set: before, `run` printed the first rows and then failed
     # there; now validate (and the start of run) reports it.

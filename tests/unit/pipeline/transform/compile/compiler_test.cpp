@@ -1115,3 +1115,43 @@ TEST_CASE("UPPER and LOWER of long text with a character past ASCII at either en
         }
     }
 }
+
+namespace {
+
+/// The notes compile() makes of `text` against the test schema.
+std::vector<CompileNote> notes_of(const std::string& text) {
+    static const Schema schema = test_schema();
+    std::vector<CompileNote> notes;
+    Scope scope{&schema, nullptr, nullptr, nullptr};
+    scope.notes = &notes;
+    (void)compile(*parse_expression(text), scope);
+    return notes;
+}
+
+}  // namespace
+
+TEST_CASE("an `=` that Flink CDC's type-sensitive equals never finds TRUE is noted") {
+    // `b` is BIGINT, `i` INT, `dec` DECIMAL(10, 2), `name` STRING; a literal 5 is an INT.
+    for (const char* text : {"b = 5", "b <> 5", "dec = 12", "b = i", "name = 5", "5 = b"}) {
+        INFO(text);
+        auto notes = notes_of(text);
+        REQUIRE(notes.size() == 1);
+        CHECK_THAT(notes[0].message, Catch::Contains("which is never TRUE"));
+    }
+    CHECK_THAT(notes_of("b = 5")[0].message,
+               Catch::StartsWith("`=` compares BIGINT with INT, which is never TRUE"));
+    CHECK_THAT(notes_of("b <> 5")[0].message, Catch::StartsWith("`<>` compares BIGINT with INT"));
+    auto in = notes_of("b IN (1, CAST(2 AS BIGINT), 3)");
+    REQUIRE(in.size() == 2);
+    CHECK_THAT(in[0].message, Catch::StartsWith("IN, at its value 1, compares BIGINT with INT"));
+    CHECK_THAT(in[1].message, Catch::StartsWith("IN, at its value 3,"));
+    auto simple_case = notes_of("CASE b WHEN CAST(1 AS BIGINT) THEN 'a' WHEN 2 THEN 'b' END");
+    REQUIRE(simple_case.size() == 1);
+    CHECK_THAT(simple_case[0].message, Catch::StartsWith("CASE's WHEN 2 compares BIGINT with INT"));
+    // The same class, a NULL literal, an ordering: nothing to note.
+    for (const char* text : {"b = CAST(5 AS BIGINT)", "i = 5", "si = si", "b = NULL", "b > 5",
+                             "id = i", "name = 'x'", "CASE i WHEN 1 THEN 'a' END", "i IN (1, 2)"}) {
+        INFO(text);
+        CHECK(notes_of(text).empty());
+    }
+}
