@@ -315,6 +315,26 @@ std::vector<TableId> SchemaOperator::dependencies_of(TableId sink) const {
     return dependencies;
 }
 
+std::vector<SchemaChangeEvent> SchemaOperator::widen_to_fit(
+    TableId sink, const Schema* current, const std::vector<TableId>& dependencies) const {
+    std::optional<Schema> merged;
+    if (current) merged = *current;
+    for (TableId t : dependencies)
+        merged = least_common_schema(merged ? &*merged : nullptr, **upstream_.find(t));
+    return schema_difference(sink, current, *merged);
+}
+
+void SchemaOperator::refuse_in_exception_mode(const std::vector<SchemaChangeEvent>& deduced,
+                                              const std::string& why) const {
+    if (behavior_ != SchemaChangeBehavior::Exception) return;
+    for (const auto& e : deduced)
+        if (!std::holds_alternative<CreateTableEvent>(e))
+            throw SchemaEvolveError(
+                "Unexpected schema change events occurred in EXCEPTION mode. Job will fail now. "
+                "Table " +
+                table_of(e).str() + ", event " + describe(e) + why);
+}
+
 std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& event,
                                                       TableId upstream) {
     std::vector<TableId> affected;
@@ -329,14 +349,7 @@ std::vector<SchemaChangeEvent> SchemaOperator::deduce(const SchemaChangeEvent& e
         if (dependencies.size() == 1) {
             raw.push_back(with_table(event, sink));  // one-to-one: forward as-is
         } else {
-            // Many-to-one: widen the sink schema until every upstream schema fits.
-            std::optional<Schema> merged;
-            if (current) merged = *current;
-            for (TableId t : dependencies) {
-                const Schema& s = **upstream_.find(t);
-                merged = least_common_schema(merged ? &*merged : nullptr, s);
-            }
-            raw = schema_difference(sink, current, *merged);
+            raw = widen_to_fit(sink, current, dependencies);
         }
         for (auto& e : normalize(current, std::move(raw))) deduced.push_back(std::move(e));
     }
@@ -370,16 +383,7 @@ boost::asio::awaitable<void> SchemaOperator::handle_schema_change(SchemaChangeEv
     }
 
     std::vector<SchemaChangeEvent> deduced = deduce(event, upstream);
-    if (behavior_ == SchemaChangeBehavior::Exception) {
-        for (const auto& e : deduced) {
-            if (!std::holds_alternative<CreateTableEvent>(e))
-                throw SchemaEvolveError(
-                    "Unexpected schema change events occurred in EXCEPTION mode. Job will fail "
-                    "now. "
-                    "Table " +
-                    table_of(e).str() + ", event " + describe(e));
-        }
-    }
+    refuse_in_exception_mode(deduced, "");
     co_await apply_to_sink(std::move(deduced), out);
 }
 
@@ -399,11 +403,7 @@ boost::asio::awaitable<void> SchemaOperator::derive_sink_tables_of_changed_route
         if (dependencies.size() == 1) {
             raw.emplace_back(CreateTableEvent{sink, **upstream_.find(dependencies[0])});
         } else {
-            std::optional<Schema> merged;
-            if (current) merged = *current;
-            for (TableId t : dependencies)
-                merged = least_common_schema(merged ? &*merged : nullptr, **upstream_.find(t));
-            raw = schema_difference(sink, current, *merged);
+            raw = widen_to_fit(sink, current, dependencies);
         }
         for (auto& e : normalize(current, std::move(raw))) derived.push_back(std::move(e));
     }
@@ -414,14 +414,8 @@ boost::asio::awaitable<void> SchemaOperator::derive_sink_tables_of_changed_route
         "The routes changed since the restored checkpoint: the sink tables they name now, from "
         "the upstream schemas: {}",
         names);
-    if (behavior_ == SchemaChangeBehavior::Exception)
-        for (const auto& e : derived)
-            if (!std::holds_alternative<CreateTableEvent>(e))
-                throw SchemaEvolveError(
-                    "Unexpected schema change events occurred in EXCEPTION mode. Job will fail "
-                    "now. Table " +
-                    table_of(e).str() + ", event " + describe(e) +
-                    " (the pipeline's routes changed since the restored checkpoint)");
+    refuse_in_exception_mode(derived,
+                             " (the pipeline's routes changed since the restored checkpoint)");
     last_route_.valid = false;
     ++schema_version_;
     co_await apply_to_sink(std::move(derived), out);

@@ -107,6 +107,14 @@ class SchemaOperator {
     std::vector<SchemaChangeEvent> deduce(const SchemaChangeEvent& event, TableId upstream);
     /// The upstream tables routed to `sink`, in first-seen order.
     std::vector<TableId> dependencies_of(TableId sink) const;
+    /// Many-to-one: the changes that widen `sink` (nullptr: not created yet) until the schema of
+    /// every one of `dependencies` fits.
+    std::vector<SchemaChangeEvent> widen_to_fit(TableId sink, const Schema* current,
+                                                const std::vector<TableId>& dependencies) const;
+    /// Under EXCEPTION, throws at the first of `deduced` that is not a CreateTableEvent
+    /// (`why` ends the message).
+    void refuse_in_exception_mode(const std::vector<SchemaChangeEvent>& deduced,
+                                  const std::string& why) const;
     /// After a restore: the sink tables the routes now name that the checkpoint does not know
     /// (the pipeline's routes changed between the runs) are created from the upstream schemas,
     /// and a sink table that more upstream tables now merge into is widened, as their

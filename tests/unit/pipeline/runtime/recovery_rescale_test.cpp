@@ -8,18 +8,15 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "config/pipeline_def.h"
 #include "pipeline/connector/registry.h"
-#include "pipeline/runtime/pipeline_plan.h"
-#include "pipeline/runtime/pipeline_runtime.h"
 #include "state/checkpoint_store.h"
 #include "tests/unit/pipeline/connector/fake_connectors.h"
+#include "tests/unit/pipeline/runtime/run_pipeline.h"
 
 using namespace cdcd;
 
@@ -99,36 +96,24 @@ const ConnectorRegistry& registry() {
 
 struct Fixture {
     Observed seen;
-    std::string dir = (std::filesystem::temp_directory_path() /
-                       ("cdcd-rescale-test-" + std::to_string(::getpid())))
-                          .string();
+    testing::TemporaryStateDir dir{"rescale-test"};
 
-    Fixture() {
-        observed = &seen;
-        std::filesystem::remove_all(dir);
-    }
-    ~Fixture() {
-        std::filesystem::remove_all(dir);
-        observed = nullptr;
-    }
+    Fixture() { observed = &seen; }
+    ~Fixture() { observed = nullptr; }
 
     int run(int parallelism) {
         seen.restored.clear();
         seen.claims.clear();
-        auto definition = config::load_pipeline_string(
+        return testing::run_pipeline_yaml(
+            registry(),
             "source:\n  type: one-shot\nsink:\n  type: rescaling\npipeline:\n  name: rescale\n"
             "  parallelism: " +
                 std::to_string(parallelism) + "\n  execution.checkpointing.interval: 10min\n",
-            "rescale.yaml", config::Secrets());
-        RunOptions options;
-        options.state_dir = dir;
-        options.handle_signals = false;
-        PipelineRuntime runtime(plan_pipeline(std::move(definition), registry()), options);
-        return runtime.run();
+            dir.path);
     }
 
     std::vector<state::Checkpoint> stored() {
-        return state::CheckpointStore::open(dir)->list("rescale");
+        return state::CheckpointStore::open(dir.path)->list("rescale");
     }
 };
 

@@ -12,18 +12,13 @@
 #include "pipeline/output/append_only_file.h"
 #include "sinks/file/file_sink.h"
 #include "sinks/file/writer_state.h"
+#include "tests/unit/sinks/file/file_text.h"
 
 using namespace cdcd;
 using Catch::Contains;
+using testing::file_text;
 
 namespace {
-
-std::string file_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 /// A directory of its own, removed afterwards; `out` is the sink's `path`.
 struct Dir {

@@ -14,17 +14,12 @@
 
 #include "pipeline/output/append_only_file.h"
 #include "sinks/file/file_sink.h"
+#include "tests/unit/sinks/file/file_text.h"
 
 using namespace cdcd;
+using testing::file_text;
 
 namespace {
-
-std::string file_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 /// Runs one flush for checkpoint `checkpoint_id` of `writer`, returning its state.
 std::string flush(SinkWriter& writer, std::uint64_t checkpoint_id) {
