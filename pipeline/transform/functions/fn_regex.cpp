@@ -274,6 +274,12 @@ NodePtr build_like(CallSite& c, Flavor f) {
         }
     }
     if (f == kLike && c.args.size() == 2) {
+        if (const Node& p = *c.args[1];
+            p.is_constant && !p.constant.null && p.constant.s.find('%') != std::string_view::npos)
+            c.note("LIKE '" + std::string(p.constant.s) +
+                   "' has no ESCAPE, so it is a Java regular expression (as in Flink CDC), in "
+                   "which `%` and `_` are plain characters: it matches text that contains them as "
+                   "they are. For SQL's wildcards add an ESCAPE clause (LIKE 'a%' ESCAPE '!')");
         auto n = make_node(eval_like_find, DataType::boolean().not_null(), std::move(c.args));
         prepare(c, *n, 1, kJava, false);
         return n;

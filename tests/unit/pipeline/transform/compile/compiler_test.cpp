@@ -1155,3 +1155,16 @@ TEST_CASE("an `=` that Flink CDC's type-sensitive equals never finds TRUE is not
         CHECK(notes_of(text).empty());
     }
 }
+
+TEST_CASE("a LIKE pattern with `%` and no ESCAPE is noted: it is a Java regular expression") {
+    auto notes = notes_of("name LIKE 'Al%'");
+    REQUIRE(notes.size() == 1);
+    CHECK_THAT(notes[0].message,
+               Catch::StartsWith("LIKE 'Al%' has no ESCAPE, so it is a Java regular expression"));
+    CHECK(run("name LIKE 'Al%'").value == "false");  // as in Flink CDC: `%` is a plain character
+    CHECK(run("name LIKE 'Al%' ESCAPE '!'").value == "true");
+    for (const char* text : {"name LIKE 'Al%' ESCAPE '!'", "name LIKE '^Al'", "name LIKE name"}) {
+        INFO(text);
+        CHECK(notes_of(text).empty());
+    }
+}
