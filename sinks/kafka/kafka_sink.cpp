@@ -8,6 +8,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
@@ -52,15 +53,21 @@ ProducerSettings producer_settings(const KafkaSinkSettings& settings) {
     return ps;
 }
 
+/// Without exactly-once: what a restore does with the transactions an exactly-once run listed in
+/// the checkpoint (KafkaSink::settle_leftover_transactions).
+using SettleLeftovers = std::function<std::uint64_t(const TransactionsState&, std::uint64_t)>;
+
 class KafkaWriter final : public SinkWriter {
   public:
     /// `transactions`: the sink's, shared by its writers (exactly-once), else null.
     KafkaWriter(const KafkaSinkSettings& settings, Transactions* transactions,
-                metrics::Registry& registry, BadRecordSink& bad_records)
+                SettleLeftovers settle_leftovers, metrics::Registry& registry,
+                BadRecordSink& bad_records)
         : settings_(settings),
           bad_records_(bad_records),
           selector_(settings.topic, settings.topic_mapping),
           txn_(transactions),
+          settle_leftovers_(std::move(settle_leftovers)),
           metrics_(registry, metrics::Role::Sink, "kafka") {
         if (txn_) {
             producers_ = txn_->producers();
@@ -92,9 +99,9 @@ class KafkaWriter final : public SinkWriter {
     }
 
     std::uint64_t recoverable_checkpoint(std::string_view state, std::uint64_t id) override {
-        if (!txn_) return id;
         DecodedWriterState decoded = decode_writer_state(state);
         if (!decoded.transactions) return id;
+        if (!txn_) return settle_leftovers_(*decoded.transactions, id);
         return txn_->recoverable(*decoded.transactions, id);
     }
 
@@ -429,6 +436,7 @@ class KafkaWriter final : public SinkWriter {
     BadRecordSink& bad_records_;
     TopicSelector selector_;
     Transactions* txn_;
+    SettleLeftovers settle_leftovers_;
     std::unique_ptr<Producer> own_producer_;   // at-least-once and none
     std::unique_ptr<PromptSend> prompt_send_;  // of own_producer_ (destroyed before it)
     std::vector<Producer*> producers_;         // exactly-once: the sink's, by transaction slot
@@ -491,8 +499,37 @@ std::unique_ptr<SinkWriter> KafkaSink::create_writer(int index, int parallelism)
     if (settings_.delivery == DeliveryGuarantee::ExactlyOnce && !transactions_)
         transactions_ = std::make_unique<Transactions>(settings_, producer_settings(settings_),
                                                        static_cast<std::size_t>(parallelism));
-    return std::make_unique<KafkaWriter>(settings_, transactions_.get(), metrics_,
-                                         bad_records_.writer(index));
+    return std::make_unique<KafkaWriter>(
+        settings_, transactions_.get(),
+        [this](const TransactionsState& state, std::uint64_t id) {
+            return settle_leftover_transactions(state, id);
+        },
+        metrics_, bad_records_.writer(index));
+}
+
+std::uint64_t KafkaSink::settle_leftover_transactions(const TransactionsState& state,
+                                                      std::uint64_t id) {
+    if (state.pending.empty()) return id;
+    if (settled_ && settled_->state == state && settled_->id == id) return settled_->answer;
+    try {
+        (void)transactional_names(settings_);
+    } catch (const std::invalid_argument&) {
+        throw std::runtime_error(
+            "kafka sink: the checkpoint lists transactions of an exactly-once run (marker group " +
+            state.group +
+            ") not known to be committed; settling them needs that run's transactional ids: set "
+            "sink.transactional-id-prefix or pipeline.name as that run had them, or start over "
+            "with --reset-state");
+    }
+    spdlog::info(
+        "kafka sink: the checkpoint was taken with exactly-once, and {} of its transactions are "
+        "not known to be committed: settling them (their producers fenced, what is open aborted)",
+        state.pending.size());
+    // Fences the exactly-once run's transactional ids, which completes or aborts what it left.
+    Transactions leftovers(settings_, producer_settings(settings_), 1);
+    const std::uint64_t answer = leftovers.recoverable(state, id);
+    settled_ = Settled{state, id, answer};
+    return answer;
 }
 
 }  // namespace cdcd::kafka

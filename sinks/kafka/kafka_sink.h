@@ -29,11 +29,13 @@
 // the first failed record's key and its size; set properties.max.request.size to at most the
 // topic's max.message.bytes so such records are caught at produce().
 #include <memory>
+#include <optional>
 
 #include "metrics/registry.h"
 #include "pipeline/connector/bad_records.h"
 #include "pipeline/connector/sink.h"
 #include "sinks/kafka/kafka_sink_options.h"
+#include "sinks/kafka/writer_state.h"
 
 namespace cdcd::kafka {
 
@@ -59,12 +61,26 @@ class KafkaSink final : public Sink {
     std::vector<std::optional<std::string>> rescale_writer_states(
         const std::vector<std::string>& states, int parallelism) const override;
 
+    /// Resuming without exactly-once from a checkpoint an exactly-once run took: its
+    /// transactions not known committed are settled as an exactly-once restart would (the run's
+    /// transactional ids fenced, which aborts what it left open; their commit markers read), and
+    /// the answer is the checkpoint to resume from (SinkWriter::recoverable_checkpoint). Left
+    /// alone, an open transaction would hold read_committed consumers back until its timeout and
+    /// then be aborted, its records lost. Asked by every writer; settled once.
+    std::uint64_t settle_leftover_transactions(const TransactionsState& state, std::uint64_t id);
+
   private:
+    struct Settled {
+        TransactionsState state;
+        std::uint64_t id = 0;
+        std::uint64_t answer = 0;
+    };
     KafkaSinkSettings settings_;
     metrics::Registry& metrics_;
     BadRecordHandlers& bad_records_;
     std::unique_ptr<MetadataApplier> applier_;
     std::unique_ptr<Transactions> transactions_;  // exactly-once, shared by the writers
+    std::optional<Settled> settled_;              // settle_leftover_transactions' last answer
 };
 
 }  // namespace cdcd::kafka

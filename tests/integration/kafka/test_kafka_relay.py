@@ -224,6 +224,36 @@ def test_kill_9_right_after_checkpoints_with_the_parallelism_changing(kafka_brok
     assert "restore is refused" not in log
 
 
+def test_exactly_once_killed_after_a_checkpoint_then_run_at_least_once_loses_nothing(kafka_broker, cdcd):
+    # The kill lands right after a checkpoint became durable, before its transaction committed.
+    # The restart drops exactly-once: it must still settle what the exactly-once run left (abort
+    # the transaction and resume from the checkpoint before it), or that checkpoint's records are
+    # lost, and an open transaction holds read_committed consumers back until its timeout.
+    n = 200_000
+    src = _load(kafka_broker, n)
+    dst = unique("downgrade_out")
+    kafka_broker.create_topic(dst, partitions=2)
+    name = unique("downgrade")
+
+    def yaml(guarantee):
+        return relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
+                          sink=f"  topic: {dst}\n  sink.delivery-guarantee: {guarantee}", interval="100ms",
+                          name=name).replace("properties.group.id: ", "properties.group.id: g-" + name + "-", 1)
+
+    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
+    try:
+        c = cdcd(yaml("exactly-once"))
+        c.start()
+        assert _kill_one_or_two_checkpoints_in(watermarks)(c, random.Random(3), dst), "finished first"
+    finally:
+        watermarks.close()
+    c.yaml.write_text(yaml("at-least-once"))
+    c.start()
+    assert c.proc.wait(300) == 0, c.log_text()[-3000:]
+    ids = _ids(kafka_broker.consume_all(dst, isolation="read_committed", timeout=60))
+    assert set(ids) == set(range(n)), f"missing {len(set(range(n)) - set(ids))}"
+
+
 def test_broker_restart_mid_run_loses_nothing(kafka_broker, cdcd):
     src = unique("br_in")
     dst = unique("br_out")
