@@ -37,6 +37,17 @@ def start(args, **kwargs) -> subprocess.Popen:
     return proc
 
 
+def kill_9_after(args, seconds: float) -> tuple[bool, str]:
+    """Starts cdcd, kills it with SIGKILL `seconds` later unless it has ended, and waits for it:
+    whether it was killed, and what it logged."""
+    proc = start(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(seconds)
+    killed = proc.poll() is None
+    if killed:
+        proc.send_signal(signal.SIGKILL)
+    return killed, proc.communicate()[1]
+
+
 def kill_left_running() -> int:
     """Kills (SIGKILL) every daemon start() started that still runs; returns how many."""
     killed = 0

@@ -5,9 +5,6 @@ transform runs in two lanes and in each source reader, each with its own dead le
 import json
 import os
 import random
-import signal
-import subprocess
-import time
 
 import pytest
 
@@ -108,13 +105,8 @@ def test_dead_letter_holds_each_bad_row_exactly_once_across_kill_9(tmp_path, par
     rng = random.Random(13)
     kills = 0
     for _ in range(6):
-        proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.1, 0.4))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
-        proc.wait()
+        killed, _ = cdcd.kill_9_after(["run", yaml, "--state-dir", state], rng.uniform(0.1, 0.4))
+        kills += killed
     assert kills == 6
     final = cdcd.run(["run", yaml, "--state-dir", state], timeout=120)
     assert final.returncode == 0, final.stderr

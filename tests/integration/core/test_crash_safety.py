@@ -3,9 +3,6 @@ crashes and restarts is byte-identical to an uninterrupted run's (at parallelism
 source's two readers interleave their shares in each writer's file, the same changes with each
 key's in the same order)."""
 import random
-import signal
-import subprocess
-import time
 
 import pytest
 
@@ -84,13 +81,9 @@ def test_kill_9_twenty_times_then_finish_is_byte_identical(tmp_path, parallelism
     rng = random.Random(20261130)
     kills = 0
     for _ in range(20):
-        proc = cdcd.start(["run", crash_yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.05, 0.6))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
-        proc.wait()
+        killed, _ = cdcd.kill_9_after(["run", crash_yaml, "--state-dir", state],
+                                      rng.uniform(0.05, 0.6))
+        kills += killed
     assert kills >= 15, "the pipeline finished too early for the kills to test anything"
     final = cdcd.run(["run", crash_yaml, "--state-dir", state], timeout=300)
     assert final.returncode == 0, final.stderr
@@ -121,13 +114,9 @@ def test_kill_9_with_the_parallelism_changing_loses_and_repeats_nothing(tmp_path
         parallelism = (1, 2, 3)[attempt % 3]
         yaml = cdcd.write_pipeline(
             tmp_path, pipeline(crashed, rate=50_000, parallelism=parallelism), "crash.yaml")
-        proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.1, 0.6))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
-        log += proc.communicate()[1].decode()
+        killed, err = cdcd.kill_9_after(["run", yaml, "--state-dir", state], rng.uniform(0.1, 0.6))
+        kills += killed
+        log += err
     assert kills >= 12, "the pipeline finished too early for the kills to test anything"
     final = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(crashed, parallelism=2),
                                                  "crash.yaml"), "--state-dir", state], timeout=300)
