@@ -286,9 +286,12 @@ std::optional<int> PipelineRuntime::Impl::rescale_writer_states(state::Checkpoin
                               plan.settings.name + "' in " + dir + " was taken with " +
                               kParallelismKey + "=" + value + ", and this pipeline has " +
                               std::to_string(now);
+    // A number no pipeline runs at (100,000 writers take 500 MB) is a damaged fingerprint.
+    constexpr int kMostWriters = 1'000'000;
     int before = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), before);
-    if (ec != std::errc() || end != value.data() + value.size() || before < 1)
+    if (ec != std::errc() || end != value.data() + value.size() || before < 1 ||
+        before > kMostWriters)
         throw std::runtime_error(taken +
                                  "; restore is refused. Use --reset-state to start over, or "
                                  "another pipeline.name or state directory.");

@@ -200,3 +200,20 @@ TEST_CASE("a sink whose writers store nothing resumes at any parallelism by defa
     CHECK_THROWS_WITH(sink.rescale_writer_states({"", "offset 7"}, 1),
                       Catch::Contains("its writers keep a state of their own"));
 }
+
+TEST_CASE("a parallelism no pipeline runs at is a damaged checkpoint, refused as such") {
+    Fixture f;
+    REQUIRE(f.run(1) == 0);
+    {
+        auto store = state::CheckpointStore::open(f.dir.path);
+        state::Checkpoint damaged = store->list("rescale").back();
+        damaged.id += 1;
+        damaged.fingerprint["pipeline.parallelism"] = "2000000000";
+        store->write("rescale", damaged, 3);
+    }
+    LogCapture log;
+    REQUIRE(f.run(1) == 1);
+    CHECK_THAT(log.out.str(), Catch::Contains("was taken with pipeline.parallelism=2000000000, "
+                                              "and this pipeline has 1; restore is refused"));
+    CHECK(f.seen.rescales == 0);  // the sink is not asked to make 2,000,000,000 states
+}
