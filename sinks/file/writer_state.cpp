@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <charconv>
+
 #include "pipeline/connector/connector_state.h"
 #include "pipeline/util/json_escape.h"
 
@@ -20,6 +22,21 @@ std::string encode_version_2(const std::optional<std::string>& file,
         out += "{\"path\":" + json::quoted(retired[k].path) + ",\"file\":" + retired[k].file + "}";
     }
     return wrap_connector_state(kStateName, kVersion, out + "]}");
+}
+
+/// The writer of `parallelism` whose file is `file` (writer_path), if one is.
+std::optional<int> writer_of(const std::string& path, std::string_view file, int parallelism) {
+    if (parallelism == 1) return file == path ? std::optional<int>(0) : std::nullopt;
+    if (file.size() <= path.size() + 1 || file.substr(0, path.size()) != path ||
+        file[path.size()] != '.')
+        return std::nullopt;
+    const std::string_view digits = file.substr(path.size() + 1);
+    int index = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (ec != std::errc() || end != digits.data() + digits.size() || index < 0 ||
+        index >= parallelism || writer_path(path, index, parallelism) != file)
+        return std::nullopt;
+    return index;
 }
 
 }  // namespace
@@ -62,11 +79,10 @@ std::vector<std::optional<std::string>> rescale_writer_states(
     std::vector<std::optional<std::string>> own(static_cast<std::size_t>(parallelism));
     std::vector<std::vector<RetiredFile>> retired(own.size());
     auto hand_on = [&](RetiredFile file, int j) {
-        for (int i = 0; i < parallelism; ++i)
-            if (writer_path(path, i, parallelism) == file.path) {
-                own[static_cast<std::size_t>(i)] = std::move(file.file);
-                return;
-            }
+        if (auto i = writer_of(path, file.path, parallelism)) {
+            own[static_cast<std::size_t>(*i)] = std::move(file.file);
+            return;
+        }
         retired[static_cast<std::size_t>(j % parallelism)].push_back(std::move(file));
     };
     for (int j = 0; j < before; ++j) {
