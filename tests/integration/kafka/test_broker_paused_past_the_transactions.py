@@ -10,6 +10,8 @@ import re
 import signal
 import time
 
+from confluent_kafka import KafkaException, TopicPartition
+
 from conftest import wait_for
 from test_fault_matrix import MatrixRun, Trickle, _broker_pid, _log_excerpt
 
@@ -25,10 +27,25 @@ def test_exactly_once_fails_clearly_when_the_broker_is_away_past_its_timeouts_an
     # so what waits is the next checkpoint's commit marker (with a fast one, the records not yet
     # acknowledged hit the stall limit first).
     trickle = Trickle(kafka_broker, run.src, run.db, per_tick=1, tick=0.05).start()
+    # The pause must find a transaction open (records written that no commit has made readable
+    # yet): with nothing in flight cdcd has nothing to wait for and rightly runs on, idle, which
+    # a pause right after a commit found once in a CI run.
+    ends = [kafka_broker.consumer(isolation_level=i) for i in ("read_uncommitted", "read_committed")]
+
+    def transaction_open():
+        try:
+            uncommitted, committed = (
+                sum(e.get_watermark_offsets(TopicPartition(run.dst, p), timeout=5)[1] for p in (0, 1))
+                for e in ends)
+            return uncommitted > committed
+        except KafkaException:
+            return False
+
     try:
         c.start()
         wait_for(lambda: written() >= 50, 60, "the stream to flow", interval=0.5)
         pid = _broker_pid(kafka_broker)
+        wait_for(transaction_open, 30, "a transaction open", interval=0.005)
         os.kill(pid, signal.SIGSTOP)
         paused = time.monotonic()
         try:
@@ -39,6 +56,8 @@ def test_exactly_once_fails_clearly_when_the_broker_is_away_past_its_timeouts_an
             os.kill(pid, signal.SIGCONT)
     finally:
         sent = trickle.stop()
+        for e in ends:
+            e.close()
     log = c.log_text()
     assert c.proc.poll() is not None, f"cdcd still waits {took:.0f} s into the pause:\n{_log_excerpt(log)}"
     assert c.proc.returncode == 1, _log_excerpt(log)
