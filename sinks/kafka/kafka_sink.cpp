@@ -101,8 +101,7 @@ class KafkaWriter final : public SinkWriter {
     std::uint64_t recoverable_checkpoint(std::string_view state, std::uint64_t id) override {
         DecodedWriterState decoded = decode_writer_state(state);
         if (!decoded.transactions) return id;
-        if (!txn_) return settle_leftovers_(*decoded.transactions, id);
-        return txn_->recoverable(*decoded.transactions, id);
+        return settle_leftovers_(*decoded.transactions, id);
     }
 
     awaitable<void> write(EventSelection events) override {
@@ -511,8 +510,12 @@ std::uint64_t KafkaSink::settle_leftover_transactions(const TransactionsState& s
                                                       std::uint64_t id) {
     if (state.pending.empty()) return id;
     if (settled_ && settled_->state == state && settled_->id == id) return settled_->answer;
+    // The ids of the run that listed them: in the state since 2026-12-07, else this sink's own.
+    KafkaSinkSettings run = settings_;
+    if (!state.ids.empty()) run.transactional_id_prefix = state.ids;
+    std::string ids;
     try {
-        (void)transactional_names(settings_);
+        ids = transactional_names(run).id_base;
     } catch (const std::invalid_argument&) {
         throw std::runtime_error(
             "kafka sink: the checkpoint lists transactions of an exactly-once run (marker group " +
@@ -521,13 +524,19 @@ std::uint64_t KafkaSink::settle_leftover_transactions(const TransactionsState& s
             "sink.transactional-id-prefix or pipeline.name as that run had them, or start over "
             "with --reset-state");
     }
-    spdlog::info(
-        "kafka sink: the checkpoint was taken with exactly-once, and {} of its transactions are "
-        "not known to be committed: settling them (their producers fenced, what is open aborted)",
-        state.pending.size());
-    // Fences the exactly-once run's transactional ids, which completes or aborts what it left.
-    Transactions leftovers(settings_, producer_settings(settings_), 1);
-    const std::uint64_t answer = leftovers.recoverable(state, id);
+    std::uint64_t answer = 0;
+    if (transactions_ && ids == transactional_names(settings_).id_base) {
+        answer = transactions_->recoverable(state, id);  // its ids were fenced when it was made
+    } else {
+        spdlog::info(
+            "kafka sink: the checkpoint lists {} transaction(s) of an exactly-once run with the "
+            "transactional ids {}-0-*, not known to be committed: settling them (those ids "
+            "fenced, which aborts what is open)",
+            state.pending.size(), ids);
+        // Fences that run's transactional ids, which completes or aborts what it left.
+        Transactions leftovers(run, producer_settings(run), 1);
+        answer = leftovers.recoverable(state, id);
+    }
     settled_ = Settled{state, id, answer};
     return answer;
 }

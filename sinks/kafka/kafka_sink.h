@@ -61,12 +61,13 @@ class KafkaSink final : public Sink {
     std::vector<std::optional<std::string>> rescale_writer_states(
         const std::vector<std::string>& states, int parallelism) const override;
 
-    /// Resuming without exactly-once from a checkpoint an exactly-once run took: its
-    /// transactions not known committed are settled as an exactly-once restart would (the run's
-    /// transactional ids fenced, which aborts what it left open; their commit markers read), and
-    /// the answer is the checkpoint to resume from (SinkWriter::recoverable_checkpoint). Left
-    /// alone, an open transaction would hold read_committed consumers back until its timeout and
-    /// then be aborted, its records lost. Asked by every writer; settled once.
+    /// Resuming from a checkpoint an exactly-once run took: its transactions not known committed
+    /// are settled (the run's transactional ids fenced, which aborts what it left open; their
+    /// commit markers read), and the answer is the checkpoint to resume from
+    /// (SinkWriter::recoverable_checkpoint). Also without exactly-once now, and with other
+    /// transactional ids now (sink.transactional-id-prefix or pipeline.name changed): left alone,
+    /// an open transaction would hold read_committed consumers back until its timeout and then
+    /// be aborted, its records lost. Asked by every writer; settled once.
     std::uint64_t settle_leftover_transactions(const TransactionsState& state, std::uint64_t id);
 
   private:

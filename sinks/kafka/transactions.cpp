@@ -315,6 +315,7 @@ TransactionsState Transactions::state() const {
     TransactionsState s;
     s.group = group_;
     s.token = token_;
+    s.ids = transactional_names(settings_).id_base;
     for (const auto& [checkpoint, prepared] : prepared_) {
         TransactionsState::Pending p;
         p.checkpoint = checkpoint;

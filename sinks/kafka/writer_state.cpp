@@ -39,6 +39,7 @@ DecodedWriterState decode_writer_object(simdjson::dom::object root) {
     t.group = std::string(text);
     if (txn["token"].get_string().get(text)) throw corrupt("no transactions.token");
     t.token = std::string(text);
+    if (!txn["ids"].get_string().get(text)) t.ids = std::string(text);  // absent before 2026-12-07
     simdjson::dom::array pending;
     if (txn["pending"].get_array().get(pending)) throw corrupt("no transactions.pending");
     for (simdjson::dom::element e : pending) {
@@ -64,7 +65,9 @@ std::string encode_writer_state(const std::string& schemas_json) {
 std::string encode_writer_state(const std::string& schemas_json, const TransactionsState& txn) {
     std::string out = "{\"tables\":" + tables_json(schemas_json);
     out += ",\"transactions\":{\"group\":" + json::quoted(txn.group) +
-           ",\"token\":" + json::quoted(txn.token) + ",\"pending\":[";
+           ",\"token\":" + json::quoted(txn.token);
+    if (!txn.ids.empty()) out += ",\"ids\":" + json::quoted(txn.ids);
+    out += ",\"pending\":[";
     for (std::size_t i = 0; i < txn.pending.size(); ++i) {
         if (i) out += ",";
         out += "{\"checkpoint\":" + std::to_string(txn.pending[i].checkpoint) +
@@ -107,7 +110,7 @@ std::string merge_writer_states(const std::vector<std::string>& states) {
             merged = std::move(t);
             continue;
         }
-        if (t.group != merged->group || t.token != merged->token)
+        if (t.group != merged->group || t.token != merged->token || t.ids != merged->ids)
             throw corrupt("its writers' states name different transactions (group " +
                           merged->group + " and " + t.group + ")");
         for (auto& p : t.pending)

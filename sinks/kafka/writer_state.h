@@ -20,6 +20,7 @@ struct TransactionsState {
         bool operator==(const Pending&) const = default;
     };
     std::vector<Pending> pending;  // prepared, not known committed; ascending checkpoints
+    std::string ids;  // the transactional ids' base (<ids>-0-<slot>); empty in older states
     bool operator==(const TransactionsState&) const = default;
 };
 
@@ -28,7 +29,8 @@ struct TransactionsState {
 ///   {"tables":[...]}
 std::string encode_writer_state(const std::string& schemas_json);
 /// The writer state of an exactly-once Kafka writer: its table schemas and the transactions,
-///   {"tables":[...],"transactions":{"group":..,"token":..,"pending":[{"checkpoint":..,"topic":..}]}}
+///   {"tables":[...],"transactions":{"group":..,"token":..,"ids":..,
+///                                   "pending":[{"checkpoint":..,"topic":..}]}}
 std::string encode_writer_state(const std::string& schemas_json, const TransactionsState& txn);
 /// Accepts both, and what releases before the envelope stored: that object bare, or the bare
 /// schemas' array (at-least-once), or nothing.
@@ -42,7 +44,7 @@ DecodedWriterState decode_writer_state(std::string_view state);
 /// parallelism restores from: the tables any of them had, and the transactions any of them listed
 /// as pending (the writers' lists differ only by a commit that came between their barriers, and a
 /// transaction listed once too often is only checked for its marker once more). Throws when the
-/// states name different transaction histories (marker groups or tokens).
+/// states name different transaction histories (marker groups, tokens or ids).
 std::string merge_writer_states(const std::vector<std::string>& states);
 
 }  // namespace cdcd::kafka

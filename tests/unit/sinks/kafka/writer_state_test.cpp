@@ -105,7 +105,7 @@ std::string tables(const std::vector<std::string>& names) {
 }
 
 TransactionsState txn(std::vector<std::uint64_t> pending) {
-    TransactionsState t{"cdcd-eos-p", "0123456789abcdef", {}};
+    TransactionsState t{"cdcd-eos-p", "0123456789abcdef", {}, "cdcd-p"};
     for (auto c : pending) t.pending.push_back({c, "topic-" + std::to_string(c)});
     return t;
 }
@@ -128,6 +128,7 @@ TEST_CASE("kafka sink: the writers' states merge: every table, every pending tra
     REQUIRE(merged.transactions);
     CHECK(merged.transactions->group == "cdcd-eos-p");
     CHECK(merged.transactions->token == "0123456789abcdef");
+    CHECK(merged.transactions->ids == "cdcd-p");  // the run's transactional ids, to fence them
     CHECK(merged.transactions->pending == txn({4, 5, 6}).pending);
 }
 
