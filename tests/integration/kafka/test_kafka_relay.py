@@ -228,34 +228,44 @@ def test_kill_9_right_after_checkpoints_with_the_parallelism_changing(kafka_brok
     assert "restore is refused" not in log
 
 
+def _killed_after_a_checkpoint_then_restarted(kafka_broker, cdcd, name, first_sink, then_sink):
+    """Relays 200,000 records with `first_sink` (sink lines, exactly-once), kills it -9 right after
+    a checkpoint, restarts it with `then_sink` and lets it finish. Returns the ids read with
+    read_committed and the daemon."""
+    n = 200_000
+    src = _load(kafka_broker, n)
+    dst = unique(name + "_out")
+    kafka_broker.create_topic(dst, partitions=2)
+    name = unique(name)
+
+    def yaml(sink):
+        return relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
+                          sink=f"  topic: {dst}\n{sink}", interval="100ms",
+                          name=name).replace("properties.group.id: ", "properties.group.id: g-" + name + "-", 1)
+
+    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
+    try:
+        c = cdcd(yaml(first_sink))
+        c.start()
+        assert _kill_one_or_two_checkpoints_in(watermarks)(c, random.Random(3), dst), "finished first"
+    finally:
+        watermarks.close()
+    c.yaml.write_text(yaml(then_sink))
+    c.start()
+    assert c.proc.wait(300) == 0, c.log_text()[-3000:]
+    ids = _ids(kafka_broker.consume_all(dst, isolation="read_committed", timeout=60))
+    assert set(ids) == set(range(n)), f"missing {len(set(range(n)) - set(ids))}"
+    return ids, c
+
+
 def test_exactly_once_killed_after_a_checkpoint_then_run_at_least_once_loses_nothing(kafka_broker, cdcd):
     # The kill lands right after a checkpoint became durable, before its transaction committed.
     # The restart drops exactly-once: it must still settle what the exactly-once run left (abort
     # the transaction and resume from the checkpoint before it), or that checkpoint's records are
     # lost, and an open transaction holds read_committed consumers back until its timeout.
-    n = 200_000
-    src = _load(kafka_broker, n)
-    dst = unique("downgrade_out")
-    kafka_broker.create_topic(dst, partitions=2)
-    name = unique("downgrade")
-
-    def yaml(guarantee):
-        return relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
-                          sink=f"  topic: {dst}\n  sink.delivery-guarantee: {guarantee}", interval="100ms",
-                          name=name).replace("properties.group.id: ", "properties.group.id: g-" + name + "-", 1)
-
-    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
-    try:
-        c = cdcd(yaml("exactly-once"))
-        c.start()
-        assert _kill_one_or_two_checkpoints_in(watermarks)(c, random.Random(3), dst), "finished first"
-    finally:
-        watermarks.close()
-    c.yaml.write_text(yaml("at-least-once"))
-    c.start()
-    assert c.proc.wait(300) == 0, c.log_text()[-3000:]
-    ids = _ids(kafka_broker.consume_all(dst, isolation="read_committed", timeout=60))
-    assert set(ids) == set(range(n)), f"missing {len(set(range(n)) - set(ids))}"
+    _killed_after_a_checkpoint_then_restarted(kafka_broker, cdcd, "downgrade",
+                                              "  sink.delivery-guarantee: exactly-once",
+                                              "  sink.delivery-guarantee: at-least-once")
 
 
 def test_exactly_once_killed_after_a_checkpoint_then_run_with_other_transactional_ids_loses_nothing(
@@ -264,31 +274,12 @@ def test_exactly_once_killed_after_a_checkpoint_then_run_with_other_transactiona
     # changed): fencing its own ids does not abort what the killed run left open, which would hold
     # read_committed consumers back until the transaction's timeout (15 min). The checkpoint names
     # the run's ids, and the restart fences those too.
-    n = 200_000
-    src = _load(kafka_broker, n)
-    dst = unique("reprefix_out")
-    kafka_broker.create_topic(dst, partitions=2)
-    name = unique("reprefix")
-
-    def yaml(prefix):
-        return relay_yaml(kafka_broker, f"topic: {src}", extra="  scan.bounded.mode: latest-offset",
-                          sink=f"  topic: {dst}\n  sink.delivery-guarantee: exactly-once\n"
-                               f"  sink.transactional-id-prefix: {prefix}", interval="100ms",
-                          name=name).replace("properties.group.id: ", "properties.group.id: g-" + name + "-", 1)
-
-    watermarks = kafka_broker.consumer(isolation_level="read_uncommitted")
-    try:
-        c = cdcd(yaml(name + "-a"))
-        c.start()
-        assert _kill_one_or_two_checkpoints_in(watermarks)(c, random.Random(3), dst), "finished first"
-    finally:
-        watermarks.close()
-    c.yaml.write_text(yaml(name + "-b"))
-    c.start()
-    assert c.proc.wait(300) == 0, c.log_text()[-3000:]
-    assert f"transactional ids {name}-a-0-*" in c.log_text()
-    ids = _ids(kafka_broker.consume_all(dst, isolation="read_committed", timeout=60))
-    assert set(ids) == set(range(n)), f"missing {len(set(range(n)) - set(ids))}"
+    prefix = unique("reprefix")
+    ids, c = _killed_after_a_checkpoint_then_restarted(
+        kafka_broker, cdcd, "reprefix",
+        f"  sink.delivery-guarantee: exactly-once\n  sink.transactional-id-prefix: {prefix}-a",
+        f"  sink.delivery-guarantee: exactly-once\n  sink.transactional-id-prefix: {prefix}-b")
+    assert f"transactional ids {prefix}-a-0-*" in c.log_text()
     assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} duplicates"
 
 
