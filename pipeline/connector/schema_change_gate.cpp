@@ -29,15 +29,15 @@ bool SchemaChangeGate::wait(std::unique_lock<std::mutex>& lock, const std::atomi
     return true;
 }
 
-std::optional<TableSchemas> SchemaChangeGate::join(std::size_t i, const std::atomic<bool>& stop,
-                                                   std::uint64_t& epoch) {
+std::optional<SchemaChangeGate::Start> SchemaChangeGate::join(std::size_t i,
+                                                              const std::atomic<bool>& stop) {
     std::unique_lock lock(mutex_);
     // Not building yet: a change in progress does not wait for this reader, which starts on
     // the schemas after it.
     if (!wait(lock, stop, [&] { return !holder_; })) return std::nullopt;
     states_[i] = State::Building;
-    epoch = epoch_.load(std::memory_order_relaxed);  // changed under mutex_ only
-    return schemas_;
+    // The epoch is changed under mutex_ only.
+    return Start{schemas_, epoch_.load(std::memory_order_relaxed), changes_ > 0};
 }
 
 void SchemaChangeGate::leave(std::size_t i, std::uint64_t handed_on) {

@@ -10,7 +10,8 @@
 //      when it paused (all_sent), so that no row of the old schemas follows the change.
 //   3. Once that chunk is emitted (release), the others copy the new schemas and go on; their
 //      first rows after it go through the loop, behind the change
-//      (SourceOutput::emit_after_schema_changes).
+//      (SourceOutput::emit_after_schema_changes). So do the first rows of a reader that starts
+//      (join) after a change: that change may not have reached the writers yet either.
 // Every wait ends when its caller stops. Changes are rare (a new table, field or wider type):
 // between them a reader pays one atomic load per record (epoch()).
 #include <atomic>
@@ -35,10 +36,18 @@ class SchemaChangeGate {
     // are numbered from 1 in the order the reader hands them on; `handed_on` is the number of
     // the last one (0: none yet).
 
-    /// Reader i starts building (after a change in progress, if any); the schemas to build on,
-    /// and in `epoch` the epoch() they are of. nullopt once `stop` is set.
-    std::optional<TableSchemas> join(std::size_t i, const std::atomic<bool>& stop,
-                                     std::uint64_t& epoch);
+    /// Where a reader starts building (join).
+    struct Start {
+        TableSchemas schemas;     // to build on
+        std::uint64_t epoch = 0;  // the epoch() they are of
+        /// Other readers changed the schemas since the gate was made. Their changes may not have
+        /// reached the writers yet, so the reader's first rows go through the loop, behind them
+        /// (SourceOutput::emit_after_schema_changes), as after a pause.
+        bool after_changes = false;
+    };
+    /// Reader i starts building (after a change in progress, if any). nullopt once `stop` is
+    /// set.
+    std::optional<Start> join(std::size_t i, const std::atomic<bool>& stop);
     /// Reader i builds nothing more.
     void leave(std::size_t i, std::uint64_t handed_on);
     /// Changes when a change begins or ends: a reader whose last look is older asks

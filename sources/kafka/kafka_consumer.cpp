@@ -249,9 +249,14 @@ void KafkaConsumer::run() {
         else
             discover(true);
         if (settings_.gate) {
-            auto schemas = settings_.gate->join(settings_.share, stop_, seen_epoch_);
-            if (!schemas) return;
-            decoder_.restore(*schemas);
+            auto start = settings_.gate->join(settings_.share, stop_);
+            if (!start) return;
+            seen_epoch_ = start->epoch;
+            decoder_.restore(start->schemas);
+            // Rows built on the other readers' changes go behind them, as after a pause: a
+            // reader that started late once sent its first rows straight to a writer that did
+            // not have the change yet, which wrote them by the old columns.
+            after_change_ = start->after_changes;
         }
         std::int64_t next_discovery = now_ms() + settings_.discovery_interval_ms;
         while (!stop_) {

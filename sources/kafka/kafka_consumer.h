@@ -275,7 +275,7 @@ class KafkaConsumer final : private SchemaChanges {
     // Split readers, on the consumer thread.
     std::uint64_t handed_on_ = 0;   // the number of the last chunk pushed
     std::uint64_t seen_epoch_ = 0;  // SchemaChangeGate::epoch() at the last look
-    bool after_change_ = false;     // the next chunk pushed is the first after a pause
+    bool after_change_ = false;     // the next chunk pushed follows a pause, or a late join
     Chunk* building_ = nullptr;     // the chunk whose messages are being decoded
 };
 

@@ -51,9 +51,11 @@ ChangeAndPause change_and_pause(SchemaChangeGate& gate, std::size_t changer, std
 TEST_CASE("schema change gate: a change waits for the others' pause and what they handed on") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop{false};
-    std::uint64_t epoch0 = 0, epoch1 = 0;
-    REQUIRE(gate.join(0, stop, epoch0));
-    REQUIRE(gate.join(1, stop, epoch1));
+    REQUIRE(gate.join(0, stop));
+    auto start1 = gate.join(1, stop);
+    REQUIRE(start1);
+    CHECK_FALSE(start1->after_changes);  // nothing changed yet
+    const std::uint64_t epoch1 = start1->epoch;
     CHECK_FALSE(gate.must_pause(1));
 
     std::vector<std::uint64_t> waits_for;
@@ -94,8 +96,8 @@ TEST_CASE("schema change gate: a reader that needs a change during another's pau
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop{false};
     std::uint64_t epoch = 0;
-    REQUIRE(gate.join(0, stop, epoch));
-    REQUIRE(gate.join(1, stop, epoch));
+    REQUIRE(gate.join(0, stop));
+    REQUIRE(gate.join(1, stop));
     std::vector<std::uint64_t> waits0, waits1;
     auto begun =
         std::async(std::launch::async, [&] { return gate.begin_change(0, 1, stop, waits0); });
@@ -129,34 +131,54 @@ TEST_CASE("schema change gate: a reader that needs a change during another's pau
 TEST_CASE("schema change gate: readers not building hold no change up") {
     SchemaChangeGate gate(3, {});
     std::atomic<bool> stop{false};
-    std::uint64_t epoch = 0;
-    REQUIRE(gate.join(0, stop, epoch));
-    REQUIRE(gate.join(2, stop, epoch));
+    REQUIRE(gate.join(0, stop));
+    REQUIRE(gate.join(2, stop));
     gate.leave(2, 9);  // ended after handing on 9 chunks; reader 1 never started
     std::vector<std::uint64_t> waits_for;
     REQUIRE(gate.begin_change(0, 1, stop, waits_for));
     CHECK(waits_for == std::vector<std::uint64_t>{0, 0, 9});
     // A reader that starts during the change starts after it, on its schemas.
-    auto joined = std::async(std::launch::async, [&] { return gate.join(1, stop, epoch); });
+    auto joined = std::async(std::launch::async, [&] { return gate.join(1, stop); });
     CHECK_FALSE(ready(joined));
     gate.publish(kOrders, one_column("id"));
     gate.release(0, 1);
     REQUIRE(ready(joined));
-    auto schemas = joined.get();
-    REQUIRE(schemas);
-    CHECK(schemas->size() == 1);
+    auto start = joined.get();
+    REQUIRE(start);
+    CHECK(start->schemas.size() == 1);
+    // Its first rows go behind the change, which may not have reached the writers yet.
+    CHECK(start->after_changes);
+}
+
+TEST_CASE("schema change gate: a reader that starts after a change sends its rows behind it") {
+    // Restored schemas are the writers' already: a reader that starts on them sends its rows
+    // as it likes.
+    SchemaChangeGate gate(2, {{kOrders, one_column("id")}});
+    std::atomic<bool> stop{false};
+    auto start0 = gate.join(0, stop);
+    REQUIRE(start0);
+    CHECK_FALSE(start0->after_changes);
+    std::vector<std::uint64_t> waits_for;
+    REQUIRE(gate.begin_change(0, 1, stop, waits_for));
+    gate.publish(kOrders, one_column("qty"));
+    gate.release(0, 1);
+    // Reader 1 starts once the change is emitted, before the loop may have sent it on to the
+    // writers: rows it sent them straight away would reach a writer that has the old columns.
+    auto start1 = gate.join(1, stop);
+    REQUIRE(start1);
+    CHECK(start1->schemas.front().second == one_column("qty"));
+    CHECK(start1->after_changes);
 }
 
 TEST_CASE("schema change gate: a change lasts until each of its chunks is released") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop{false};
-    std::uint64_t epoch = 0;
-    REQUIRE(gate.join(0, stop, epoch));
+    REQUIRE(gate.join(0, stop));
     std::vector<std::uint64_t> waits_for;
     REQUIRE(gate.begin_change(0, 1, stop, waits_for));
     REQUIRE(gate.begin_change(0, 1, stop, waits_for));  // the same chunk again
     REQUIRE(gate.begin_change(0, 2, stop, waits_for));  // and the next one
-    auto joined = std::async(std::launch::async, [&] { return gate.join(1, stop, epoch); });
+    auto joined = std::async(std::launch::async, [&] { return gate.join(1, stop); });
     gate.release(0, 1);
     CHECK_FALSE(ready(joined));  // chunk 2 holds a change still
     gate.release(0, 2);
@@ -169,8 +191,8 @@ TEST_CASE("schema change gate: waits end when their caller stops") {
     SchemaChangeGate gate(2, {});
     std::atomic<bool> stop0{false}, stop1{false};
     std::uint64_t epoch = 0;
-    REQUIRE(gate.join(0, stop0, epoch));
-    REQUIRE(gate.join(1, stop1, epoch));
+    REQUIRE(gate.join(0, stop0));
+    REQUIRE(gate.join(1, stop1));
     // Reader 1 never pauses: reader 0's change gives up when reader 0 stops, and is no change.
     std::vector<std::uint64_t> waits_for;
     auto begun =
