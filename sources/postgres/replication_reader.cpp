@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <set>
+#include <map>
 #include <thread>
 
 #include "formats/json/json_writer.h"
@@ -205,14 +205,14 @@ void ReplicationReader::read() {
     const bool resume_stream = restored_ && restored_->phase == Phase::Stream;
     // Where a snapshot interrupted by a stop goes on, and the tables already announced.
     SnapshotProgress progress;
-    std::set<TableId> announced;
+    std::map<TableId, Schema> announced;
     if (restored_) {
-        for (const auto& [id, schema] : restored_->tables) announced.insert(id);
+        for (const auto& [id, schema] : restored_->tables) announced.emplace(id, schema);
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
     const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
-                                             settings_.metadata, settings_.modes,
-                                             o.chunk_key_column};
+                                             settings_.metadata,    settings_.modes,
+                                             o.chunk_key_column,    o.schema_change_enabled};
     // The reads of the snapshot's rest after restarts, each in a snapshot of its own.
     std::vector<ResumedRead> resumed;
     if (restored_) resumed = restored_->resumed;
@@ -344,10 +344,11 @@ void ReplicationReader::read() {
         if (!push(Chunk{{}, {}, Phase::Stream, start, 0, false, nullptr, {}, {}, 0, std::nullopt}))
             return;
     }
-    // What downstream was told wins over what a snapshot of now says.
-    for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
+    // What downstream was told: the snapshot's schemas are (it announced the restored ones'
+    // changes, if any), the restored ones for the tables it did not read.
     if (restored_)
         for (const auto& [id, schema] : restored_->tables) decoder.add_known(id, schema);
+    for (const auto& [id, schema] : snapshot_schemas) decoder.add_known(id, schema);
     if (!resumed.empty()) {
         // Keys compared by the server, in the order the snapshot read them (types, collations):
         // each key becomes a record of the table's row type.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sources/postgres/replication_protocol.h"
+#include "sources/postgres/schema_diff.h"
 #include "sources/postgres/text_values.h"
 
 namespace cdcd::postgres {
@@ -198,7 +199,7 @@ class TableReader {
 std::vector<std::pair<TableId, Schema>> read_snapshot(
     PgConnection& conn, const std::string& snapshot_name, const std::vector<CapturedTable>& tables,
     const TableFilter& filter, const SnapshotSettings& settings, SnapshotProgress progress,
-    const std::set<TableId>& announced, const std::function<bool(SnapshotBatch)>& emit,
+    const std::map<TableId, Schema>& announced, const std::function<bool(SnapshotBatch)>& emit,
     const SnapshotTaken& taken) {
     conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     if (!snapshot_name.empty()) {
@@ -246,19 +247,32 @@ std::vector<std::pair<TableId, Schema>> read_snapshot(
         const TableId id = filter.table_id(t.schema, t.name);
         std::vector<TextForm> forms;
         Schema schema = table_schema(conn, t.oid, id.str(), settings.modes, &forms);
-        schemas.emplace_back(id, schema);
-        if (std::find(progress.done.begin(), progress.done.end(), id.str()) != progress.done.end())
+        const auto known = announced.find(id);
+        if (std::find(progress.done.begin(), progress.done.end(), id.str()) !=
+            progress.done.end()) {
+            // No row read now: the stream tells any change since.
+            schemas.emplace_back(id, known != announced.end() ? known->second : schema);
             continue;
+        }
         if (progress.table != id.str()) {
             progress.table = id.str();
             progress.after.clear();
         }
-        if (!announced.count(id)) {
-            SnapshotBatch create;
-            create.events.push_back(CreateTableEvent{id, schema});
-            create.progress = progress;
-            if (!emit(std::move(create))) break;
+        SnapshotBatch announce;
+        announce.progress = progress;
+        if (known == announced.end()) {
+            announce.events.push_back(CreateTableEvent{id, schema});
+            schemas.emplace_back(id, schema);
+        } else if (auto why = columns_differ(known->second, schema.columns())) {
+            // Altered, or read under other debezium.* modes, since the restart's checkpoint:
+            // the rows read now are of the columns now, so downstream hears of them first.
+            if (!settings.schema_changes) throw std::runtime_error(changed_table_refusal(id, *why));
+            schemas.emplace_back(
+                id, append_schema_changes(id, known->second, schema.columns(), announce.events));
+        } else {
+            schemas.emplace_back(id, known->second);
         }
+        if (!announce.events.empty() && !emit(std::move(announce))) break;
         TableReader reader(conn, t, filter.database(), id, schema, std::move(forms), settings,
                            progress, emit);
         if (!reader.read()) break;

@@ -8,8 +8,8 @@
 // (not unique: a chunk ends after every row of its last value, `WHERE col > $1 AND col <= $2`),
 // else whole through a cursor.
 #include <functional>
+#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +36,7 @@ struct SnapshotSettings {
     std::vector<MetadataField> metadata;          // metadata.list (op_ts 0 in the snapshot)
     ValueModes modes;                             // debezium.*: how types map and values read
     std::optional<std::string> chunk_key_column;  // tables without a primary key
+    bool schema_changes = false;                  // schema-change.enabled
 };
 
 /// The columns a table is read in order of: its primary key, else the chunk key column; empty:
@@ -49,13 +50,15 @@ std::vector<std::size_t> paging_key(const Schema& schema, const TableId& table,
 using SnapshotTaken = std::function<void(const TxnSnapshot&, Lsn high)>;
 
 /// Reads `tables` on `conn` inside one transaction (`snapshot_name` empty: a snapshot of its
-/// own), from `from` on; `announced`: tables whose CreateTableEvent was already emitted. `emit`
-/// gets each batch and returns false to stop early (the source is stopping). `taken` (a snapshot
-/// of its own only) hears of the snapshot first. Returns the schema of every table read.
+/// own), from `from` on; `announced`: the schemas already announced (a restart's), whose rows
+/// follow the schema change events that take them to the columns now (or, without
+/// schema-change.enabled, an error naming the change). `emit` gets each batch and returns false
+/// to stop early (the source is stopping). `taken` (a snapshot of its own only) hears of the
+/// snapshot first. Returns the schema downstream has of every table.
 std::vector<std::pair<TableId, Schema>> read_snapshot(
     PgConnection& conn, const std::string& snapshot_name, const std::vector<CapturedTable>& tables,
     const TableFilter& filter, const SnapshotSettings& settings, SnapshotProgress from,
-    const std::set<TableId>& announced, const std::function<bool(SnapshotBatch)>& emit,
+    const std::map<TableId, Schema>& announced, const std::function<bool(SnapshotBatch)>& emit,
     const SnapshotTaken& taken = {});
 
 }  // namespace cdcd::postgres

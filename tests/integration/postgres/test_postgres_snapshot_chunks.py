@@ -154,3 +154,48 @@ def test_a_restarted_read_filters_a_commit_it_saw_before_the_server_wrote_it(tmp
                         f"op=INSERT, meta=()}}"], (
             f"the change seen by the restarted read (inserted up to {inserted}, written up to "
             f"{written} when it committed): {seen}")
+
+
+def test_a_table_altered_while_its_snapshot_was_stopped_is_announced_again_before_its_rows(
+        pg, fresh_table, tmp_path):
+    # The rest of the snapshot is read by the columns as they are at the restart: downstream
+    # hears of the change first. Before, the rows went out under the schema announced before the
+    # stop, each value in the column before its own once a column was dropped from the middle,
+    # and a decimal read as text (debezium.decimal.handling.mode string) written as a number.
+    t = fresh_table
+    rows = 300_000
+    pg.sql(f"CREATE TABLE public.{t} (id int PRIMARY KEY, pad text, n numeric);"
+           f"INSERT INTO public.{t} SELECT g, repeat('p', 20), g + 0.5 FROM generate_series(1, {rows}) g")
+    base = pipeline_yaml(pg, f"slot_{t}", f"cdcd.public.{t}",
+                         "  scan.incremental.snapshot.chunk.size: 200\n  scan.snapshot.fetch.size: 50\n"
+                         "  schema-change.enabled: true\n")
+    cdcd = Cdcd(tmp_path, base.replace("interval: 500ms", "interval: 100ms")).start()
+    cdcd.wait_lines(20)
+    assert cdcd.stop() == 0
+    read_before = ids_of(cdcd.lines(), t)
+    assert source_state(cdcd)["phase"] == "snapshot", "the snapshot ended before the stop"
+    pg.sql(f"ALTER TABLE public.{t} DROP COLUMN pad")
+
+    # Without schema changes, the restart stops at once, naming the change.
+    cdcd.yaml.write_text(base.replace("  schema-change.enabled: true\n", ""))
+    cdcd.start()
+    assert cdcd.wait_exit() != 0
+    assert (f"the columns of table public.{t} changed (it has 2 columns, the known schema 3); "
+            "with schema-change.enabled false") in cdcd.stderr()
+    assert not any(l.startswith("DataChangeEvent") for l in cdcd.lines())
+
+    cdcd.yaml.write_text(base.replace("  schema-change.enabled: true\n", "  schema-change.enabled: true\n"
+                                      "  debezium.decimal.handling.mode: string\n"))
+    cdcd.start()
+    second = cdcd.wait_lines(1 + rows - len(read_before))
+    assert cdcd.stop() == 0
+    # schema.change.behavior LENIENT (the default) keeps the dropped column, null from here on.
+    assert second[0] == (f"AlterColumnTypeEvent{{tableId=public.{t}, typeMapping={{n=STRING}}, "
+                         f"oldTypeMapping={{n=DECIMAL(38, 0)}}, comments={{}}}}")
+    rest = second[1:]
+    first_id = read_before[-1] + 1
+    assert rest[0] == (f"DataChangeEvent{{tableId=public.{t}, before=[], "
+                       f"after=[{first_id}, null, {first_id}.5], op=INSERT, meta=()}}")
+    assert all(l.endswith(", null, " + l.split("after=[")[1].split(",")[0] + ".5], op=INSERT, meta=()}")
+               for l in rest), [l for l in rest if "null" not in l][:3]
+    assert sorted(ids_of(rest, t) + read_before) == list(range(1, rows + 1))
