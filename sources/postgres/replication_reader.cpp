@@ -210,9 +210,12 @@ void ReplicationReader::read() {
         for (const auto& [id, schema] : restored_->tables) announced.emplace(id, schema);
         if (restored_->phase == Phase::Snapshot) progress = restored_->snapshot;
     }
-    const SnapshotSettings snapshot_settings{o.snapshot_fetch_size, o.snapshot_chunk_size,
-                                             settings_.metadata,    settings_.modes,
-                                             o.chunk_key_column,    o.schema_change_enabled};
+    const SnapshotSettings snapshot_settings{.fetch_size = o.snapshot_fetch_size,
+                                             .chunk_size = o.snapshot_chunk_size,
+                                             .metadata = settings_.metadata,
+                                             .modes = settings_.modes,
+                                             .chunk_key_column = o.chunk_key_column,
+                                             .schema_changes = o.schema_change_enabled};
     // The reads of the snapshot's rest after restarts, each in a snapshot of its own.
     std::vector<ResumedRead> resumed;
     if (restored_) resumed = restored_->resumed;
