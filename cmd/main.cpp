@@ -26,6 +26,7 @@
 #include "metrics/process_metrics.h"
 #include "pipeline/connector/registry.h"
 #include "pipeline/runtime/pipeline_runtime.h"
+#include "pipeline/runtime/stop_signals.h"
 
 #ifndef CDCD_VERSION
 #define CDCD_VERSION "0.1.0"
@@ -188,6 +189,8 @@ int main(int argc, char** argv) {
     cli::CliOptions options;
     try {
         options = cli::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
+        // Before the logger or anything else starts a thread; the runtime takes them from here.
+        if (options.command == "run") hold_stop_signals();
         setup_logging(options);
         return run_command(options);
     } catch (const config::ConfigError& e) {

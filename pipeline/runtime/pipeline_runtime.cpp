@@ -15,6 +15,7 @@
 #include "pipeline/runtime/available_cpus.h"
 #include "pipeline/runtime/keep_row_buffers.h"
 #include "pipeline/runtime/pipeline_runtime_impl.h"
+#include "pipeline/runtime/stop_signals.h"
 
 namespace cdcd {
 
@@ -572,6 +573,7 @@ int PipelineRuntime::Impl::run() {
         signals.add(SIGTERM);
         signals.add(SIGINT);
         wait_for_signal();
+        release_stop_signals();  // one sent while cdcd loaded its configuration arrives now
     }
     std::thread restorer([this, &keep_running] {
         std::exception_ptr error;
@@ -621,7 +623,7 @@ void PipelineRuntime::Impl::start(const std::exception_ptr& restore_error) {
         return;
     }
     if (stopping) {
-        spdlog::info("pipeline '{}': stop requested during the restore; not started",
+        spdlog::info("pipeline '{}': stop requested while it was starting; not started",
                      plan.settings.name);
         finish();
         return;

@@ -1,5 +1,6 @@
 """SIGTERM drains: the daemon stops its source, takes a final checkpoint and exits 0; a restart
 continues where it stopped and emits nothing twice."""
+import os
 import signal
 import subprocess
 import time
@@ -64,3 +65,40 @@ def test_sigint_drains_like_sigterm(tmp_path):
     proc.send_signal(signal.SIGINT)
     assert cdcd.wait_exit(proc, timeout=30) == 0
     assert "SIGINT: draining" in proc.stderr.read()
+
+
+def test_sigterm_while_the_configuration_loads_stops_cleanly(tmp_path):
+    """A SIGTERM that comes while cdcd still reads its pipeline file (a FIFO here, written only
+    after the signal) stops it with exit 0 before anything runs, as one during a restore does,
+    instead of ending it with the signal's default action."""
+    out = tmp_path / "out.jsonl"
+    fifo = tmp_path / "pipeline.yaml"
+    os.mkfifo(fifo)
+    proc = cdcd.start(["run", fifo, "--state-dir", tmp_path / "state"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.PIPE, text=True)
+    # The FIFO opens for writing once cdcd has opened it to read: it is loading its configuration.
+    writer = cdcd.wait_for(lambda: _open_for_writing(fifo), 30)
+    assert writer is not None, "cdcd never opened its pipeline file"
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(0.3)  # the signal's default action would have ended cdcd by now
+    try:
+        with os.fdopen(writer, "w") as f:
+            f.write(pipeline(out, bounded=False))
+    except BrokenPipeError:
+        pass  # cdcd is gone: its exit code says how
+    code = cdcd.wait_exit(proc, timeout=30)
+    stderr = proc.stderr.read()
+    assert code == 0, stderr
+    assert "SIGTERM: draining" in stderr
+    assert "stop requested while it was starting; not started" in stderr
+    assert not out.exists() or out.stat().st_size == 0
+
+
+def _open_for_writing(fifo):
+    """The FIFO's write end, or None while nobody reads it."""
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:  # ENXIO: no reader yet
+        return None
+    os.set_blocking(fd, True)
+    return fd
