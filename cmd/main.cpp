@@ -25,8 +25,8 @@
 #include "config/secrets.h"
 #include "metrics/process_metrics.h"
 #include "pipeline/connector/registry.h"
+#include "pipeline/runtime/held_signals.h"
 #include "pipeline/runtime/pipeline_runtime.h"
-#include "pipeline/runtime/stop_signals.h"
 
 #ifndef CDCD_VERSION
 #define CDCD_VERSION "0.1.0"
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
     try {
         options = cli::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
         // Before the logger or anything else starts a thread; the runtime takes them from here.
-        if (options.command == "run") hold_stop_signals();
+        if (options.command == "run") hold_signals();
         setup_logging(options);
         return run_command(options);
     } catch (const config::ConfigError& e) {

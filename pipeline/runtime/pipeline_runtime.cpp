@@ -13,9 +13,9 @@
 
 #include "pipeline/event/event_format.h"
 #include "pipeline/runtime/available_cpus.h"
+#include "pipeline/runtime/held_signals.h"
 #include "pipeline/runtime/keep_row_buffers.h"
 #include "pipeline/runtime/pipeline_runtime_impl.h"
-#include "pipeline/runtime/stop_signals.h"
 
 namespace cdcd {
 
@@ -573,7 +573,9 @@ int PipelineRuntime::Impl::run() {
         signals.add(SIGTERM);
         signals.add(SIGINT);
         wait_for_signal();
-        release_stop_signals();  // one sent while cdcd loaded its configuration arrives now
+        // One sent while cdcd loaded its configuration arrives now (SIGHUP's handler, if any,
+        // is set up before the runtime runs).
+        release_signals();
     }
     std::thread restorer([this, &keep_running] {
         std::exception_ptr error;

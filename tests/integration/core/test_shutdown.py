@@ -72,6 +72,25 @@ def test_sigterm_while_the_configuration_loads_stops_cleanly(tmp_path):
     after the signal) stops it with exit 0 before anything runs, as one during a restore does,
     instead of ending it with the signal's default action."""
     out = tmp_path / "out.jsonl"
+    proc, stderr = _signal_while_loading(tmp_path, signal.SIGTERM, pipeline(out, bounded=False))
+    assert proc.returncode == 0, stderr
+    assert "SIGTERM: draining" in stderr
+    assert "stop requested while it was starting; not started" in stderr
+    assert not out.exists() or out.stat().st_size == 0
+
+
+def test_sighup_while_the_configuration_loads_is_a_log_reopen(tmp_path):
+    """A SIGHUP then (logrotate's, say) is handled once cdcd runs: the pipeline runs to its end."""
+    out = tmp_path / "out.jsonl"
+    proc, stderr = _signal_while_loading(tmp_path, signal.SIGHUP, pipeline(out, bounded=True))
+    assert proc.returncode == 0, stderr
+    assert "SIGHUP: logs go to stderr, nothing to reopen" in stderr
+    assert out.read_bytes().count(b"\n") == 2 * ROWS
+
+
+def _signal_while_loading(tmp_path, signum, yaml_text):
+    """Starts cdcd on a FIFO as its pipeline file, sends `signum` while cdcd reads it, then
+    writes `yaml_text`; returns the process once it exited, and its stderr."""
     fifo = tmp_path / "pipeline.yaml"
     os.mkfifo(fifo)
     proc = cdcd.start(["run", fifo, "--state-dir", tmp_path / "state"], stdout=subprocess.DEVNULL,
@@ -79,19 +98,15 @@ def test_sigterm_while_the_configuration_loads_stops_cleanly(tmp_path):
     # The FIFO opens for writing once cdcd has opened it to read: it is loading its configuration.
     writer = cdcd.wait_for(lambda: _open_for_writing(fifo), 30)
     assert writer is not None, "cdcd never opened its pipeline file"
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     time.sleep(0.3)  # the signal's default action would have ended cdcd by now
     try:
         with os.fdopen(writer, "w") as f:
-            f.write(pipeline(out, bounded=False))
+            f.write(yaml_text)
     except BrokenPipeError:
         pass  # cdcd is gone: its exit code says how
-    code = cdcd.wait_exit(proc, timeout=30)
-    stderr = proc.stderr.read()
-    assert code == 0, stderr
-    assert "SIGTERM: draining" in stderr
-    assert "stop requested while it was starting; not started" in stderr
-    assert not out.exists() or out.stat().st_size == 0
+    cdcd.wait_exit(proc, timeout=60)
+    return proc, proc.stderr.read()
 
 
 def _open_for_writing(fifo):
