@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -189,8 +190,13 @@ int main(int argc, char** argv) {
     cli::CliOptions options;
     try {
         options = cli::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
-        // Before the logger or anything else starts a thread; the runtime takes them from here.
-        if (options.command == "run") hold_signals();
+        if (options.command == "run") {
+            // Before the logger or anything else starts a thread; the runtime takes them from here.
+            hold_signals();
+            // A closed pipe is a write's error (EPIPE), which the writer reports and the pipeline
+            // fails on, not a kill without a word (stdout read by a process that went away).
+            std::signal(SIGPIPE, SIG_IGN);
+        }
         setup_logging(options);
         return run_command(options);
     } catch (const config::ConfigError& e) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <cerrno>
@@ -51,7 +52,10 @@ asio::awaitable<void> StdoutWriter::write(std::string data) {
             turn.try_receive([](boost::system::error_code) {});
         }
     } release{turn_};
-    co_await asio::async_write(*pipe_, asio::buffer(data), asio::use_awaitable);
+    auto [ec, written] =
+        co_await asio::async_write(*pipe_, asio::buffer(data), asio::as_tuple(asio::use_awaitable));
+    if (ec)  // the reader went away (EPIPE), most likely
+        throw std::runtime_error("values sink: cannot write to stdout: " + ec.message());
 }
 
 }  // namespace cdcd::values

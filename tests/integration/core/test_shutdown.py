@@ -117,3 +117,29 @@ def _open_for_writing(fifo):
         return None
     os.set_blocking(fd, True)
     return fd
+
+
+def test_a_closed_stdout_fails_the_values_sink_with_its_error(tmp_path):
+    """Whoever read the values sink's output went away: the write's EPIPE fails the pipeline with
+    the sink's error (exit 1, the last checkpoint kept), not a SIGPIPE that ends cdcd without a
+    word."""
+    yaml = cdcd.write_pipeline(tmp_path, f"""
+source:
+  type: values
+  event-set.id: GENERATED
+  generator.rows: {ROWS}
+  generator.rate: 1000
+  generator.bounded: false
+sink:
+  type: values
+pipeline:
+  name: closed-stdout
+""")
+    proc = cdcd.start(["run", yaml, "--state-dir", tmp_path / "state"], stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("CreateTableEvent")
+    proc.stdout.close()
+    code = cdcd.wait_exit(proc, timeout=30)
+    stderr = proc.stderr.read()
+    assert code == 1, stderr
+    assert "values sink: cannot write to stdout: Broken pipe" in stderr
