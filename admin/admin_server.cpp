@@ -1,6 +1,7 @@
 // The only translation unit of the admin endpoint that instantiates Boost.Beast.
 #include "admin/admin_server.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -13,8 +14,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <cstdint>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "metrics/registry.h"
 
@@ -29,6 +32,15 @@ using asio::use_awaitable;
 
 namespace {
 constexpr auto kIdleTimeout = std::chrono::seconds(10);
+// Connections kept open at once. One past it is closed as soon as it is accepted: a client that
+// opens connections without end must not take the file descriptors the pipeline needs (its
+// state store, its sources and sinks).
+constexpr std::size_t kMaxSessions = 64;
+// A failed accept (out of file descriptors: EMFILE, ENFILE) leaves the connection queued, so
+// one retried at once fails again at once: the loop would spin, logging a warning each time.
+constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(200);
+// Warnings of the same kind (failed accepts, connections closed past kMaxSessions) once in this.
+constexpr auto kWarningInterval = std::chrono::seconds(10);
 // How often a tap's queue is looked at: lines reach the client at most this late.
 constexpr auto kTapPollInterval = std::chrono::milliseconds(50);
 
@@ -89,7 +101,6 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
 
     static awaitable<void> session(std::shared_ptr<Impl> self,
                                    std::shared_ptr<beast::tcp_stream> stream) {
-        self->sessions.insert(stream);
         beast::flat_buffer buffer;
         while (!self->stopped) {
             stream->expires_after(kIdleTimeout);
@@ -189,23 +200,68 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
     }
 
     static awaitable<void> accept_loop(std::shared_ptr<Impl> self) {
+        asio::steady_timer retry(self->io);
         while (!self->stopped) {
             auto [ec, socket] = co_await self->acceptor.async_accept(asio::as_tuple(use_awaitable));
             if (self->stopped) co_return;
             if (ec) {
                 if (ec == asio::error::operation_aborted) co_return;
-                spdlog::warn("admin endpoint: accept failed: {}", ec.message());
+                self->accept_failures.note([&](std::uint64_t more) {
+                    spdlog::warn("admin endpoint: accept failed: {}; retrying every {} ms{}",
+                                 ec.message(), kAcceptRetryDelay.count(), since(more));
+                });
+                retry.expires_after(kAcceptRetryDelay);
+                co_await retry.async_wait(asio::as_tuple(use_awaitable));
+                continue;
+            }
+            if (self->sessions.size() >= kMaxSessions) {
+                self->refusals.note([](std::uint64_t more) {
+                    spdlog::warn(
+                        "admin endpoint: {} connections open, the most it keeps: closed a "
+                        "new one{}",
+                        kMaxSessions, since(more));
+                });
+                boost::system::error_code ignored;
+                socket.close(ignored);
                 continue;
             }
             auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+            self->sessions.insert(stream);
             asio::co_spawn(self->io, session(self, std::move(stream)), asio::detached);
         }
     }
 
+    static std::string since(std::uint64_t unsaid) {
+        return unsaid == 0 ? std::string()
+                           : fmt::format(" ({} more since the last such warning)", unsaid);
+    }
+
+    /// A warning said at most once per kWarningInterval, with how many were not said since.
+    struct RateLimitedWarning {
+        std::chrono::steady_clock::time_point last{};
+        std::uint64_t unsaid = 0;
+        bool said = false;
+
+        template <typename Say>
+        void note(Say say) {
+            const auto now = std::chrono::steady_clock::now();
+            if (said && now - last < kWarningInterval) {
+                ++unsaid;
+                return;
+            }
+            say(unsaid);
+            said = true;
+            last = now;
+            unsaid = 0;
+        }
+    };
+
     asio::io_context& io;
     tcp::acceptor acceptor;
     Routes routes;
-    std::set<std::shared_ptr<beast::tcp_stream>> sessions;
+    std::set<std::shared_ptr<beast::tcp_stream>> sessions;  // open connections
+    RateLimitedWarning accept_failures;
+    RateLimitedWarning refusals;
     bool stopped = false;
 };
 
