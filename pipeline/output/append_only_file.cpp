@@ -153,6 +153,43 @@ std::string how_to_proceed(const std::string& path) {
            ", or start over with --reset-state, or write to another path.";
 }
 
+/// After a commit's sync: the file cdcd writes is still the one at `path`, whole. One deleted,
+/// moved away, replaced or truncated while cdcd wrote it has taken the rows since the last
+/// checkpoint with it (or left zeros where they were): the commit fails instead of recording
+/// them, so no checkpoint covers them and a restart from the last one writes them again.
+void check_still_at_path(int fd, const std::string& path, std::uint64_t device, std::uint64_t inode,
+                         std::uint64_t length, std::uint64_t written_from) {
+    struct stat own {};
+    if (::fstat(fd, &own) != 0) fail_errno("cannot stat", path);
+    const std::string written = " (inode " + std::to_string(inode) + " on device " +
+                                std::to_string(device) + ", " + std::to_string(length) +
+                                " bytes written)";
+    auto fail = [&](const std::string& what) {
+        throw OutputFileError("output file " + path + written + " " + what +
+                              " while cdcd wrote it: the rows since the last checkpoint are not "
+                              "in it, so this checkpoint is not taken." +
+                              how_to_proceed(path));
+    };
+    if (own.st_nlink == 0) fail("was deleted");
+    struct stat at_path {};
+    if (::stat(path.c_str(), &at_path) != 0) {
+        if (errno == ENOENT) fail("was moved away");
+        fail_errno("cannot stat", path);
+    }
+    if (static_cast<std::uint64_t>(at_path.st_dev) != device ||
+        static_cast<std::uint64_t>(at_path.st_ino) != inode)
+        fail("was replaced by another file (inode " + std::to_string(at_path.st_ino) + ")");
+    if (static_cast<std::uint64_t>(own.st_size) < length)
+        fail("was truncated to " + std::to_string(own.st_size) + " bytes");
+    // Truncated, then written on past where it was cut: a hole where cdcd's bytes were (found
+    // on file systems that report holes; the bytes before this run's are not cdcd's to judge).
+    if (written_from < length) {
+        const off_t hole = ::lseek(fd, static_cast<off_t>(written_from), SEEK_HOLE);
+        if (hole >= 0 && static_cast<std::uint64_t>(hole) < length)
+            fail("was truncated (a hole from byte " + std::to_string(hole) + ")");
+    }
+}
+
 }  // namespace
 
 AppendOnlyFile::AppendOnlyFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
@@ -164,6 +201,7 @@ AppendOnlyFile::AppendOnlyFile(AppendOnlyFile&& other) noexcept
       inode_(other.inode_),
       length_(other.length_),
       writeback_from_(other.writeback_from_),
+      written_from_(other.written_from_),
       tail_(std::move(other.tail_)) {}
 
 AppendOnlyFile& AppendOnlyFile::operator=(AppendOnlyFile&& other) noexcept {
@@ -175,6 +213,7 @@ AppendOnlyFile& AppendOnlyFile::operator=(AppendOnlyFile&& other) noexcept {
     inode_ = other.inode_;
     length_ = other.length_;
     writeback_from_ = other.writeback_from_;
+    written_from_ = other.written_from_;
     tail_ = std::move(other.tail_);
     return *this;
 }
@@ -212,6 +251,7 @@ AppendOnlyFile AppendOnlyFile::open_fresh(const std::string& path, IfExists if_e
                     "or move the file away, or write to another path.");
             case IfExists::Append:
                 file.length_ = size;
+                file.written_from_ = size;
                 file.load_tail();
                 spdlog::info("output file {}: appending after its {} existing bytes", path, size);
                 break;
@@ -255,6 +295,7 @@ AppendOnlyFile AppendOnlyFile::resume(const std::string& path, std::string_view 
                               ". It was truncated or replaced, and cdcd does not fill the gap." +
                               std::string(kLeftUntouched) + how_to_proceed(path));
     file.length_ = saved.length;
+    file.written_from_ = saved.length;
     file.load_tail();
     if (saved.legacy) {
         spdlog::warn(
@@ -323,8 +364,10 @@ std::string AppendOnlyFile::commit() {
 }
 
 AppendOnlyFile::Commit AppendOnlyFile::begin_commit() const {
-    return Commit{state(), [fd = fd_, path = path_] {
+    return Commit{state(), [fd = fd_, path = path_, device = device_, inode = inode_,
+                            length = length_, written_from = written_from_] {
                       if (::fdatasync(fd) != 0) fail_errno("cannot sync", path);
+                      check_still_at_path(fd, path, device, inode, length, written_from);
                   }};
 }
 

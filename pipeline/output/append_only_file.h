@@ -47,7 +47,8 @@ class AppendOnlyFile {
     /// Writes all of `bytes` at the end of the file (not yet durable).
     void append(std::string_view bytes);
     /// Makes everything appended durable (fdatasync) and returns the state to store in the
-    /// checkpoint.
+    /// checkpoint; fails when the file is no longer the one at its path, whole (deleted, moved,
+    /// replaced or truncated while written), so that no checkpoint covers rows it lost.
     std::string commit();
     /// commit() in two parts, for a writer that goes on appending while the file syncs.
     struct Commit {
@@ -80,6 +81,7 @@ class AppendOnlyFile {
     std::uint64_t inode_ = 0;
     std::uint64_t length_ = 0;
     std::uint64_t writeback_from_ = 0;  // where append()'s next writeback request starts
+    std::uint64_t written_from_ = 0;    // the length when this run opened the file
     std::string tail_;                  // the last kTailBytes (or fewer) bytes of the file
 };
 

@@ -118,6 +118,29 @@ def test_a_restart_after_rotation_fails_and_leaves_both_files_intact(tmp_path):
     assert out.read_bytes() == written
 
 
+def test_a_file_rotated_while_written_fails_the_checkpoint_and_a_restart_resumes_exactly_once(tmp_path):
+    """Moved away while cdcd writes it (a log rotator's rename): the next checkpoint fails instead
+    of recording rows that are no longer at `path`; with the file moved back, a restart resumes
+    from the last checkpoint and the file ends as one uninterrupted run writes it."""
+    expected = reference_output(tmp_path)
+    out = tmp_path / "out.jsonl"
+    rotated = tmp_path / "out.jsonl.1"
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, rate=500))
+    proc = cdcd.start(["run", yaml, "--state-dir", tmp_path / "s"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.PIPE, text=True)
+    assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 10_000, 30)
+    out.rename(rotated)
+    code = cdcd.wait_exit(proc, timeout=30)
+    stderr = proc.stderr.read()
+    assert code == 1, stderr
+    assert f"output file {out}" in stderr and "was moved away while cdcd wrote it" in stderr
+    assert "this checkpoint is not taken" in stderr
+    rotated.rename(out)
+    done = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(out), "b.yaml"), "--state-dir", tmp_path / "s"])
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == expected
+
+
 # ---- (c) a restart whose checkpoint was written for another file -----------------------------
 
 def test_a_restart_with_another_path_fails_and_leaves_that_file_intact(tmp_path):

@@ -67,6 +67,15 @@ std::string committed_then_pending(const std::string& path) {
     return state;
 }
 
+/// Whether the file system reports the holes of `path` (which has one at its start).
+bool reports_holes(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+    ::close(fd);
+    return hole == 0;
+}
+
 }  // namespace
 
 TEST_CASE("append-only file: a fresh start creates a missing file") {
@@ -258,4 +267,68 @@ TEST_CASE("append-only file: an unreadable state is refused, naming the file") {
                       Contains(path) && Contains("unreadable checkpoint state"));
     CHECK_THROWS_WITH(AppendOnlyFile::resume(path, "-3"), Contains("unreadable checkpoint state"));
     CHECK(read(path) == "x");
+}
+
+TEST_CASE("append-only file: a commit fails once the file was deleted while written") {
+    TempDir dir;
+    auto path = dir.file("out.jsonl");
+    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
+    file.append("a\n");
+    file.commit();
+    fs::remove(path);  // the rows appended from here on go to a file nobody can see
+    file.append("b\n");
+    CHECK_THROWS_WITH(file.commit(), Contains(path) && Contains("4 bytes written") &&
+                                         Contains("was deleted while cdcd wrote it") &&
+                                         Contains("this checkpoint is not taken"));
+}
+
+TEST_CASE("append-only file: a commit fails once the file was moved away or replaced") {
+    TempDir dir;
+    auto path = dir.file("out.jsonl");
+    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
+    file.append("a\n");
+    file.commit();
+    fs::rename(path, path + ".1");  // rotated
+    file.append("b\n");
+    CHECK_THROWS_WITH(file.commit(), Contains("was moved away while cdcd wrote it"));
+    write(path, "");  // ... and a new file created in its place
+    CHECK_THROWS_WITH(file.commit(), Contains("was replaced by another file (inode " +
+                                              std::to_string(inode_of(path)) + ")"));
+    // Once the file is back, commits go on.
+    fs::rename(path + ".1", path);
+    file.append("c\n");
+    file.commit();
+    CHECK(read(path) == "a\nb\nc\n");
+}
+
+TEST_CASE("append-only file: a commit fails once the file was truncated while written") {
+    TempDir dir;
+    auto path = dir.file("out.jsonl");
+    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
+    file.append(std::string(3 * 4096, 'a'));
+    file.commit();
+    // copytruncate: cut where it stands...
+    REQUIRE(::truncate(path.c_str(), 0) == 0);
+    CHECK_THROWS_WITH(file.commit(), Contains("was truncated to 0 bytes while cdcd wrote it"));
+    // ... and written on past the cut: zeros (a hole) where cdcd's bytes were.
+    file.append(std::string(4096, 'b'));
+    if (!reports_holes(path)) {
+        WARN("this file system does not report holes (SEEK_HOLE): the rest is not checked");
+        return;
+    }
+    CHECK_THROWS_WITH(file.commit(), Contains("was truncated (a hole from byte 0)"));
+}
+
+TEST_CASE("append-only file: a file appended to keeps its own holes out of the check") {
+    TempDir dir;
+    auto path = dir.file("sparse.bin");
+    {
+        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
+        REQUIRE(fd >= 0);
+        REQUIRE(::pwrite(fd, "x", 1, 64 * 1024) == 1);  // a hole before it: not cdcd's bytes
+        ::close(fd);
+    }
+    auto file = AppendOnlyFile::open_fresh(path, IfExists::Append, "if-exists");
+    file.append(std::string(8192, 'a'));
+    CHECK_NOTHROW(file.commit());
 }
