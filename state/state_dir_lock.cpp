@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,6 +67,31 @@ StateDirLock StateDirLock::acquire(const std::string& dir) {
         [[maybe_unused]] ssize_t written = ::pwrite(fd, pid.data(), pid.size(), 0);
     }
     return StateDirLock(fd, dir);
+}
+
+void StateDirLock::check_in_place() const {
+    if (fd_ < 0) return;
+    const std::string path = (std::filesystem::path(dir_) / kFileName).string();
+    auto fail = [&](const std::string& what) {
+        throw StateError("state directory " + dir_ + " " + what +
+                         " while cdcd ran: the checkpoints it writes are not there for a restart, "
+                         "which would find none and start from the sources' startup modes. Put "
+                         "the directory back, or restart to begin anew");
+    };
+    struct stat held {};
+    if (::fstat(fd_, &held) != 0)
+        throw StateError("state directory " + dir_ + ": cannot stat " + path + ": " +
+                         std::strerror(errno));
+    if (held.st_nlink == 0) fail("was deleted (its lock file " + path + " is gone)");
+    struct stat at_path {};
+    if (::stat(path.c_str(), &at_path) != 0) {
+        if (errno != ENOENT)
+            throw StateError("state directory " + dir_ + ": cannot stat " + path + ": " +
+                             std::strerror(errno));
+        fail("was moved away (its lock file " + path + " is gone)");
+    }
+    if (at_path.st_dev != held.st_dev || at_path.st_ino != held.st_ino)
+        fail("was replaced (" + path + " is another file than the one this cdcd locked)");
 }
 
 StateDirLock::StateDirLock(StateDirLock&& other) noexcept

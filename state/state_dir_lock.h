@@ -22,6 +22,10 @@ class StateDirLock {
     ~StateDirLock();  // releases the lock (the file stays: removing it would race a new holder)
 
     bool held() const { return fd_ >= 0; }
+    /// Throws StateError when the lock file is no longer the one held here: the state directory
+    /// was deleted, moved away or replaced while cdcd ran, so what it writes there is out of
+    /// reach of a restart (and another cdcd could lock the path anew).
+    void check_in_place() const;
     const std::string& dir() const { return dir_; }
 
     static constexpr const char* kFileName = "cdcd.lock";

@@ -157,6 +157,7 @@ awaitable<void> PipelineRuntime::Impl::persist(state::Checkpoint checkpoint,
     std::uint64_t id = checkpoint.id;
     try {
         store->write(plan.settings.name, checkpoint, retained);
+        state_lock.check_in_place();  // else it went into a directory a restart will not see
     } catch (const state::StateError& e) {
         rm.checkpoints_failed.inc();
         ++consecutive_failed_checkpoints;

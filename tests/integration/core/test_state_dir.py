@@ -130,3 +130,26 @@ def test_a_damaged_state_dir_is_refused_by_run_and_moved_aside_by_reset_state(tm
     assert pathlib.Path(aside, "CURRENT").read_text() == "garbage"  # kept, not deleted
     assert out.read_bytes() == expected
     assert stored_ids(state)  # a fresh, working state directory
+
+
+def test_a_state_dir_moved_away_while_running_fails_the_checkpoint_and_put_back_resumes_exactly_once(tmp_path):
+    """The state directory moved (or deleted) under a running pipeline: its checkpoints would go
+    where no restart finds them, and its final one was reported written. The next checkpoint
+    fails instead, naming the directory; moved back, it resumes exactly once."""
+    expected = reference(tmp_path)
+    out = tmp_path / "out.jsonl"
+    state = tmp_path / "state"
+    moved = tmp_path / "state.moved"
+    yaml = cdcd.write_pipeline(tmp_path, pipeline(out, rate=5000))
+    proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.PIPE, text=True)
+    assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 50_000, 30)
+    state.rename(moved)
+    code = cdcd.wait_exit(proc, timeout=30)
+    stderr = proc.stderr.read()
+    assert code == 1, stderr
+    assert f"state directory {state} was moved away" in stderr
+    moved.rename(state)
+    done = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(out), "b.yaml"), "--state-dir", state])
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == expected

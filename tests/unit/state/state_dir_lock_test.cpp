@@ -59,3 +59,23 @@ TEST_CASE("the lock does not keep the read-only checkpoint tool out") {
     store.reset();
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a state directory deleted, moved away or replaced while held is noticed") {
+    using Catch::Matchers::Contains;
+    namespace fs = std::filesystem;
+    auto dir = fresh_dir("in-place");
+    StateDirLock lock = StateDirLock::acquire(dir);
+    CHECK_NOTHROW(lock.check_in_place());
+    fs::rename(dir, dir + ".moved");
+    CHECK_THROWS_WITH(lock.check_in_place(), Contains("state directory " + dir) &&
+                                                 Contains("was moved away") &&
+                                                 Contains("start from the sources' startup modes"));
+    fs::create_directories(dir);
+    std::ofstream(fs::path(dir) / "cdcd.lock") << "";
+    CHECK_THROWS_WITH(lock.check_in_place(), Contains("was replaced"));
+    fs::remove_all(dir);
+    fs::rename(dir + ".moved", dir);
+    CHECK_NOTHROW(lock.check_in_place());  // put back
+    fs::remove_all(dir);
+    CHECK_THROWS_WITH(lock.check_in_place(), Contains("was deleted"));
+}
