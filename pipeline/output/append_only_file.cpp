@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +154,24 @@ std::string how_to_proceed(const std::string& path) {
            ", or start over with --reset-state, or write to another path.";
 }
 
+/// One writer per file: two pipelines given the same path would each write at their own offsets,
+/// over each other's rows. The lock (flock) lasts as long as the file stays open.
+void lock_for_writing(int fd, const std::string& path) {
+    int rc;
+    do {
+        rc = ::flock(fd, LOCK_EX | LOCK_NB);
+    } while (rc != 0 && errno == EINTR);
+    if (rc == 0) return;
+    if (errno == EWOULDBLOCK)
+        throw OutputFileError("output file " + path +
+                              " is being written by another process (another pipeline given the "
+                              "same path?): two writers would overwrite each other's rows." +
+                              std::string(kLeftUntouched) +
+                              " To proceed: give each pipeline a path of its own.");
+    spdlog::warn("output file {}: cannot lock it ({}): a second writer of it would go unnoticed",
+                 path, std::strerror(errno));
+}
+
 /// After a commit's sync: the file cdcd writes is still the one at `path`, whole. One deleted,
 /// moved away, replaced or truncated while cdcd wrote it has taken the rows since the last
 /// checkpoint with it (or left zeros where they were): the commit fails instead of recording
@@ -232,6 +251,7 @@ AppendOnlyFile AppendOnlyFile::open_fresh(const std::string& path, IfExists if_e
         if (fd < 0) fail_errno("cannot open", path);
     }
     AppendOnlyFile file(path, fd);
+    lock_for_writing(fd, path);
     struct stat st = stat_of(fd, path);
     file.device_ = static_cast<std::uint64_t>(st.st_dev);
     file.inode_ = static_cast<std::uint64_t>(st.st_ino);
@@ -275,6 +295,7 @@ AppendOnlyFile AppendOnlyFile::resume(const std::string& path, std::string_view 
         fail_errno("cannot open", path);
     }
     AppendOnlyFile file(path, fd);
+    lock_for_writing(fd, path);
     struct stat st = stat_of(fd, path);
     file.device_ = static_cast<std::uint64_t>(st.st_dev);
     file.inode_ = static_cast<std::uint64_t>(st.st_ino);

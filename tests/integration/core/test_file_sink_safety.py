@@ -141,6 +141,24 @@ def test_a_file_rotated_while_written_fails_the_checkpoint_and_a_restart_resumes
     assert out.read_bytes() == expected
 
 
+def test_a_second_pipeline_writing_the_same_file_is_refused_while_the_first_runs(tmp_path):
+    """Two pipelines (state dirs of their own) given one path, the second told to append: each
+    would write at its own offsets, over the other's rows (2,400 lines of 4,000 survived). The
+    second is refused while the first has the file; the first ends as it would alone."""
+    expected = reference_output(tmp_path)
+    out = tmp_path / "out.jsonl"
+    first = cdcd.start(["run", cdcd.write_pipeline(tmp_path, pipeline(out, rate=500), "first.yaml"),
+                        "--state-dir", tmp_path / "first"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 0, 30)
+    second = cdcd.run(["run", cdcd.write_pipeline(tmp_path, pipeline(out, extra="\n  if-exists: append"),
+                                                  "second.yaml"), "--state-dir", tmp_path / "second"])
+    assert second.returncode == 1, second.stderr
+    assert f"output file {out} is being written by another process" in second.stderr
+    assert cdcd.wait_exit(first, timeout=60) == 0, first.stderr.read()
+    assert out.read_bytes() == expected
+
+
 # ---- (c) a restart whose checkpoint was written for another file -----------------------------
 
 def test_a_restart_with_another_path_fails_and_leaves_that_file_intact(tmp_path):

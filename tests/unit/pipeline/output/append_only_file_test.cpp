@@ -112,13 +112,16 @@ TEST_CASE("append-only file: a fresh start told to append writes after the exist
     TempDir dir;
     auto path = dir.file("out.jsonl");
     write(path, "kept\n");
-    auto file = AppendOnlyFile::open_fresh(path, IfExists::Append, "if-exists");
-    CHECK(file.length() == 5);
-    file.append("new\n");
-    std::string state = file.commit();
-    CHECK(read(path) == "kept\nnew\n");
+    std::string state;
+    {
+        auto file = AppendOnlyFile::open_fresh(path, IfExists::Append, "if-exists");
+        CHECK(file.length() == 5);
+        file.append("new\n");
+        state = file.commit();
+        CHECK(read(path) == "kept\nnew\n");
+        file.append("uncommitted");
+    }  // closed, as by a crash
     // Its state resumes like any other: the appended-to file is now this writer's own.
-    file.append("uncommitted");
     auto resumed = AppendOnlyFile::resume(path, state);
     CHECK(read(path) == "kept\nnew\n");
 }
@@ -138,12 +141,15 @@ TEST_CASE("append-only file: a resume cuts only the bytes after the committed le
     auto path = dir.file("out.jsonl");
     std::string state = committed_then_pending(path);
     REQUIRE(read(path) == "committed\npending");
-    auto file = AppendOnlyFile::resume(path, state);
-    CHECK(read(path) == "committed\n");
-    CHECK(file.length() == 10);
-    file.append("next\n");
-    std::string next = file.commit();
-    CHECK(read(path) == "committed\nnext\n");
+    std::string next;
+    {
+        auto file = AppendOnlyFile::resume(path, state);
+        CHECK(read(path) == "committed\n");
+        CHECK(file.length() == 10);
+        file.append("next\n");
+        next = file.commit();
+        CHECK(read(path) == "committed\nnext\n");
+    }
     // The new state describes the longer prefix (and its new tail).
     auto again = AppendOnlyFile::resume(path, next);
     CHECK(again.length() == 15);
@@ -331,4 +337,20 @@ TEST_CASE("append-only file: a file appended to keeps its own holes out of the c
     auto file = AppendOnlyFile::open_fresh(path, IfExists::Append, "if-exists");
     file.append(std::string(8192, 'a'));
     CHECK_NOTHROW(file.commit());
+}
+
+TEST_CASE("append-only file: a second writer of the same file is refused while the first has it") {
+    TempDir dir;
+    auto path = dir.file("out.jsonl");
+    auto first = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
+    first.append("first's row\n");
+    std::string state = first.commit();
+    // Another pipeline given the same path, told to append, or resuming: it would write over the
+    // first's rows at its own offsets.
+    CHECK_THROWS_WITH(AppendOnlyFile::open_fresh(path, IfExists::Append, "if-exists"),
+                      Contains(path) && Contains("is being written by another process") &&
+                          Contains("a path of its own"));
+    CHECK_THROWS_WITH(AppendOnlyFile::resume(path, state),
+                      Contains("is being written by another process"));
+    CHECK(read(path) == "first's row\n");
 }
