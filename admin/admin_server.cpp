@@ -206,9 +206,10 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
             if (self->stopped) co_return;
             if (ec) {
                 if (ec == asio::error::operation_aborted) co_return;
-                self->accept_failures.note([&](std::uint64_t more) {
-                    spdlog::warn("admin endpoint: accept failed: {}; retrying every {} ms{}",
-                                 ec.message(), kAcceptRetryDelay.count(), since(more));
+                const std::string why = ec.message();
+                self->accept_failures.note([&why](std::uint64_t more) {
+                    spdlog::warn("admin endpoint: accept failed: {}; retrying every {} ms{}", why,
+                                 kAcceptRetryDelay.count(), since(more));
                 });
                 retry.expires_after(kAcceptRetryDelay);
                 co_await retry.async_wait(asio::as_tuple(use_awaitable));

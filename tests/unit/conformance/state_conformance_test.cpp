@@ -122,6 +122,7 @@ TEST_CASE("every sink writer's checkpoint state restores and re-encodes stably")
             std::string state = first.run(writer->flush(1));
             INFO("state '" << state << "'");
             first.run(writer->close());
+            writer.reset();  // gone, as in a restart (a file sink's file is locked while open)
 
             CreatedSink second(h);
             auto restored = second.sink->create_writer(0, 1);

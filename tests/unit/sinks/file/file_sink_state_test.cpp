@@ -61,11 +61,11 @@ TEST_CASE("file sink: a state stored before the state envelope resumes the file 
         state,
         Catch::Matchers::StartsWith(
             R"({"connector":"file-sink","version":1,"state":{"format":"append-only-file/1",)"));
-    // The new state resumes too.
+    // The new state resumes too, once the writer is gone (its file is locked while open).
+    writer.reset();
     auto again = sink.create_writer(0, 1);
     again->restore(state);
     CHECK(file_text(path) == "committed\n");
-    writer.reset();
     again.reset();
     std::filesystem::remove(path);
 }
