@@ -103,3 +103,13 @@ def sigterm_while_paused(proc: subprocess.Popen, pause, resume, within: float, l
         return code, time.monotonic() - began
     finally:
         resume()
+
+
+def moved_under_it(proc: subprocess.Popen, out, min_bytes: int, path, moved_to) -> tuple[int, str]:
+    """Once `out` holds `min_bytes`, renames `path` to `moved_to` under the running `proc` (a log
+    rotator's move of its output, an operator's of its state directory); returns the exit code
+    it then ends with and its stderr."""
+    assert wait_for(lambda: out.exists() and out.stat().st_size > min_bytes, 30)
+    path.rename(moved_to)
+    code = wait_exit(proc, timeout=30)
+    return code, proc.stderr.read()

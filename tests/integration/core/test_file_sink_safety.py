@@ -128,10 +128,7 @@ def test_a_file_rotated_while_written_fails_the_checkpoint_and_a_restart_resumes
     yaml = cdcd.write_pipeline(tmp_path, pipeline(out, rate=500))
     proc = cdcd.start(["run", yaml, "--state-dir", tmp_path / "s"], stdout=subprocess.DEVNULL,
                       stderr=subprocess.PIPE, text=True)
-    assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 10_000, 30)
-    out.rename(rotated)
-    code = cdcd.wait_exit(proc, timeout=30)
-    stderr = proc.stderr.read()
+    code, stderr = cdcd.moved_under_it(proc, out, 10_000, out, rotated)
     assert code == 1, stderr
     assert f"output file {out}" in stderr and "was moved away while cdcd wrote it" in stderr
     assert "this checkpoint is not taken" in stderr

@@ -143,10 +143,7 @@ def test_a_state_dir_moved_away_while_running_fails_the_checkpoint_and_put_back_
     yaml = cdcd.write_pipeline(tmp_path, pipeline(out, rate=5000))
     proc = cdcd.start(["run", yaml, "--state-dir", state], stdout=subprocess.DEVNULL,
                       stderr=subprocess.PIPE, text=True)
-    assert cdcd.wait_for(lambda: out.exists() and out.stat().st_size > 50_000, 30)
-    state.rename(moved)
-    code = cdcd.wait_exit(proc, timeout=30)
-    stderr = proc.stderr.read()
+    code, stderr = cdcd.moved_under_it(proc, out, 50_000, state, moved)
     assert code == 1, stderr
     assert f"state directory {state} was moved away" in stderr
     moved.rename(state)
