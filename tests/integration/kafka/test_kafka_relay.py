@@ -229,10 +229,12 @@ def test_kill_9_right_after_checkpoints_with_the_parallelism_changing(kafka_brok
 
 
 def _killed_after_a_checkpoint_then_restarted(kafka_broker, cdcd, name, first_sink, then_sink):
-    """Relays 200,000 records with `first_sink` (sink lines, exactly-once), kills it -9 right after
+    """Relays 400,000 records with `first_sink` (sink lines, exactly-once), kills it -9 right after
     a checkpoint, restarts it with `then_sink` and lets it finish. Returns the ids read with
     read_committed and the daemon."""
-    n = 200_000
+    # 200,000 were relayed before the kill once in CI (the run ended within its first two
+    # checkpoints with records): twice as many leave it running past them.
+    n = 400_000
     src = _load(kafka_broker, n)
     dst = unique(name + "_out")
     kafka_broker.create_topic(dst, partitions=2)
