@@ -67,6 +67,14 @@ std::string committed_then_pending(const std::string& path) {
     return state;
 }
 
+/// A fresh file at `path` holding `content`, committed, and still open.
+AppendOnlyFile committed(const std::string& path, const std::string& content) {
+    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
+    file.append(content);
+    file.commit();
+    return file;
+}
+
 /// Whether the file system reports the holes of `path` (which has one at its start).
 bool reports_holes(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY);
@@ -278,9 +286,7 @@ TEST_CASE("append-only file: an unreadable state is refused, naming the file") {
 TEST_CASE("append-only file: a commit fails once the file was deleted while written") {
     TempDir dir;
     auto path = dir.file("out.jsonl");
-    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
-    file.append("a\n");
-    file.commit();
+    auto file = committed(path, "a\n");
     fs::remove(path);  // the rows appended from here on go to a file nobody can see
     file.append("b\n");
     CHECK_THROWS_WITH(file.commit(), Contains(path) && Contains("4 bytes written") &&
@@ -291,9 +297,7 @@ TEST_CASE("append-only file: a commit fails once the file was deleted while writ
 TEST_CASE("append-only file: a commit fails once the file was moved away or replaced") {
     TempDir dir;
     auto path = dir.file("out.jsonl");
-    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
-    file.append("a\n");
-    file.commit();
+    auto file = committed(path, "a\n");
     fs::rename(path, path + ".1");  // rotated
     file.append("b\n");
     CHECK_THROWS_WITH(file.commit(), Contains("was moved away while cdcd wrote it"));
@@ -310,9 +314,7 @@ TEST_CASE("append-only file: a commit fails once the file was moved away or repl
 TEST_CASE("append-only file: a commit fails once the file was truncated while written") {
     TempDir dir;
     auto path = dir.file("out.jsonl");
-    auto file = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
-    file.append(std::string(3 * 4096, 'a'));
-    file.commit();
+    auto file = committed(path, std::string(3 * 4096, 'a'));
     // copytruncate: cut where it stands...
     REQUIRE(::truncate(path.c_str(), 0) == 0);
     CHECK_THROWS_WITH(file.commit(), Contains("was truncated to 0 bytes while cdcd wrote it"));
@@ -342,9 +344,8 @@ TEST_CASE("append-only file: a file appended to keeps its own holes out of the c
 TEST_CASE("append-only file: a second writer of the same file is refused while the first has it") {
     TempDir dir;
     auto path = dir.file("out.jsonl");
-    auto first = AppendOnlyFile::open_fresh(path, IfExists::Fail, "if-exists");
-    first.append("first's row\n");
-    std::string state = first.commit();
+    auto first = committed(path, "first's row\n");
+    const std::string state = first.state();
     // Another pipeline given the same path, told to append, or resuming: it would write over the
     // first's rows at its own offsets.
     CHECK_THROWS_WITH(AppendOnlyFile::open_fresh(path, IfExists::Append, "if-exists"),
