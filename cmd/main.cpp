@@ -14,6 +14,7 @@
 #include "cmd/json_log_formatter.h"
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
+#include "cmd/standard_streams.h"
 #include "cmd/tap/tap_command.h"
 #include "cmd/teardown_watchdog.h"
 #include "cmd/test/test_command.h"
@@ -187,6 +188,7 @@ int run_command(const cli::CliOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    cli::open_closed_standard_streams();
     cli::CliOptions options;
     try {
         options = cli::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
