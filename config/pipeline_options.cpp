@@ -26,7 +26,8 @@ const OptionBindings<PipelineOptions>& pipeline_option_bindings() {
             .to(&PipelineOptions::route_mode),
         OptionSpec::string("local-time-zone")
             .default_("systemDefault")
-            .desc("Session time zone, e.g. Asia/Shanghai or GMT+08:00")
+            .desc("Session time zone, e.g. Asia/Shanghai or GMT+08:00; systemDefault is the "
+                  "machine's (TZ as glibc reads it, else /etc/timezone, else /etc/localtime)")
             .to(&PipelineOptions::local_time_zone),
         OptionSpec::enum_of<bool>("execution.runtime-mode", {{"STREAMING", false}, {"BATCH", true}})
             .default_("STREAMING")

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -11,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "pipeline/data/system_time_zone.h"
 #include "pipeline/data/temporal.h"
 
 namespace cdcd {
@@ -357,16 +356,6 @@ std::shared_ptr<Rules> fixed_rules(std::string id, int offset) {
     return r;
 }
 
-std::string system_zone_id() {
-    if (const char* tz = std::getenv("TZ"); tz != nullptr && *tz != '\0')
-        return tz[0] == ':' ? tz + 1 : tz;
-    std::error_code ec;
-    auto target = std::filesystem::read_symlink("/etc/localtime", ec).string();
-    auto at = target.find("zoneinfo/");
-    if (!ec && at != std::string::npos) return target.substr(at + 9);
-    return "UTC";
-}
-
 int lookup(const std::vector<Transition>& ts, int first_offset, std::int64_t t) {
     auto it = std::upper_bound(ts.begin(), ts.end(), t,
                                [](std::int64_t v, const Transition& tr) { return v < tr.utc; });
@@ -376,7 +365,7 @@ int lookup(const std::vector<Transition>& ts, int first_offset, std::int64_t t) 
 }  // namespace
 
 std::optional<TimeZone> TimeZone::of(std::string_view id, std::string* error) {
-    if (id == "systemDefault") return of(system_zone_id(), error);
+    if (id == "systemDefault") return of(system_time_zone().id, error);
     if (id == "Z") return fixed(0);
     for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
         if (id.substr(0, prefix.size()) != prefix) continue;

@@ -1,11 +1,11 @@
 #include "pipeline/runtime/pipeline_plan.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <spdlog/spdlog.h>
+
 #include <set>
 
 #include "config/pipeline_options.h"
+#include "pipeline/data/system_time_zone.h"
 #include "pipeline/data/time_zone.h"
 #include "pipeline/runtime/available_cpus.h"
 #include "pipeline/transform/transform_operator.h"
@@ -81,18 +81,9 @@ std::map<std::string, std::string> PipelinePlan::fingerprint() const {
 
 std::string resolve_time_zone(const std::string& id) {
     if (id != "systemDefault") return id;
-    if (const char* tz = std::getenv("TZ"); tz && *tz) return *tz == ':' ? tz + 1 : tz;
-    std::ifstream f("/etc/timezone");
-    std::string line;
-    if (f && std::getline(f, line) && !line.empty()) return line;
-    std::error_code ec;
-    auto target = std::filesystem::read_symlink("/etc/localtime", ec);
-    if (!ec) {
-        auto s = target.string();
-        auto pos = s.find("zoneinfo/");
-        if (pos != std::string::npos) return s.substr(pos + 9);
-    }
-    return "UTC";
+    SystemTimeZone zone = system_time_zone();
+    if (!zone.warning.empty()) spdlog::warn("{}", zone.warning);
+    return zone.id;
 }
 
 namespace {
@@ -176,8 +167,10 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
     plan.settings.parallelism = p->parallelism;
     plan.settings.local_time_zone = resolve_time_zone(p->local_time_zone);
     std::string zone_error;
-    if (!TimeZone::of(plan.settings.local_time_zone, &zone_error))
+    if (!TimeZone::of(plan.settings.local_time_zone, &zone_error)) {
         diags.error(p.where(p->local_time_zone), "invalid pipeline.local-time-zone: " + zone_error);
+        plan.settings.local_time_zone = "UTC";  // reported once: the transform would repeat it
+    }
     plan.settings.checkpoint_interval_ms = p->checkpoint_interval.count();
     plan.tolerable_failed_checkpoints = p->tolerable_failed_checkpoints;
     plan.checkpoints_retained = p->checkpoints_retained;
