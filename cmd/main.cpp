@@ -1,5 +1,4 @@
 // cdcd: parse the command line, set up logging, and hand over to the libraries.
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "cmd/log_file_sink.h"
 #include "cmd/service.h"
 #include "cmd/standard_streams.h"
+#include "cmd/stderr_log_sink.h"
 #include "cmd/tap/tap_command.h"
 #include "cmd/teardown_watchdog.h"
 #include "cmd/test/test_command.h"
@@ -44,7 +44,7 @@ std::shared_ptr<cli::ReopenableFileSink> log_file_sink;
 void setup_logging(const cli::CliOptions& o) {
     std::shared_ptr<spdlog::sinks::sink> base;
     if (o.log_file.empty()) {
-        base = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+        base = std::make_shared<cli::StderrLogSink>();
     } else {
         log_file_sink = std::make_shared<cli::ReopenableFileSink>(o.log_file);
         base = log_file_sink;
