@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -15,7 +16,7 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdint>
-#include <set>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -32,9 +33,10 @@ using asio::use_awaitable;
 
 namespace {
 constexpr auto kIdleTimeout = std::chrono::seconds(10);
-// Connections kept open at once. One past it is closed as soon as it is accepted: a client that
-// opens connections without end must not take the file descriptors the pipeline needs (its
-// state store, its sources and sinks).
+// Connections kept open at once: a client that opens connections without end must not take the
+// file descriptors the pipeline needs (its state store, its sources and sinks). One past it
+// closes the connection that has waited longest for a request (a leaked one, not a probe that
+// has just connected), or, when every one is busy answering, the new one.
 constexpr std::size_t kMaxSessions = 64;
 // A failed accept (out of file descriptors: EMFILE, ENFILE) leaves the connection queued, so
 // one retried at once fails again at once: the loop would spin, logging a warning each time.
@@ -105,8 +107,10 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
         while (!self->stopped) {
             stream->expires_after(kIdleTimeout);
             http::request<http::string_body> req;
+            self->set_waiting(stream, std::chrono::steady_clock::now());
             auto [ec, n] =
                 co_await http::async_read(*stream, buffer, req, asio::as_tuple(use_awaitable));
+            self->set_waiting(stream, kBusy);
             if (ec) break;
             std::string_view target(req.target().data(), req.target().size());
             if (req.method() == http::verb::get && self->routes.tap &&
@@ -215,11 +219,11 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
                 co_await retry.async_wait(asio::as_tuple(use_awaitable));
                 continue;
             }
-            if (self->sessions.size() >= kMaxSessions) {
+            if (self->sessions.size() >= kMaxSessions && !self->close_longest_waiting()) {
                 self->refusals.note([](std::uint64_t more) {
                     spdlog::warn(
-                        "admin endpoint: {} connections open, the most it keeps: closed a "
-                        "new one{}",
+                        "admin endpoint: {} connections open and answering, the most it keeps: "
+                        "closed a new one{}",
                         kMaxSessions, since(more));
                 });
                 boost::system::error_code ignored;
@@ -227,9 +231,35 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
                 continue;
             }
             auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
-            self->sessions.insert(stream);
+            self->sessions.emplace(stream, kBusy);
             asio::co_spawn(self->io, session(self, std::move(stream)), asio::detached);
         }
+    }
+
+    void set_waiting(const std::shared_ptr<beast::tcp_stream>& stream,
+                     std::chrono::steady_clock::time_point since_when) {
+        if (auto it = sessions.find(stream); it != sessions.end()) it->second = since_when;
+    }
+
+    /// Closes the connection that has waited longest for a request; false when none waits. Its
+    /// session ends (and leaves `sessions`) once its read returns.
+    bool close_longest_waiting() {
+        auto longest =
+            std::min_element(sessions.begin(), sessions.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
+        if (longest == sessions.end() || longest->second == kBusy) return false;
+        const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - longest->second);
+        evictions.note([&waited](std::uint64_t more) {
+            spdlog::warn(
+                "admin endpoint: {} connections open, the most it keeps: closed the one that had "
+                "waited longest for a request ({} ms){}",
+                kMaxSessions, waited.count(), since(more));
+        });
+        longest->second = kBusy;  // closing: not to be chosen again
+        boost::system::error_code ignored;
+        longest->first->socket().close(ignored);
+        return true;
     }
 
     static std::string since(std::uint64_t unsaid) {
@@ -260,8 +290,12 @@ struct AdminServer::Impl : std::enable_shared_from_this<Impl> {
     asio::io_context& io;
     tcp::acceptor acceptor;
     Routes routes;
-    std::set<std::shared_ptr<beast::tcp_stream>> sessions;  // open connections
+    // Open connections, each with the time since when it has waited for a request (kBusy while
+    // it reads or answers one, or streams a tap).
+    static constexpr auto kBusy = std::chrono::steady_clock::time_point::max();
+    std::map<std::shared_ptr<beast::tcp_stream>, std::chrono::steady_clock::time_point> sessions;
     RateLimitedWarning accept_failures;
+    RateLimitedWarning evictions;
     RateLimitedWarning refusals;
     bool stopped = false;
 };
@@ -296,7 +330,7 @@ void AdminServer::stop() {
     impl_->stopped = true;
     boost::system::error_code ignored;
     impl_->acceptor.close(ignored);
-    for (const auto& stream : impl_->sessions) stream->socket().close(ignored);
+    for (const auto& session : impl_->sessions) session.first->socket().close(ignored);
 }
 
 }  // namespace cdcd::admin
