@@ -41,10 +41,21 @@ using namespace cdcd;
 // The log file's sink, reopened on SIGHUP; null when logs go to stderr.
 std::shared_ptr<cli::ReopenableFileSink> log_file_sink;
 
+// Stderr, as the logger writes it (cmd/stderr_log_sink.h).
+std::shared_ptr<cli::StderrLogSink> stderr_sink;
+
+// The error that ends the process: on stderr as log lines go there, so that a reader that stopped
+// does not keep the process from exiting.
+void say_on_stderr(const std::string& text) {
+    if (!stderr_sink) stderr_sink = std::make_shared<cli::StderrLogSink>();
+    stderr_sink->write_text(text);
+}
+
 void setup_logging(const cli::CliOptions& o) {
     std::shared_ptr<spdlog::sinks::sink> base;
     if (o.log_file.empty()) {
-        base = std::make_shared<cli::StderrLogSink>();
+        stderr_sink = std::make_shared<cli::StderrLogSink>();
+        base = stderr_sink;
     } else {
         log_file_sink = std::make_shared<cli::ReopenableFileSink>(o.log_file);
         base = log_file_sink;
@@ -202,13 +213,12 @@ int main(int argc, char** argv) {
         setup_logging(options);
         return run_command(options);
     } catch (const config::ConfigError& e) {
-        std::fprintf(stderr, "%s", config::SecretRegistry::instance().redact(e.what()).c_str());
-        if (std::string_view(e.what()).empty() || std::string_view(e.what()).back() != '\n')
-            std::fputc('\n', stderr);
+        std::string text = config::SecretRegistry::instance().redact(e.what());
+        if (text.empty() || text.back() != '\n') text += '\n';
+        say_on_stderr(text);
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "cdcd: %s\n",
-                     config::SecretRegistry::instance().redact(e.what()).c_str());
+        say_on_stderr("cdcd: " + config::SecretRegistry::instance().redact(e.what()) + "\n");
         return options.command == "help" ? 0 : 1;
     }
 }

@@ -23,8 +23,17 @@ StderrLogSink::StderrLogSink(int fd) : fd_(fd) {
 void StderrLogSink::sink_it_(const spdlog::details::log_msg& msg) {
     spdlog::memory_buf_t formatted;
     formatter_->format(msg, formatted);
+    write_line(std::string_view(formatted.data(), formatted.size()));
+}
+
+void StderrLogSink::write_text(std::string_view text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    write_line(text);
+}
+
+void StderrLogSink::write_line(std::string_view line) {
     if (!stream_) {
-        write_within(formatted.data(), formatted.size(), std::chrono::milliseconds::max());
+        write_within(line.data(), line.size(), std::chrono::milliseconds::max());
         return;
     }
     // While lines are being dropped, the next one is written only if there is room right away:
@@ -42,7 +51,7 @@ void StderrLogSink::sink_it_(const spdlog::details::log_msg& msg) {
         dropped_ = 0;
         cut_ = false;
     }
-    if (!write_within(formatted.data(), formatted.size(), wait)) ++dropped_;
+    if (!write_within(line.data(), line.size(), wait)) ++dropped_;
 }
 
 bool StderrLogSink::write_within(const char* data, std::size_t size,

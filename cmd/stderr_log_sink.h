@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <string_view>
 
 namespace cdcd::cli {
 
@@ -20,11 +21,16 @@ class StderrLogSink final : public spdlog::sinks::base_sink<std::mutex> {
 
     explicit StderrLogSink(int fd = 2);
 
+    /// Writes `text` as a log line is written (for what is said outside the logger: the error
+    /// that ends the process, which must not wait for ever on a reader that stopped either).
+    void write_text(std::string_view text);
+
   protected:
     void sink_it_(const spdlog::details::log_msg& msg) override;
     void flush_() override {}
 
   private:
+    void write_line(std::string_view line);  // the caller holds mutex_
     // Writes all of [data, data + size), waiting for room up to `wait` in all; false when the
     // rest had to be dropped.
     bool write_within(const char* data, std::size_t size, std::chrono::milliseconds wait);

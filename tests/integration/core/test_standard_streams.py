@@ -94,3 +94,17 @@ pipeline:
         assert len(lines) == len(set(lines)) > 20_000
     finally:
         os.close(read_end)
+
+
+def test_the_error_that_ends_the_process_does_not_wait_for_a_stderr_nobody_reads(tmp_path):
+    # A pipeline file with a mistake, and a log collector that hung: the error is dropped after a
+    # moment and cdcd exits 1, where it waited in write() for ever.
+    yaml = cdcd.write_pipeline(tmp_path, "source:\n  type: nowhere\nsink:\n  type: values\n")
+    read_end, write_end = _full_pipe()
+    try:
+        proc = cdcd.start(["run", yaml, "--state-dir", tmp_path / "state"], stdout=subprocess.DEVNULL,
+                          stderr=write_end)
+        os.close(write_end)
+        assert cdcd.wait_exit(proc, timeout=10) == 1
+    finally:
+        os.close(read_end)
