@@ -130,6 +130,8 @@ def test_dockerfile_stages():
     # The runtime stage has no compiler or -dev packages.
     runtime_runs = " ".join(r for i, r in runtime if i == "RUN")
     assert not re.search(r"-dev\b|build-essential|cmake|g\+\+", runtime_runs)
+    # Region time zones come from /usr/share/zoneinfo (pipeline/data/time_zone.cpp).
+    assert re.search(r"\btzdata\b", runtime_runs)
 
 
 def runtime_layout(root: pathlib.Path):
