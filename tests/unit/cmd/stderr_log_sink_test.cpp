@@ -47,44 +47,42 @@ struct SmallPipe {
     }
 };
 
-std::shared_ptr<spdlog::logger> logger_on(int fd) {
-    auto logger = std::make_shared<spdlog::logger>("t", std::make_shared<StderrLogSink>(fd));
-    logger->set_pattern("%v");
-    return logger;
-}
+// A logger (message text only) whose stderr is a SmallPipe.
+struct PipeLogger {
+    SmallPipe pipe;
+    std::shared_ptr<spdlog::logger> log =
+        std::make_shared<spdlog::logger>("t", std::make_shared<StderrLogSink>(pipe.fds[1]));
+    PipeLogger() { log->set_pattern("%v"); }
+};
 
 }  // namespace
 
-TEST_CASE("lines reach a pipe that is read", "[stderr_log_sink]") {
-    SmallPipe p;
-    auto log = logger_on(p.fds[1]);
+TEST_CASE_METHOD(PipeLogger, "lines reach a pipe that is read", "[stderr_log_sink]") {
     log->info("one");
     log->info("two");
-    CHECK(p.drain() == "one\ntwo\n");
+    CHECK(pipe.drain() == "one\ntwo\n");
 }
 
-TEST_CASE("a full pipe drops lines instead of blocking, and says so once there is room",
-          "[stderr_log_sink]") {
-    SmallPipe p;
-    auto log = logger_on(p.fds[1]);
-    p.fill();
+TEST_CASE_METHOD(PipeLogger,
+                 "a full pipe drops lines instead of blocking, and says so once there is room",
+                 "[stderr_log_sink]") {
+    pipe.fill();
     log->info("lost one");  // waits a moment for room, then is dropped
     log->info("lost two");  // dropped at once
-    CHECK(p.drain().find("lost") == std::string::npos);
+    CHECK(pipe.drain().find("lost") == std::string::npos);
     log->info("back");
-    CHECK(p.drain() == "cdcd: 2 log lines dropped: stderr was not read for a while\nback\n");
+    CHECK(pipe.drain() == "cdcd: 2 log lines dropped: stderr was not read for a while\nback\n");
 }
 
-TEST_CASE("a line longer than a full pipe takes is cut, and what follows starts a line",
-          "[stderr_log_sink]") {
-    SmallPipe p;
-    auto log = logger_on(p.fds[1]);
+TEST_CASE_METHOD(PipeLogger,
+                 "a line longer than a full pipe takes is cut, and what follows starts a line",
+                 "[stderr_log_sink]") {
     const std::string longer(kPipeBytes + 4096, 'y');
     log->info(longer);  // more than the pipe holds, and nobody reads: cut, the rest dropped
-    std::string got = p.drain();
+    std::string got = pipe.drain();
     CHECK(got.size() < longer.size());
     log->info("next");
-    got += p.drain();
+    got += pipe.drain();
     // The cut line is ended before the count and the next line.
     CHECK(got.find("\ncdcd: 1 log lines dropped") != std::string::npos);
     CHECK(got.size() >= 5);
