@@ -52,6 +52,7 @@ ValidatedOptions validate_options(const ConnectorOptionsSpec& spec, const RawOpt
         if (auto e = check_value(*o, rv.value, &canonical)) {
             diags.error(rv.where, "option " + quoted(key) + " (" + std::string(to_string(o->type)) +
                                       ") in " + std::string(block_name) + ": " + *e);
+            out.rejected_.push_back(key);
             continue;
         }
         out.values_.emplace(key, RawValue{std::move(canonical), rv.where});

@@ -55,6 +55,10 @@ class ValidatedOptions {
     // print as ******, and the whole text is redacted.
     std::string dump() const;
 
+    // The options whose values were refused (each with its error): they read as their defaults
+    // here, a value the user did not write.
+    const std::vector<std::string>& rejected() const { return rejected_; }
+
   private:
     friend ValidatedOptions validate_options(const ConnectorOptionsSpec&, const RawOptions&,
                                              const SourceLocation&, std::string_view, Diagnostics&);
@@ -63,6 +67,7 @@ class ValidatedOptions {
 
     ConnectorOptionsSpec spec_;
     std::map<std::string, RawValue, std::less<>> values_;  // set in YAML, canonical values
+    std::vector<std::string> rejected_;
     SourceLocation block_;
 };
 

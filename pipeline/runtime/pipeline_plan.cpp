@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
+#include <string_view>
 
 #include "config/pipeline_options.h"
 #include "pipeline/data/system_time_zone.h"
@@ -123,6 +126,42 @@ void check_batch_source(const PipelinePlan& plan, const config::PipelineDef& def
                                by->bounded_value + ", or execution.runtime-mode: STREAMING");
 }
 
+// Whether `message` names the option `key` (not a longer key that begins with it).
+bool names_option(std::string_view message, std::string_view key) {
+    auto part_of_key = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+    };
+    for (auto at = message.find(key); at != std::string_view::npos;
+         at = message.find(key, at + 1)) {
+        const std::size_t end = at + key.size();
+        if ((at == 0 || !part_of_key(message[at - 1])) &&
+            (end == message.size() || !part_of_key(message[end])))
+            return true;
+    }
+    return false;
+}
+
+// A connector's rules across its options, run as validate(diagnostics). An option whose value
+// was refused reads as its default there, so an error that names it is about a value the user
+// did not write (`scan.startup.mode: bogus` also gave "scan.startup.mode group-offsets needs
+// `properties.group.id`"): those are left out; the refusal says what is wrong.
+template <typename Validate>
+void validate_across(const config::ValidatedOptions& options, config::Diagnostics& diags,
+                     Validate&& validate) {
+    if (options.rejected().empty()) {
+        validate(diags);
+        return;
+    }
+    config::Diagnostics found;
+    validate(found);
+    for (const auto& d : found.items()) {
+        const bool about_refused =
+            std::any_of(options.rejected().begin(), options.rejected().end(),
+                        [&d](const std::string& key) { return names_option(d.message, key); });
+        if (!about_refused) diags.error(d.where, d.message);
+    }
+}
+
 }  // namespace
 
 PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegistry& registry) {
@@ -142,8 +181,10 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
             plan.source_factory->options, definition.source.options, definition.source.where,
             "source `" + definition.source.type + "`", diags);
         if (plan.source_factory->validate)
-            plan.source_factory->validate(plan.source_options, definition.source,
-                                          plan.pipeline_options, diags);
+            validate_across(plan.source_options, diags, [&](config::Diagnostics& found) {
+                plan.source_factory->validate(plan.source_options, definition.source,
+                                              plan.pipeline_options, found);
+            });
     }
     // A source's metadata columns are read from its options, which must all be valid first.
     const bool source_valid = diags.size() == errors_before_source;
@@ -158,8 +199,10 @@ PipelinePlan plan_pipeline(config::PipelineDef definition, const ConnectorRegist
                                                      definition.sink.options, definition.sink.where,
                                                      "sink `" + definition.sink.type + "`", diags);
         if (plan.sink_factory->validate)
-            plan.sink_factory->validate(plan.sink_options, definition.sink, plan.pipeline_options,
-                                        diags);
+            validate_across(plan.sink_options, diags, [&](config::Diagnostics& found) {
+                plan.sink_factory->validate(plan.sink_options, definition.sink,
+                                            plan.pipeline_options, found);
+            });
     }
 
     const auto p = config::pipeline_option_bindings().read(plan.pipeline_options);

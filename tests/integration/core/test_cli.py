@@ -31,6 +31,29 @@ pipeline:
     assert f"{yaml}:11:" in err and "parallelism" in err
 
 
+def test_an_option_refused_is_not_reported_again_by_the_rules_that_read_its_default(tmp_path):
+    # `scan.startup.mode: bogus-mode` is refused; the source's rules across options then read
+    # its default (group-offsets) and also said "scan.startup.mode group-offsets needs
+    # properties.group.id", about a value nobody wrote. A rule that does not involve it (the table
+    # id) is still reported in the same run.
+    yaml = cdcd.write_pipeline(tmp_path, """source:
+  type: kafka
+  topic: t
+  properties.bootstrap.servers: 127.0.0.1:9092
+  scan.startup.mode: bogus-mode
+  value.format: debezium-json
+sink:
+  type: values
+""")
+    result = cdcd.run(["validate", yaml])
+    assert result.returncode == 1
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 2, errors
+    refusal, table_id = sorted(errors, key=lambda e: "table-id" in e)
+    assert f"{yaml}:5:" in refusal and "bogus-mode" in refusal and "allowed values" in refusal
+    assert "table-id.fixed.name" in table_id
+
+
 def test_unknown_connector_lists_the_known_ones(tmp_path):
     yaml = cdcd.write_pipeline(tmp_path, "source:\n  type: nosuch\nsink:\n  type: values\n")
     result = cdcd.run(["validate", yaml])

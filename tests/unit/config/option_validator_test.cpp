@@ -135,6 +135,22 @@ TEST_CASE("every option mistake is reported with its position", "[config][option
     CHECK(diags.size() == 10);
 }
 
+TEST_CASE("the options whose values were refused are known, and read as their defaults",
+          "[config][options]") {
+    Diagnostics diags;
+    ValidatedOptions opts = validate_options(kafka_like_spec(),
+                                             raw({{"topic", "orders"},
+                                                  {"scan.startup.mode", "earliest"},
+                                                  {"fetch.size", "many"},
+                                                  {"topc", "x"}}),
+                                             kBlock, "source `kafka`", diags);
+    CHECK(diags.size() == 3);
+    // Only values refused: an unknown key has no default to stand in for it.
+    CHECK(opts.rejected() == std::vector<std::string>{"fetch.size", "scan.startup.mode"});
+    CHECK(opts.get_enum("scan.startup.mode") == "latest-offset");
+    CHECK(opts.get_int("fetch.size") == 10);
+}
+
 TEST_CASE("integer ranges are inclusive", "[config][options]") {
     for (auto [value, ok] : std::vector<std::pair<std::string, bool>>{{"0", false},
                                                                       {"1", true},
