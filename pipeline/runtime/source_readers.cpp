@@ -29,7 +29,6 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
-#include <cstring>
 #include <optional>
 
 #include "pipeline/runtime/partitioner.h"
@@ -233,14 +232,8 @@ class PipelineRuntime::Impl::ReaderOutput final : public SourceOutput {
     // instead, and the pipeline with it; a restart resumes from the last checkpoint.
     [[gnu::always_inline]] void require_width(const std::optional<Row>& row, std::uint32_t columns,
                                               TableId sink) const {
-        if (!row) return;
-        // The arity's four bytes, read as RowView::arity() does for a row that is not empty (no
-        // row of a change is).
-        const std::string& bytes = row->bytes();
-        std::uint32_t arity = 0;
-        if (bytes.size() >= sizeof arity) std::memcpy(&arity, bytes.data(), sizeof arity);
-        if (arity != columns) [[unlikely]]
-            fail_width(arity, columns, sink);
+        if (row && row->arity() != columns) [[unlikely]]
+            fail_width(row->arity(), columns, sink);
     }
     [[noreturn, gnu::cold, gnu::noinline]] void fail_width(std::size_t width, std::size_t columns,
                                                            TableId sink) const {
